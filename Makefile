@@ -1,0 +1,52 @@
+# vegas-desk — make run opens the app, make test runs every test.
+GO      ?= go
+PKG     := ./...
+APP     := ./cmd/vegas-desk
+# Packages a real window (GLFW through cgo) needs on Debian.
+GUI_DEBS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+            libxinerama-dev libxi-dev libxxf86vm-dev
+# What the tests and benchmarks need besides Go: the sqlite3 tool (the
+# reference of the ledger benchmarks and the tamper tests).
+TEST_DEBS := sqlite3
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build run test bench fuzz deps-gui deps-test clean
+
+all: build
+
+# Install the Debian packages that are missing, and only those.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+endef
+
+deps-gui:
+	$(call apt_install,$(GUI_DEBS))
+
+deps-test:
+	$(call apt_install,$(TEST_DEBS))
+
+build: deps-gui
+	$(GO) build -tags migrated_fynedo -o bin/vegas-desk $(APP)
+
+run: build
+	./bin/vegas-desk
+
+# No display and no cgo needed: -tags ci gives Fyne its software driver.
+test: deps-test
+	$(GO) vet -tags ci,migrated_fynedo $(PKG)
+	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
+
+bench: deps-test
+	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/game/
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParseDoc -fuzztime 60s ./internal/game/
+	$(GO) test -run '^$$' -fuzz FuzzParseSerial -fuzztime 60s ./internal/game/
+
+clean:
+	rm -rf bin

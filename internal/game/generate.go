@@ -1,0 +1,409 @@
+package game
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	mrand "math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// PackSize is the number of tickets in a pack, the unit a retailer receives
+// and sells. It divides BlockSize: a block holds 10,000 packs. Every pack
+// holds PackWinnersMin or PackWinnersMax winners.
+const (
+	PackSize       = 200
+	Packs          = BlockSize / PackSize
+	PackWinnersMin = Winners / Packs
+	PackWinnersMax = PackWinnersMin + 1
+)
+
+// ChunkSize is the number of tickets handed to a GenerateBlock callback at
+// once (the last batch of a block is never shorter).
+const ChunkSize = 4000
+
+// Seed is the 256-bit secret from which a block is generated.
+type Seed [32]byte
+
+// NewSeed draws a seed from crypto/rand.
+func NewSeed() (Seed, error) {
+	var s Seed
+	_, err := rand.Read(s[:])
+	return s, err
+}
+
+// derive returns SHA-256(seed ‖ label ‖ n as 8 bytes big-endian): the
+// independent sub-seeds of one block.
+func (s *Seed) derive(label string, n uint64) [32]byte {
+	h := sha256.New()
+	h.Write(s[:])
+	h.Write([]byte(label))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	h.Write(b[:])
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// SerialKey derives the block's key for the secret parts of its serials.
+func (s *Seed) SerialKey() SerialKey { return SerialKey(s.derive("vegas-desk/serial-key", 0)) }
+
+// Spec says which block to generate.
+type Spec struct {
+	Game  int // game code, MinGameCode..MaxGameCode
+	Block int // 1..MaxBlock
+	Seed  Seed
+}
+
+// Generated is one ticket of a generated block.
+type Generated struct {
+	Position int
+	Secret   int
+	Prize    int
+	Ticket   Ticket
+	Code     [EncodedSize]byte // Encode(&Ticket)
+}
+
+// Serial returns the ticket's serial.
+func (g *Generated) Serial(game, block int) Serial {
+	return Serial{Game: game, Block: block, Position: g.Position, Secret: g.Secret}
+}
+
+// Result sums up a generated block.
+type Result struct {
+	Digest  [32]byte
+	Key     SerialKey
+	Tickets int
+	Winners int
+	Payout  int
+}
+
+// Digest computes a block digest: SHA-256 over the block's canonical
+// encoding, which is "VEGAS-BLOCK-1", the game code (2 bytes big-endian) and
+// the block number (4 bytes big-endian), then for every ticket in block
+// order its secret part (4 bytes big-endian) and its 14-byte compact
+// encoding.
+type Digest struct{ h hash.Hash }
+
+// NewDigest starts the digest of a block.
+func NewDigest(game, block int) *Digest {
+	d := &Digest{sha256.New()}
+	var hdr [13 + 2 + 4]byte
+	copy(hdr[:], "VEGAS-BLOCK-1")
+	binary.BigEndian.PutUint16(hdr[13:], uint16(game))
+	binary.BigEndian.PutUint32(hdr[15:], uint32(block))
+	d.h.Write(hdr[:])
+	return d
+}
+
+// Add appends the next ticket of the block.
+func (d *Digest) Add(secret int, code *[EncodedSize]byte) {
+	var b [4 + EncodedSize]byte
+	binary.BigEndian.PutUint32(b[:], uint32(secret))
+	copy(b[4:], code[:])
+	d.h.Write(b[:])
+}
+
+// Sum returns the digest.
+func (d *Digest) Sum() (out [32]byte) {
+	d.h.Sum(out[:0])
+	return out
+}
+
+// Check reports whether the spec names a block that can exist.
+func (s Spec) Check() error {
+	if s.Game < MinGameCode || s.Game > MaxGameCode {
+		return fmt.Errorf("game code %d: give %d to %d", s.Game, MinGameCode, MaxGameCode)
+	}
+	if s.Block < 1 || s.Block > MaxBlock {
+		return fmt.Errorf("block %d: give 1 to %d", s.Block, MaxBlock)
+	}
+	return nil
+}
+
+// Plan returns the way (an index in Catalogue) of every position of the
+// block the seed makes. Winners are dealt so that each pack holds
+// PackWinnersMin or PackWinnersMax of them, at shuffled places, with the
+// prizes shuffled across the whole block.
+func Plan(seed *Seed) []uint16 {
+	rng := mrand.New(mrand.NewChaCha8(seed.derive("vegas-desk/plan", 0)))
+	winners := make([]uint16, 0, Winners)
+	for i, w := range Catalogue[1:] {
+		for range w.Count {
+			winners = append(winners, uint16(i+1))
+		}
+	}
+	rng.Shuffle(len(winners), func(i, j int) { winners[i], winners[j] = winners[j], winners[i] })
+	// Which packs hold one winner more than the others.
+	packs := rng.Perm(Packs)
+	extra := make([]bool, Packs)
+	for _, p := range packs[:Winners%Packs] {
+		extra[p] = true
+	}
+	plan := make([]uint16, BlockSize)
+	var slots [PackSize]int
+	next := 0
+	for p := range Packs {
+		n := PackWinnersMin
+		if extra[p] {
+			n++
+		}
+		for i := range slots {
+			slots[i] = i
+		}
+		for i := range n { // partial Fisher–Yates: n random places in the pack
+			j := i + rng.IntN(PackSize-i)
+			slots[i], slots[j] = slots[j], slots[i]
+			plan[p*PackSize+slots[i]] = winners[next]
+			next++
+		}
+	}
+	return plan
+}
+
+// ErrCancelled is returned by GenerateBlock when its context ends.
+var ErrCancelled = errors.New("generation cancelled")
+
+// GenerateBlock generates the block of spec and hands its tickets to emit in
+// block order, in batches of ChunkSize. emit may keep nothing of the batch
+// after it returns; an error from emit stops the generation and is
+// returned. Both cores are used: tickets are made in parallel chunks, each
+// from its own ChaCha8 stream derived from the seed, so the block is the
+// same whatever the number of workers.
+func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) error) (Result, error) {
+	if err := spec.Check(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Key: spec.Seed.SerialKey()}
+	plan := Plan(&spec.Seed)
+	const chunks = BlockSize / ChunkSize
+	workers := runtime.GOMAXPROCS(0)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		chunk int
+		out   chan []Generated
+	}
+	jobs := make(chan job)
+	futures := make(chan chan []Generated, 2*workers)
+	free := make(chan []Generated, 3*workers+1)
+	var wg sync.WaitGroup
+	wg.Add(workers + 1)
+	go func() { // dispatcher: one future per chunk, in order
+		defer wg.Done()
+		defer close(jobs)
+		defer close(futures)
+		for c := range chunks {
+			out := make(chan []Generated, 1)
+			select {
+			case futures <- out:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- job{c, out}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				var buf []Generated
+				select {
+				case buf = <-free:
+				default:
+					buf = make([]Generated, ChunkSize)
+				}
+				makeChunk(&spec.Seed, &res.Key, plan, j.chunk, buf)
+				j.out <- buf
+			}
+		}()
+	}
+	defer wg.Wait()
+
+	digest := NewDigest(spec.Game, spec.Block)
+	for out := range futures {
+		var buf []Generated
+		select {
+		case buf = <-out:
+		case <-ctx.Done():
+			return Result{}, fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+		}
+		for i := range buf {
+			g := &buf[i]
+			digest.Add(g.Secret, &g.Code)
+			if g.Prize > 0 {
+				res.Winners++
+				res.Payout += g.Prize
+			}
+		}
+		if err := emit(buf); err != nil {
+			return Result{}, err
+		}
+		res.Tickets += len(buf)
+		select {
+		case free <- buf:
+		default:
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrCancelled, err)
+	}
+	res.Digest = digest.Sum()
+	if res.Tickets != BlockSize || res.Winners != Winners || res.Payout != Payout {
+		return Result{}, fmt.Errorf("internal error: block has %d tickets, %d winners, %d €", res.Tickets, res.Winners, res.Payout)
+	}
+	return res, nil
+}
+
+// makeChunk fills buf with the tickets of one chunk.
+func makeChunk(seed *Seed, key *SerialKey, plan []uint16, chunk int, buf []Generated) {
+	rng := mrand.New(mrand.NewChaCha8(seed.derive("vegas-desk/tickets", uint64(chunk))))
+	base := chunk * ChunkSize
+	for i := range buf {
+		g := &buf[i]
+		pos := base + i
+		w := &Catalogue[plan[pos]]
+		g.Position = pos
+		g.Secret = key.Secret(pos)
+		g.Prize = w.Prize
+		Build(rng, w, &g.Ticket)
+		g.Code = Encode(&g.Ticket)
+	}
+}
+
+// decoyAmounts weights the amounts shown on losing zones: mostly small,
+// sometimes big (the ticket must look like it could have won).
+var decoyAmounts = func() []int {
+	weights := [8]int{22, 20, 16, 14, 12, 8, 5, 3}
+	var out []int
+	for i, w := range weights {
+		for range w {
+			out = append(out, Amounts[i])
+		}
+	}
+	return out
+}()
+
+func decoy(r *mrand.Rand) int { return decoyAmounts[r.IntN(len(decoyAmounts))] }
+
+// Build fills t with a random ticket that wins exactly the parts of w, and
+// loses on every other zone with realistic decoys.
+func Build(r *mrand.Rand, w *Way, t *Ticket) {
+	var roul, jack []int
+	var craps, duel, bonus int
+	for _, p := range w.Parts {
+		switch p.Surface {
+		case Roulette:
+			roul = append(roul, p.Amount)
+		case Craps:
+			craps = p.Amount
+		case Duel:
+			duel = p.Amount
+		case Jackpot:
+			jack = append(jack, p.Amount)
+		case Bonus:
+			bonus = p.Amount
+		}
+	}
+	buildRoulette(r, roul, &t.Roulette)
+	buildCraps(r, craps, &t.Craps)
+	buildDuel(r, duel, &t.Duel)
+	buildJackpot(r, jack, &t.Jackpot)
+	t.Bonus = bonus
+}
+
+func buildRoulette(r *mrand.Rand, wins []int, s *RouletteSurface) {
+	// The first 4 of a shuffled list win; bets draw from them and from the rest.
+	nums := RouletteNumbers
+	for i := range 4 + 3 {
+		j := i + r.IntN(len(nums)-i)
+		nums[i], nums[j] = nums[j], nums[i]
+	}
+	copy(s.Winning[:], nums[:4])
+	chips := [3]int{0, 1, 2}
+	r.Shuffle(3, func(i, j int) { chips[i], chips[j] = chips[j], chips[i] })
+	for k, c := range chips {
+		if k < len(wins) {
+			// nums[0..3] are shuffled, so winning number k is a random one.
+			s.Bets[c] = Bet{nums[k], wins[k]}
+		} else {
+			s.Bets[c] = Bet{nums[4+k], decoy(r)}
+		}
+	}
+}
+
+var sevens, notSevens = func() (s, n [][2]int) {
+	for a := 1; a <= 6; a++ {
+		for b := 1; b <= 6; b++ {
+			if a+b == 7 {
+				s = append(s, [2]int{a, b})
+			} else {
+				n = append(n, [2]int{a, b})
+			}
+		}
+	}
+	return s, n
+}()
+
+func buildCraps(r *mrand.Rand, win int, s *CrapsSurface) {
+	if win > 0 {
+		s.Dice, s.Amount = sevens[r.IntN(len(sevens))], win
+		return
+	}
+	s.Dice, s.Amount = notSevens[r.IntN(len(notSevens))], decoy(r)
+}
+
+func buildDuel(r *mrand.Rand, win int, s *DuelSurface) {
+	if win > 0 {
+		s.Bank = Card(r.IntN(int(As))) // 2..R
+		s.Cards[0] = s.Bank + 1 + Card(r.IntN(int(As-s.Bank)))
+		s.Cards[1] = Card(r.IntN(NumCards))
+		s.Cards[2] = Card(r.IntN(NumCards))
+		s.Amount = win
+	} else {
+		// The bank from 5 to R; your cards at or below it, a tie now and then.
+		s.Bank = Five + Card(r.IntN(int(As-Five)))
+		for i := range s.Cards {
+			s.Cards[i] = Card(r.IntN(int(s.Bank) + 1))
+		}
+		s.Amount = decoy(r)
+	}
+	slices.Sort(s.Cards[:])
+}
+
+func buildJackpot(r *mrand.Rand, wins []int, lines *[3]Line) {
+	order := [3]int{0, 1, 2}
+	r.Shuffle(3, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for k, i := range order {
+		l := &lines[i]
+		if k < len(wins) {
+			s := Symbol(r.IntN(NumSymbols))
+			l.Symbols = [3]Symbol{s, s, s}
+			l.Amount = wins[k]
+			continue
+		}
+		a := Symbol(r.IntN(NumSymbols))
+		b := (a + 1 + Symbol(r.IntN(NumSymbols-1))) % NumSymbols // b ≠ a
+		if r.IntN(100) < 45 {
+			// A near miss: two identical symbols and one other, anywhere.
+			l.Symbols = [3]Symbol{a, a, a}
+			l.Symbols[r.IntN(3)] = b
+		} else {
+			c := Symbol(r.IntN(NumSymbols))
+			l.Symbols = [3]Symbol{a, b, c}
+		}
+		l.Amount = decoy(r)
+	}
+}

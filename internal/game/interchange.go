@@ -1,0 +1,499 @@
+package game
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Doc is a ticket in the interchange format of rules.md: what a user types
+// in for a check by contents, and one line of an audit export. The keys and
+// value spellings of the five surfaces are fixed; Game, Block, Pack and
+// Position are the keys the project's export adds.
+type Doc struct {
+	Serial   string  `json:"serial,omitempty"`
+	Game     int     `json:"game,omitempty"`
+	Block    int     `json:"block,omitempty"`
+	Pack     *int    `json:"pack,omitempty"`
+	Position *int    `json:"position,omitempty"`
+	Roulette DocRoul `json:"roulette"`
+	Craps    DocCrap `json:"craps"`
+	Duel     DocDuel `json:"duel"`
+	Jackpot  []DocLn `json:"jackpot"`
+	Bonus    int     `json:"bonus"`
+	Prize    *int    `json:"prize,omitempty"`
+}
+
+// DocRoul is the ROULETTE surface of a Doc.
+type DocRoul struct {
+	Winning []int    `json:"winning"`
+	Bets    []DocBet `json:"bets"`
+}
+
+// DocBet is one chip of VOS MISES in a Doc.
+type DocBet struct {
+	Number int `json:"number"`
+	Amount int `json:"amount"`
+}
+
+// DocCrap is the CRAPS surface of a Doc.
+type DocCrap struct {
+	Dice   []int `json:"dice"`
+	Amount int   `json:"amount"`
+}
+
+// DocDuel is the DUEL surface of a Doc.
+type DocDuel struct {
+	Cards  []string `json:"cards"`
+	Bank   string   `json:"bank"`
+	Amount int      `json:"amount"`
+}
+
+// DocLn is one JACKPOT line of a Doc.
+type DocLn struct {
+	Symbols []string `json:"symbols"`
+	Amount  int      `json:"amount"`
+}
+
+// NewDoc returns the interchange form of t with its prize by the rules.
+func NewDoc(t *Ticket) Doc {
+	d := Doc{
+		Craps:    DocCrap{Amount: t.Craps.Amount},
+		Duel:     DocDuel{Bank: t.Duel.Bank.String(), Amount: t.Duel.Amount},
+		Bonus:    t.Bonus,
+	}
+	d.Roulette.Winning = append([]int(nil), t.Roulette.Winning[:]...)
+	d.Craps.Dice = append([]int(nil), t.Craps.Dice[:]...)
+	for _, b := range t.Roulette.Bets {
+		d.Roulette.Bets = append(d.Roulette.Bets, DocBet{b.Number, b.Amount})
+	}
+	for _, c := range t.Duel.Cards {
+		d.Duel.Cards = append(d.Duel.Cards, c.String())
+	}
+	for _, l := range t.Jackpot {
+		ln := DocLn{Amount: l.Amount}
+		for _, s := range l.Symbols {
+			ln.Symbols = append(ln.Symbols, s.String())
+		}
+		d.Jackpot = append(d.Jackpot, ln)
+	}
+	p := Prize(t)
+	d.Prize = &p
+	return d
+}
+
+// FieldError is one fault in typed-in contents. Field is the path of the
+// faulty value in the interchange format ("roulette.bets[1].number"), Value
+// its text as given ("" when missing) and Problem says what is wrong and
+// what is expected.
+type FieldError struct {
+	Field   string
+	Value   string
+	Problem string
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return e.Field + ": " + e.Problem
+	}
+	return e.Field + ": " + e.Value + " " + e.Problem
+}
+
+// Errors lists every fault found in typed-in contents, in document order.
+type Errors []*FieldError
+
+func (es Errors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Input is a ticket read from the interchange format.
+type Input struct {
+	Ticket Ticket
+	Serial string // as given, "" when absent
+	Prize  *int   // the stated prize, nil when absent
+}
+
+// exportKeys are the top-level keys the project's own export adds; a check
+// accepts and ignores them.
+var exportKeys = map[string]bool{"game": true, "block": true, "pack": true, "position": true}
+
+// ParseDoc reads one ticket in the interchange format, strictly: every
+// constraint of the regulation and of rules.md is checked and every fault is
+// reported, as Errors, each naming its field. Unknown keys are faults, except
+// the keys of the project's export.
+func ParseDoc(data []byte) (Input, error) {
+	var in Input
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var root any
+	if err := dec.Decode(&root); err != nil {
+		return in, Errors{{Field: "ticket", Problem: "is not JSON: " + jsonProblem(err, data)}}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return in, Errors{{Field: "ticket", Problem: "has text after the JSON object; give one ticket"}}
+	}
+	p := &parser{}
+	obj, ok := p.object("ticket", root)
+	if !ok {
+		return in, p.errs
+	}
+	p.keys("", obj, []string{"serial", "roulette", "craps", "duel", "jackpot", "bonus", "prize"}, exportKeys)
+	t := &in.Ticket
+	if v, ok := obj["serial"]; ok {
+		if s, ok := v.(string); !ok {
+			p.fail("serial", v, "is not a string; give the serial as printed, e.g. \"531-0001-0456789-304172-6\"")
+		} else if _, err := ParseSerial(s); err != nil {
+			p.fail("serial", v, strings.TrimPrefix(err.Error(), "serial: "))
+		} else {
+			in.Serial = s
+		}
+	}
+	if r, ok := p.member(obj, "", "roulette"); ok {
+		p.roulette(r, &t.Roulette)
+	}
+	if c, ok := p.member(obj, "", "craps"); ok {
+		p.craps(c, &t.Craps)
+	}
+	if d, ok := p.member(obj, "", "duel"); ok {
+		p.duel(d, &t.Duel)
+	}
+	if lines, ok := p.array(obj, "", "jackpot", 3, "give 3 lines"); ok {
+		for i, v := range lines {
+			p.line(fmt.Sprintf("jackpot[%d]", i), v, &t.Jackpot[i])
+		}
+	}
+	if v, ok := obj["bonus"]; ok {
+		if n, ok := p.int("bonus", v); ok {
+			if n != 0 && !IsAmount(n) {
+				p.fail("bonus", v, "is not an amount of the game; BONUS shows 0 or one of "+amountList())
+			}
+			t.Bonus = n
+		}
+	} else {
+		p.fail("bonus", nil, "is missing; give 0 or one of "+amountList())
+	}
+	if v, ok := obj["prize"]; ok {
+		if n, ok := p.int("prize", v); ok {
+			if n < 0 {
+				p.fail("prize", v, "is negative; give the whole prize in euros or leave it out")
+			}
+			in.Prize = &n
+		}
+	}
+	if len(p.errs) > 0 {
+		return in, p.errs
+	}
+	return in, nil
+}
+
+func jsonProblem(err error, data []byte) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v at byte %d", se, se.Offset)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "empty input; give one ticket as a JSON object"
+	}
+	return err.Error()
+}
+
+// parser collects field errors while walking a decoded JSON value.
+type parser struct{ errs Errors }
+
+func (p *parser) fail(field string, v any, problem string) {
+	p.errs = append(p.errs, &FieldError{Field: field, Value: show(v), Problem: problem})
+}
+
+// show renders a JSON value as it was given, for an error message.
+func show(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strconv.Quote(v)
+	case json.Number:
+		return v.String()
+	case map[string]any:
+		return "{…}"
+	case []any:
+		return "[…]"
+	}
+	return fmt.Sprint(v)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func (p *parser) object(field string, v any) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.fail(field, v, "is not an object")
+	}
+	return m, ok
+}
+
+// keys reports every key of obj that is neither in want nor in extra.
+func (p *parser) keys(path string, obj map[string]any, want []string, extra map[string]bool) {
+	var unknown []string
+	for k := range obj {
+		if !extra[k] && !contains(want, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		p.fail(join(path, k), nil, "is not a key of the ticket format; expected "+strings.Join(want, ", "))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// member returns the object under key, reporting it missing or mistyped.
+func (p *parser) member(obj map[string]any, path, key string) (map[string]any, bool) {
+	v, ok := obj[key]
+	if !ok {
+		p.fail(join(path, key), nil, "is missing")
+		return nil, false
+	}
+	return p.object(join(path, key), v)
+}
+
+// array returns the array under key, reporting it missing, mistyped or of
+// the wrong length.
+func (p *parser) array(obj map[string]any, path, key string, n int, hint string) ([]any, bool) {
+	f := join(path, key)
+	v, ok := obj[key]
+	if !ok {
+		p.fail(f, nil, "is missing; "+hint)
+		return nil, false
+	}
+	a, ok := v.([]any)
+	if !ok {
+		p.fail(f, v, "is not a list; "+hint)
+		return nil, false
+	}
+	if len(a) != n {
+		p.fail(f, nil, fmt.Sprintf("has %d entries; %s", len(a), hint))
+		return nil, false
+	}
+	return a, true
+}
+
+func (p *parser) int(field string, v any) (int, bool) {
+	num, ok := v.(json.Number)
+	if !ok {
+		p.fail(field, v, "is not a number")
+		return 0, false
+	}
+	n, err := strconv.Atoi(num.String())
+	if err != nil || n > 1_000_000_000 || n < -1_000_000_000 {
+		p.fail(field, v, "is not a whole number of reasonable size")
+		return 0, false
+	}
+	return n, true
+}
+
+func (p *parser) amount(field string, obj map[string]any, dst *int) {
+	v, ok := obj["amount"]
+	if !ok {
+		p.fail(field, nil, "is missing; give one of "+amountList())
+		return
+	}
+	if n, ok := p.int(field, v); ok {
+		if !IsAmount(n) {
+			p.fail(field, v, "is not an amount of the game; give one of "+amountList())
+		}
+		*dst = n
+	}
+}
+
+func amountList() string {
+	s := make([]string, len(Amounts))
+	for i, a := range Amounts {
+		s[i] = strconv.Itoa(a)
+	}
+	return strings.Join(s, ", ") + " (euros)"
+}
+
+func (p *parser) roulette(obj map[string]any, r *RouletteSurface) {
+	p.keys("roulette", obj, []string{"winning", "bets"}, nil)
+	if a, ok := p.array(obj, "roulette", "winning", 4, "NUMÉROS GAGNANTS shows 4 numbers"); ok {
+		seen := map[int]int{}
+		for i, v := range a {
+			f := fmt.Sprintf("roulette.winning[%d]", i)
+			if n, ok := p.rouletteNumber(f, v); ok {
+				if j, dup := seen[n]; dup {
+					p.fail(f, v, fmt.Sprintf("repeats roulette.winning[%d]; a number appears once in NUMÉROS GAGNANTS", j))
+				}
+				seen[n] = i
+				r.Winning[i] = n
+			}
+		}
+	}
+	if a, ok := p.array(obj, "roulette", "bets", 3, "VOS MISES shows 3 chips"); ok {
+		seen := map[int]int{}
+		for i, v := range a {
+			f := fmt.Sprintf("roulette.bets[%d]", i)
+			b, ok := p.object(f, v)
+			if !ok {
+				continue
+			}
+			p.keys(f, b, []string{"number", "amount"}, nil)
+			if nv, ok := b["number"]; !ok {
+				p.fail(f+".number", nil, "is missing")
+			} else if n, ok := p.rouletteNumber(f+".number", nv); ok {
+				if j, dup := seen[n]; dup {
+					p.fail(f+".number", nv, fmt.Sprintf("repeats roulette.bets[%d].number; a number appears once in VOS MISES", j))
+				}
+				seen[n] = i
+				r.Bets[i].Number = n
+			}
+			p.amount(f+".amount", b, &r.Bets[i].Amount)
+		}
+	}
+}
+
+func (p *parser) rouletteNumber(field string, v any) (int, bool) {
+	n, ok := p.int(field, v)
+	if !ok {
+		return 0, false
+	}
+	if !IsRouletteNumber(n) {
+		p.fail(field, v, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
+		return 0, false
+	}
+	return n, true
+}
+
+func (p *parser) craps(obj map[string]any, c *CrapsSurface) {
+	p.keys("craps", obj, []string{"dice", "amount"}, nil)
+	if a, ok := p.array(obj, "craps", "dice", 2, "give the 2 dice faces"); ok {
+		for i, v := range a {
+			f := fmt.Sprintf("craps.dice[%d]", i)
+			if n, ok := p.int(f, v); ok {
+				if n < 1 || n > 6 {
+					p.fail(f, v, "is not a die face; give 1 to 6 pips")
+				}
+				c.Dice[i] = n
+			}
+		}
+	}
+	p.amount("craps.amount", obj, &c.Amount)
+}
+
+func (p *parser) card(field string, v any, bank bool) (Card, bool) {
+	var s string
+	switch v := v.(type) {
+	case string:
+		s = strings.ToUpper(strings.TrimSpace(v))
+	case json.Number: // 2 to 10 typed without quotes
+		s = v.String()
+	default:
+		p.fail(field, v, "is not a card value")
+		return 0, false
+	}
+	c, ok := ParseCard(s)
+	switch {
+	case !ok:
+		p.fail(field, v, "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS")
+	case bank && c == As:
+		p.fail(field, v, "cannot be the bank's card; the bank shows 2 to R, never AS")
+		ok = false
+	}
+	return c, ok
+}
+
+func (p *parser) duel(obj map[string]any, d *DuelSurface) {
+	p.keys("duel", obj, []string{"cards", "bank", "amount"}, nil)
+	if a, ok := p.array(obj, "duel", "cards", 3, "VOS CARTES shows 3 cards"); ok {
+		for i, v := range a {
+			if c, ok := p.card(fmt.Sprintf("duel.cards[%d]", i), v, false); ok {
+				d.Cards[i] = c
+			}
+		}
+	}
+	if v, ok := obj["bank"]; !ok {
+		p.fail("duel.bank", nil, "is missing; give the bank's card, 2 to R")
+	} else if c, ok := p.card("duel.bank", v, true); ok {
+		d.Bank = c
+	}
+	p.amount("duel.amount", obj, &d.Amount)
+}
+
+func (p *parser) line(field string, v any, l *Line) {
+	obj, ok := p.object(field, v)
+	if !ok {
+		return
+	}
+	p.keys(field, obj, []string{"symbols", "amount"}, nil)
+	if a, ok := p.array(obj, field, "symbols", 3, "a line shows 3 symbols"); ok {
+		for i, v := range a {
+			f := fmt.Sprintf("%s.symbols[%d]", field, i)
+			s, isStr := v.(string)
+			sym, ok := ParseSymbol(foldSymbol(s))
+			if !isStr || !ok {
+				p.fail(f, v, "is not a jackpot symbol; give one of "+strings.Join(symbolNames[:], " "))
+				continue
+			}
+			l.Symbols[i] = sym
+		}
+	}
+	p.amount(field+".amount", obj, &l.Amount)
+}
+
+// foldSymbol uppercases a typed symbol and drops its accents ("Trèfle" is TREFLE).
+func foldSymbol(s string) string {
+	r := strings.NewReplacer("È", "E", "É", "E", "Ê", "E", "À", "A", "Â", "A")
+	return r.Replace(strings.ToUpper(strings.TrimSpace(s)))
+}
+
+// Verdict is the result of checking a ticket's contents.
+type Verdict struct {
+	Prize   int   // by the rules
+	Wins    []Win // the winning zones
+	Genuine bool  // false when no block can hold this ticket
+	Reasons []string
+}
+
+// Check applies the rules to valid contents and says whether a genuine
+// ticket can show them: its prize must be 0 or one of the eight prizes, and
+// equal the stated prize when one is given.
+func Check(t *Ticket, stated *int) Verdict {
+	v := Verdict{Genuine: true}
+	v.Prize, v.Wins = Evaluate(t)
+	if !IsPrize(v.Prize) {
+		v.Genuine = false
+		parts := make([]string, len(v.Wins))
+		for i, w := range v.Wins {
+			parts[i] = strconv.Itoa(w.Amount)
+		}
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the zones add up to %s € (%s), which is not a prize of the game: no genuine ticket shows it",
+			GroupDigits(v.Prize), strings.Join(parts, " + ")))
+	}
+	if stated != nil && *stated != v.Prize {
+		v.Genuine = false
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the stated prize %s € differs from the rules' %s €",
+			GroupDigits(*stated), GroupDigits(v.Prize)))
+	}
+	return v
+}
