@@ -1,0 +1,386 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// blocksScreen is Blocs: the blocks with their digests, generation, a
+// block's reconciliation per tier with a chart, verify and export.
+type blocksScreen struct {
+	d       *desk
+	content fyne.CanvasObject
+
+	list   *widget.List
+	blocks []ledger.Block
+	sel    int // index in blocks, -1 for none
+
+	title  *widget.Label
+	digest *widget.Entry
+	report *widget.Table
+	chart  *tierChart
+	rep    ledger.Report
+
+	verify, export *widget.Button
+	task           *task // the last long task started, for tests
+}
+
+var reportColumns = []string{"Prize", "Table", "Generated", "Claimed", "Claimed sum", "Outstanding", "Liability"}
+
+func newBlocksScreen(d *desk) *blocksScreen {
+	b := &blocksScreen{d: d, sel: -1}
+	b.list = widget.NewList(
+		func() int { return len(b.blocks) },
+		func() fyne.CanvasObject {
+			t := widget.NewLabel("")
+			t.TextStyle.Bold = true
+			s := widget.NewLabel("")
+			s.TextStyle.Monospace = true
+			s.Truncation = fyne.TextTruncateEllipsis
+			return container.NewVBox(t, s)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			bl := b.blocks[id]
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s %d/%d · %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
+				bl.CreatedAt.Local().Format("02/01/2006 15:04"), groupDigits(bl.Tickets), lang.L("tickets")))
+			box.Objects[1].(*widget.Label).SetText(bl.Digest)
+		})
+	b.list.OnSelected = func(id widget.ListItemID) { b.sel = id; b.showReport() }
+
+	gen := widget.NewButtonWithIcon(lang.L("Generate a block"), theme.ContentAddIcon(), b.generate)
+	gen.Importance = widget.HighImportance
+	b.verify = widget.NewButtonWithIcon(lang.L("Verify"), theme.ConfirmIcon(), b.runVerify)
+	b.export = widget.NewButtonWithIcon(lang.L("Export JSON Lines…"), theme.DocumentSaveIcon(), b.askExport)
+	b.verify.Disable()
+	b.export.Disable()
+
+	b.title = widget.NewLabel(lang.L("Choose a block."))
+	b.title.TextStyle.Bold = true
+	b.digest = widget.NewEntry()
+	b.digest.TextStyle.Monospace = true
+	b.digest.Disable()
+	b.report = widget.NewTableWithHeaders(
+		func() (int, int) {
+			if len(b.rep.Tiers) == 0 {
+				return 0, len(reportColumns)
+			}
+			return len(b.rep.Tiers) + 1, len(reportColumns)
+		},
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			line := b.rep.Total
+			if id.Row < len(b.rep.Tiers) {
+				line = b.rep.Tiers[id.Row]
+			}
+			l := o.(*widget.Label)
+			l.TextStyle.Bold = id.Row == len(b.rep.Tiers)
+			l.Alignment = fyne.TextAlignTrailing
+			l.SetText(reportCell(line, id.Col, id.Row == len(b.rep.Tiers)))
+		})
+	b.report.ShowHeaderColumn = false
+	b.report.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
+	b.report.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		l := o.(*widget.Label)
+		l.TextStyle.Bold = true
+		if id.Col >= 0 {
+			l.SetText(lang.L(reportColumns[id.Col]))
+		}
+	}
+	for i := range reportColumns {
+		b.report.SetColumnWidth(i, 112)
+	}
+	b.chart = newTierChart()
+
+	left := container.NewBorder(container.NewVBox(container.NewHBox(gen), widget.NewSeparator()), nil, nil, nil, b.list)
+	legend := container.NewHBox(swatch(colPaid), widget.NewLabel(lang.L("paid")), swatch(colOutstanding), widget.NewLabel(lang.L("outstanding")))
+	right := container.NewBorder(
+		container.NewVBox(b.title, b.digest, container.NewHBox(b.verify, b.export)), nil, nil, nil,
+		container.NewVSplit(b.report, container.NewBorder(legend, nil, nil, nil, b.chart)))
+	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(right))
+	split.Offset = 0.34
+	b.content = split
+	return b
+}
+
+func swatch(c color.Color) fyne.CanvasObject {
+	r := canvas.NewRectangle(c)
+	r.SetMinSize(fyne.NewSize(18, 18))
+	r.CornerRadius = 3
+	return container.NewCenter(r)
+}
+
+func reportCell(l ledger.TierLine, col int, total bool) string {
+	switch col {
+	case 0:
+		if total {
+			return lang.L("Total")
+		}
+		return formatEuros(l.Prize)
+	case 1:
+		return groupDigits(l.Table)
+	case 2:
+		return groupDigits(l.Generated)
+	case 3:
+		return groupDigits(l.Claimed)
+	case 4:
+		return formatEuros(l.ClaimedSum)
+	case 5:
+		return groupDigits(l.Outstanding)
+	case 6:
+		return formatEuros(l.Liability)
+	}
+	return ""
+}
+
+// reload lists the blocks again.
+func (b *blocksScreen) reload() {
+	if b.d.ledger == nil {
+		b.blocks = nil
+		b.list.Refresh()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	bs, err := b.d.ledger.Blocks(ctx)
+	if err != nil {
+		b.d.showError(err)
+		return
+	}
+	b.blocks = bs
+	b.list.Refresh()
+	if b.sel >= 0 && b.sel < len(bs) {
+		b.showReport()
+	}
+}
+
+// showReport shows the reconciliation of the selected block.
+func (b *blocksScreen) showReport() {
+	if b.sel < 0 || b.sel >= len(b.blocks) {
+		return
+	}
+	bl := b.blocks[b.sel]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := b.d.ledger.Report(ctx, bl.Game, bl.Number)
+	if err != nil {
+		b.d.showError(err)
+		return
+	}
+	b.rep = rep
+	b.title.SetText(fmt.Sprintf("%s %d/%d · %s %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
+		groupDigits(bl.Winners), lang.L("winners"), formatEuros(bl.Payout), lang.L("of prizes")))
+	b.digest.SetText(bl.Digest)
+	b.report.Refresh()
+	b.chart.set(rep)
+	b.verify.Enable()
+	b.export.Enable()
+}
+
+// generate asks for a confirmation, then generates the game's next block.
+func (b *blocksScreen) generate() {
+	if !b.d.needLedger() {
+		return
+	}
+	dialog.ShowConfirm(lang.L("Generate a block"),
+		lang.L("Generate a new block of 2,000,000 tickets for game {{.Game}}? It takes a few seconds.", map[string]any{"Game": DefaultGame}),
+		func(ok bool) {
+			if ok {
+				b.startGenerate(nil)
+			}
+		}, b.d.win)
+}
+
+// startGenerate generates a block in a goroutine; then runs after it, on
+// the app goroutine, when it is not nil.
+func (b *blocksScreen) startGenerate(then func(ledger.Block, error)) *task {
+	l := b.d.ledger
+	var blk ledger.Block
+	b.task = startTask(b.d.win, lang.L("Generating a block"), func(ctx context.Context, progress func(int, int)) error {
+		seed, err := game.NewSeed()
+		if err != nil {
+			return err
+		}
+		blk, err = l.Generate(ctx, DefaultGame, seed, progress)
+		return err
+	}, func(err error) {
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, game.ErrCancelled):
+			dialog.ShowInformation(lang.L("Generation cancelled"), lang.L("Nothing was written to the ledger."), b.d.win)
+		case err != nil:
+			b.d.showError(err)
+		}
+		b.reload()
+		if err == nil {
+			for i, x := range b.blocks {
+				if x.ID == blk.ID {
+					b.list.Select(i)
+				}
+			}
+		}
+		if then != nil {
+			then(blk, err)
+		}
+	})
+	return b.task
+}
+
+// runVerify verifies the selected block with progress.
+func (b *blocksScreen) runVerify() {
+	if b.sel < 0 || b.sel >= len(b.blocks) {
+		return
+	}
+	bl, l := b.blocks[b.sel], b.d.ledger
+	var rep ledger.VerifyReport
+	b.task = startTask(b.d.win, lang.L("Verifying the block"), func(ctx context.Context, progress func(int, int)) error {
+		var err error
+		rep, err = l.Verify(ctx, bl.Game, bl.Number, progress)
+		return err
+	}, func(err error) {
+		if err != nil {
+			b.d.showError(err)
+			return
+		}
+		if rep.OK() {
+			dialog.ShowInformation(lang.L("Verification"), lang.L("Everything matches: {{.Tickets}} tickets, {{.Entries}} journal entries.",
+				map[string]any{"Tickets": groupDigits(rep.Tickets), "Entries": rep.Entries}), b.d.win)
+			return
+		}
+		var s []string
+		for i, p := range rep.Problems {
+			if i == 30 {
+				s = append(s, fmt.Sprintf("… (%d)", len(rep.Problems)))
+				break
+			}
+			s = append(s, p.String())
+		}
+		dialog.ShowError(errors.New(lang.L("The ledger does not match:")+"\n"+strings.Join(s, "\n")), b.d.win)
+	})
+}
+
+// askExport asks for a file, then exports the selected block to it.
+func (b *blocksScreen) askExport() {
+	if b.sel < 0 || b.sel >= len(b.blocks) {
+		return
+	}
+	bl, l := b.blocks[b.sel], b.d.ledger
+	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			if err != nil {
+				b.d.showError(err)
+			}
+			return
+		}
+		b.task = startTask(b.d.win, lang.L("Exporting the block"), func(ctx context.Context, progress func(int, int)) error {
+			defer w.Close()
+			return l.Export(ctx, bl.Game, bl.Number, w, progress)
+		}, func(err error) {
+			if err != nil {
+				b.d.showError(err)
+				return
+			}
+			dialog.ShowInformation(lang.L("Export"), lang.L("Block exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}), b.d.win)
+		})
+	}, b.d.win)
+	fd.SetFileName(fmt.Sprintf("bloc-%d-%d.jsonl", bl.Game, bl.Number))
+	fd.Show()
+}
+
+var (
+	colPaid        = color.NRGBA{0x1f, 0xa8, 0x5a, 0xff}
+	colOutstanding = color.NRGBA{0xff, 0xb7, 0x1f, 0xff}
+)
+
+// tierChart draws, for each tier of a block, a bar split into the claimed
+// and the outstanding tickets, and a last bar for the money.
+type tierChart struct {
+	widget.BaseWidget
+	rep ledger.Report
+}
+
+func newTierChart() *tierChart {
+	c := &tierChart{}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *tierChart) set(r ledger.Report) {
+	c.rep = r
+	c.Refresh()
+}
+
+func (c *tierChart) CreateRenderer() fyne.WidgetRenderer { return &chartRenderer{c: c} }
+
+type chartRenderer struct {
+	c    *tierChart
+	size fyne.Size
+	objs []fyne.CanvasObject
+}
+
+func (r *chartRenderer) Destroy()                     {}
+func (r *chartRenderer) Objects() []fyne.CanvasObject { return r.objs }
+func (r *chartRenderer) MinSize() fyne.Size           { return fyne.NewSize(300, 200) }
+func (r *chartRenderer) Layout(s fyne.Size)           { r.size = s; r.draw() }
+func (r *chartRenderer) Refresh()                     { r.draw(); canvas.Refresh(r.c) }
+
+func (r *chartRenderer) draw() {
+	r.objs = r.objs[:0]
+	rep := r.c.rep
+	rows := len(rep.Tiers)
+	if rows == 0 || r.size.Width <= 0 {
+		return
+	}
+	rows++ // the money
+	fg := theme.Color(theme.ColorNameForeground)
+	labelW := float32(110)
+	rowH := r.size.Height / float32(rows)
+	barW := r.size.Width - labelW - 10
+	bar := func(i int, label string, paid, total int, note string) {
+		y := float32(i) * rowH
+		h := rowH * 0.66
+		t := canvas.NewText(label, fg)
+		t.TextSize = min(14, h*0.8)
+		t.TextStyle.Bold = true
+		t.Alignment = fyne.TextAlignTrailing
+		t.Move(fyne.NewPos(0, y+(h-t.TextSize)/2-2))
+		t.Resize(fyne.NewSize(labelW-8, t.TextSize+4))
+		bg := canvas.NewRectangle(colOutstanding)
+		bg.CornerRadius = 4
+		bg.Move(fyne.NewPos(labelW, y))
+		bg.Resize(fyne.NewSize(barW, h))
+		frac := float32(0)
+		if total > 0 {
+			frac = float32(paid) / float32(total)
+		}
+		p := canvas.NewRectangle(colPaid)
+		p.CornerRadius = 4
+		p.Move(fyne.NewPos(labelW, y))
+		p.Resize(fyne.NewSize(barW*frac, h))
+		n := canvas.NewText(note, colInk)
+		n.TextSize = min(12, h*0.7)
+		n.Move(fyne.NewPos(labelW+6, y+(h-n.TextSize)/2-2))
+		r.objs = append(r.objs, t, bg, p, n)
+	}
+	for i, l := range rep.Tiers {
+		bar(i, formatEuros(l.Prize), l.Claimed, l.Generated,
+			fmt.Sprintf("%s / %s", groupDigits(l.Claimed), groupDigits(l.Generated)))
+	}
+	tot := rep.Total
+	bar(rows-1, lang.L("Total €"), tot.ClaimedSum, tot.ClaimedSum+tot.Liability,
+		fmt.Sprintf("%s %s · %s %s", formatEuros(tot.ClaimedSum), lang.L("paid"), formatEuros(tot.Liability), lang.L("outstanding")))
+}

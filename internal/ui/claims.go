@@ -1,0 +1,270 @@
+package ui
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/ledger"
+)
+
+// claimsScreen is Paiements: the ledger's claims with filters, totals, a
+// CSV export and voids.
+type claimsScreen struct {
+	d       *desk
+	content fyne.CanvasObject
+
+	day, desk *widget.Entry
+	block     *widget.Select
+	table     *widget.Table
+	totals    *widget.Label
+	void      *widget.Button
+
+	claims   []ledger.Claim
+	selected int // row in claims, -1 for none
+}
+
+var claimColumns = []struct {
+	title string
+	width float32
+}{
+	{"No.", 60}, {"Date", 150}, {"Serial", 240}, {"Block", 80}, {"Amount", 100},
+	{"Desk", 120}, {"Operator", 120}, {"Method", 90}, {"Voided", 260},
+}
+
+func newClaimsScreen(d *desk) *claimsScreen {
+	c := &claimsScreen{d: d, selected: -1}
+	c.day = widget.NewEntry()
+	c.day.SetPlaceHolder(lang.L("day YYYY-MM-DD"))
+	c.day.OnSubmitted = func(string) { c.reload() }
+	c.desk = widget.NewEntry()
+	c.desk.SetPlaceHolder(lang.L("desk"))
+	c.desk.OnSubmitted = func(string) { c.reload() }
+	c.block = widget.NewSelect(nil, func(string) { c.reload() })
+	c.block.PlaceHolder = lang.L("all blocks")
+	today := widget.NewButton(lang.L("Today"), func() {
+		c.day.SetText(time.Now().Format("2006-01-02"))
+		c.reload()
+	})
+	all := widget.NewButton(lang.L("All"), func() {
+		c.day.SetText("")
+		c.desk.SetText("")
+		c.block.ClearSelected()
+		c.reload()
+	})
+	filter := widget.NewButtonWithIcon(lang.L("Filter"), theme.SearchIcon(), c.reload)
+
+	c.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(c.claims), len(claimColumns) },
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			l := o.(*widget.Label)
+			l.SetText(claimCell(c.claims[id.Row], id.Col))
+			if c.claims[id.Row].Voided {
+				l.Importance = widget.LowImportance
+			} else {
+				l.Importance = widget.MediumImportance
+			}
+			l.Refresh()
+		})
+	c.table.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
+	c.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		l := o.(*widget.Label)
+		l.TextStyle.Bold = true
+		if id.Row < 0 && id.Col >= 0 {
+			l.SetText(lang.L(claimColumns[id.Col].title))
+		} else if id.Col < 0 && id.Row >= 0 {
+			l.SetText(strconv.Itoa(id.Row + 1))
+		}
+	}
+	for i, col := range claimColumns {
+		c.table.SetColumnWidth(i, col.width)
+	}
+	c.table.OnSelected = func(id widget.TableCellID) {
+		c.selected = id.Row
+		c.void.Enable()
+	}
+	c.totals = widget.NewLabel("")
+	c.totals.TextStyle.Bold = true
+	c.void = widget.NewButtonWithIcon(lang.L("Void the payment…"), theme.DeleteIcon(), c.askVoid)
+	c.void.Importance = widget.DangerImportance
+	c.void.Disable()
+	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
+
+	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
+		container.NewGridWrap(fyne.NewSize(150, c.day.MinSize().Height), c.day), today,
+		container.NewGridWrap(fyne.NewSize(130, c.desk.MinSize().Height), c.desk),
+		container.NewGridWrap(fyne.NewSize(150, c.block.MinSize().Height), c.block), filter, all)
+	bottom := container.NewBorder(nil, nil, c.totals, container.NewHBox(export, c.void))
+	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, c.table))
+	return c
+}
+
+func claimCell(cl ledger.Claim, col int) string {
+	switch col {
+	case 0:
+		return strconv.FormatInt(cl.ID, 10)
+	case 1:
+		return cl.At.Local().Format("02/01/2006 15:04")
+	case 2:
+		return cl.Serial
+	case 3:
+		return fmt.Sprintf("%d/%d", cl.Game, cl.Block)
+	case 4:
+		return formatEuros(cl.Amount)
+	case 5:
+		return cl.Desk
+	case 6:
+		return cl.Operator
+	case 7:
+		return lang.L(cl.Method)
+	case 8:
+		if cl.Voided {
+			return lang.L("voided") + ": " + cl.VoidReason + " (" + cl.VoidedBy + ")"
+		}
+	}
+	return ""
+}
+
+// filter reads the filter fields.
+func (c *claimsScreen) filter() (ledger.ClaimFilter, error) {
+	var f ledger.ClaimFilter
+	if s := strings.TrimSpace(c.day.Text); s != "" {
+		day, err := time.ParseInLocation("2006-01-02", s, time.Local)
+		if err != nil {
+			return f, fmt.Errorf("%s: %q", lang.L("give the day as YYYY-MM-DD"), s)
+		}
+		f.Since, f.Until = day, day.AddDate(0, 0, 1)
+	}
+	f.Desk = strings.TrimSpace(c.desk.Text)
+	if s := c.block.Selected; s != "" {
+		fmt.Sscanf(s, "%d/%d", &f.Game, &f.Block)
+	}
+	return f, nil
+}
+
+// reload reads the claims again with the filters.
+func (c *claimsScreen) reload() {
+	if c.d.ledger == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if bs, err := c.d.ledger.Blocks(ctx); err == nil {
+		opts := make([]string, len(bs))
+		for i, b := range bs {
+			opts[i] = fmt.Sprintf("%d/%d", b.Game, b.Number)
+		}
+		c.block.SetOptions(opts)
+	}
+	f, err := c.filter()
+	if err != nil {
+		c.d.showError(err)
+		return
+	}
+	cls, err := c.d.ledger.Claims(ctx, f)
+	if err != nil {
+		c.d.showError(err)
+		return
+	}
+	c.claims = cls
+	c.selected = -1
+	c.void.Disable()
+	c.table.UnselectAll()
+	c.table.Refresh()
+	n, sum, voided := 0, 0, 0
+	for _, cl := range cls {
+		if cl.Voided {
+			voided++
+			continue
+		}
+		n++
+		sum += cl.Amount
+	}
+	c.totals.SetText(lang.L("{{.Count}} payments, {{.Sum}} paid ({{.Voided}} voided)",
+		map[string]any{"Count": n, "Sum": formatEuros(sum), "Voided": voided}))
+}
+
+// askVoid asks for a reason and a confirmation, then voids the selected
+// claim.
+func (c *claimsScreen) askVoid() {
+	if c.selected < 0 || c.selected >= len(c.claims) {
+		return
+	}
+	cl := c.claims[c.selected]
+	if cl.Voided {
+		dialog.ShowInformation(lang.L("Void"), lang.L("This payment is already voided."), c.d.win)
+		return
+	}
+	reason := widget.NewEntry()
+	reason.SetPlaceHolder(lang.L("reason"))
+	reason.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s", lang.L("give a reason"))
+		}
+		return nil
+	}
+	items := []*widget.FormItem{
+		widget.NewFormItem(lang.L("Payment"), widget.NewLabel(fmt.Sprintf("%d · %s · %s", cl.ID, cl.Serial, formatEuros(cl.Amount)))),
+		widget.NewFormItem(lang.L("Reason"), reason),
+	}
+	dialog.ShowForm(lang.L("Void the payment"), lang.L("Void"), lang.L("Cancel"), items, func(ok bool) {
+		if ok {
+			c.voidNow(cl.ID, reason.Text)
+		}
+	}, c.d.win)
+}
+
+func (c *claimsScreen) voidNow(id int64, reason string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.d.ledger.Void(ctx, id, strings.TrimSpace(reason), c.d.identity()); err != nil {
+		c.d.showError(err)
+	}
+	c.reload()
+}
+
+// writeCSV writes the claims shown as CSV.
+func (c *claimsScreen) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"id", "at", "serial", "game", "block", "position", "amount", "desk", "operator", "method", "voided", "void_reason", "voided_by", "voided_at"})
+	for _, cl := range c.claims {
+		va := ""
+		if cl.Voided {
+			va = cl.VoidedAt.Format(time.RFC3339)
+		}
+		cw.Write([]string{strconv.FormatInt(cl.ID, 10), cl.At.Format(time.RFC3339), cl.Serial,
+			strconv.Itoa(cl.Game), strconv.Itoa(cl.Block), strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount),
+			cl.Desk, cl.Operator, cl.Method, strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (c *claimsScreen) askExport() {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			if err != nil {
+				c.d.showError(err)
+			}
+			return
+		}
+		defer w.Close()
+		if err := c.writeCSV(w); err != nil {
+			c.d.showError(err)
+		}
+	}, c.d.win)
+	d.SetFileName("paiements.csv")
+	d.Show()
+}

@@ -1,0 +1,287 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// verdict is what the counter says about the last serial checked.
+type verdict int
+
+const (
+	verdictNone      verdict = iota
+	verdictWinner            // GAGNANT: payable here
+	verdictLoser             // PERDANT
+	verdictPaid              // DÉJÀ PAYÉ
+	verdictUnknown           // NUMÉRO INCONNU
+	verdictMistyped          // NUMÉRO MAL SAISI
+	verdictOverLimit         // a winner above this desk's payout limit
+	verdictJustPaid          // PAYÉ: the claim was just recorded
+)
+
+// verdictStyle gives each verdict its background colour.
+var verdictStyle = map[verdict]color.NRGBA{
+	verdictNone:      {0x2a, 0x20, 0x40, 0xff},
+	verdictWinner:    {0x0e, 0x8a, 0x3e, 0xff},
+	verdictLoser:     {0x4a, 0x4a, 0x55, 0xff},
+	verdictPaid:      {0xc0, 0x1a, 0x2a, 0xff},
+	verdictUnknown:   {0x23, 0x3a, 0x6e, 0xff},
+	verdictMistyped:  {0xd8, 0x6a, 0x00, 0xff},
+	verdictOverLimit: {0x9a, 0x2b, 0xb0, 0xff},
+	verdictJustPaid:  {0x0a, 0x5c, 0x2c, 0xff},
+}
+
+// counterScreen is the Guichet: scan or type a serial, read the verdict,
+// pay.
+type counterScreen struct {
+	d       *desk
+	content fyne.CanvasObject
+
+	entry   *serialEntry
+	bg      *canvas.Rectangle
+	title   *canvas.Text
+	amount  *canvas.Text
+	detail  *widget.Label
+	picture *TicketPicture
+	pay     *widget.Button
+	tries   *widget.Label
+
+	kind    verdict
+	current *ledger.Ticket // the ticket last looked up, nil when none
+}
+
+// serialEntry is an entry that checks its text on Enter, the key a barcode
+// scanner sends after the digits.
+type serialEntry struct{ widget.Entry }
+
+func newSerialEntry() *serialEntry {
+	e := &serialEntry{}
+	e.ExtendBaseWidget(e)
+	e.SetPlaceHolder("531-0001-0456789-304172-6")
+	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
+	return e
+}
+
+func newCounterScreen(d *desk) *counterScreen {
+	c := &counterScreen{d: d}
+	c.entry = newSerialEntry()
+	c.entry.OnSubmitted = c.check
+	check := widget.NewButtonWithIcon(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
+	check.Importance = widget.HighImportance
+	byContents := widget.NewButtonWithIcon(lang.L("Enter contents"), theme.DocumentCreateIcon(), func() {
+		d.tabs.SelectIndex(tabContents)
+	})
+	prompt := canvas.NewText(lang.L("Scan or type the serial, then Enter"), theme.Color(theme.ColorNameForeground))
+	prompt.TextSize = 16
+	prompt.TextStyle.Bold = true
+
+	c.bg = canvas.NewRectangle(verdictStyle[verdictNone])
+	c.bg.CornerRadius = 14
+	c.title = canvas.NewText("", color.White)
+	c.title.TextSize = 64
+	c.title.TextStyle.Bold = true
+	c.title.Alignment = fyne.TextAlignCenter
+	c.amount = canvas.NewText("", color.White)
+	c.amount.TextSize = 44
+	c.amount.TextStyle.Bold = true
+	c.amount.Alignment = fyne.TextAlignCenter
+	c.detail = widget.NewLabel("")
+	c.detail.Alignment = fyne.TextAlignCenter
+	c.detail.Wrapping = fyne.TextWrapWord
+	c.detail.Importance = widget.HighImportance
+	c.pay = widget.NewButtonWithIcon(lang.L("PAY"), theme.ConfirmIcon(), c.askPay)
+	c.pay.Importance = widget.SuccessImportance
+	c.pay.Hide()
+	verdictBox := container.NewStack(c.bg, container.NewPadded(container.NewVBox(
+		c.title, c.amount, c.detail, container.NewCenter(c.pay))))
+
+	c.picture = NewTicketPicture()
+	c.tries = widget.NewLabel("")
+	c.tries.Wrapping = fyne.TextWrapWord
+
+	top := container.NewVBox(prompt,
+		container.NewBorder(nil, nil, nil, container.NewHBox(check, byContents), c.entry))
+	left := container.NewBorder(top, c.tries, nil, nil, container.NewVBox(verdictBox))
+	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(c.picture))
+	split.Offset = 0.36
+	c.content = split
+	c.show(verdictNone, lang.L("READY"), "", lang.L("The verdict appears here."))
+	return c
+}
+
+// focus gives the serial field the keyboard, ready for the next scan.
+func (c *counterScreen) focus() {
+	if cv := c.d.win.Canvas(); cv != nil {
+		cv.Focus(c.entry)
+	}
+}
+
+// clear forgets the last ticket.
+func (c *counterScreen) clear() {
+	c.current = nil
+	c.picture.SetTicket(nil, nil)
+	c.show(verdictNone, lang.L("READY"), "", lang.L("The verdict appears here."))
+}
+
+func (c *counterScreen) show(k verdict, title, amount, detail string) {
+	c.kind = k
+	c.bg.FillColor = verdictStyle[k]
+	c.bg.Refresh()
+	c.title.Text = title
+	c.title.Refresh()
+	c.amount.Text = amount
+	c.amount.Refresh()
+	c.detail.SetText(detail)
+	if k == verdictWinner {
+		c.pay.Show()
+	} else {
+		c.pay.Hide()
+	}
+}
+
+// check looks up a serial and shows the verdict. The serial's check digit is
+// checked before any lookup.
+func (c *counterScreen) check(text string) {
+	defer func() {
+		c.entry.SetText("")
+		c.focus()
+	}()
+	c.current = nil
+	if text == "" {
+		return
+	}
+	if _, err := game.ParseSerial(text); err != nil {
+		c.picture.SetTicket(nil, nil)
+		msg := lang.L("The serial has 21 digits: check them and type it again.")
+		if errors.Is(err, game.ErrCheckDigit) {
+			msg = lang.L("The check digit does not match: a digit was mistyped. Type the serial again.")
+		}
+		c.show(verdictMistyped, lang.L("MISTYPED SERIAL"), "", text+"\n"+msg)
+		return
+	}
+	if !c.d.needLedger() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity())
+	switch {
+	case errors.Is(err, ledger.ErrUnknownSerial):
+		c.picture.SetTicket(nil, nil)
+		c.show(verdictUnknown, lang.L("UNKNOWN SERIAL"), "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
+		return
+	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
+		c.picture.SetTicket(nil, nil)
+		c.show(verdictMistyped, lang.L("MISTYPED SERIAL"), "", text)
+		return
+	case err != nil:
+		c.d.showError(err)
+		return
+	}
+	c.showTicket(t)
+}
+
+// showTicket shows the verdict of a ticket found in the ledger.
+func (c *counterScreen) showTicket(t ledger.Ticket) {
+	c.current = &t
+	c.picture.SetTicket(&t.Ticket, &t.Serial)
+	where := fmt.Sprintf("%s · %s %d/%d · %s %d", t.Serial.String(), lang.L("block"), t.Block.Game, t.Block.Number, lang.L("pack"), t.Pack)
+	switch {
+	case t.Status == ledger.StatusLoser:
+		c.show(verdictLoser, lang.L("LOSER"), "", where+"\n"+lang.L("This ticket wins nothing."))
+	case t.Status == ledger.StatusPaid:
+		c.show(verdictPaid, lang.L("ALREADY PAID"), formatEuros(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
+	case t.Prize > c.d.payoutLimit():
+		c.show(verdictOverLimit, lang.L("ABOVE THE LIMIT"), formatEuros(t.Prize),
+			where+"\n"+lang.L("This desk pays up to {{.Limit}}: send the player to a payment centre.",
+				map[string]any{"Limit": formatEuros(c.d.payoutLimit())}))
+	default:
+		c.show(verdictWinner, lang.L("WINNER"), formatEuros(t.Prize), where+"\n"+winsText(&t.Ticket))
+	}
+}
+
+// claimText says when, where and by whom a ticket was paid.
+func claimText(cl *ledger.Claim) string {
+	if cl == nil {
+		return ""
+	}
+	return lang.L("Paid on {{.When}} at desk {{.Desk}} by {{.Operator}}", map[string]any{
+		"When": cl.At.Local().Format("02/01/2006 15:04:05"), "Desk": cl.Desk, "Operator": cl.Operator})
+}
+
+// winsText lists the winning zones: "ROULETTE mise 2 : 6 € · CRAPS : 15 €".
+func winsText(t *game.Ticket) string {
+	_, wins := game.Evaluate(t)
+	s := ""
+	for i, w := range wins {
+		if i > 0 {
+			s += " · "
+		}
+		s += zoneName(w) + " " + formatEuros(w.Amount)
+	}
+	return s
+}
+
+// zoneName names a winning zone as a player reads it.
+func zoneName(w game.Win) string {
+	switch w.Surface {
+	case game.Roulette:
+		return fmt.Sprintf("ROULETTE %s %d", lang.L("chip"), w.Index+1)
+	case game.Jackpot:
+		return fmt.Sprintf("JACKPOT %s %d", lang.L("line"), w.Index+1)
+	}
+	return w.Surface.String()
+}
+
+// askPay confirms, then records the claim of the ticket shown.
+func (c *counterScreen) askPay() {
+	t := c.current
+	if t == nil || c.kind != verdictWinner {
+		return
+	}
+	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": formatEuros(t.Prize), "Serial": t.Serial.String()})
+	dialog.ShowCustomConfirm(lang.L("Pay this ticket"), lang.L("PAY"), lang.L("Cancel"), widget.NewLabel(msg), func(ok bool) {
+		if ok {
+			c.payNow(t, ledger.MethodSerial)
+		} else {
+			c.focus()
+		}
+	}, c.d.win)
+}
+
+// payNow records the claim and shows the result.
+func (c *counterScreen) payNow(t *ledger.Ticket, method string) {
+	defer c.focus()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := c.d.ledger.Claim(ctx, t.Serial.String(), method, c.d.identity())
+	var dup *ledger.AlreadyClaimedError
+	switch {
+	case errors.As(err, &dup):
+		first := dup.First
+		c.show(verdictPaid, lang.L("ALREADY PAID"), formatEuros(t.Prize), t.Serial.String()+"\n"+claimText(&first)+"\n"+lang.L("Do not pay again."))
+	case err != nil:
+		c.d.showError(err)
+	default:
+		c.current = nil
+		c.show(verdictJustPaid, lang.L("PAID"), formatEuros(cl.Amount),
+			fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.ID, lang.L("Ready for the next ticket.")))
+	}
+}
+
+var _ = layout.NewSpacer

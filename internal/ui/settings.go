@@ -1,0 +1,289 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// settingsScreen is Réglages: the ledger file, this desk's id and operator,
+// the payout limit and the language, kept in the app's preferences.
+type settingsScreen struct {
+	d       *desk
+	content fyne.CanvasObject
+
+	path     *widget.Label
+	desk     *widget.Entry
+	operator *widget.Entry
+	limit    *widget.Entry
+	language *widget.Select
+}
+
+func newSettingsScreen(d *desk) *settingsScreen {
+	s := &settingsScreen{d: d}
+	p := d.app.Preferences()
+	who := d.identity()
+
+	s.path = widget.NewLabel("")
+	s.path.Wrapping = fyne.TextWrapBreak
+	if d.ledger != nil {
+		s.path.SetText(d.ledger.Path())
+	}
+	open := widget.NewButtonWithIcon(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
+	create := widget.NewButtonWithIcon(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
+
+	s.desk = widget.NewEntry()
+	s.desk.SetText(who.Desk)
+	s.operator = widget.NewEntry()
+	s.operator.SetText(who.Operator)
+	s.limit = widget.NewEntry()
+	s.limit.SetText(strconv.Itoa(d.payoutLimit()))
+	s.limit.Validator = func(v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return fmt.Errorf("%s", lang.L("give a whole number of euros"))
+		}
+		return nil
+	}
+	names := make([]string, len(languages))
+	for i, l := range languages {
+		names[i] = l.Name
+	}
+	s.language = widget.NewSelect(names, nil)
+	cur := p.StringWithFallback(prefLanguage, "fr")
+	for _, l := range languages {
+		if l.Code == cur {
+			s.language.SetSelected(l.Name)
+		}
+	}
+
+	form := widget.NewForm(
+		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create))),
+		widget.NewFormItem(lang.L("Desk id"), s.desk),
+		widget.NewFormItem(lang.L("Operator"), s.operator),
+		widget.NewFormItem(lang.L("Payout limit (€)"), s.limit),
+		widget.NewFormItem(lang.L("Language"), s.language),
+	)
+	save := widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
+	save.Importance = widget.HighImportance
+	demo := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), func() { d.showSamples() })
+	s.content = container.NewPadded(container.NewVBox(form, container.NewHBox(save, demo)))
+	return s
+}
+
+// save stores the settings; a change of language rebuilds the screens.
+func (s *settingsScreen) save() {
+	if err := s.limit.Validate(); err != nil {
+		dialog.ShowError(err, s.d.win)
+		return
+	}
+	p := s.d.app.Preferences()
+	p.SetString(prefDesk, strings.TrimSpace(s.desk.Text))
+	p.SetString(prefOperator, strings.TrimSpace(s.operator.Text))
+	n, _ := strconv.Atoi(strings.TrimSpace(s.limit.Text))
+	p.SetInt(prefLimit, n)
+	code := "fr"
+	for _, l := range languages {
+		if l.Name == s.language.Selected {
+			code = l.Code
+		}
+	}
+	if code != p.StringWithFallback(prefLanguage, "fr") {
+		p.SetString(prefLanguage, code)
+		setLanguage(code)
+		s.d.build()
+		s.d.tabs.SelectIndex(tabSettings)
+		return
+	}
+	s.d.updateStatus()
+}
+
+// choose opens an existing ledger or creates one.
+func (s *settingsScreen) choose(create bool) {
+	done := func(path string) {
+		l, err := ledger.Open(path)
+		if err != nil {
+			dialog.ShowError(fmt.Errorf("%s %s: %w", lang.L("Cannot open the ledger"), path, err), s.d.win)
+			return
+		}
+		s.d.useLedger(l)
+		s.path.SetText(l.Path())
+	}
+	if create {
+		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+			if err != nil || w == nil {
+				return
+			}
+			path := w.URI().Path()
+			w.Close()
+			// The dialog created an empty file: a ledger starts from it.
+			done(path)
+		}, s.d.win)
+		fd.SetFileName("vegas-desk.db")
+		fd.Show()
+		return
+	}
+	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		done(path)
+	}, s.d.win)
+	fd.Show()
+}
+
+// firstRun offers a demonstration block when the ledger has none.
+func (d *desk) firstRun() {
+	if d.ledger == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	bs, err := d.ledger.Blocks(ctx)
+	if err != nil || len(bs) > 0 {
+		return
+	}
+	dialog.ShowConfirm(lang.L("Welcome to vegas-desk"),
+		lang.L("This ledger holds no block yet. Generate a demonstration block of 2,000,000 tickets (game {{.Game}}) to try the counter?",
+			map[string]any{"Game": DefaultGame}),
+		func(ok bool) {
+			if !ok {
+				return
+			}
+			d.blocks.startGenerate(func(_ ledger.Block, err error) {
+				if err == nil {
+					d.showSamples()
+				}
+			})
+		}, d.win)
+}
+
+// sample is a serial worth trying at the counter.
+type sample struct {
+	What   string
+	Serial game.Serial
+	Prize  int
+}
+
+// samples finds a loser and unpaid winners of several tiers in the
+// ledger's first block: it reads the block's export as it streams and stops
+// once it has one ticket of each.
+func (d *desk) samples(ctx context.Context) ([]sample, error) {
+	bs, err := d.ledger.Blocks(ctx)
+	if err != nil || len(bs) == 0 {
+		return nil, err
+	}
+	bl := bs[0]
+	sw := &sampleWriter{want: map[int]bool{0: true, 3: true, 6: true, 15: true, 50: true, 100: true, 1000: true}}
+	err = d.ledger.Export(ctx, bl.Game, bl.Number, sw, nil)
+	if err != nil && !errors.Is(err, errEnough) {
+		return nil, err
+	}
+	var out []sample
+	for _, c := range sw.found {
+		t, err := d.ledger.Lookup(ctx, c.Serial, ledger.Identity{Desk: "demo", Operator: "demo"})
+		if err != nil || t.Status == ledger.StatusPaid {
+			continue
+		}
+		what := lang.L("winner")
+		if t.Prize == 0 {
+			what = lang.L("loser")
+		}
+		out = append(out, sample{What: what, Serial: t.Serial, Prize: t.Prize})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Prize < out[j].Prize })
+	return out, nil
+}
+
+var errEnough = errors.New("enough samples")
+
+// sampleWriter reads JSON Lines of an export and keeps the first ticket of
+// each wanted prize; it stops the export once it has them all.
+type sampleWriter struct {
+	want  map[int]bool
+	found []struct {
+		Serial string
+		Prize  int
+	}
+	buf []byte
+}
+
+func (w *sampleWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		var line struct {
+			Serial string `json:"serial"`
+			Prize  int    `json:"prize"`
+		}
+		if json.Unmarshal(w.buf[:i], &line) == nil && w.want[line.Prize] {
+			delete(w.want, line.Prize)
+			w.found = append(w.found, struct {
+				Serial string
+				Prize  int
+			}{line.Serial, line.Prize})
+		}
+		w.buf = w.buf[i+1:]
+		if len(w.want) == 0 {
+			return len(p), errEnough
+		}
+	}
+	return len(p), nil
+}
+
+// showSamples shows a few serials to try: a loser, small and large winners.
+func (d *desk) showSamples() {
+	if !d.needLedger() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ss, err := d.samples(ctx)
+	if err != nil {
+		d.showError(err)
+		return
+	}
+	if len(ss) == 0 {
+		dialog.ShowInformation(lang.L("Serials to try"), lang.L("Generate a block first."), d.win)
+		return
+	}
+	box := container.NewVBox(widget.NewLabel(lang.L("Type or paste one of these serials at the counter:")))
+	for _, s := range ss {
+		e := widget.NewEntry()
+		e.SetText(s.Serial.String())
+		e.TextStyle.Monospace = true
+		label := fmt.Sprintf("%s %s", s.What, formatEuros(s.Prize))
+		if s.Prize == 0 {
+			label = s.What
+		}
+		serial := s.Serial.String()
+		try := widget.NewButton(lang.L("Check"), nil)
+		box.Add(container.NewBorder(nil, nil, widget.NewLabel(label), try, e))
+		try.OnTapped = func() {
+			d.tabs.SelectIndex(tabCounter)
+			d.counter.check(serial)
+		}
+	}
+	dialog.ShowCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
+}
