@@ -187,7 +187,6 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 	workers := runtime.GOMAXPROCS(0)
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	type job struct {
 		chunk int
 		out   chan []Generated
@@ -230,7 +229,7 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 			}
 		}()
 	}
-	defer wg.Wait()
+	defer func() { cancel(); wg.Wait() }() // no goroutine outlives the call
 
 	digest := NewDigest(spec.Game, spec.Block)
 	for out := range futures {
