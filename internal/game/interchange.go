@@ -63,9 +63,9 @@ type DocLn struct {
 // NewDoc returns the interchange form of t with its prize by the rules.
 func NewDoc(t *Ticket) Doc {
 	d := Doc{
-		Craps:    DocCrap{Amount: t.Craps.Amount},
-		Duel:     DocDuel{Bank: t.Duel.Bank.String(), Amount: t.Duel.Amount},
-		Bonus:    t.Bonus,
+		Craps: DocCrap{Amount: t.Craps.Amount},
+		Duel:  DocDuel{Bank: t.Duel.Bank.String(), Amount: t.Duel.Amount},
+		Bonus: t.Bonus,
 	}
 	d.Roulette.Winning = append([]int(nil), t.Roulette.Winning[:]...)
 	d.Craps.Dice = append([]int(nil), t.Craps.Dice[:]...)
