@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"runtime"
 	"slices"
 	"sync"
@@ -371,3 +373,14 @@ func TestGenerateStops(t *testing.T) {
 }
 
 var sprintf = fmt.Sprintf
+
+// The README shows the catalogue exactly as the code has it.
+func TestREADMECatalogue(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), CatalogueText()) {
+		t.Error("README.md's catalogue of ways to win differs from game.CatalogueText(); paste its output")
+	}
+}

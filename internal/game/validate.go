@@ -12,13 +12,12 @@ func Validate(t *Ticket) error {
 	}
 	checkNumbers := func(zone string, nums []int) {
 		for i, n := range nums {
-			f := fmt.Sprintf(zone, i)
 			if !IsRouletteNumber(n) {
-				bad(f, n, "is not a roulette number")
+				bad(fmt.Sprintf(zone, i), n, "is not a roulette number")
 			}
 			for j := 0; j < i; j++ {
 				if nums[j] == n {
-					bad(f, n, "repeats a number of the same zone")
+					bad(fmt.Sprintf(zone, i), n, "repeats a number of the same zone")
 				}
 			}
 		}
