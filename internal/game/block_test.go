@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
