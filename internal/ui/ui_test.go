@@ -1,0 +1,489 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// The shared fixture: one ledger with one generated block, and serials of
+// that block found through its export.
+var (
+	fixture     *ledger.Ledger
+	losers      []string
+	winners     = map[int][]string{} // by prize, a few serials each
+	fixturePath string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "vegas-desk-ui")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	fixturePath = filepath.Join(dir, "fixture.db")
+	if err := makeFixture(fixturePath); err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 1
+	}
+	defer fixture.Close()
+	return m.Run()
+}
+
+func makeFixture(path string) error {
+	ctx := context.Background()
+	l, err := ledger.Open(path)
+	if err != nil {
+		return err
+	}
+	fixture = l
+	seed := game.Seed{1, 2, 3}
+	b, err := l.Generate(ctx, DefaultGame, seed, nil)
+	if err != nil {
+		return err
+	}
+	cw := &collectWriter{}
+	err = l.Export(ctx, b.Game, b.Number, cw, nil)
+	if err != nil && !errors.Is(err, errEnough) {
+		return err
+	}
+	if len(losers) == 0 || len(winners[3]) < 8 || len(winners[1000]) == 0 {
+		return fmt.Errorf("fixture: not enough serials: %d losers, %v", len(losers), winners)
+	}
+	return nil
+}
+
+// collectWriter keeps losers and winners from an export until it has
+// enough.
+type collectWriter struct{ buf []byte }
+
+func (w *collectWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		var line struct {
+			Serial string `json:"serial"`
+			Prize  int    `json:"prize"`
+		}
+		if err := json.Unmarshal(w.buf[:i], &line); err != nil {
+			return 0, err
+		}
+		w.buf = w.buf[i+1:]
+		if line.Prize == 0 && len(losers) < 4 {
+			losers = append(losers, line.Serial)
+		} else if line.Prize > 0 && len(winners[line.Prize]) < 10 {
+			winners[line.Prize] = append(winners[line.Prize], line.Serial)
+		}
+		if len(losers) >= 4 && len(winners[3]) >= 10 && len(winners[1000]) > 0 {
+			return len(p), errEnough
+		}
+	}
+}
+
+// takeWinner hands out a different winner of the prize to each test.
+func takeWinner(t *testing.T, prize int) string {
+	t.Helper()
+	if len(winners[prize]) == 0 {
+		t.Fatalf("no winner of %d € left in the fixture", prize)
+	}
+	s := winners[prize][0]
+	winners[prize] = winners[prize][1:]
+	return s
+}
+
+// newTestDesk builds the app's screens in a test window on l.
+func newTestDesk(t *testing.T, l *ledger.Ledger) *desk {
+	t.Helper()
+	a := test.NewTempApp(t)
+	setLanguage("fr")
+	a.Settings().SetTheme(vegasTheme{})
+	a.Preferences().SetString(prefDesk, "G1")
+	a.Preferences().SetString(prefOperator, "Alice")
+	w := test.NewTempWindow(t, nil)
+	w.Resize(fyne.NewSize(1400, 900))
+	return newDesk(a, w, l)
+}
+
+// scan types a serial in the counter's field and presses Enter, as a
+// barcode scanner does.
+func scan(d *desk, serial string) {
+	test.Type(d.counter.entry, serial)
+	d.counter.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+}
+
+// findButton finds a visible button by its text among the objects of the
+// window's overlays (dialogs) and content.
+func findButton(t *testing.T, w fyne.Window, text string) *widget.Button {
+	t.Helper()
+	roots := append([]fyne.CanvasObject{}, w.Canvas().Overlays().List()...)
+	roots = append(roots, w.Canvas().Content())
+	for i := len(roots) - 1; i >= 0; i-- {
+		for _, o := range test.LaidOutObjects(roots[i]) {
+			if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() {
+				return b
+			}
+		}
+	}
+	t.Fatalf("no button %q", text)
+	return nil
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestCounterVerdicts(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	c := d.counter
+	if got := d.win.Canvas().Focused(); got != c.entry {
+		t.Fatalf("focus at open: got %v, want the serial field", got)
+	}
+	win := takeWinner(t, 6)
+	s, err := game.ParseSerial(win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := s
+	unknown.Secret = (s.Secret + 1) % 1_000_000
+	badDigit := []byte(s.Compact())
+	badDigit[len(badDigit)-1] = '0' + (badDigit[len(badDigit)-1]-'0'+1)%10
+
+	tests := []struct {
+		name   string
+		serial string
+		want   verdict
+		title  string
+		amount string
+	}{
+		{"loser", losers[0], verdictLoser, "PERDANT", ""},
+		{"winner", win, verdictWinner, "GAGNANT", "6 €"},
+		{"winner typed without dashes", s.Compact(), verdictWinner, "GAGNANT", "6 €"},
+		{"unknown serial", unknown.String(), verdictUnknown, "NUMÉRO INCONNU", ""},
+		{"bad check digit", string(badDigit), verdictMistyped, "NUMÉRO MAL SAISI", ""},
+		{"too short", "531-0001-12", verdictMistyped, "NUMÉRO MAL SAISI", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scan(d, tt.serial)
+			if c.kind != tt.want || c.title.Text != tt.title {
+				t.Errorf("verdict: got %d %q, want %d %q (%s)", c.kind, c.title.Text, tt.want, tt.title, c.detail.Text)
+			}
+			if c.amount.Text != tt.amount {
+				t.Errorf("amount: got %q, want %q", c.amount.Text, tt.amount)
+			}
+			if c.entry.Text != "" {
+				t.Errorf("the field keeps %q after the check", c.entry.Text)
+			}
+			if got := d.win.Canvas().Focused(); got != c.entry {
+				t.Errorf("focus after the check: got %v, want the serial field", got)
+			}
+			if pay := c.pay.Visible(); pay != (tt.want == verdictWinner) {
+				t.Errorf("PAYER visible: %v", pay)
+			}
+		})
+	}
+}
+
+func TestCounterPay(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	c := d.counter
+	serial := takeWinner(t, 3)
+	scan(d, serial)
+	if c.kind != verdictWinner {
+		t.Fatalf("verdict %q, want GAGNANT", c.title.Text)
+	}
+	test.Tap(c.pay)
+	test.Tap(findButton(t, d.win, "PAYER")) // the confirmation's button
+	if c.kind != verdictJustPaid {
+		t.Fatalf("after PAYER: %q %s", c.title.Text, c.detail.Text)
+	}
+	cls, err := fixture.Claims(context.Background(), ledger.ClaimFilter{Desk: "G1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, cl := range cls {
+		if cl.Serial == serial || strings.ReplaceAll(cl.Serial, "-", "") == strings.ReplaceAll(serial, "-", "") {
+			found++
+			if cl.Amount != 3 || cl.Operator != "Alice" || cl.Method != ledger.MethodSerial {
+				t.Errorf("claim %+v", cl)
+			}
+		}
+	}
+	if found != 1 {
+		t.Fatalf("%d claims of %s, want 1", found, serial)
+	}
+
+	// The same ticket again: DÉJÀ PAYÉ with when, where and who.
+	scan(d, serial)
+	if c.kind != verdictPaid || c.title.Text != "DÉJÀ PAYÉ" {
+		t.Fatalf("second check: %q", c.title.Text)
+	}
+	if !strings.Contains(c.detail.Text, "G1") || !strings.Contains(c.detail.Text, "Alice") {
+		t.Errorf("detail %q lacks the desk and the operator", c.detail.Text)
+	}
+	// A second payment, e.g. from another desk at the same moment, is refused.
+	tk, err := fixture.Lookup(context.Background(), serial, d.identity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.payNow(&tk, ledger.MethodSerial)
+	if c.kind != verdictPaid {
+		t.Errorf("second payment: %q, want DÉJÀ PAYÉ", c.title.Text)
+	}
+
+	// Above this desk's payout limit.
+	d.app.Preferences().SetInt(prefLimit, 500)
+	scan(d, takeWinner(t, 1000))
+	if c.kind != verdictOverLimit || c.pay.Visible() {
+		t.Errorf("1 000 € at a 500 € desk: %q, PAYER visible %v", c.title.Text, c.pay.Visible())
+	}
+}
+
+func TestContentsForm(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	c := d.contents
+	fill := func(tk *game.Ticket) {
+		doc := game.NewDoc(tk)
+		set := func(path string, v any) { c.fields[path].SetSelected(fmt.Sprint(v)) }
+		for i, n := range doc.Roulette.Winning {
+			set(fmt.Sprintf("roulette.winning[%d]", i), n)
+		}
+		for i, b := range doc.Roulette.Bets {
+			set(fmt.Sprintf("roulette.bets[%d].number", i), b.Number)
+			set(fmt.Sprintf("roulette.bets[%d].amount", i), b.Amount)
+		}
+		set("craps.dice[0]", doc.Craps.Dice[0])
+		set("craps.dice[1]", doc.Craps.Dice[1])
+		set("craps.amount", doc.Craps.Amount)
+		for i, s := range doc.Duel.Cards {
+			set(fmt.Sprintf("duel.cards[%d]", i), s)
+		}
+		set("duel.bank", doc.Duel.Bank)
+		set("duel.amount", doc.Duel.Amount)
+		for i, l := range doc.Jackpot {
+			for j, s := range l.Symbols {
+				set(fmt.Sprintf("jackpot[%d].symbols[%d]", i, j), s)
+			}
+			set(fmt.Sprintf("jackpot[%d].amount", i), l.Amount)
+		}
+		set("bonus", doc.Bonus)
+	}
+
+	t.Run("field errors", func(t *testing.T) {
+		tk, _ := sampleTicket()
+		fill(&tk)
+		c.fields["craps.amount"].ClearSelected()
+		c.fields["roulette.winning[1]"].SetSelected("4") // repeats winning[0]
+		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
+		if got := c.errs["craps.amount"].Text; got != "à renseigner" {
+			t.Errorf("craps.amount error: got %q", got)
+		}
+		if got := c.errs["roulette.winning[1]"].Text; !strings.Contains(got, "repeats") {
+			t.Errorf("roulette.winning[1] error: got %q", got)
+		}
+		if got := c.errs["duel.bank"].Text; got != "" {
+			t.Errorf("duel.bank has an error: %q", got)
+		}
+		if c.pay.Visible() {
+			t.Error("PAYER shown for invalid contents")
+		}
+	})
+
+	t.Run("prize and breakdown", func(t *testing.T) {
+		tk, _ := sampleTicket() // 6 € chip + 15 € craps + 6 € line... by the rules
+		fill(&tk)
+		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
+		want, _ := game.Evaluate(&tk)
+		if got := c.prize.Text; got != "Gain "+formatEuros(want) {
+			t.Errorf("prize: got %q, want %q", got, "Gain "+formatEuros(want))
+		}
+		for _, z := range []string{"ROULETTE mise 1", "CRAPS", "JACKPOT ligne 1"} {
+			if !strings.Contains(c.result.Text, z) {
+				t.Errorf("breakdown %q lacks %q", c.result.Text, z)
+			}
+		}
+	})
+
+	t.Run("ledger match and pay", func(t *testing.T) {
+		serial := takeWinner(t, 3)
+		lt, err := fixture.Lookup(context.Background(), serial, d.identity())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.reset()
+		fill(&lt.Ticket)
+		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
+		if c.match == nil {
+			t.Fatalf("no ledger match: %s", c.result.Text)
+		}
+		if c.prize.Text != "Gain 3 €" {
+			t.Errorf("prize %q", c.prize.Text)
+		}
+		if !c.pay.Visible() {
+			t.Fatalf("PAYER hidden: %s", c.result.Text)
+		}
+		m := c.match
+		test.Tap(c.pay)
+		test.Tap(findButton(t, d.win, "PAYER"))
+		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Status != ledger.StatusPaid || after.Claim == nil || after.Claim.Method != ledger.MethodContents {
+			t.Errorf("after paying by contents: %v %+v", after.Status, after.Claim)
+		}
+	})
+}
+
+func TestClaimsScreen(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	serial := takeWinner(t, 3)
+	if _, err := fixture.Claim(context.Background(), serial, ledger.MethodSerial, ledger.Identity{Desk: "G7", Operator: "Bob"}); err != nil {
+		t.Fatal(err)
+	}
+	c := d.claims
+	c.desk.SetText("G7")
+	c.reload()
+	if len(c.claims) != 1 {
+		t.Fatalf("%d claims at G7, want 1", len(c.claims))
+	}
+	if !strings.Contains(c.totals.Text, "1 paiements, 3 € payés") {
+		t.Errorf("totals %q", c.totals.Text)
+	}
+	var csv bytes.Buffer
+	if err := c.writeCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(csv.String(), "\n"); lines != 2 {
+		t.Errorf("CSV has %d lines, want 2:\n%s", lines, csv.String())
+	}
+	c.table.Select(widget.TableCellID{Row: 0, Col: 1})
+	test.Tap(c.void)
+	c.voidNow(c.claims[0].ID, "erreur de saisie")
+	if !c.claims[0].Voided || c.claims[0].VoidReason != "erreur de saisie" {
+		t.Errorf("after void: %+v", c.claims[0])
+	}
+	if !strings.Contains(c.totals.Text, "0 paiements") {
+		t.Errorf("totals after void %q", c.totals.Text)
+	}
+}
+
+func TestBlocksGenerateAndCancel(t *testing.T) {
+	l, err := ledger.Open(filepath.Join(t.TempDir(), "gen.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d := newTestDesk(t, l)
+	b := d.blocks
+	ctx := context.Background()
+
+	// Cancel once the generation has started: no block is left.
+	task := b.startGenerate(nil)
+	waitFor(t, "progress", 60*time.Second, func() bool { v, _ := task.progress.Get(); return v > 0 })
+	test.Tap(findButton(t, d.win, "Annuler"))
+	<-task.done
+	if task.err == nil {
+		t.Fatal("cancelled generation returned no error")
+	}
+	if bs, err := l.Blocks(ctx); err != nil || len(bs) != 0 {
+		t.Fatalf("after cancel: %d blocks, %v", len(bs), err)
+	}
+
+	// A whole generation reaches 100 % and lists the block with its report.
+	task = b.startGenerate(nil)
+	<-task.done
+	if task.err != nil {
+		t.Fatal(task.err)
+	}
+	if v, _ := task.progress.Get(); v != 1 {
+		t.Errorf("progress at the end: %v, want 1", v)
+	}
+	if len(b.blocks) != 1 || b.blocks[0].Tickets != game.BlockSize {
+		t.Fatalf("blocks: %+v", b.blocks)
+	}
+	if b.sel != 0 || len(b.rep.Tiers) != len(game.PrizeTable) {
+		t.Errorf("report of the new block: sel %d, %d tiers", b.sel, len(b.rep.Tiers))
+	}
+	if b.digest.Text != b.blocks[0].Digest {
+		t.Errorf("digest shown %q", b.digest.Text)
+	}
+}
+
+func TestRenderTicketPNG(t *testing.T) {
+	test.NewTempApp(t)
+	tk, err := fixture.Lookup(context.Background(), losers[1], ledger.Identity{Desk: "t", Operator: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := RenderTicketPNG(&b, tk); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := img.Bounds().Size(); s.X != ticketW || s.Y != ticketH {
+		t.Errorf("size %v", s)
+	}
+}
+
+// TestTranslations checks that every string the app localizes has a French
+// translation.
+func TestTranslations(t *testing.T) {
+	data, err := translations.ReadFile("translations/fr.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fr map[string]string
+	if err := json.Unmarshal(data, &fr); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("*.go")
+	re := regexp.MustCompile(`lang\.L\("([^"]*)"`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, _ := os.ReadFile(f)
+		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+			if _, ok := fr[m[1]]; !ok {
+				t.Errorf("%s: %q has no French translation", f, m[1])
+			}
+		}
+	}
+}
