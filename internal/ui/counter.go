@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -12,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -61,6 +61,7 @@ type counterScreen struct {
 	pay     *widget.Button
 	tries   *widget.Label
 
+	history []string // the last verdicts, newest first
 	kind    verdict
 	current *ledger.Ticket // the ticket last looked up, nil when none
 }
@@ -114,11 +115,10 @@ func newCounterScreen(d *desk) *counterScreen {
 	c.tries = widget.NewLabel("")
 	c.tries.Wrapping = fyne.TextWrapWord
 
-	top := container.NewVBox(prompt,
-		container.NewBorder(nil, nil, nil, container.NewHBox(check, byContents), c.entry))
+	top := container.NewVBox(prompt, c.entry, container.NewHBox(check, byContents))
 	left := container.NewBorder(top, c.tries, nil, nil, container.NewVBox(verdictBox))
 	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(c.picture))
-	split.Offset = 0.36
+	split.Offset = 0.4
 	c.content = split
 	c.show(verdictNone, lang.L("READY"), "", lang.L("The verdict appears here."))
 	return c
@@ -140,6 +140,17 @@ func (c *counterScreen) clear() {
 
 func (c *counterScreen) show(k verdict, title, amount, detail string) {
 	c.kind = k
+	if k != verdictNone {
+		line := time.Now().Format("15:04:05") + "  " + title
+		if amount != "" {
+			line += " " + amount
+		}
+		c.history = append([]string{line}, c.history...)
+		if len(c.history) > 8 {
+			c.history = c.history[:8]
+		}
+		c.tries.SetText(lang.L("Last checks") + "\n" + strings.Join(c.history, "\n"))
+	}
 	c.bg.FillColor = verdictStyle[k]
 	c.bg.Refresh()
 	c.title.Text = title
@@ -283,5 +294,3 @@ func (c *counterScreen) payNow(t *ledger.Ticket, method string) {
 			fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.ID, lang.L("Ready for the next ticket.")))
 	}
 }
-
-var _ = layout.NewSpacer
