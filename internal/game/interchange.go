@@ -255,8 +255,21 @@ func (p *parser) keys(path string, obj map[string]any, want []string, extra map[
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
+		if !plainKey(k) {
+			k = strconv.Quote(k)
+		}
 		p.fail(join(path, k), nil, "is not a key of the ticket format; expected "+strings.Join(want, ", "))
 	}
+}
+
+// plainKey reports whether k can be shown in a field path as it is.
+func plainKey(k string) bool {
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 func contains(list []string, s string) bool {
