@@ -38,7 +38,7 @@ run: build
 
 # No display and no cgo needed: -tags ci gives Fyne its software driver.
 test: deps-test
-	$(GO) vet -tags ci,migrated_fynedo $(PKG)
+	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
 
 bench: deps-test
