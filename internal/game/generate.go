@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
 	mrand "math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -37,6 +39,21 @@ func NewSeed() (Seed, error) {
 	_, err := rand.Read(s[:])
 	return s, err
 }
+
+// ParseSeed reads a seed written as 64 hexadecimal digits (spaces ignored).
+func ParseSeed(s string) (Seed, error) {
+	var seed Seed
+	h := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) != len(seed) {
+		return seed, fmt.Errorf("seed %q: give %d hexadecimal digits (256 bits)", s, 2*len(seed))
+	}
+	copy(seed[:], b)
+	return seed, nil
+}
+
+// String writes the seed as 64 hexadecimal digits.
+func (s Seed) String() string { return hex.EncodeToString(s[:]) }
 
 // derive returns SHA-256(seed ‖ label ‖ n as 8 bytes big-endian): the
 // independent sub-seeds of one block.

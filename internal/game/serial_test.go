@@ -127,3 +127,15 @@ func FuzzParseSerial(f *testing.F) {
 		}
 	})
 }
+
+func TestParseSeed(t *testing.T) {
+	s, err := ParseSeed(testSeed.String())
+	if err != nil || s != testSeed {
+		t.Errorf("round trip: %v, %v", s, err)
+	}
+	for _, bad := range []string{"", "5eed", strings.Repeat("zz", 32), strings.Repeat("00", 33)} {
+		if _, err := ParseSeed(bad); err == nil || !strings.Contains(err.Error(), "64 hexadecimal digits") {
+			t.Errorf("ParseSeed(%q) = %v", bad, err)
+		}
+	}
+}
