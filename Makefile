@@ -11,7 +11,7 @@ TEST_DEBS := sqlite3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench fuzz deps-gui deps-test clean
+.PHONY: all build run package test bench fuzz deps-gui deps-test clean
 
 all: build
 
@@ -35,6 +35,15 @@ build: deps-gui
 
 run: build
 	./bin/vegas-desk
+
+# A Linux package (bin/vegas-desk.tar.xz: binary, icon, .desktop file and an
+# install Makefile) made by fyne.io/tools from the binary and FyneApp.toml.
+FYNE ?= $(shell $(GO) env GOPATH)/bin/fyne
+package: build
+	@[ -x $(FYNE) ] || $(GO) install fyne.io/tools/cmd/fyne@v1.7.4
+	$(FYNE) package --os linux --executable bin/vegas-desk --name vegas-desk \
+		--icon Icon.png --app-id fr.vegasdesk.app
+	mv vegas-desk.tar.xz bin/
 
 # No display and no cgo needed: -tags ci gives Fyne its software driver.
 test: deps-test
