@@ -139,8 +139,7 @@ func scan(d *desk, serial string) {
 // window's overlays (dialogs) and content.
 func findButton(t *testing.T, w fyne.Window, text string) *widget.Button {
 	t.Helper()
-	roots := append([]fyne.CanvasObject{}, w.Canvas().Overlays().List()...)
-	roots = append(roots, w.Canvas().Content())
+	roots := append([]fyne.CanvasObject{w.Canvas().Content()}, w.Canvas().Overlays().List()...)
 	for i := len(roots) - 1; i >= 0; i-- {
 		for _, o := range test.LaidOutObjects(roots[i]) {
 			if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() {
@@ -274,6 +273,7 @@ func TestCounterPay(t *testing.T) {
 
 func TestContentsForm(t *testing.T) {
 	d := newTestDesk(t, fixture)
+	d.tabs.SelectIndex(tabContents)
 	c := d.contents
 	fill := func(tk *game.Ticket) {
 		doc := game.NewDoc(tk)
