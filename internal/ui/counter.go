@@ -104,7 +104,7 @@ func newCounterScreen(d *desk) *counterScreen {
 	c.detail = widget.NewLabel("")
 	c.detail.Alignment = fyne.TextAlignCenter
 	c.detail.Wrapping = fyne.TextWrapWord
-	c.detail.Importance = widget.HighImportance
+	c.detail.TextStyle.Bold = true
 	c.pay = widget.NewButtonWithIcon(lang.L("PAY"), theme.ConfirmIcon(), c.askPay)
 	c.pay.Importance = widget.SuccessImportance
 	c.pay.Hide()

@@ -269,6 +269,7 @@ func (d *desk) showSamples() {
 		return
 	}
 	box := container.NewVBox(widget.NewLabel(lang.L("Type or paste one of these serials at the counter:")))
+	var dlg dialog.Dialog
 	for _, s := range ss {
 		e := widget.NewEntry()
 		e.SetText(s.Serial.String())
@@ -281,9 +282,11 @@ func (d *desk) showSamples() {
 		try := widget.NewButton(lang.L("Check"), nil)
 		box.Add(container.NewBorder(nil, nil, widget.NewLabel(label), try, e))
 		try.OnTapped = func() {
+			dlg.Hide()
 			d.tabs.SelectIndex(tabCounter)
 			d.counter.check(serial)
 		}
 	}
-	dialog.ShowCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
+	dlg = dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
+	dlg.Show()
 }
