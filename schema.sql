@@ -48,9 +48,16 @@ CREATE TABLE tickets (
     prize INTEGER NOT NULL,
     code  BLOB    NOT NULL
 );
--- Find by contents: winning tickets only, by the first 4 bytes of the
--- encoding (the roulette's winning numbers and first bet: 32 bits).
-CREATE INDEX tickets_by_contents ON tickets (substr(code, 1, 4)) WHERE prize > 0;
+-- Find by contents: the winning tickets of each block by the first 4 bytes
+-- of their encoding (the roulette's winning numbers and first bet, 32 bits),
+-- written once per block in key order right after its tickets, so that they
+-- append to the end of the tree and fill its pages.
+CREATE TABLE finder (
+    block INTEGER NOT NULL,   -- blocks.id
+    key   INTEGER NOT NULL,   -- first 4 bytes of tickets.code, big-endian, as a signed 32-bit integer
+    id    INTEGER NOT NULL,   -- tickets.id
+    PRIMARY KEY (block, key, id)
+) WITHOUT ROWID;
 
 -- The journal: append-only, each entry hashed with the previous entry's
 -- hash (see internal/ledger/journal.go for the canonical text).

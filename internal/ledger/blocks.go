@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -8,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -18,6 +20,15 @@ import (
 // insertRows is the number of tickets of one multi-row INSERT (3 parameters
 // each); game.ChunkSize is a multiple of it.
 const insertRows = 500
+
+// findRow is a row of finder.
+type findRow struct {
+	key int32
+	id  int64
+}
+
+// findKey is the finder's key of an encoding: its first 4 bytes.
+func findKey(code *[game.EncodedSize]byte) int32 { return int32(binary.BigEndian.Uint32(code[:4])) }
 
 // blockRow is a row of blocks.
 type blockRow struct {
@@ -144,7 +155,7 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	if err := tx.GetContext(ctx, &first, "SELECT coalesce(max(id), -1) + 1 FROM tickets"); err != nil {
 		return Block{}, err
 	}
-	stmt, err := tx.PrepareContext(ctx, "INSERT INTO tickets (id, prize, code) VALUES "+
+	stmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO tickets (id, prize, code) VALUES "+
 		strings.TrimSuffix(strings.Repeat("(?,?,?),", insertRows), ","))
 	if err != nil {
 		return Block{}, err
@@ -163,6 +174,7 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 		return Block{}, err
 	}
 	args := make([]any, 3*insertRows)
+	finds := make([]findRow, 0, game.Winners)
 	done := 0
 	h := sha256.New()
 	var sec [4]byte
@@ -176,6 +188,9 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 				args[3*i] = first + int64(g.Position)
 				args[3*i+1] = g.Prize
 				args[3*i+2] = g.Code[:]
+				if g.Prize > 0 {
+					finds = append(finds, findRow{findKey(&g.Code), first + int64(g.Position)})
+				}
 				binary.BigEndian.PutUint32(sec[:], uint32(g.Secret))
 				h.Write(sec[:])
 				h.Write(g.Code[:])
@@ -198,6 +213,37 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	})
 	if err != nil {
 		return Block{}, err
+	}
+	// The finder of the block, in key order: appended at the end of its
+	// tree, so its pages are full.
+	slices.SortFunc(finds, func(a, b findRow) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	fstmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (block, key, id) VALUES "+
+		strings.TrimSuffix(strings.Repeat("(?,?,?),", insertRows), ","))
+	if err != nil {
+		return Block{}, err
+	}
+	defer fstmt.Close()
+	for len(finds) > 0 {
+		n := min(len(finds), insertRows)
+		if n < insertRows {
+			fstmt.Close()
+			if fstmt, err = tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (block, key, id) VALUES "+
+				strings.TrimSuffix(strings.Repeat("(?,?,?),", n), ",")); err != nil {
+				return Block{}, err
+			}
+		}
+		for i, f := range finds[:n] {
+			args[3*i], args[3*i+1], args[3*i+2] = blockID, f.key, f.id
+		}
+		if _, err := fstmt.ExecContext(ctx, args[:3*n]...); err != nil {
+			return Block{}, err
+		}
+		finds = finds[n:]
 	}
 	at := l.now()
 	if _, err := tx.ExecContext(ctx, "INSERT INTO blocks ("+blockCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",

@@ -107,7 +107,8 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket) (Ticket, er
 	}
 	defer tx.Rollback()
 	var ids []int64
-	if err := tx.SelectContext(ctx, &ids, "SELECT id FROM tickets WHERE prize > 0 AND substr(code, 1, 4) = ? AND code = ? ORDER BY id", code[:4], code[:]); err != nil {
+	if err := tx.SelectContext(ctx, &ids, `SELECT f.id FROM finder f JOIN tickets t ON t.id = f.id
+		WHERE f.block IN (SELECT id FROM blocks) AND f.key = ? AND t.code = ? ORDER BY f.id`, findKey(&code), code[:]); err != nil {
 		return Ticket{}, fmt.Errorf("find by contents: %w", err)
 	}
 	var found []Ticket
@@ -157,4 +158,3 @@ func (l *Ledger) refuse(ctx context.Context, reason, serial string, who Identity
 	}
 	return tx.Commit()
 }
-
