@@ -1,0 +1,11 @@
+// Command vegas-desk is the VEGAS ledger: with no command it opens the
+// desktop app; with a command it works without a window (see usage).
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
