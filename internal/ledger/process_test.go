@@ -1,0 +1,233 @@
+package ledger
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"vegas-desk/internal/game"
+)
+
+// runChild is the re-executed test binary: VEGAS_LEDGER_CHILD says what to
+// do on the ledger VEGAS_LEDGER_DB.
+func runChild(what string) int {
+	ctx := context.Background()
+	l, err := Open(os.Getenv("VEGAS_LEDGER_DB"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	defer l.Close()
+	switch what {
+	case "generate":
+		// Report progress so the parent can kill at a chosen moment.
+		_, err = l.Generate(ctx, 531, game.Seed{7}, func(done, total int) {
+			fmt.Printf("%d\n", done)
+		})
+		fmt.Println("done")
+	case "claim":
+		fmt.Println("ready")
+		bufio.NewReader(os.Stdin).ReadString('\n') // start together
+		_, err = l.Claim(ctx, os.Getenv("VEGAS_LEDGER_SERIAL"), MethodSerial, Identity{Desk: os.Getenv("VEGAS_LEDGER_DESK"), Operator: "op"})
+		if errors.Is(err, ErrAlreadyClaimed) {
+			return 1
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	return 0
+}
+
+func child(t *testing.T, what, db string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{"VEGAS_LEDGER_CHILD=" + what, "VEGAS_LEDGER_DB=" + db}, env...)...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+func TestKillDuringGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates blocks")
+	}
+	path := copyFixture(t)
+	l := mustOpen(t, path)
+	b, _ := l.Block(context.Background(), 531, 1)
+	w := ticketsWith(t, l, b, 9, 1)[0]
+	if _, err := l.Claim(context.Background(), serialOf(b, w), MethodSerial, Identity{"D1", "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	// Kill at random moments: after k progress reports (k = 500 is after
+	// the last batch, during the finder, the commit or the checkpoint).
+	r := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
+	moments := []int{r.IntN(50) + 1, r.IntN(450) + 50, 500}
+	for _, k := range moments {
+		t.Run(fmt.Sprint("after ", k, " batches"), func(t *testing.T) {
+			cmd := child(t, "generate", path)
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			n := 0
+			for n < k && sc.Scan() {
+				n++
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if n < k {
+				t.Fatalf("child reported %d batches", n)
+			}
+			l := mustOpen(t, path)
+			var check string
+			l.r.Get(&check, "PRAGMA integrity_check")
+			if check != "ok" {
+				t.Fatalf("integrity_check: %s", check)
+			}
+			var blocks, tickets int
+			l.r.Get(&blocks, "SELECT count(*) FROM blocks")
+			l.r.Get(&tickets, "SELECT count(*) FROM tickets")
+			if blocks != 1 || tickets != game.BlockSize {
+				// A kill after the commit may leave a whole second block.
+				if !(k == 500 && blocks == 2 && tickets == 2*game.BlockSize) {
+					t.Fatalf("%d blocks, %d tickets", blocks, tickets)
+				}
+			}
+			cs, err := l.Claims(context.Background(), ClaimFilter{})
+			if err != nil || len(cs) != 1 || cs[0].Position != w {
+				t.Fatalf("claims %+v, %v", cs, err)
+			}
+			rep, err := l.Verify(context.Background(), 531, 1, nil)
+			if err != nil || !rep.OK() {
+				t.Fatalf("verify %+v, %v", rep, err)
+			}
+			l.Close()
+		})
+	}
+}
+
+func TestConcurrentClaims(t *testing.T) {
+	path := copyFixture(t)
+	l := mustOpen(t, path)
+	b, _ := l.Block(context.Background(), 531, 1)
+	serial := serialOf(b, ticketsWith(t, l, b, 1000, 1)[0])
+	l.Close()
+	const n = 6
+	var cmds []*exec.Cmd
+	var stdins []*os.File
+	for i := range n {
+		cmd := child(t, "claim", path, "VEGAS_LEDGER_SERIAL="+serial, fmt.Sprintf("VEGAS_LEDGER_DESK=D%d", i))
+		pr, pw, _ := os.Pipe()
+		cmd.Stdin = pr
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pr.Close()
+		bufio.NewReader(out).ReadString('\n') // "ready": the ledger is open
+		cmds, stdins = append(cmds, cmd), append(stdins, pw)
+	}
+	for _, w := range stdins {
+		w.Write([]byte("go\n"))
+	}
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Go(func() { cmd.Wait(); codes[i] = cmd.ProcessState.ExitCode() })
+	}
+	wg.Wait()
+	paid, refused := 0, 0
+	for _, c := range codes {
+		switch c {
+		case 0:
+			paid++
+		case 1:
+			refused++
+		}
+	}
+	if paid != 1 || refused != n-1 {
+		t.Fatalf("exit codes %v: %d paid, %d refused", codes, paid, refused)
+	}
+	l = mustOpen(t, path)
+	cs, _ := l.Claims(context.Background(), ClaimFilter{})
+	refs, _ := l.Refusals(context.Background(), l.Now().AddDate(-1, 0, 0))
+	if len(cs) != 1 || len(refs) != n-1 {
+		t.Errorf("%d claims, %d refusals", len(cs), len(refs))
+	}
+}
+
+// TestTamper changes a ticket's bytes and a claim with the sqlite3 tool,
+// dropping the protective triggers as an attacker can.
+func TestTamper(t *testing.T) {
+	sqlite3, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("the sqlite3 tool is not installed (make deps-test)")
+	}
+	ctx := context.Background()
+	path := copyFixture(t)
+	l := mustOpen(t, path)
+	b, _ := l.Block(ctx, 531, 1)
+	w := ticketsWith(t, l, b, 15, 2)
+	c1, err := l.Claim(ctx, serialOf(b, w[0]), MethodSerial, Identity{"D1", "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := l.Claim(ctx, serialOf(b, w[1]), MethodSerial, Identity{"D1", "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+
+	const victim = 123456
+	script := fmt.Sprintf(`DROP TRIGGER tickets_no_update; DROP TRIGGER journal_no_update;
+UPDATE tickets SET code = substr(code, 1, 13) || x'%02x' WHERE id = %d;
+UPDATE journal SET amount = 1000 WHERE id = %d;`, 0, victim, c2.ID)
+	// Flip the last byte for sure: read it first.
+	out, err := exec.Command(sqlite3, path, fmt.Sprintf("SELECT hex(substr(code, 14, 1)) FROM tickets WHERE id = %d", victim)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int
+	fmt.Sscanf(strings.TrimSpace(string(out)), "%x", &last)
+	script = strings.Replace(script, "x'00'", fmt.Sprintf("x'%02x'", last^0x01), 1)
+	if out, err := exec.Command(sqlite3, path, script).CombinedOutput(); err != nil {
+		t.Fatalf("sqlite3: %v\n%s", err, out)
+	}
+
+	l = mustOpen(t, path)
+	rep, err := l.Verify(ctx, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() {
+		t.Fatal("verify found nothing")
+	}
+	var text []string
+	for _, p := range rep.Problems {
+		text = append(text, p.String())
+	}
+	all := strings.Join(text, "\n")
+	t.Log(all)
+	for _, want := range []string{
+		fmt.Sprintf("block 531/1 pack %d:", victim/game.PackSize),
+		"block 531/1: digest",
+		fmt.Sprintf("claim %d:", c2.ID),
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems do not name %q", want)
+		}
+	}
+	if strings.Contains(all, fmt.Sprintf("claim %d:", c1.ID)) {
+		t.Errorf("untouched claim %d named", c1.ID)
+	}
+}
