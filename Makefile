@@ -52,6 +52,8 @@ test: deps-test
 
 bench: deps-test
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/game/
+	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/ledger/
+	GO=$(GO) ./internal/ledger/testdata/bench.sh
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseDoc -fuzztime 60s ./internal/game/

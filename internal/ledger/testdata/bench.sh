@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Ledger figures beside their references, measured in the same run
+# (issue 3, "Performance"). Run from the repository root: make bench.
+set -euo pipefail
+GO=${GO:-go}
+TAGS=ci,migrated_fynedo
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=$work/vegas-desk
+CGO_ENABLED=0 $GO build -tags $TAGS -o "$bin" ./cmd/vegas-desk
+
+now() { date +%s.%N; }
+# elapsed START → seconds since START
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.4f", b - a }'; }
+# line NAME OURS REF UNIT MAXRATIO: ratio OURS/REF against MAXRATIO
+line() {
+	awk -v n="$1" -v o="$2" -v r="$3" -v u="$4" -v m="$5" 'BEGIN {
+		ratio = o / r; v = (ratio <= m) ? "PASS" : "FAIL"
+		printf "%-34s %10.3f %-6s reference %10.3f %-6s ratio %6.2f  target <= %-5s %s\n", n, o, u, r, u, ratio, m, v }'
+}
+# limit NAME VALUE UNIT MAX: an absolute target
+limit() {
+	awk -v n="$1" -v o="$2" -v u="$3" -v m="$4" 'BEGIN {
+		v = (o <= m) ? "PASS" : "FAIL"
+		printf "%-34s %10.3f %-6s target <= %-10s %s\n", n, o, u, m " " u, v }'
+}
+best() { sort -g | head -1; }
+
+echo "== reference: sqlite3 $(sqlite3 --version | cut -d' ' -f1), 2,000,000 rows of (id, prize, 14-byte blob) set-based"
+ref_insert=$(for i in 1 2 3; do
+	rm -f "$work/ref.db"*
+	s=$(now)
+	sqlite3 "$work/ref.db" "CREATE TABLE t (id INTEGER PRIMARY KEY, prize INTEGER NOT NULL, code BLOB NOT NULL);
+WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 1999999)
+INSERT INTO t SELECT i, (i % 4 = 0) * 3, randomblob(14) FROM s;"
+	elapsed "$s"; echo
+done | best)
+
+echo "== vegas-desk generate: whole process, fresh ledger, one block"
+gen=$(for i in 1 2 3; do
+	rm -f "$work/gen.db"*
+	s=$(now)
+	"$bin" --db "$work/gen.db" generate --seed "$(printf '%064x' $i)" >/dev/null 2>&1
+	elapsed "$s"; echo
+done | best)
+size1=$(stat -c %s "$work/gen.db")
+
+echo "== a ledger of 5 blocks"
+l5=$work/five.db
+for i in 1 2 3 4 5; do "$bin" --db "$l5" generate --seed "$(printf '%064x' $((i + 10)))" >/dev/null 2>&1; done
+size5=$(stat -c %s "$l5")
+serial=$(set +o pipefail; "$bin" --db "$l5" export --block 3 2>/dev/null | head -1 | sed 's/.*"serial":"\([^"]*\)".*/\1/')
+rowid=$(sqlite3 "$l5" "SELECT first_ticket FROM blocks WHERE number = 3")
+runs=30
+s=$(now); for i in $(seq $runs); do "$bin" --db "$l5" lookup "$serial" >/dev/null 2>&1; done; lookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
+s=$(now); for i in $(seq $runs); do sqlite3 "$l5" "SELECT prize, code FROM tickets WHERE rowid = $rowid" >/dev/null; done; sqlookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
+
+find=$(VEGAS_BENCH_LEDGER5="$l5" CGO_ENABLED=0 $GO test -tags $TAGS -run '^$' -bench 'FindByContents' -benchtime 200x ./internal/ledger/ 2>/dev/null | awk '/BenchmarkFindByContents/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ms/op") print $i }')
+
+ver=$(for i in 1 2; do s=$(now); "$bin" --db "$work/gen.db" verify --block 1 >/dev/null 2>&1; elapsed "$s"; echo; done | best)
+
+echo
+echo "== ledger figures (best of runs; same machine, same run)"
+line  "(1) block load, whole process" "$gen" "$ref_insert" s 1.5
+limit "(2) bytes/ticket, 1 block" "$(awk -v s="$size1" 'BEGIN { print s / 2000000 }')" B 32
+limit "(2) bytes/ticket, 5 blocks" "$(awk -v s="$size5" 'BEGIN { print s / 10000000 }')" B 32
+line  "(3) lookup process, 5 blocks" "$lookup" "$sqlookup" ms 2.5
+limit "(4) find by contents, 5 blocks" "$find" ms 200
+line  "(5) verify of a block vs generate" "$ver" "$gen" s 1.0
