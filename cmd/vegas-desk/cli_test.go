@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// vd runs one command line in-process against db.
+func vd(t *testing.T, db, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"--db", db}, args...), strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	seed := strings.Repeat("ab", 32)
+	out, errs, code := vd(t, db, "", "generate", "--seed", seed, "--json")
+	if code != 0 {
+		t.Fatalf("generate: %d %s", code, errs)
+	}
+	var gen map[string]any
+	if err := json.Unmarshal([]byte(out), &gen); err != nil || gen["block"] != 1.0 || gen["tickets"] != 2e6 {
+		t.Fatalf("generate: %s %v", out, err)
+	}
+
+	// Find a winner and a loser through the export.
+	exp, _, code := vd(t, db, "", "export", "--block", "1")
+	if code != 0 {
+		t.Fatal("export failed")
+	}
+	var winner, loser, winnerLine string
+	for _, ln := range strings.SplitN(exp, "\n", 50) {
+		var d struct {
+			Serial string
+			Prize  int
+		}
+		if json.Unmarshal([]byte(ln), &d) != nil {
+			continue
+		}
+		if d.Prize > 0 && winner == "" {
+			winner, winnerLine = d.Serial, ln
+		}
+		if d.Prize == 0 && loser == "" {
+			loser = d.Serial
+		}
+	}
+	if winner == "" || loser == "" {
+		t.Fatal("no winner or loser among the first tickets")
+	}
+
+	// Flags after the positional argument.
+	out, _, code = vd(t, db, "", "lookup", winner, "--json")
+	var lk map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &lk) != nil {
+		t.Fatalf("lookup: %d %s", code, out)
+	}
+	for _, k := range []string{"serial", "block", "pack", "prize", "status", "ticket", "claim"} {
+		if _, ok := lk[k]; !ok {
+			t.Errorf("lookup json lacks %q", k)
+		}
+	}
+	if lk["status"] != "unpaid" {
+		t.Errorf("status %v", lk["status"])
+	}
+
+	bad := []byte(winner)
+	bad[len(bad)-1] = '0' + (bad[len(bad)-1]-'0'+1)%10
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"lookup bad check digit", []string{"lookup", string(bad)}, "", 2, "", "check digit"},
+		{"lookup unknown", []string{"lookup", "531-0009-0000001-000000-" + "0"}, "", 2, "", ""},
+		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
+		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `desk "D1" by operator "ann"`},
+		{"claim loser", []string{"claim", loser}, "", 1, "", "not a winning ticket"},
+		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "id,serial,game", ""},
+		{"claims json", []string{"claims", "--json"}, "", 0, `"operator": "ann"`, ""},
+		{"void without reason", []string{"void", "2"}, "", 2, "", "--reason"},
+		{"void", []string{"void", "2", "--reason", "wrong ticket"}, "", 0, "voided", ""},
+		{"claim after void", []string{"claim", winner, "--desk", "D2"}, "", 0, "PAY", ""},
+		{"report", []string{"report", "--block", "1", "--json"}, "", 0, `"liability"`, ""},
+		{"report no block", []string{"report"}, "", 2, "", "--block"},
+		{"blocks", []string{"blocks"}, "", 0, "531/1", ""},
+		{"check winner", []string{"check", "--json", "-"}, winnerLine, 0, `"status": "paid"`, ""},
+		{"check invalid", []string{"check", "-"}, `{"roulette":{"winning":[3,3,3,3],"bets":[]},"craps":{"dice":[9,1],"amount":3},"duel":{"cards":["2","2","2"],"bank":"AS","amount":3},"jackpot":[],"bonus":0}`, 2, "", "roulette.winning"},
+		{"verify", []string{"verify", "--json"}, "", 0, `"ok": true`, ""},
+		{"catalogue", []string{"catalogue"}, "", 0, "ROULETTE", ""},
+		{"unknown command", []string{"frobnicate"}, "", 2, "", "unknown command"},
+		{"daily", []string{"daily"}, "", 0, "D2", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := vd(t, db, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.code, out, errs)
+			}
+			if !strings.Contains(out, tc.stdout) {
+				t.Errorf("stdout %q lacks %q", out, tc.stdout)
+			}
+			if !strings.Contains(errs, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", errs, tc.stderr)
+			}
+		})
+	}
+	// Each fault of invalid contents on its own line.
+	_, errs, _ = vd(t, db, tests[14].stdin, "check", "-")
+	if n := strings.Count(errs, "\n"); n < 4 {
+		t.Errorf("only %d stderr lines:\n%s", n, errs)
+	}
+
+	t.Run("not a ledger", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "notes.txt")
+		os.WriteFile(p, []byte("hello"), 0o644)
+		_, errs, code := vd(t, p, "", "blocks")
+		if code != 1 || !strings.Contains(errs, "not a vegas-desk ledger") {
+			t.Errorf("exit %d, %s", code, errs)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "hello" {
+			t.Error("file changed")
+		}
+	})
+}
