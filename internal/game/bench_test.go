@@ -2,7 +2,6 @@ package game
 
 import (
 	"context"
-	mrand "math/rand/v2"
 	"testing"
 )
 
@@ -21,7 +20,7 @@ func BenchmarkGenerateBlock(b *testing.B) {
 
 // sample returns n tickets drawn from the catalogue's ways in turn.
 func sample(n int) []Ticket {
-	rng := mrand.New(mrand.NewPCG(3, 4))
+	rng := NewRand([32]byte{3, 4})
 	out := make([]Ticket, n)
 	for i := range out {
 		Build(rng, &Catalogue[i%len(Catalogue)], &out[i])

@@ -46,13 +46,6 @@ func (b *bits) get(n int) uint {
 // are masked, so encode only validated tickets.
 func Encode(t *Ticket) (out [EncodedSize]byte) {
 	var w bits
-	amt := func(a int) uint { return uint(amountIndex(a)) & 7 }
-	num := func(n int) uint {
-		if n < 0 || n > 36 {
-			return 0
-		}
-		return uint(rouletteIndex[n]) & 31
-	}
 	for _, n := range t.Roulette.Winning {
 		w.put(num(n), 5)
 	}
@@ -84,6 +77,15 @@ func Encode(t *Ticket) (out [EncodedSize]byte) {
 	copy(out[0:6], hi[2:])
 	binary.BigEndian.PutUint64(out[6:14], w.lo)
 	return out
+}
+
+func amt(a int) uint { return uint(amountIndex(a)) & 7 }
+
+func num(n int) uint {
+	if n < 0 || n > 36 {
+		return 0
+	}
+	return uint(rouletteIndex[n]) & 31
 }
 
 // Decode unpacks a compact encoding. It fails on a wrong length and on any

@@ -2,12 +2,11 @@ package game
 
 import (
 	"errors"
-	mrand "math/rand/v2"
 	"testing"
 )
 
 func TestEncodeRoundTripEveryWay(t *testing.T) {
-	rng := mrand.New(mrand.NewPCG(1, 2))
+	rng := NewRand([32]byte{1, 2})
 	for i := range Catalogue {
 		for range 200 {
 			var tk Ticket

@@ -285,7 +285,7 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 
 // makeChunk fills buf with the tickets of one chunk.
 func makeChunk(seed *Seed, key *SerialKey, plan []uint16, chunk int, buf []Generated) {
-	rng := mrand.New(mrand.NewChaCha8(seed.derive("vegas-desk/tickets", uint64(chunk))))
+	rng := NewRand(seed.derive("vegas-desk/tickets", uint64(chunk)))
 	base := chunk * ChunkSize
 	for i := range buf {
 		g := &buf[i]
@@ -312,11 +312,53 @@ var decoyAmounts = func() []int {
 	return out
 }()
 
-func decoy(r *mrand.Rand) int { return decoyAmounts[r.IntN(len(decoyAmounts))] }
+func decoy(r *Rand) int { return decoyAmounts[r.IntN(len(decoyAmounts))] }
+
+// Rand draws the small uniform integers a ticket is made of from a ChaCha8
+// stream, two 32-bit draws per 64-bit output, each exactly uniform
+// (Lemire's multiply-and-reject method).
+type Rand struct {
+	src  mrand.ChaCha8
+	buf  uint64
+	half bool
+}
+
+// NewRand returns a Rand on the ChaCha8 stream of seed.
+func NewRand(seed [32]byte) *Rand {
+	r := &Rand{}
+	r.src.Seed(seed)
+	return r
+}
+
+func (r *Rand) uint32() uint32 {
+	if r.half {
+		r.half = false
+		return uint32(r.buf >> 32)
+	}
+	r.buf = r.src.Uint64()
+	r.half = true
+	return uint32(r.buf)
+}
+
+// IntN returns a uniform integer in [0, n), 0 < n < 2^32.
+func (r *Rand) IntN(n int) int {
+	bound := uint32(n)
+	m := uint64(r.uint32()) * uint64(bound)
+	if uint32(m) < bound {
+		thresh := -bound % bound
+		for uint32(m) < thresh {
+			m = uint64(r.uint32()) * uint64(bound)
+		}
+	}
+	return int(m >> 32)
+}
+
+// perm3 are the six orders of three things.
+var perm3 = [6][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 
 // Build fills t with a random ticket that wins exactly the parts of w, and
 // loses on every other zone with realistic decoys.
-func Build(r *mrand.Rand, w *Way, t *Ticket) {
+func Build(r *Rand, w *Way, t *Ticket) {
 	var roul, jack []int
 	var craps, duel, bonus int
 	for _, p := range w.Parts {
@@ -340,7 +382,7 @@ func Build(r *mrand.Rand, w *Way, t *Ticket) {
 	t.Bonus = bonus
 }
 
-func buildRoulette(r *mrand.Rand, wins []int, s *RouletteSurface) {
+func buildRoulette(r *Rand, wins []int, s *RouletteSurface) {
 	// The first 4 of a shuffled list win; bets draw from them and from the rest.
 	nums := RouletteNumbers
 	for i := range 4 + 3 {
@@ -348,9 +390,7 @@ func buildRoulette(r *mrand.Rand, wins []int, s *RouletteSurface) {
 		nums[i], nums[j] = nums[j], nums[i]
 	}
 	copy(s.Winning[:], nums[:4])
-	chips := [3]int{0, 1, 2}
-	r.Shuffle(3, func(i, j int) { chips[i], chips[j] = chips[j], chips[i] })
-	for k, c := range chips {
+	for k, c := range perm3[r.IntN(6)] {
 		if k < len(wins) {
 			// nums[0..3] are shuffled, so winning number k is a random one.
 			s.Bets[c] = Bet{nums[k], wins[k]}
@@ -373,7 +413,7 @@ var sevens, notSevens = func() (s, n [][2]int) {
 	return s, n
 }()
 
-func buildCraps(r *mrand.Rand, win int, s *CrapsSurface) {
+func buildCraps(r *Rand, win int, s *CrapsSurface) {
 	if win > 0 {
 		s.Dice, s.Amount = sevens[r.IntN(len(sevens))], win
 		return
@@ -381,7 +421,7 @@ func buildCraps(r *mrand.Rand, win int, s *CrapsSurface) {
 	s.Dice, s.Amount = notSevens[r.IntN(len(notSevens))], decoy(r)
 }
 
-func buildDuel(r *mrand.Rand, win int, s *DuelSurface) {
+func buildDuel(r *Rand, win int, s *DuelSurface) {
 	if win > 0 {
 		s.Bank = Card(r.IntN(int(As))) // 2..R
 		s.Cards[0] = s.Bank + 1 + Card(r.IntN(int(As-s.Bank)))
@@ -399,10 +439,8 @@ func buildDuel(r *mrand.Rand, win int, s *DuelSurface) {
 	slices.Sort(s.Cards[:])
 }
 
-func buildJackpot(r *mrand.Rand, wins []int, lines *[3]Line) {
-	order := [3]int{0, 1, 2}
-	r.Shuffle(3, func(i, j int) { order[i], order[j] = order[j], order[i] })
-	for k, i := range order {
+func buildJackpot(r *Rand, wins []int, lines *[3]Line) {
+	for k, i := range perm3[r.IntN(6)] {
 		l := &lines[i]
 		if k < len(wins) {
 			s := Symbol(r.IntN(NumSymbols))

@@ -70,10 +70,23 @@ var Amounts = [8]int{3, 6, 9, 15, 50, 100, 1000, 50000}
 
 // amountIndex returns the index of a in Amounts, or -1.
 func amountIndex(a int) int {
-	for i, v := range Amounts {
-		if v == a {
-			return i
-		}
+	switch a {
+	case 3:
+		return 0
+	case 6:
+		return 1
+	case 9:
+		return 2
+	case 15:
+		return 3
+	case 50:
+		return 4
+	case 100:
+		return 5
+	case 1000:
+		return 6
+	case 50000:
+		return 7
 	}
 	return -1
 }
