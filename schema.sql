@@ -11,15 +11,18 @@ CREATE TABLE games (
 );
 INSERT INTO games (code, name, price) VALUES (531, 'VEGAS', 3);
 
--- Blocks of 2,000,000 tickets. The tickets of a block are the rows of
--- tickets with id first_ticket + position, position 0 .. tickets-1.
--- serial_key gives the secret part of every serial (game.SerialKey.Secret);
--- the block's seed is never stored.
+-- Blocks of 2,000,000 tickets in 10,000 packs of pack_size = 200. The
+-- packs of a block are the rows of packs with id first_pack + pack number,
+-- 0 .. tickets/pack_size - 1, so the ticket at position p is byte offset
+-- 14 * (p % pack_size) of the codes of pack row first_pack + p / pack_size.
+-- A ticket's global number (journal.ticket) is first_pack * pack_size + p.
+-- serial_key gives the secret part of every serial
+-- (game.SerialKey.Secret); the block's seed is never stored.
 CREATE TABLE blocks (
     id           INTEGER PRIMARY KEY,
     game         INTEGER NOT NULL REFERENCES games (code),
     number       INTEGER NOT NULL CHECK (number BETWEEN 1 AND 9999),
-    first_ticket INTEGER NOT NULL,
+    first_pack   INTEGER NOT NULL,
     tickets      INTEGER NOT NULL,
     pack_size    INTEGER NOT NULL,
     winners      INTEGER NOT NULL,
@@ -30,33 +33,36 @@ CREATE TABLE blocks (
     UNIQUE (game, number)
 );
 
--- Packs: SHA-256 over the secret part (4 bytes big-endian) and the 14-byte
--- encoding of each of the pack's tickets, in order, so that verify names the
--- pack of a changed ticket.
+-- Packs: one row per pack of pack_size tickets; the tickets themselves.
+--   hash   SHA-256 over the secret part (4 bytes big-endian) and the 14-byte
+--          encoding of each of the pack's tickets, in order, so that verify
+--          names the pack of a changed ticket;
+--   prizes one byte per ticket in position order: 0 for a loser, else 1 + the
+--          index of its prize in game.PrizeTable (1 = 50,000 €, …, 8 = 3 €);
+--   codes  the tickets' game.Encode (14 bytes each) concatenated in position
+--          order (2,800 bytes).
+-- The serial is not stored: it is derived from the block and the position.
+-- A row is about 3 KiB: the file has 16 KiB pages, so that five packs fill
+-- a page (with 4 KiB pages only one would fit).
 CREATE TABLE packs (
-    block INTEGER NOT NULL REFERENCES blocks (id) DEFERRABLE INITIALLY DEFERRED,
-    pack  INTEGER NOT NULL,
-    hash  BLOB    NOT NULL,
-    PRIMARY KEY (block, pack)
-) WITHOUT ROWID;
-
--- Tickets: 14-byte game.Encode and the whole prize (0 for a loser, stored
--- in no byte at all). The serial is not stored: it is derived from the
--- block and the position.
-CREATE TABLE tickets (
-    id    INTEGER PRIMARY KEY,
-    prize INTEGER NOT NULL,
-    code  BLOB    NOT NULL
+    id     INTEGER PRIMARY KEY,   -- blocks.first_pack + pack number
+    hash   BLOB NOT NULL,
+    prizes BLOB NOT NULL,
+    codes  BLOB NOT NULL
 );
+
 -- Find by contents: the winning tickets of each block by the first 4 bytes
--- of their encoding (the roulette's winning numbers and first bet, 32 bits),
--- written once per block in key order right after its tickets, so that they
--- append to the end of the tree and fill its pages.
+-- of their encoding (the roulette's winning numbers and first bet, 32 bits).
+-- A block's winners, sorted by (key, position), are cut into chunks of about
+-- 1,000 entries, never between two entries of one key; each chunk is a row
+-- keyed by its first key. entries holds 7 bytes per winner: the key (4 bytes
+-- big-endian) and the position (3 bytes big-endian). A lookup reads, per
+-- block, the last chunk whose first key is not above the key.
 CREATE TABLE finder (
-    block INTEGER NOT NULL,   -- blocks.id
-    key   INTEGER NOT NULL,   -- first 4 bytes of tickets.code, big-endian, as a signed 32-bit integer
-    id    INTEGER NOT NULL,   -- tickets.id
-    PRIMARY KEY (block, key, id)
+    block   INTEGER NOT NULL,   -- blocks.id
+    first   INTEGER NOT NULL,   -- key of the first entry, 0 .. 2^32-1
+    entries BLOB    NOT NULL,
+    PRIMARY KEY (block, first)
 ) WITHOUT ROWID;
 
 -- The journal: append-only, each entry hashed with the previous entry's
@@ -102,9 +108,9 @@ CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
-CREATE TRIGGER tickets_no_update BEFORE UPDATE ON tickets
+CREATE TRIGGER packs_no_update BEFORE UPDATE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never changed'); END;
-CREATE TRIGGER tickets_no_delete BEFORE DELETE ON tickets
+CREATE TRIGGER packs_no_delete BEFORE DELETE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never deleted'); END;
 CREATE TRIGGER blocks_no_update BEFORE UPDATE ON blocks
 BEGIN SELECT RAISE(ABORT, 'blocks are never changed'); END;

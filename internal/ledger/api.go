@@ -61,8 +61,9 @@ type Block struct {
 	// CreatedAt is when the block was generated.
 	CreatedAt time.Time
 
-	first int64 // rowid of position 0
-	key   game.SerialKey
+	first     int64 // global ticket number of position 0: firstPack * PackSize
+	firstPack int64 // packs row of pack 0
+	key       game.SerialKey
 }
 
 // Status is the state of a ticket in the ledger.

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -17,25 +16,16 @@ import (
 	"vegas-desk/internal/game"
 )
 
-// insertRows is the number of tickets of one multi-row INSERT (3 parameters
-// each); game.ChunkSize is a multiple of it.
-const insertRows = 500
-
-// findRow is a row of finder.
-type findRow struct {
-	key int32
-	id  int64
-}
-
-// findKey is the finder's key of an encoding: its first 4 bytes.
-func findKey(code *[game.EncodedSize]byte) int32 { return int32(binary.BigEndian.Uint32(code[:4])) }
+// insertPacks is the number of packs of one multi-row INSERT (3
+// parameters each); a batch of game.ChunkSize tickets is one statement.
+const insertPacks = game.ChunkSize / game.PackSize
 
 // blockRow is a row of blocks.
 type blockRow struct {
 	ID        int64  `db:"id"`
 	Game      int    `db:"game"`
 	Number    int    `db:"number"`
-	First     int64  `db:"first_ticket"`
+	FirstPack int64  `db:"first_pack"`
 	Tickets   int    `db:"tickets"`
 	PackSize  int    `db:"pack_size"`
 	Winners   int    `db:"winners"`
@@ -45,13 +35,13 @@ type blockRow struct {
 	CreatedAt string `db:"created_at"`
 }
 
-const blockCols = "id, game, number, first_ticket, tickets, pack_size, winners, payout, serial_key, digest, created_at"
+const blockCols = "id, game, number, first_pack, tickets, pack_size, winners, payout, serial_key, digest, created_at"
 
 func (r *blockRow) block() Block {
 	b := Block{
 		ID: r.ID, Game: r.Game, Number: r.Number, Digest: hex.EncodeToString(r.Digest),
 		PackSize: r.PackSize, Tickets: r.Tickets, Winners: r.Winners, Payout: r.Payout,
-		CreatedAt: parseTime(r.CreatedAt), first: r.First,
+		CreatedAt: parseTime(r.CreatedAt), first: r.FirstPack * int64(r.PackSize), firstPack: r.FirstPack,
 	}
 	copy(b.key[:], r.Key)
 	return b
@@ -86,16 +76,6 @@ func getBlock(ctx context.Context, q sqlx.QueryerContext, gameCode, number int) 
 	}
 	if err != nil {
 		return Block{}, fmt.Errorf("block %d/%d: %w", gameCode, number, err)
-	}
-	return r.block(), nil
-}
-
-// blockOfTicket returns the block holding ticket row id.
-func blockOfTicket(ctx context.Context, q sqlx.QueryerContext, id int64) (Block, error) {
-	var r blockRow
-	err := sqlx.GetContext(ctx, q, &r, "SELECT "+blockCols+" FROM blocks WHERE first_ticket <= ? ORDER BY first_ticket DESC LIMIT 1", id)
-	if err != nil {
-		return Block{}, fmt.Errorf("block of ticket row %d: %w", id, err)
 	}
 	return r.block(), nil
 }
@@ -151,54 +131,58 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	if err := tx.GetContext(ctx, &number, "SELECT coalesce(max(number), 0) + 1 FROM blocks WHERE game = ?", gameCode); err != nil {
 		return Block{}, err
 	}
-	var first int64
-	if err := tx.GetContext(ctx, &first, "SELECT coalesce(max(id), -1) + 1 FROM tickets"); err != nil {
+	var firstPack int64
+	if err := tx.GetContext(ctx, &firstPack, "SELECT coalesce(max(id), -1) + 1 FROM packs"); err != nil {
 		return Block{}, err
 	}
-	stmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO tickets (id, prize, code) VALUES "+
-		strings.TrimSuffix(strings.Repeat("(?,?,?),", insertRows), ","))
+	stmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO packs (id, hash, prizes, codes) VALUES "+
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?),", insertPacks), ","))
 	if err != nil {
 		return Block{}, err
 	}
 	defer stmt.Close()
-	packs, err := tx.PrepareContext(ctx, "INSERT INTO packs (block, pack, hash) VALUES (?, ?, ?)")
-	if err != nil {
-		return Block{}, err
-	}
-	defer packs.Close()
 
 	// The block row comes last (its digest is known at the end); its id is
-	// chosen now for the packs.
+	// chosen now for the finder.
 	var blockID int64
 	if err := tx.GetContext(ctx, &blockID, "SELECT coalesce(max(id), 0) + 1 FROM blocks"); err != nil {
 		return Block{}, err
 	}
-	args := make([]any, 3*insertRows)
-	finds := make([]findRow, 0, game.Winners)
+	args := make([]any, 4*insertPacks)
+	// The batch's rows: codes, prizes and hashes of insertPacks packs, bound
+	// (copied) by each Exec, so reused.
+	codes := make([]byte, insertPacks*packCodesSize)
+	prizes := make([]byte, insertPacks*game.PackSize)
+	hashes := make([]byte, insertPacks*sha256.Size)
+	finds := make([]uint64, 0, game.Winners)
 	done := 0
 	h := sha256.New()
 	var sec [4]byte
-	var sum [32]byte
 	spec := game.Spec{Game: gameCode, Block: number, Seed: seed}
 	res, err := game.GenerateBlock(ctx, spec, func(batch []game.Generated) error {
-		for start := 0; start < len(batch); start += insertRows {
-			rows := batch[start : start+insertRows]
+		if len(batch)%(insertPacks*game.PackSize) != 0 || batch[0].Position%game.PackSize != 0 {
+			return fmt.Errorf("batch of %d tickets from position %d: want whole statements of %d packs", len(batch), batch[0].Position, insertPacks)
+		}
+		for start := 0; start < len(batch); start += insertPacks * game.PackSize {
+			rows := batch[start : start+insertPacks*game.PackSize]
 			for i := range rows {
 				g := &rows[i]
-				args[3*i] = first + int64(g.Position)
-				args[3*i+1] = g.Prize
-				args[3*i+2] = g.Code[:]
+				copy(codes[i*game.EncodedSize:], g.Code[:])
+				prizes[i] = prizeByte(g.Prize)
 				if g.Prize > 0 {
-					finds = append(finds, findRow{findKey(&g.Code), first + int64(g.Position)})
+					finds = append(finds, findEntry(findKey(g.Code[:]), g.Position))
 				}
 				binary.BigEndian.PutUint32(sec[:], uint32(g.Secret))
 				h.Write(sec[:])
 				h.Write(g.Code[:])
-				if g.Position%game.PackSize == game.PackSize-1 {
-					if _, err := packs.ExecContext(ctx, blockID, g.Position/game.PackSize, h.Sum(sum[:0])); err != nil {
-						return err
-					}
+				if i%game.PackSize == game.PackSize-1 {
+					p := i / game.PackSize
+					h.Sum(hashes[p*sha256.Size : p*sha256.Size])
 					h.Reset()
+					args[4*p] = firstPack + int64(g.Position/game.PackSize)
+					args[4*p+1] = hashes[p*sha256.Size : (p+1)*sha256.Size]
+					args[4*p+2] = prizes[p*game.PackSize : (p+1)*game.PackSize]
+					args[4*p+3] = codes[p*packCodesSize : (p+1)*packCodesSize]
 				}
 			}
 			if _, err := stmt.ExecContext(ctx, args...); err != nil {
@@ -214,46 +198,28 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	if err != nil {
 		return Block{}, err
 	}
-	// The finder of the block, in key order: appended at the end of its
-	// tree, so its pages are full.
-	slices.SortFunc(finds, func(a, b findRow) int {
-		if c := cmp.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	fstmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (block, key, id) VALUES "+
-		strings.TrimSuffix(strings.Repeat("(?,?,?),", insertRows), ","))
+	// The finder of the block, in key order.
+	slices.Sort(finds)
+	firsts, blobs := finderRows(finds)
+	fstmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (block, first, entries) VALUES (?, ?, ?)")
 	if err != nil {
 		return Block{}, err
 	}
 	defer fstmt.Close()
-	for len(finds) > 0 {
-		n := min(len(finds), insertRows)
-		if n < insertRows {
-			fstmt.Close()
-			if fstmt, err = tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (block, key, id) VALUES "+
-				strings.TrimSuffix(strings.Repeat("(?,?,?),", n), ",")); err != nil {
-				return Block{}, err
-			}
-		}
-		for i, f := range finds[:n] {
-			args[3*i], args[3*i+1], args[3*i+2] = blockID, f.key, f.id
-		}
-		if _, err := fstmt.ExecContext(ctx, args[:3*n]...); err != nil {
+	for i := range firsts {
+		if _, err := fstmt.ExecContext(ctx, blockID, int64(firsts[i]), blobs[i]); err != nil {
 			return Block{}, err
 		}
-		finds = finds[n:]
 	}
 	at := l.now()
 	if _, err := tx.ExecContext(ctx, "INSERT INTO blocks ("+blockCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-		blockID, gameCode, number, first, res.Tickets, game.PackSize, res.Winners, res.Payout,
+		blockID, gameCode, number, firstPack, res.Tickets, game.PackSize, res.Winners, res.Payout,
 		res.Key[:], res.Digest[:], formatTime(at)); err != nil {
 		return Block{}, err
 	}
 	b := Block{ID: blockID, Game: gameCode, Number: number, Digest: hex.EncodeToString(res.Digest[:]),
 		PackSize: game.PackSize, Tickets: res.Tickets, Winners: res.Winners, Payout: res.Payout,
-		CreatedAt: parseTime(formatTime(at)), first: first, key: res.Key}
+		CreatedAt: parseTime(formatTime(at)), first: firstPack * game.PackSize, firstPack: firstPack, key: res.Key}
 	if _, err := appendJournal(ctx, tx, &entry{Kind: "block", At: at, Game: gameCode, Block: number,
 		Amount: res.Payout, Detail: b.Digest}); err != nil {
 		return Block{}, err

@@ -89,14 +89,18 @@ func mustOpen(tb testing.TB, path string) *Ledger {
 // ticketsWith returns up to n positions of block b with prize p, in order.
 func ticketsWith(tb testing.TB, l *Ledger, b Block, prize, n int) []int {
 	tb.Helper()
-	var ids []int64
-	if err := l.r.Select(&ids, "SELECT id FROM tickets WHERE id >= ? AND id < ? AND prize = ? ORDER BY id LIMIT ?",
-		b.first, b.first+int64(b.Tickets), prize, n); err != nil {
+	var out []int
+	want := prizeByte(prize)
+	err := scanPrizes(context.Background(), l.r, b, func(start int, prizes []byte) bool {
+		for i, pb := range prizes {
+			if pb == want && len(out) < n {
+				out = append(out, start+i)
+			}
+		}
+		return len(out) < n
+	})
+	if err != nil {
 		tb.Fatal(err)
-	}
-	out := make([]int, len(ids))
-	for i, id := range ids {
-		out[i] = int(id - b.first)
 	}
 	return out
 }

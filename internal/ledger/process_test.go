@@ -94,13 +94,13 @@ func TestKillDuringGenerate(t *testing.T) {
 			if check != "ok" {
 				t.Fatalf("integrity_check: %s", check)
 			}
-			var blocks, tickets int
+			var blocks, packs int
 			l.r.Get(&blocks, "SELECT count(*) FROM blocks")
-			l.r.Get(&tickets, "SELECT count(*) FROM tickets")
-			if blocks != 1 || tickets != game.BlockSize {
+			l.r.Get(&packs, "SELECT count(*) FROM packs")
+			if blocks != 1 || packs != game.Packs {
 				// A kill after the commit may leave a whole second block.
-				if !(k == 500 && blocks == 2 && tickets == 2*game.BlockSize) {
-					t.Fatalf("%d blocks, %d tickets", blocks, tickets)
+				if !(k == 500 && blocks == 2 && packs == 2*game.Packs) {
+					t.Fatalf("%d blocks, %d packs", blocks, packs)
 				}
 			}
 			cs, err := l.Claims(context.Background(), ClaimFilter{})
@@ -186,22 +186,31 @@ func TestTamper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// And a loser made a 3 € winner in its prize byte.
+	loser := ticketsWith(t, l, b, 0, 1000)[999]
 	l.Close()
 
+	// The last byte of the victim's encoding inside its pack's codes
+	// (substr counts from 1).
 	const victim = 123456
-	script := fmt.Sprintf(`DROP TRIGGER tickets_no_update; DROP TRIGGER journal_no_update;
-UPDATE tickets SET code = substr(code, 1, 13) || x'%02x' WHERE id = %d;
-UPDATE journal SET amount = 1000 WHERE id = %d;`, 0, victim, c2.ID)
-	// Flip the last byte for sure: read it first.
-	out, err := exec.Command(sqlite3, path, fmt.Sprintf("SELECT hex(substr(code, 14, 1)) FROM tickets WHERE id = %d", victim)).Output()
+	packRow := b.packID(victim)
+	k := (victim%game.PackSize)*game.EncodedSize + game.EncodedSize
+	out, err := exec.Command(sqlite3, path, fmt.Sprintf("SELECT hex(substr(codes, %d, 1)) FROM packs WHERE id = %d", k, packRow)).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var last int
 	fmt.Sscanf(strings.TrimSpace(string(out)), "%x", &last)
-	script = strings.Replace(script, "x'00'", fmt.Sprintf("x'%02x'", last^0x01), 1)
+	script := fmt.Sprintf(`DROP TRIGGER packs_no_update; DROP TRIGGER journal_no_update;
+UPDATE packs SET codes = CAST(substr(codes, 1, %d) || x'%02x' || substr(codes, %d) AS BLOB) WHERE id = %d;
+UPDATE packs SET prizes = CAST(substr(prizes, 1, %d) || x'08' || substr(prizes, %d) AS BLOB) WHERE id = %d;
+UPDATE journal SET amount = 1000 WHERE id = %d;`, k-1, last^0x01, k+1, packRow,
+		loser%game.PackSize, loser%game.PackSize+2, b.packID(loser), c2.ID)
 	if out, err := exec.Command(sqlite3, path, script).CombinedOutput(); err != nil {
 		t.Fatalf("sqlite3: %v\n%s", err, out)
+	}
+	if out, _ := exec.Command(sqlite3, path, fmt.Sprintf("SELECT typeof(codes), length(codes) FROM packs WHERE id = %d", packRow)).Output(); strings.TrimSpace(string(out)) != fmt.Sprintf("blob|%d", packCodesSize) {
+		t.Fatalf("tampered pack row: %s", out)
 	}
 
 	l = mustOpen(t, path)
@@ -220,6 +229,9 @@ UPDATE journal SET amount = 1000 WHERE id = %d;`, 0, victim, c2.ID)
 	t.Log(all)
 	for _, want := range []string{
 		fmt.Sprintf("block 531/1 pack %d:", victim/game.PackSize),
+		fmt.Sprintf("block 531/1 ticket %d: contents win 0 €, the ledger says 3 €", loser),
+		"block 531/1 finder:",
+		"block 531/1: 160001 tickets win 3 €",
 		"block 531/1: digest",
 		fmt.Sprintf("claim %d:", c2.ID),
 	} {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,21 +25,22 @@ func (l *Ledger) Report(ctx context.Context, gameCode, number int) (Report, erro
 	if err != nil {
 		return Report{}, fmt.Errorf("report: %w", err)
 	}
-	generated := map[int]int{}
-	rows, err := tx.QueryContext(ctx, "SELECT prize, count(*) FROM tickets WHERE id >= ? AND id < ? AND prize > 0 GROUP BY prize",
-		b.first, b.first+int64(b.Tickets))
-	if err != nil {
+	var counts [256]int // tickets by prize byte
+	if err := scanPrizes(ctx, tx, b, func(_ int, prizes []byte) bool {
+		for _, pb := range prizes {
+			counts[pb]++
+		}
+		return true
+	}); err != nil {
 		return Report{}, fmt.Errorf("report: %w", err)
 	}
-	for rows.Next() {
-		var p, n int
-		if err := rows.Scan(&p, &n); err != nil {
-			rows.Close()
-			return Report{}, err
+	generated := map[int]int{}
+	for pb, n := range counts {
+		if p, ok := prizeOf(byte(pb)); ok && p > 0 {
+			generated[p] = n
 		}
-		generated[p] = n
 	}
-	rows.Close()
+	var rows *sql.Rows
 	type agg struct{ N, Sum int }
 	claimed := map[int]agg{}
 	rows, err = tx.QueryContext(ctx, `SELECT c.amount, count(*), sum(c.amount) FROM journal c
@@ -121,8 +123,8 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT id, prize, code FROM tickets WHERE id >= ? AND id < ? ORDER BY id",
-		b.first, b.first+int64(b.Tickets))
+	rows, err := tx.QueryContext(ctx, "SELECT id, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+		b.firstPack, b.firstPack+int64(b.Tickets/game.PackSize))
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -131,36 +133,44 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 	enc := json.NewEncoder(bw)
 	done := 0
 	var (
-		id    int64
-		prize int
-		code  []byte
+		id            int64
+		prizes, codes sql.RawBytes
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &prize, &code); err != nil {
+		if err := rows.Scan(&id, &prizes, &codes); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		pos := int(id - b.first)
-		t, err := game.Decode(code)
-		if err != nil {
-			return fmt.Errorf("export: block %s ticket %d: %w (run verify)", b.Name(), pos, err)
+		pack := int(id - b.firstPack)
+		if pack*game.PackSize != done || len(prizes) != game.PackSize || len(codes) != packCodesSize {
+			return fmt.Errorf("export: block %s pack %d: missing or damaged (run verify)", b.Name(), done/game.PackSize)
 		}
-		d := game.NewDoc(&t)
-		pack := pos / game.PackSize
-		d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
-		d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
-		if err := enc.Encode(&d); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		done++
-		if progress != nil && done%game.ChunkSize == 0 {
-			progress(done, b.Tickets)
+		for i := range game.PackSize {
+			pos := done
+			t, err := game.Decode(codes[i*game.EncodedSize : (i+1)*game.EncodedSize])
+			if err != nil {
+				return fmt.Errorf("export: block %s ticket %d: %w (run verify)", b.Name(), pos, err)
+			}
+			prize, ok := prizeOf(prizes[i])
+			if !ok {
+				return fmt.Errorf("export: block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, prizes[i])
+			}
+			d := game.NewDoc(&t)
+			d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
+			d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
+			if err := enc.Encode(&d); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			done++
+			if progress != nil && done%game.ChunkSize == 0 {
+				progress(done, b.Tickets)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if done != b.Tickets {
-		return fmt.Errorf("export: block %s has %d ticket rows, want %d (run verify)", b.Name(), done, b.Tickets)
+		return fmt.Errorf("export: block %s has %d tickets, want %d (run verify)", b.Name(), done, b.Tickets)
 	}
 	return bw.Flush()
 }

@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +32,7 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity) (Ticke
 	return t, err
 }
 
-// ticketBySerial returns the ticket of s and its row id, or
+// ticketBySerial returns the ticket of s and its global number, or
 // ErrUnknownSerial for a serial the ledger does not hold or a wrong secret.
 func ticketBySerial(ctx context.Context, q sqlx.QueryerContext, s game.Serial) (Ticket, int64, error) {
 	unknown := fmt.Errorf("serial %s: %w: no ticket of the ledger has this serial; check it against the ticket", s, ErrUnknownSerial)
@@ -44,37 +46,36 @@ func ticketBySerial(ctx context.Context, q sqlx.QueryerContext, s game.Serial) (
 	if s.Position < 0 || s.Position >= b.Tickets || b.key.Secret(s.Position) != s.Secret {
 		return Ticket{}, 0, unknown
 	}
-	id := b.first + int64(s.Position)
-	t, err := ticketAt(ctx, q, b, id)
-	return t, id, err
+	t, err := ticketAt(ctx, q, b, s.Position)
+	return t, b.first + int64(s.Position), err
 }
 
-// ticketAt reads ticket row id of block b with its status.
-func ticketAt(ctx context.Context, q sqlx.QueryerContext, b Block, id int64) (Ticket, error) {
-	var row struct {
-		Prize int    `db:"prize"`
-		Code  []byte `db:"code"`
-	}
-	if err := sqlx.GetContext(ctx, q, &row, "SELECT prize, code FROM tickets WHERE id = ?", id); err != nil {
-		return Ticket{}, fmt.Errorf("ticket row %d: %w", id, err)
-	}
-	gt, err := game.Decode(row.Code)
+// ticketAt reads the ticket at position pos of block b with its status.
+func ticketAt(ctx context.Context, q sqlx.QueryerContext, b Block, pos int) (Ticket, error) {
+	code, pb, err := storedTicket(ctx, q, b, pos)
 	if err != nil {
-		return Ticket{}, fmt.Errorf("ticket row %d: %w (run verify)", id, err)
+		return Ticket{}, err
 	}
-	pos := int(id - b.first)
+	gt, err := game.Decode(code)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("block %s ticket %d: %w (run verify)", b.Name(), pos, err)
+	}
+	prize, ok := prizeOf(pb)
+	if !ok {
+		return Ticket{}, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, pb)
+	}
 	t := Ticket{
 		Serial:   game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)},
 		Block:    b,
 		Pack:     pos / game.PackSize,
 		Position: pos,
 		Ticket:   gt,
-		Prize:    row.Prize,
+		Prize:    prize,
 	}
 	if t.Prize == 0 {
 		return t, nil
 	}
-	c, err := activeClaim(ctx, q, id)
+	c, err := activeClaim(ctx, q, b.first+int64(pos))
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -83,6 +84,70 @@ func ticketAt(ctx context.Context, q sqlx.QueryerContext, b Block, id int64) (Ti
 		t.Status = StatusPaid
 	}
 	return t, nil
+}
+
+// TicketAt returns the ticket at position (0 .. Tickets-1) of block number
+// of game gameCode, with its status, or ErrNotFound. It is for the
+// operator's screens: it records nothing and needs no secret part.
+func (l *Ledger) TicketAt(ctx context.Context, gameCode, number, position int) (Ticket, error) {
+	tx, err := l.read(ctx)
+	if err != nil {
+		return Ticket{}, err
+	}
+	defer tx.Rollback()
+	b, err := getBlock(ctx, tx, gameCode, number)
+	if err != nil {
+		return Ticket{}, err
+	}
+	if position < 0 || position >= b.Tickets {
+		return Ticket{}, fmt.Errorf("block %s position %d: %w: positions go from 0 to %d", b.Name(), position, ErrNotFound, b.Tickets-1)
+	}
+	return ticketAt(ctx, tx, b, position)
+}
+
+// Samples returns tickets of block number of game gameCode worth trying at
+// the counter: its first loser, then for each prize of the table, highest
+// first, the block's first ticket with that prize (tiers the block lacks
+// are left out). They come with their status.
+func (l *Ledger) Samples(ctx context.Context, gameCode, number int) ([]Ticket, error) {
+	tx, err := l.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	b, err := getBlock(ctx, tx, gameCode, number)
+	if err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	var first [len(game.PrizeTable) + 1]int // by prize byte; -1 = none yet
+	for i := range first {
+		first[i] = -1
+	}
+	missing := len(first)
+	err = scanPrizes(ctx, tx, b, func(start int, prizes []byte) bool {
+		for i, pb := range prizes {
+			if int(pb) < len(first) && first[pb] < 0 {
+				first[pb] = start + i
+				missing--
+			}
+		}
+		return missing > 0
+	})
+	if err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	var out []Ticket
+	for _, pos := range first {
+		if pos < 0 {
+			continue
+		}
+		t, err := ticketAt(ctx, tx, b, pos)
+		if err != nil {
+			return nil, fmt.Errorf("samples: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // FindByContents returns the ledger's ticket with exactly these contents
@@ -106,25 +171,37 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket) (Ticket, er
 		return Ticket{}, err
 	}
 	defer tx.Rollback()
-	var ids []int64
-	if err := tx.SelectContext(ctx, &ids, `SELECT f.id FROM finder f JOIN tickets t ON t.id = f.id
-		WHERE f.block IN (SELECT id FROM blocks) AND f.key = ? AND t.code = ? ORDER BY f.id`, findKey(&code), code[:]); err != nil {
+	blocks, err := l.blocksTx(ctx, tx)
+	if err != nil {
 		return Ticket{}, fmt.Errorf("find by contents: %w", err)
 	}
+	slices.SortFunc(blocks, func(a, b Block) int { return cmp.Compare(a.ID, b.ID) })
 	var found []Ticket
-	for _, id := range ids {
-		b, err := blockOfTicket(ctx, tx, id)
+	for _, b := range blocks {
+		positions, err := findPositions(ctx, tx, b, findKey(code[:]))
 		if err != nil {
-			return Ticket{}, err
+			return Ticket{}, fmt.Errorf("find by contents: %w", err)
 		}
-		t, err := ticketAt(ctx, tx, b, id)
-		if err != nil {
-			return Ticket{}, err
+		for _, pos := range positions {
+			if pos >= b.Tickets {
+				continue
+			}
+			stored, _, err := storedTicket(ctx, tx, b, pos)
+			if err != nil {
+				return Ticket{}, fmt.Errorf("find by contents: %w", err)
+			}
+			if !bytes.Equal(stored, code[:]) {
+				continue
+			}
+			t, err := ticketAt(ctx, tx, b, pos)
+			if err != nil {
+				return Ticket{}, err
+			}
+			if t.Status == StatusUnpaid {
+				return t, nil
+			}
+			found = append(found, t)
 		}
-		if t.Status == StatusUnpaid {
-			return t, nil
-		}
-		found = append(found, t)
 	}
 	if len(found) == 0 {
 		return Ticket{}, fmt.Errorf("find by contents: %w: no ticket of the ledger shows these contents; check every zone against the ticket", ErrNotFound)
@@ -132,12 +209,12 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket) (Ticket, er
 	return found[0], nil
 }
 
-// activeClaim returns the claim of ticket row id that no void cancels, or nil.
+// activeClaim returns the claim of ticket number id that no void cancels, or nil.
 func activeClaim(ctx context.Context, q sqlx.QueryerContext, id int64) (*Claim, error) {
 	var rows []claimRow
 	err := sqlx.SelectContext(ctx, q, &rows, claimSelect+" WHERE c.kind = 'claim' AND c.ticket = ? AND v.id IS NULL ORDER BY c.id", id)
 	if err != nil {
-		return nil, fmt.Errorf("claims of ticket row %d: %w", id, err)
+		return nil, fmt.Errorf("claims of ticket %d: %w", id, err)
 	}
 	if len(rows) == 0 {
 		return nil, nil

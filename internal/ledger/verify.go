@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -96,57 +97,48 @@ func (l *Ledger) blocksTx(ctx context.Context, tx *sqlx.Tx) ([]Block, error) {
 	return out, nil
 }
 
-// vchunk is a run of consecutive ticket rows.
+// vchunk is a run of consecutive pack rows, as stored.
 type vchunk struct {
 	ids     []int64
-	prizes  []int
-	codes   [][game.EncodedSize]byte
-	lens    []int // code length as stored
-	secrets []int
+	hashes  [][]byte
+	prizes  [][]byte
+	codes   [][]byte
+	secrets []int    // by ticket of the chunk
+	finds   []uint64 // finder entries of the chunk's winners
 }
 
-const vchunkSize = 8000
+// vchunkPacks is the number of packs of a chunk.
+const vchunkPacks = 40
 
 func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, progress func(int)) error {
+	bw := "block " + b.Name()
 	where := func(pos int) string { return fmt.Sprintf("block %s ticket %d", b.Name(), pos) }
-	packHashes := map[int][]byte{}
-	rows, err := tx.QueryContext(ctx, "SELECT pack, hash FROM packs WHERE block = ?", b.ID)
-	if err != nil {
-		return err
+	packWhere := func(pack int) string { return fmt.Sprintf("block %s pack %d", b.Name(), pack) }
+	packs := b.Tickets / game.PackSize
+	if b.PackSize != game.PackSize || b.Tickets%game.PackSize != 0 {
+		rep.add(bw, "%d tickets in packs of %d, want packs of %d", b.Tickets, b.PackSize, game.PackSize)
 	}
-	for rows.Next() {
-		var p int
-		var h []byte
-		if err := rows.Scan(&p, &h); err != nil {
-			rows.Close()
-			return err
-		}
-		packHashes[p] = h
-	}
-	rows.Close()
 
 	// A reader goroutine fills chunks while the workers check the last one.
 	chunks := make(chan *vchunk, 2)
 	free := make(chan *vchunk, 3)
 	for range 3 {
-		free <- &vchunk{ids: make([]int64, 0, vchunkSize), prizes: make([]int, 0, vchunkSize),
-			codes: make([][game.EncodedSize]byte, 0, vchunkSize), lens: make([]int, 0, vchunkSize),
-			secrets: make([]int, vchunkSize)}
+		free <- &vchunk{secrets: make([]int, vchunkPacks*game.PackSize)}
 	}
 	readErr := make(chan error, 1)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		defer close(chunks)
-		rows, err := tx.QueryContext(rctx, "SELECT id, prize, code FROM tickets WHERE id >= ? AND id < ? ORDER BY id",
-			b.first, b.first+int64(b.Tickets))
+		rows, err := tx.QueryContext(rctx, "SELECT id, hash, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+			b.firstPack, b.firstPack+int64(packs))
 		if err != nil {
 			readErr <- err
 			return
 		}
 		defer rows.Close()
 		var c *vchunk
-		var code sql.RawBytes
+		var hash, prizes, codes sql.RawBytes
 		for rows.Next() {
 			if c == nil {
 				select {
@@ -155,18 +147,18 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 					readErr <- rctx.Err()
 					return
 				}
-				c.ids, c.prizes, c.codes, c.lens = c.ids[:0], c.prizes[:0], c.codes[:0], c.lens[:0]
+				c.ids, c.hashes, c.prizes, c.codes = c.ids[:0], c.hashes[:0], c.prizes[:0], c.codes[:0]
 			}
 			var id int64
-			var prize int
-			if err := rows.Scan(&id, &prize, &code); err != nil {
+			if err := rows.Scan(&id, &hash, &prizes, &codes); err != nil {
 				readErr <- err
 				return
 			}
-			var fixed [game.EncodedSize]byte
-			copy(fixed[:], code)
-			c.ids, c.prizes, c.codes, c.lens = append(c.ids, id), append(c.prizes, prize), append(c.codes, fixed), append(c.lens, len(code))
-			if len(c.ids) == vchunkSize {
+			c.ids = append(c.ids, id)
+			c.hashes = append(c.hashes, bytes.Clone(hash))
+			c.prizes = append(c.prizes, bytes.Clone(prizes))
+			c.codes = append(c.codes, bytes.Clone(codes))
+			if len(c.ids) == vchunkPacks {
 				chunks <- c
 				c = nil
 			}
@@ -178,12 +170,13 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 	}()
 
 	workers := runtime.GOMAXPROCS(0)
-	counts := map[int]int{}
+	var counts [256]int // tickets by prize byte
+	var finds []uint64  // the finder entries the stored tickets make
 	var mu sync.Mutex
 	digest := game.NewDigest(b.Game, b.Number)
-	h := sha256.New()
-	var sec [4]byte
-	next := 0 // expected position
+	next := 0 // expected pack
+	tickets := 0
+	var zero [game.EncodedSize]byte
 	for c := range chunks {
 		n := len(c.ids)
 		var wg sync.WaitGroup
@@ -191,32 +184,64 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 		for w := range workers {
 			lo, hi := w*n/workers, (w+1)*n/workers
 			wg.Go(func() {
-				cnt := map[int]int{}
-				for i := lo; i < hi; i++ {
-					pos := int(c.ids[i] - b.first)
-					c.secrets[i] = b.key.Secret(pos)
-					if c.lens[i] != game.EncodedSize {
-						local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("encoding is %d bytes, want %d", c.lens[i], game.EncodedSize)})
-						continue
+				var cnt [256]int
+				var fs []uint64
+				h := sha256.New()
+				var sec [4]byte
+				var code [game.EncodedSize]byte
+				for k := lo; k < hi; k++ {
+					pack := int(c.ids[k] - b.firstPack)
+					codes, prizes := c.codes[k], c.prizes[k]
+					if len(codes) != packCodesSize || len(prizes) != game.PackSize {
+						local[w] = append(local[w], Problem{packWhere(pack), fmt.Sprintf("holds %d bytes of codes and %d prize bytes, want %d and %d",
+							len(codes), len(prizes), packCodesSize, game.PackSize)})
 					}
-					t, err := game.Decode(c.codes[i][:])
-					if err != nil {
-						local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("does not decode: %v", err)})
-						continue
+					h.Reset()
+					for i := range game.PackSize {
+						pos := pack*game.PackSize + i
+						secret := b.key.Secret(pos)
+						c.secrets[k*game.PackSize+i] = secret
+						code = zero
+						if (i+1)*game.EncodedSize <= len(codes) {
+							copy(code[:], codes[i*game.EncodedSize:])
+						}
+						binary.BigEndian.PutUint32(sec[:], uint32(secret))
+						h.Write(sec[:])
+						h.Write(code[:])
+						if i >= len(prizes) || (i+1)*game.EncodedSize > len(codes) {
+							continue
+						}
+						pb := prizes[i]
+						cnt[pb]++
+						stored, ok := prizeOf(pb)
+						if !ok {
+							local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("prize byte %d is not a tier of the prize table", pb)})
+						}
+						if pb != 0 {
+							fs = append(fs, findEntry(findKey(code[:]), pos))
+						}
+						t, err := game.Decode(code[:])
+						if err != nil {
+							local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("does not decode: %v", err)})
+							continue
+						}
+						if err := game.Validate(&t); err != nil {
+							local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("breaks the rules: %v", err)})
+						}
+						if p := game.Prize(&t); ok && p != stored {
+							local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("contents win %d €, the ledger says %d €", p, stored)})
+						}
 					}
-					if err := game.Validate(&t); err != nil {
-						local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("breaks the rules: %v", err)})
+					if sum := h.Sum(nil); !bytes.Equal(sum, c.hashes[k]) {
+						local[w] = append(local[w], Problem{packWhere(pack), fmt.Sprintf("pack hash does not match: a ticket of positions %d–%d was changed",
+							pack*game.PackSize, (pack+1)*game.PackSize-1)})
 					}
-					p := game.Prize(&t)
-					if p != c.prizes[i] {
-						local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("contents win %d €, the ledger says %d €", p, c.prizes[i])})
-					}
-					cnt[c.prizes[i]]++
 				}
 				mu.Lock()
-				for k, v := range cnt {
-					counts[k] += v
+				for i, v := range cnt {
+					counts[i] += v
 				}
+				finds = append(finds, fs...)
 				mu.Unlock()
 			})
 		}
@@ -226,53 +251,84 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 				rep.add(p.Where, "%s", p.What)
 			}
 		}
-		for i := range n {
-			pos := int(c.ids[i] - b.first)
-			if pos != next {
-				rep.add(where(next), "missing: the next row is ticket %d", pos)
-				next = pos
+		for k := range n {
+			pack := int(c.ids[k] - b.firstPack)
+			if pack != next {
+				rep.add(packWhere(next), "missing: the next row is pack %d", pack)
+				next = pack
 			}
-			digest.Add(c.secrets[i], &c.codes[i])
-			binary.BigEndian.PutUint32(sec[:], uint32(c.secrets[i]))
-			h.Write(sec[:])
-			h.Write(c.codes[i][:])
-			if pos%game.PackSize == game.PackSize-1 {
-				pack := pos / game.PackSize
-				if sum := h.Sum(nil); !bytes.Equal(sum, packHashes[pack]) {
-					rep.add(fmt.Sprintf("block %s pack %d", b.Name(), pack), "pack hash does not match: a ticket of positions %d–%d was changed", pack*game.PackSize, pos)
+			codes := c.codes[k]
+			for i := range game.PackSize {
+				var code [game.EncodedSize]byte
+				if (i+1)*game.EncodedSize <= len(codes) {
+					copy(code[:], codes[i*game.EncodedSize:])
 				}
-				h.Reset()
+				digest.Add(c.secrets[k*game.PackSize+i], &code)
 			}
 			next++
 		}
-		rep.Tickets += n
-		progress(next)
+		tickets += n * game.PackSize
+		rep.Tickets += n * game.PackSize
+		progress(tickets)
 		free <- c
 	}
 	if err := <-readErr; err != nil {
 		return err
 	}
-	bw := "block " + b.Name()
-	if next != b.Tickets {
-		rep.add(bw, "has %d ticket rows, want %d", next, b.Tickets)
+	if next != packs {
+		rep.add(bw, "has %d pack rows, want %d", next, packs)
 	}
 	if got := hex.EncodeToString(func() []byte { s := digest.Sum(); return s[:] }()); got != b.Digest {
 		rep.add(bw, "digest %s does not match the recorded %s: tickets were changed", got, b.Digest)
 	}
 	winners, payout := 0, 0
-	for p, n := range counts {
-		if p > 0 {
+	for pb, n := range counts {
+		if p, ok := prizeOf(byte(pb)); ok && p > 0 {
 			winners += n
 			payout += p * n
 		}
 	}
-	for _, tier := range game.PrizeTable {
-		if counts[tier.Prize] != tier.Count {
-			rep.add(bw, "%d tickets win %d €, the prize table says %d", counts[tier.Prize], tier.Prize, tier.Count)
+	for i, tier := range game.PrizeTable {
+		if n := counts[i+1]; n != tier.Count {
+			rep.add(bw, "%d tickets win %d €, the prize table says %d", n, tier.Prize, tier.Count)
 		}
 	}
 	if winners != b.Winners || payout != b.Payout {
 		rep.add(bw, "%d winners paying %d €, the block row says %d winners, %d €", winners, payout, b.Winners, b.Payout)
+	}
+	return verifyFinder(ctx, tx, b, finds, rep)
+}
+
+// verifyFinder compares block b's finder rows with the entries its stored
+// winners make.
+func verifyFinder(ctx context.Context, tx *sqlx.Tx, b Block, want []uint64, rep *VerifyReport) error {
+	slices.Sort(want)
+	fw := fmt.Sprintf("block %s finder", b.Name())
+	rows, err := tx.QueryContext(ctx, "SELECT first, entries FROM finder WHERE block = ? ORDER BY first", b.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var got []uint64
+	for rows.Next() {
+		var first int64
+		var blob sql.RawBytes
+		if err := rows.Scan(&first, &blob); err != nil {
+			return err
+		}
+		if len(blob) == 0 || len(blob)%finderEntry != 0 || int64(binary.BigEndian.Uint32(blob)) != first {
+			rep.add(fw, "the row of key %d is damaged: %d bytes", first, len(blob))
+			continue
+		}
+		for e := blob; len(e) > 0; e = e[finderEntry:] {
+			got = append(got, findEntry(binary.BigEndian.Uint32(e), int(e[4])<<16|int(e[5])<<8|int(e[6])))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !slices.Equal(got, want) {
+		rep.add(fw, "%d entries do not match the %d winning tickets: find by contents may miss tickets", len(got), len(want))
 	}
 	return nil
 }
@@ -334,11 +390,12 @@ func verifyJournal(ctx context.Context, tx *sqlx.Tx, rep *VerifyReport) error {
 				rep.add(where, "serial %s and ticket row do not name ticket %d of block %s", e.Serial, e.Position, b.Name())
 				continue
 			}
-			var prize int
-			if err := tx.GetContext(ctx, &prize, "SELECT prize FROM tickets WHERE id = ?", e.Ticket.Int64); err != nil {
-				rep.add(where, "its ticket row cannot be read: %v", err)
+			_, pb, err := storedTicket(ctx, tx, b, e.Position)
+			if err != nil {
+				rep.add(where, "its ticket cannot be read: %v", err)
 				continue
 			}
+			prize, _ := prizeOf(pb)
 			if prize == 0 || prize != e.Amount {
 				rep.add(where, "paid %d €, the ticket wins %d €", e.Amount, prize)
 			}
