@@ -55,15 +55,15 @@ CREATE TABLE packs (
 -- of their encoding (the roulette's winning numbers and first bet, 32 bits).
 -- A block's winners, sorted by (key, position), are cut into chunks of about
 -- 1,000 entries, never between two entries of one key; each chunk is a row
--- keyed by its first key. entries holds 7 bytes per winner: the key (4 bytes
--- big-endian) and the position (3 bytes big-endian). A lookup reads, per
--- block, the last chunk whose first key is not above the key.
+-- keyed by its block and its first key: id = blocks.id * 2^32 + first key.
+-- entries holds 7 bytes per winner: the key (4 bytes big-endian) and the
+-- position (3 bytes big-endian). A lookup reads, per block, the last chunk
+-- whose first key is not above the key, and compares the candidates' whole
+-- encodings in packs.
 CREATE TABLE finder (
-    block   INTEGER NOT NULL,   -- blocks.id
-    first   INTEGER NOT NULL,   -- key of the first entry, 0 .. 2^32-1
-    entries BLOB    NOT NULL,
-    PRIMARY KEY (block, first)
-) WITHOUT ROWID;
+    id      INTEGER PRIMARY KEY,
+    entries BLOB NOT NULL
+);
 
 -- The journal: append-only, each entry hashed with the previous entry's
 -- hash (see internal/ledger/journal.go for the canonical text).

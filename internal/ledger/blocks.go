@@ -201,13 +201,13 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	// The finder of the block, in key order.
 	slices.Sort(finds)
 	firsts, blobs := finderRows(finds)
-	fstmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (block, first, entries) VALUES (?, ?, ?)")
+	fstmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (id, entries) VALUES (?, ?)")
 	if err != nil {
 		return Block{}, err
 	}
 	defer fstmt.Close()
 	for i := range firsts {
-		if _, err := fstmt.ExecContext(ctx, blockID, int64(firsts[i]), blobs[i]); err != nil {
+		if _, err := fstmt.ExecContext(ctx, finderID(blockID, firsts[i]), blobs[i]); err != nil {
 			return Block{}, err
 		}
 	}

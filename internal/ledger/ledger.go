@@ -93,8 +93,9 @@ func Open(path string) (*Ledger, error) {
 	w, err := sqlx.Open("sqlite", dsn(path, append([]string{"_txlock=immediate",
 		// A new file gets 16 KiB pages, where five ~3 KiB pack rows fit
 		// (one in 4 KiB); it must be set before the switch to WAL and is
-		// ignored for an existing file.
-		"_pragma=page_size(16384)", "_pragma=journal_mode(WAL)",
+		// ignored for an existing file. The driver runs the _pragma list in
+		// lexicographic order and the _journal_mode key after it.
+		"_pragma=page_size(16384)", "_journal_mode=WAL",
 		// Bulk loads: a whole block's pages stay in memory until the commit.
 		"_pragma=cache_size(-262144)"}, commonPragmas...)...))
 	if err != nil {

@@ -49,6 +49,9 @@ const finderEntry = 7
 // findKey is the finder's key of an encoding: its first 4 bytes.
 func findKey(code []byte) uint32 { return binary.BigEndian.Uint32(code[:4]) }
 
+// finderID is the finder row of block id's chunk whose first key is first.
+func finderID(block int64, first uint32) int64 { return block<<32 | int64(first) }
+
 // findEntry packs a finder entry into an integer that sorts like its bytes.
 func findEntry(key uint32, pos int) uint64 { return uint64(key)<<24 | uint64(pos) }
 
@@ -75,7 +78,8 @@ func finderRows(entries []uint64) (firsts []uint32, blobs [][]byte) {
 // starts with key, in order.
 func findPositions(ctx context.Context, q sqlx.QueryerContext, b Block, key uint32) ([]int, error) {
 	var blob []byte
-	err := sqlx.GetContext(ctx, q, &blob, "SELECT entries FROM finder WHERE block = ? AND first <= ? ORDER BY first DESC LIMIT 1", b.ID, int64(key))
+	err := sqlx.GetContext(ctx, q, &blob, "SELECT entries FROM finder WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 1",
+		finderID(b.ID, 0), finderID(b.ID, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -304,7 +304,8 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 func verifyFinder(ctx context.Context, tx *sqlx.Tx, b Block, want []uint64, rep *VerifyReport) error {
 	slices.Sort(want)
 	fw := fmt.Sprintf("block %s finder", b.Name())
-	rows, err := tx.QueryContext(ctx, "SELECT first, entries FROM finder WHERE block = ? ORDER BY first", b.ID)
+	rows, err := tx.QueryContext(ctx, "SELECT id - ?, entries FROM finder WHERE id >= ? AND id < ? ORDER BY id",
+		finderID(b.ID, 0), finderID(b.ID, 0), finderID(b.ID+1, 0))
 	if err != nil {
 		return err
 	}
