@@ -23,7 +23,8 @@ import (
 
 const usage = `usage: vegas-desk [--db PATH] [COMMAND [ARGS]]
 
-With no command, opens the desktop app.
+With no command, opens the desktop app (on the ledger of --db or VEGAS_DESK_DB,
+else the one last chosen in the app's settings).
 
   generate [--seed HEX] [--game CODE] [--json]   generate the next block of a game
   blocks [--json]                                list the blocks
@@ -40,7 +41,7 @@ With no command, opens the desktop app.
   render SERIAL -o FILE                          draw a ticket as PNG
 
 --game CODE (default 531) picks the game where a block is named.
---db PATH (or VEGAS_DESK_DB) picks the ledger; default $XDG_DATA_HOME/vegas-desk/ledger.db.
+--db PATH (or VEGAS_DESK_DB) picks the ledger; commands default to $XDG_DATA_HOME/vegas-desk/ledger.db.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
 `
 
@@ -93,7 +94,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return c.fail(ui.Run(c.dbPath()))
+		// Without --db or VEGAS_DESK_DB the app reopens the ledger last
+		// chosen in its settings, or its own default.
+		return c.fail(ui.Run(c.db))
 	}
 	cmds := map[string]func([]string) error{
 		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,

@@ -477,3 +477,45 @@ func TestGenerateCancel(t *testing.T) {
 		t.Errorf("unknown game: %v", err)
 	}
 }
+
+func TestTicketAtAndSamples(t *testing.T) {
+	ctx := context.Background()
+	l, err := OpenReadOnly(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	b, _ := l.Block(ctx, 531, 1)
+	for _, pos := range []int{0, 199, 200, 1_999_999} {
+		got, err := l.TicketAt(ctx, 531, 1, pos)
+		if err != nil || got.Position != pos || got.Serial.String() != serialOf(b, pos) || game.Prize(&got.Ticket) != got.Prize {
+			t.Errorf("position %d: %+v, %v", pos, got, err)
+		}
+	}
+	for _, pos := range []int{-1, game.BlockSize} {
+		if _, err := l.TicketAt(ctx, 531, 1, pos); !errors.Is(err, ErrNotFound) {
+			t.Errorf("position %d: %v, want ErrNotFound", pos, err)
+		}
+	}
+	if _, err := l.TicketAt(ctx, 531, 2, 0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("block 2: %v, want ErrNotFound", err)
+	}
+	samples, err := l.Samples(ctx, 531, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prizes []int
+	for _, s := range samples {
+		prizes = append(prizes, s.Prize)
+		if first := ticketsWith(t, l, b, s.Prize, 1)[0]; s.Position != first {
+			t.Errorf("prize %d: position %d, the first is %d", s.Prize, s.Position, first)
+		}
+	}
+	want := []int{0}
+	for _, tier := range game.PrizeTable {
+		want = append(want, tier.Prize)
+	}
+	if !slices.Equal(prizes, want) {
+		t.Errorf("sample prizes %v, want %v", prizes, want)
+	}
+}

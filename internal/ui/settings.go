@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -183,24 +180,21 @@ type sample struct {
 	Prize  int
 }
 
-// samples finds a loser and unpaid winners of several tiers in the
-// ledger's first block: it reads the block's export as it streams and stops
-// once it has one ticket of each.
+// samples returns a loser and an unpaid winner of each tier of the
+// ledger's first block (ledger.Samples).
 func (d *desk) samples(ctx context.Context) ([]sample, error) {
 	bs, err := d.ledger.Blocks(ctx)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
 	bl := bs[0]
-	sw := &sampleWriter{want: map[int]bool{0: true, 3: true, 6: true, 15: true, 50: true, 100: true, 1000: true}}
-	err = d.ledger.Export(ctx, bl.Game, bl.Number, sw, nil)
-	if err != nil && !errors.Is(err, errEnough) {
+	ts, err := d.ledger.Samples(ctx, bl.Game, bl.Number)
+	if err != nil {
 		return nil, err
 	}
 	var out []sample
-	for _, c := range sw.found {
-		t, err := d.ledger.Lookup(ctx, c.Serial, ledger.Identity{Desk: "demo", Operator: "demo"})
-		if err != nil || t.Status == ledger.StatusPaid {
+	for _, t := range ts {
+		if t.Status == ledger.StatusPaid {
 			continue
 		}
 		what := lang.L("winner")
@@ -211,45 +205,6 @@ func (d *desk) samples(ctx context.Context) ([]sample, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Prize < out[j].Prize })
 	return out, nil
-}
-
-var errEnough = errors.New("enough samples")
-
-// sampleWriter reads JSON Lines of an export and keeps the first ticket of
-// each wanted prize; it stops the export once it has them all.
-type sampleWriter struct {
-	want  map[int]bool
-	found []struct {
-		Serial string
-		Prize  int
-	}
-	buf []byte
-}
-
-func (w *sampleWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		var line struct {
-			Serial string `json:"serial"`
-			Prize  int    `json:"prize"`
-		}
-		if json.Unmarshal(w.buf[:i], &line) == nil && w.want[line.Prize] {
-			delete(w.want, line.Prize)
-			w.found = append(w.found, struct {
-				Serial string
-				Prize  int
-			}{line.Serial, line.Prize})
-		}
-		w.buf = w.buf[i+1:]
-		if len(w.want) == 0 {
-			return len(p), errEnough
-		}
-	}
-	return len(p), nil
 }
 
 // showSamples shows a few serials to try: a loser, small and large winners.

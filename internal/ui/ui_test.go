@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image/png"
 	"os"
@@ -63,45 +62,32 @@ func makeFixture(path string) error {
 	if err != nil {
 		return err
 	}
-	cw := &collectWriter{}
-	err = l.Export(ctx, b.Game, b.Number, cw, nil)
-	if err != nil && !errors.Is(err, errEnough) {
+	// The first tickets of the block, then a ticket of each tier the walk
+	// did not meet.
+	for pos := 0; pos < b.Tickets && (len(losers) < 4 || len(winners[3]) < 10); pos++ {
+		t, err := l.TicketAt(ctx, b.Game, b.Number, pos)
+		if err != nil {
+			return err
+		}
+		if t.Prize == 0 && len(losers) < 4 {
+			losers = append(losers, t.Serial.String())
+		} else if t.Prize > 0 && len(winners[t.Prize]) < 10 {
+			winners[t.Prize] = append(winners[t.Prize], t.Serial.String())
+		}
+	}
+	samples, err := l.Samples(ctx, b.Game, b.Number)
+	if err != nil {
 		return err
+	}
+	for _, t := range samples {
+		if t.Prize > 0 && len(winners[t.Prize]) == 0 {
+			winners[t.Prize] = append(winners[t.Prize], t.Serial.String())
+		}
 	}
 	if len(losers) == 0 || len(winners[3]) < 8 || len(winners[1000]) == 0 {
 		return fmt.Errorf("fixture: not enough serials: %d losers, %v", len(losers), winners)
 	}
 	return nil
-}
-
-// collectWriter keeps losers and winners from an export until it has
-// enough.
-type collectWriter struct{ buf []byte }
-
-func (w *collectWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		var line struct {
-			Serial string `json:"serial"`
-			Prize  int    `json:"prize"`
-		}
-		if err := json.Unmarshal(w.buf[:i], &line); err != nil {
-			return 0, err
-		}
-		w.buf = w.buf[i+1:]
-		if line.Prize == 0 && len(losers) < 4 {
-			losers = append(losers, line.Serial)
-		} else if line.Prize > 0 && len(winners[line.Prize]) < 10 {
-			winners[line.Prize] = append(winners[line.Prize], line.Serial)
-		}
-		if len(losers) >= 4 && len(winners[3]) >= 10 && len(winners[1000]) > 0 {
-			return len(p), errEnough
-		}
-	}
 }
 
 // takeWinner hands out a different winner of the prize to each test.
