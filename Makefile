@@ -11,7 +11,7 @@ TEST_DEBS := sqlite3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run package test bench fuzz deps-gui deps-test clean
+.PHONY: all build cli run package test bench fuzz deps-gui deps-test clean
 
 all: build
 
@@ -36,6 +36,11 @@ build: deps-gui
 run: build
 	./bin/vegas-desk
 
+# The command line alone, without the desktop app: no cgo, no Fyne linked,
+# so each command process starts about three times faster (for scripts).
+cli:
+	CGO_ENABLED=0 $(GO) build -tags nogui -o bin/vegas-desk-cli $(APP)
+
 # A Linux package (bin/vegas-desk.tar.xz: binary, icon, .desktop file and an
 # install Makefile) made by fyne.io/tools from the binary and FyneApp.toml.
 FYNE ?= $(shell $(GO) env GOPATH)/bin/fyne
@@ -48,6 +53,7 @@ package: build
 # No display and no cgo needed: -tags ci gives Fyne its software driver.
 test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
+	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
 
 bench: deps-test

@@ -11,14 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ui"
 )
 
 const usage = `usage: vegas-desk [--db PATH] [COMMAND [ARGS]]
@@ -96,7 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		// Without --db or VEGAS_DESK_DB the app reopens the ledger last
 		// chosen in its settings, or its own default.
-		return c.fail(ui.Run(c.db))
+		return c.fail(openApp(c.db))
 	}
 	cmds := map[string]func([]string) error{
 		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,
@@ -140,15 +138,7 @@ func (c *cli) dbPath() string {
 	if c.db != "" {
 		return c.db
 	}
-	dir := os.Getenv("XDG_DATA_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = "."
-		}
-		dir = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(dir, "vegas-desk", "ledger.db")
+	return ledger.DefaultPath()
 }
 
 // open opens the ledger read-write, or read-only when the file cannot be
@@ -796,7 +786,7 @@ func (c *cli) render(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := ui.RenderTicketPNG(f, t); err != nil {
+	if err := renderPNG(f, t); err != nil {
 		f.Close()
 		os.Remove(*out)
 		return err

@@ -76,6 +76,20 @@ var commonPragmas = []string{
 	"_pragma=synchronous(NORMAL)",
 }
 
+// DefaultPath is the ledger of a desk that names none:
+// $XDG_DATA_HOME/vegas-desk/ledger.db, or ~/.local/share/vegas-desk/ledger.db.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "vegas-desk", "ledger.db")
+}
+
 // Open opens the ledger at path, creating it (and its directory) if
 // missing, and migrates it forward. A file that is not a vegas-desk ledger
 // (ErrNotLedger) or comes from a newer version (ErrTooNew) is refused and

@@ -10,7 +10,6 @@ package ui
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -40,7 +39,7 @@ const (
 
 // Run opens the desktop app on the ledger at dbPath and returns when its
 // window closes. An empty dbPath opens the ledger chosen last in Réglages,
-// or a ledger in the app's storage.
+// or ledger.DefaultPath().
 func Run(dbPath string) error {
 	a := app.NewWithID(AppID)
 	appRunning = true
@@ -52,7 +51,7 @@ func Run(dbPath string) error {
 		dbPath = a.Preferences().String(prefLedger)
 	}
 	if dbPath == "" {
-		dbPath = filepath.Join(a.Storage().RootURI().Path(), "vegas-desk.db")
+		dbPath = ledger.DefaultPath() // the command line's default too
 	}
 	w := a.NewWindow("vegas-desk")
 	w.Resize(fyne.NewSize(1360, 900))

@@ -62,6 +62,10 @@ serial=$(set +o pipefail; "$bin" --db "$l5" export --block 3 2>/dev/null | head 
 rowid=$(sqlite3 "$l5" "SELECT first_pack FROM blocks WHERE number = 3")
 runs=30
 s=$(now); for i in $(seq $runs); do "$bin" --db "$l5" lookup "$serial" >/dev/null 2>&1; done; lookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
+# The command line alone (make cli: -tags nogui, no Fyne linked), for scripts.
+cli=$work/vegas-desk-cli
+CGO_ENABLED=0 $GO build -tags nogui -o "$cli" ./cmd/vegas-desk
+s=$(now); for i in $(seq $runs); do "$cli" --db "$l5" lookup "$serial" >/dev/null 2>&1; done; clilookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
 s=$(now); for i in $(seq $runs); do sqlite3 "$l5" "SELECT hex(substr(prizes, 1, 1)), hex(substr(codes, 1, 14)) FROM packs WHERE rowid = $rowid" >/dev/null; done; sqlookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
 
 find=$(VEGAS_BENCH_LEDGER5="$l5" CGO_ENABLED=0 $GO test -tags $TAGS -run '^$' -bench 'FindByContents' -benchtime 200x ./internal/ledger/ 2>/dev/null | awk '/BenchmarkFindByContents/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ms/op") print $i }')
@@ -74,5 +78,6 @@ line  "(1) block load, whole process" "$gen" "$ref_insert" s 1.5
 limit "(2) bytes/ticket, 1 block" "$(awk -v s="$size1" 'BEGIN { print s / 2000000 }')" B 32
 limit "(2) bytes/ticket, 5 blocks" "$(awk -v s="$size5" 'BEGIN { print s / 10000000 }')" B 32
 line  "(3) lookup process, 5 blocks" "$lookup" "$sqlookup" ms 2.5
+line  "(3) lookup process, nogui build" "$clilookup" "$sqlookup" ms 2.5
 limit "(4) find by contents, 5 blocks" "$find" ms 200
 line  "(5) verify of a block vs generate" "$ver" "$gen" s 1.0
