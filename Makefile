@@ -56,14 +56,24 @@ test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
 
+# Benchmarks, then the ledger's figures beside their references measured in
+# the same run (internal/ledger/testdata/bench.sh).
+BENCH := CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -timeout 60m
 bench: deps-test
-	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/game/
-	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -bench . -benchtime 1x -timeout 60m ./internal/ledger/
+	$(BENCH) -bench 'GenerateBlock' -benchtime 3x ./internal/game/
+	$(BENCH) -bench 'Evaluate|Encode|DecodeValidate|ParseDoc' ./internal/game/
+	$(BENCH) -bench 'Generate$$|Verify' -benchtime 2x ./internal/ledger/
+	$(BENCH) -bench 'Lookup|FindByContents' -benchtime 200x ./internal/ledger/
 	GO=$(GO) ./internal/ledger/testdata/bench.sh
 
+# Each fuzz target for a minute (the seed corpora also run in make test).
+FUZZ := CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -fuzztime 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParseDoc -fuzztime 60s ./internal/game/
-	$(GO) test -run '^$$' -fuzz FuzzParseSerial -fuzztime 60s ./internal/game/
+	$(FUZZ) -fuzz '^FuzzParseDoc$$' ./internal/game/
+	$(FUZZ) -fuzz '^FuzzParseSerial$$' ./internal/game/
+	$(FUZZ) -fuzz '^FuzzDecode$$' ./internal/game/
+	$(FUZZ) -fuzz '^FuzzLookup$$' ./internal/ledger/
+	$(FUZZ) -fuzz '^FuzzCheck$$' ./internal/ledger/
 
 clean:
 	rm -rf bin

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -580,19 +579,7 @@ func (c *cli) claims(args []string) error {
 		}
 		return c.json(out)
 	case *asCSV:
-		w := csv.NewWriter(c.stdout)
-		w.Write([]string{"id", "serial", "game", "block", "position", "amount", "desk", "operator", "method", "at", "voided", "void_reason", "voided_by", "voided_at"})
-		for _, cl := range cs {
-			va := ""
-			if cl.Voided {
-				va = cl.VoidedAt.Format(time.RFC3339)
-			}
-			w.Write([]string{strconv.FormatInt(cl.ID, 10), cl.Serial, strconv.Itoa(cl.Game), strconv.Itoa(cl.Block),
-				strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount), cl.Desk, cl.Operator, cl.Method,
-				cl.At.Format(time.RFC3339), strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va})
-		}
-		w.Flush()
-		return w.Error()
+		return ledger.WriteCSV(c.stdout, cs)
 	}
 	for _, cl := range cs {
 		line := describeClaim(&cl) + "  " + cl.Serial

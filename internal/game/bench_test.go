@@ -11,7 +11,7 @@ func BenchmarkGenerateBlock(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		seed := testSeed
 		seed[0] = byte(i)
-		if _, err := GenerateBlock(context.Background(), Spec{531, 1, seed}, func([]Generated) error { return nil }); err != nil {
+		if _, err := GenerateBlock(context.Background(), Spec{531, 1, seed}, func(*Batch) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}

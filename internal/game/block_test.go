@@ -114,11 +114,15 @@ func wholeBlock(t *testing.T) (*stats, Result) {
 		plan := Plan(&testSeed)
 		key := testSeed.SerialKey()
 		d := NewDigest(531, 7)
+		ph := NewPackHasher()
 		var pos, xy, xs, x2, ys, y2, sxy, sx, sx2 float64
 		next := 0
-		blockResult, blockErr = GenerateBlock(context.Background(), Spec{531, 7, testSeed}, func(batch []Generated) error {
-			for i := range batch {
-				g := &batch[i]
+		blockResult, blockErr = GenerateBlock(context.Background(), Spec{531, 7, testSeed}, func(b *Batch) error {
+			if len(b.Packs)*PackSize != len(b.Tickets) {
+				s.fault("batch of %d tickets has %d pack hashes", len(b.Tickets), len(b.Packs))
+			}
+			for i := range b.Tickets {
+				g := &b.Tickets[i]
 				tk := &g.Ticket
 				if g.Position != next {
 					s.fault("position %d, want %d", g.Position, next)
@@ -158,7 +162,14 @@ func wholeBlock(t *testing.T) (*stats, Result) {
 					s.fault("ticket %d: cards %v not in ascending order", g.Position, tk.Duel.Cards)
 				}
 				s.observeDecoys(tk, wins)
-				d.Add(g.Secret, &g.Code)
+				ph.Add(g.Secret, &g.Code)
+				if i%PackSize == PackSize-1 {
+					sum := ph.Sum()
+					if sum != b.Packs[i/PackSize] {
+						s.fault("pack %d: hash differs", g.Position/PackSize)
+					}
+					d.AddPack(&sum)
+				}
 				// Correlation sums.
 				x, y := float64(g.Position), float64(prize)
 				w := 0.0
@@ -330,7 +341,7 @@ func TestBlockDecoys(t *testing.T) {
 func TestBlockReproducible(t *testing.T) {
 	_, first := wholeBlock(t)
 	prev := runtime.GOMAXPROCS(1)
-	again, err := GenerateBlock(context.Background(), Spec{531, 7, testSeed}, func([]Generated) error { return nil })
+	again, err := GenerateBlock(context.Background(), Spec{531, 7, testSeed}, func(*Batch) error { return nil })
 	runtime.GOMAXPROCS(prev)
 	if err != nil {
 		t.Fatal(err)
@@ -340,7 +351,7 @@ func TestBlockReproducible(t *testing.T) {
 	}
 	other := testSeed
 	other[31] ^= 2
-	diff, err := GenerateBlock(context.Background(), Spec{531, 7, other}, func([]Generated) error { return nil })
+	diff, err := GenerateBlock(context.Background(), Spec{531, 7, other}, func(*Batch) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,8 +363,8 @@ func TestBlockReproducible(t *testing.T) {
 func TestGenerateStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err := GenerateBlock(ctx, Spec{531, 1, testSeed}, func(b []Generated) error {
-		n += len(b)
+	_, err := GenerateBlock(ctx, Spec{531, 1, testSeed}, func(b *Batch) error {
+		n += len(b.Tickets)
 		if n >= 10*ChunkSize {
 			cancel()
 		}
@@ -363,7 +374,7 @@ func TestGenerateStops(t *testing.T) {
 		t.Errorf("cancel after %d tickets: %v", n, err)
 	}
 	stop := errors.New("disk full")
-	_, err = GenerateBlock(context.Background(), Spec{531, 1, testSeed}, func(b []Generated) error { return stop })
+	_, err = GenerateBlock(context.Background(), Spec{531, 1, testSeed}, func(*Batch) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("emit error: %v", err)
 	}

@@ -93,6 +93,12 @@ func (g *Generated) Serial(game, block int) Serial {
 	return Serial{Game: game, Block: block, Position: g.Position, Secret: g.Secret}
 }
 
+// Batch is a run of whole packs of a block, in block order.
+type Batch struct {
+	Tickets []Generated
+	Packs   [][32]byte // PackHash of each pack of the batch
+}
+
 // Result sums up a generated block.
 type Result struct {
 	Digest  [32]byte
@@ -102,31 +108,51 @@ type Result struct {
 	Payout  int
 }
 
-// Digest computes a block digest: SHA-256 over the block's canonical
-// encoding, which is "VEGAS-BLOCK-1", the game code (2 bytes big-endian) and
-// the block number (4 bytes big-endian), then for every ticket in block
-// order its secret part (4 bytes big-endian) and its 14-byte compact
-// encoding.
+// PackHasher computes a pack hash: SHA-256 over the canonical bytes of the
+// pack's tickets in order, each its secret part (4 bytes big-endian) and its
+// 14-byte compact encoding.
+type PackHasher struct {
+	h   hash.Hash
+	buf [4 + EncodedSize]byte
+}
+
+// NewPackHasher returns a PackHasher for a first pack.
+func NewPackHasher() *PackHasher { return &PackHasher{h: sha256.New()} }
+
+// Add appends the next ticket of the pack.
+func (p *PackHasher) Add(secret int, code *[EncodedSize]byte) {
+	binary.BigEndian.PutUint32(p.buf[:], uint32(secret))
+	copy(p.buf[4:], code[:])
+	p.h.Write(p.buf[:])
+}
+
+// Sum returns the pack's hash and starts the next pack.
+func (p *PackHasher) Sum() (out [32]byte) {
+	p.h.Sum(out[:0])
+	p.h.Reset()
+	return out
+}
+
+// Digest computes a block digest: SHA-256 over "VEGAS-BLOCK-2", the game
+// code (2 bytes big-endian), the block number (4 bytes big-endian) and then
+// the hash of each of the block's packs in order (see PackHasher). Every
+// ticket's secret part and encoding is thus in the digest, and a verifier
+// can name the pack of a changed ticket.
 type Digest struct{ h hash.Hash }
 
 // NewDigest starts the digest of a block.
 func NewDigest(game, block int) *Digest {
 	d := &Digest{sha256.New()}
 	var hdr [13 + 2 + 4]byte
-	copy(hdr[:], "VEGAS-BLOCK-1")
+	copy(hdr[:], "VEGAS-BLOCK-2")
 	binary.BigEndian.PutUint16(hdr[13:], uint16(game))
 	binary.BigEndian.PutUint32(hdr[15:], uint32(block))
 	d.h.Write(hdr[:])
 	return d
 }
 
-// Add appends the next ticket of the block.
-func (d *Digest) Add(secret int, code *[EncodedSize]byte) {
-	var b [4 + EncodedSize]byte
-	binary.BigEndian.PutUint32(b[:], uint32(secret))
-	copy(b[4:], code[:])
-	d.h.Write(b[:])
-}
+// AddPack appends the hash of the next pack of the block.
+func (d *Digest) AddPack(sum *[32]byte) { d.h.Write(sum[:]) }
 
 // Sum returns the digest.
 func (d *Digest) Sum() (out [32]byte) {
@@ -189,12 +215,12 @@ func Plan(seed *Seed) []uint16 {
 var ErrCancelled = errors.New("generation cancelled")
 
 // GenerateBlock generates the block of spec and hands its tickets to emit in
-// block order, in batches of ChunkSize. emit may keep nothing of the batch
-// after it returns; an error from emit stops the generation and is
-// returned. Both cores are used: tickets are made in parallel chunks, each
+// block order, in batches of ChunkSize tickets (whole packs) with their pack
+// hashes. emit may keep nothing of the batch after it returns; an error from
+// emit stops the generation and is returned. Both cores are used: tickets are made in parallel chunks, each
 // from its own ChaCha8 stream derived from the seed, so the block is the
 // same whatever the number of workers.
-func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) error) (Result, error) {
+func GenerateBlock(ctx context.Context, spec Spec, emit func(b *Batch) error) (Result, error) {
 	if err := spec.Check(); err != nil {
 		return Result{}, err
 	}
@@ -206,11 +232,11 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 	ctx, cancel := context.WithCancel(ctx)
 	type job struct {
 		chunk int
-		out   chan []Generated
+		out   chan *Batch
 	}
 	jobs := make(chan job)
-	futures := make(chan chan []Generated, 2*workers)
-	free := make(chan []Generated, 3*workers+1)
+	futures := make(chan chan *Batch, 2*workers)
+	free := make(chan *Batch, 3*workers+1)
 	var wg sync.WaitGroup
 	wg.Add(workers + 1)
 	go func() { // dispatcher: one future per chunk, in order
@@ -218,7 +244,7 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 		defer close(jobs)
 		defer close(futures)
 		for c := range chunks {
-			out := make(chan []Generated, 1)
+			out := make(chan *Batch, 1)
 			select {
 			case futures <- out:
 			case <-ctx.Done():
@@ -231,18 +257,20 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 			}
 		}
 	}()
+	secrets := res.Key.Secrets()
 	for range workers {
 		go func() {
 			defer wg.Done()
+			ph := NewPackHasher()
 			for j := range jobs {
-				var buf []Generated
+				var b *Batch
 				select {
-				case buf = <-free:
+				case b = <-free:
 				default:
-					buf = make([]Generated, ChunkSize)
+					b = &Batch{Tickets: make([]Generated, ChunkSize), Packs: make([][32]byte, ChunkSize/PackSize)}
 				}
-				makeChunk(&spec.Seed, &res.Key, plan, j.chunk, buf)
-				j.out <- buf
+				makeChunk(&spec.Seed, secrets, ph, plan, j.chunk, b)
+				j.out <- b
 			}
 		}()
 	}
@@ -250,26 +278,27 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 
 	digest := NewDigest(spec.Game, spec.Block)
 	for out := range futures {
-		var buf []Generated
+		var b *Batch
 		select {
-		case buf = <-out:
+		case b = <-out:
 		case <-ctx.Done():
 			return Result{}, fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 		}
-		for i := range buf {
-			g := &buf[i]
-			digest.Add(g.Secret, &g.Code)
-			if g.Prize > 0 {
+		for i := range b.Packs {
+			digest.AddPack(&b.Packs[i])
+		}
+		for i := range b.Tickets {
+			if p := b.Tickets[i].Prize; p > 0 {
 				res.Winners++
-				res.Payout += g.Prize
+				res.Payout += p
 			}
 		}
-		if err := emit(buf); err != nil {
+		if err := emit(b); err != nil {
 			return Result{}, err
 		}
-		res.Tickets += len(buf)
+		res.Tickets += len(b.Tickets)
 		select {
-		case free <- buf:
+		case free <- b:
 		default:
 		}
 	}
@@ -283,19 +312,23 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(batch []Generated) 
 	return res, nil
 }
 
-// makeChunk fills buf with the tickets of one chunk.
-func makeChunk(seed *Seed, key *SerialKey, plan []uint16, chunk int, buf []Generated) {
+// makeChunk fills b with the tickets of one chunk and their pack hashes.
+func makeChunk(seed *Seed, secrets Secrets, ph *PackHasher, plan []uint16, chunk int, b *Batch) {
 	rng := NewRand(seed.derive("vegas-desk/tickets", uint64(chunk)))
 	base := chunk * ChunkSize
-	for i := range buf {
-		g := &buf[i]
+	for i := range b.Tickets {
+		g := &b.Tickets[i]
 		pos := base + i
 		w := &Catalogue[plan[pos]]
 		g.Position = pos
-		g.Secret = key.Secret(pos)
+		g.Secret = secrets.At(pos)
 		g.Prize = w.Prize
 		Build(rng, w, &g.Ticket)
 		g.Code = Encode(&g.Ticket)
+		ph.Add(g.Secret, &g.Code)
+		if i%PackSize == PackSize-1 {
+			b.Packs[i/PackSize] = ph.Sum()
+		}
 	}
 }
 

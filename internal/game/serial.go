@@ -1,7 +1,8 @@
 package game
 
 import (
-	"crypto/sha256"
+	"crypto/aes"
+	"crypto/cipher"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -133,14 +134,30 @@ func dammDigit(digits string) byte {
 // SerialKey is a block's secret key for the secret parts of its serials.
 type SerialKey [32]byte
 
-// Secret returns the secret part of the serial of the ticket at position
-// pos: the first bytes of SHA-256(key ‖ "serial" ‖ pos as 4 bytes big-endian),
-// read as a big-endian integer, modulo 10^6.
-func (k *SerialKey) Secret(pos int) int {
-	var msg [32 + 6 + 4]byte
-	copy(msg[:], k[:])
-	copy(msg[32:], "serial")
-	binary.BigEndian.PutUint32(msg[38:], uint32(pos))
-	sum := sha256.Sum256(msg[:])
-	return int(binary.BigEndian.Uint64(sum[:8]) % 1_000_000)
+// Secrets computes the secret parts of one block's serials: AES-256 keyed
+// with the block's serial key, applied to the 16-byte block "serial" ‖ six
+// zero bytes ‖ the position as 4 bytes big-endian; the first 8 bytes of the
+// result, read big-endian, modulo 10^6.
+type Secrets struct{ c cipher.Block }
+
+// Secrets prepares the computation of the block's secret parts.
+func (k *SerialKey) Secrets() Secrets {
+	c, err := aes.NewCipher(k[:])
+	if err != nil {
+		panic(err) // a 32-byte key is always valid
+	}
+	return Secrets{c}
 }
+
+// At returns the secret part of the serial of the ticket at position pos.
+func (s Secrets) At(pos int) int {
+	var in, out [16]byte
+	copy(in[:], "serial")
+	binary.BigEndian.PutUint32(in[12:], uint32(pos))
+	s.c.Encrypt(out[:], in[:])
+	return int(binary.BigEndian.Uint64(out[:8]) % 1_000_000)
+}
+
+// Secret returns the secret part of the serial at position pos. To compute
+// many, use Secrets.
+func (k *SerialKey) Secret(pos int) int { return k.Secrets().At(pos) }

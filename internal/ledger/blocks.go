@@ -2,9 +2,7 @@ package ledger
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -153,13 +151,11 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	// (copied) by each Exec, so reused.
 	codes := make([]byte, insertPacks*packCodesSize)
 	prizes := make([]byte, insertPacks*game.PackSize)
-	hashes := make([]byte, insertPacks*sha256.Size)
 	finds := make([]uint64, 0, game.Winners)
 	done := 0
-	h := sha256.New()
-	var sec [4]byte
 	spec := game.Spec{Game: gameCode, Block: number, Seed: seed}
-	res, err := game.GenerateBlock(ctx, spec, func(batch []game.Generated) error {
+	res, err := game.GenerateBlock(ctx, spec, func(b *game.Batch) error {
+		batch := b.Tickets
 		if len(batch)%(insertPacks*game.PackSize) != 0 || batch[0].Position%game.PackSize != 0 {
 			return fmt.Errorf("batch of %d tickets from position %d: want whole statements of %d packs", len(batch), batch[0].Position, insertPacks)
 		}
@@ -172,15 +168,10 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 				if g.Prize > 0 {
 					finds = append(finds, findEntry(findKey(g.Code[:]), g.Position))
 				}
-				binary.BigEndian.PutUint32(sec[:], uint32(g.Secret))
-				h.Write(sec[:])
-				h.Write(g.Code[:])
 				if i%game.PackSize == game.PackSize-1 {
 					p := i / game.PackSize
-					h.Sum(hashes[p*sha256.Size : p*sha256.Size])
-					h.Reset()
 					args[4*p] = firstPack + int64(g.Position/game.PackSize)
-					args[4*p+1] = hashes[p*sha256.Size : (p+1)*sha256.Size]
+					args[4*p+1] = b.Packs[(start+i)/game.PackSize][:]
 					args[4*p+2] = prizes[p*game.PackSize : (p+1)*game.PackSize]
 					args[4*p+3] = codes[p*packCodesSize : (p+1)*packCodesSize]
 				}

@@ -3,8 +3,11 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -217,4 +220,24 @@ func (l *Ledger) Refusals(ctx context.Context, since time.Time) ([]Refusal, erro
 		return nil, fmt.Errorf("list refused attempts: %w", err)
 	}
 	return out, nil
+}
+
+// WriteCSV writes claims as CSV with a header line: id, at, serial, game,
+// block, position, amount, desk, operator, method, voided, void_reason,
+// voided_by, voided_at. Times are RFC 3339; voided_at is empty when the
+// claim stands.
+func WriteCSV(w io.Writer, claims []Claim) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"id", "at", "serial", "game", "block", "position", "amount", "desk", "operator", "method", "voided", "void_reason", "voided_by", "voided_at"})
+	for _, cl := range claims {
+		va := ""
+		if cl.Voided {
+			va = cl.VoidedAt.Format(time.RFC3339)
+		}
+		cw.Write([]string{strconv.FormatInt(cl.ID, 10), cl.At.Format(time.RFC3339), cl.Serial,
+			strconv.Itoa(cl.Game), strconv.Itoa(cl.Block), strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount),
+			cl.Desk, cl.Operator, cl.Method, strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va})
+	}
+	cw.Flush()
+	return cw.Error()
 }

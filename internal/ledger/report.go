@@ -123,6 +123,7 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
+	secrets := b.key.Secrets()
 	rows, err := tx.QueryContext(ctx, "SELECT id, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
 		b.firstPack, b.firstPack+int64(b.Tickets/game.PackSize))
 	if err != nil {
@@ -155,7 +156,7 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 				return fmt.Errorf("export: block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, prizes[i])
 			}
 			d := game.NewDoc(&t)
-			d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
+			d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secrets.At(pos)}.String()
 			d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
 			if err := enc.Encode(&d); err != nil {
 				return fmt.Errorf("export: %w", err)

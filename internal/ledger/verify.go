@@ -3,7 +3,6 @@ package ledger
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
@@ -99,12 +98,12 @@ func (l *Ledger) blocksTx(ctx context.Context, tx *sqlx.Tx) ([]Block, error) {
 
 // vchunk is a run of consecutive pack rows, as stored.
 type vchunk struct {
-	ids     []int64
-	hashes  [][]byte
-	prizes  [][]byte
-	codes   [][]byte
-	secrets []int    // by ticket of the chunk
-	finds   []uint64 // finder entries of the chunk's winners
+	ids    []int64
+	hashes [][]byte
+	prizes [][]byte
+	codes  [][]byte
+	sums   [][32]byte // the packs' hashes as recomputed
+	finds  []uint64   // finder entries of the chunk's winners
 }
 
 // vchunkPacks is the number of packs of a chunk.
@@ -123,7 +122,7 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 	chunks := make(chan *vchunk, 2)
 	free := make(chan *vchunk, 3)
 	for range 3 {
-		free <- &vchunk{secrets: make([]int, vchunkPacks*game.PackSize)}
+		free <- &vchunk{sums: make([][32]byte, vchunkPacks)}
 	}
 	readErr := make(chan error, 1)
 	rctx, cancel := context.WithCancel(ctx)
@@ -186,8 +185,8 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 			wg.Go(func() {
 				var cnt [256]int
 				var fs []uint64
-				h := sha256.New()
-				var sec [4]byte
+				ph := game.NewPackHasher()
+				secrets := b.key.Secrets()
 				var code [game.EncodedSize]byte
 				for k := lo; k < hi; k++ {
 					pack := int(c.ids[k] - b.firstPack)
@@ -196,18 +195,13 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 						local[w] = append(local[w], Problem{packWhere(pack), fmt.Sprintf("holds %d bytes of codes and %d prize bytes, want %d and %d",
 							len(codes), len(prizes), packCodesSize, game.PackSize)})
 					}
-					h.Reset()
 					for i := range game.PackSize {
 						pos := pack*game.PackSize + i
-						secret := b.key.Secret(pos)
-						c.secrets[k*game.PackSize+i] = secret
 						code = zero
 						if (i+1)*game.EncodedSize <= len(codes) {
 							copy(code[:], codes[i*game.EncodedSize:])
 						}
-						binary.BigEndian.PutUint32(sec[:], uint32(secret))
-						h.Write(sec[:])
-						h.Write(code[:])
+						ph.Add(secrets.At(pos), &code)
 						if i >= len(prizes) || (i+1)*game.EncodedSize > len(codes) {
 							continue
 						}
@@ -232,7 +226,8 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 							local[w] = append(local[w], Problem{where(pos), fmt.Sprintf("contents win %d €, the ledger says %d €", p, stored)})
 						}
 					}
-					if sum := h.Sum(nil); !bytes.Equal(sum, c.hashes[k]) {
+					c.sums[k] = ph.Sum()
+					if !bytes.Equal(c.sums[k][:], c.hashes[k]) {
 						local[w] = append(local[w], Problem{packWhere(pack), fmt.Sprintf("pack hash does not match: a ticket of positions %d–%d was changed",
 							pack*game.PackSize, (pack+1)*game.PackSize-1)})
 					}
@@ -257,14 +252,7 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 				rep.add(packWhere(next), "missing: the next row is pack %d", pack)
 				next = pack
 			}
-			codes := c.codes[k]
-			for i := range game.PackSize {
-				var code [game.EncodedSize]byte
-				if (i+1)*game.EncodedSize <= len(codes) {
-					copy(code[:], codes[i*game.EncodedSize:])
-				}
-				digest.Add(c.secrets[k*game.PackSize+i], &code)
-			}
+			digest.AddPack(&c.sums[k])
 			next++
 		}
 		tickets += n * game.PackSize

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -236,21 +235,7 @@ func (c *claimsScreen) voidNow(id int64, reason string) {
 }
 
 // writeCSV writes the claims shown as CSV.
-func (c *claimsScreen) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "at", "serial", "game", "block", "position", "amount", "desk", "operator", "method", "voided", "void_reason", "voided_by", "voided_at"})
-	for _, cl := range c.claims {
-		va := ""
-		if cl.Voided {
-			va = cl.VoidedAt.Format(time.RFC3339)
-		}
-		cw.Write([]string{strconv.FormatInt(cl.ID, 10), cl.At.Format(time.RFC3339), cl.Serial,
-			strconv.Itoa(cl.Game), strconv.Itoa(cl.Block), strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount),
-			cl.Desk, cl.Operator, cl.Method, strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va})
-	}
-	cw.Flush()
-	return cw.Error()
-}
+func (c *claimsScreen) writeCSV(w io.Writer) error { return ledger.WriteCSV(w, c.claims) }
 
 func (c *claimsScreen) askExport() {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
