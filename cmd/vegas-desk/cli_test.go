@@ -84,7 +84,7 @@ func TestCLI(t *testing.T) {
 		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
 		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `desk "D1" by operator "ann"`},
 		{"claim loser", []string{"claim", loser}, "", 1, "", "not a winning ticket"},
-		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "id,serial,game", ""},
+		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "id,at,serial,game", ""},
 		{"claims json", []string{"claims", "--json"}, "", 0, `"operator": "ann"`, ""},
 		{"void without reason", []string{"void", "2"}, "", 2, "", "--reason"},
 		{"void", []string{"void", "2", "--reason", "wrong ticket"}, "", 0, "voided", ""},
