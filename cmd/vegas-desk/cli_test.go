@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
 )
 
 // vd runs one command line in-process against db.
@@ -118,6 +123,27 @@ func TestCLI(t *testing.T) {
 	if n := strings.Count(errs, "\n"); n < 4 {
 		t.Errorf("only %d stderr lines:\n%s", n, errs)
 	}
+
+	t.Run("a wrong secret is recorded", func(t *testing.T) {
+		s, err := game.ParseSerial(winner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Secret = (s.Secret + 1) % 1_000_000
+		_, errs, code := vd(t, db, "", "lookup", s.String(), "--desk", "D9")
+		if code != 1 || !strings.Contains(errs, "unknown serial") {
+			t.Errorf("exit %d, %s", code, errs)
+		}
+		l, err := ledger.OpenReadOnly(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		rs, err := l.Refusals(context.Background(), time.Time{})
+		if err != nil || len(rs) == 0 || rs[len(rs)-1].Serial != s.String() || rs[len(rs)-1].Desk != "D9" {
+			t.Errorf("refusals %+v, %v; want the last for %s at D9", rs, err, s)
+		}
+	})
 
 	t.Run("not a ledger", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "notes.txt")
