@@ -32,6 +32,7 @@ const (
 	verdictMistyped          // NUMÉRO MAL SAISI
 	verdictOverLimit         // a winner above this desk's payout limit
 	verdictJustPaid          // PAYÉ: the claim was just recorded
+	verdictError             // ERREUR: the ledger could not answer; do not pay
 )
 
 // verdictStyle gives each verdict its background colour.
@@ -44,6 +45,7 @@ var verdictStyle = map[verdict]color.NRGBA{
 	verdictMistyped:  {0xd8, 0x6a, 0x00, 0xff},
 	verdictOverLimit: {0x9a, 0x2b, 0xb0, 0xff},
 	verdictJustPaid:  {0x0a, 0x5c, 0x2c, 0xff},
+	verdictError:     {0x8b, 0x00, 0x00, 0xff},
 }
 
 // counterScreen is the Guichet: scan or type a serial, read the verdict,
@@ -166,18 +168,18 @@ func (c *counterScreen) show(k verdict, title, amount, detail string) {
 }
 
 // check looks up a serial and shows the verdict. The serial's check digit is
-// checked before any lookup.
+// checked before any lookup. The previous verdict is cleared first, so that
+// nothing of the last ticket (its PAYER above all) survives a failed check.
 func (c *counterScreen) check(text string) {
 	defer func() {
 		c.entry.SetText("")
 		c.focus()
 	}()
-	c.current = nil
 	if text == "" {
 		return
 	}
+	c.blank()
 	if _, err := game.ParseSerial(text); err != nil {
-		c.picture.SetTicket(nil, nil)
 		msg := lang.L("The serial has 21 digits: check them and type it again.")
 		if errors.Is(err, game.ErrCheckDigit) {
 			msg = lang.L("The check digit does not match: a digit was mistyped. Type the serial again.")
@@ -185,7 +187,8 @@ func (c *counterScreen) check(text string) {
 		c.show(verdictMistyped, lang.L("MISTYPED SERIAL"), "", text+"\n"+msg)
 		return
 	}
-	if !c.d.needLedger() {
+	if c.d.ledger == nil {
+		c.showFailure(text, lang.L("No ledger is open: open or create one in Settings."), nil)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -193,18 +196,38 @@ func (c *counterScreen) check(text string) {
 	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity())
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):
-		c.picture.SetTicket(nil, nil)
 		c.show(verdictUnknown, lang.L("UNKNOWN SERIAL"), "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
-		return
-	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
-		c.picture.SetTicket(nil, nil)
-		c.show(verdictMistyped, lang.L("MISTYPED SERIAL"), "", text)
-		return
 	case err != nil:
-		c.d.showError(err)
-		return
+		c.showFailure(text, lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings."), err)
+	default:
+		c.showTicket(t)
 	}
-	c.showTicket(t)
+}
+
+// blank clears the verdict, the ticket and PAYER without recording a check.
+func (c *counterScreen) blank() {
+	c.current = nil
+	c.kind = verdictNone
+	c.picture.SetTicket(nil, nil)
+	c.pay.Hide()
+	c.bg.FillColor = verdictStyle[verdictNone]
+	c.bg.Refresh()
+	c.title.Text = ""
+	c.title.Refresh()
+	c.amount.Text = ""
+	c.amount.Refresh()
+	c.detail.SetText("")
+}
+
+// showFailure shows the error verdict: the ledger gave no answer for serial,
+// so nothing may be paid. err, when not nil, is added for whoever maintains
+// the desk.
+func (c *counterScreen) showFailure(serial, msg string, err error) {
+	detail := serial + "\n" + msg + "\n" + lang.L("Do not pay.")
+	if err != nil {
+		detail += "\n(" + err.Error() + ")"
+	}
+	c.show(verdictError, lang.L("ERROR — DO NOT PAY"), "", detail)
 }
 
 // showTicket shows the verdict of a ticket found in the ledger.

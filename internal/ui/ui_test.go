@@ -201,6 +201,46 @@ func TestCounterVerdicts(t *testing.T) {
 	}
 }
 
+// A failed lookup clears the last verdict, above all its PAYER, and shows
+// the error verdict.
+func TestCounterLedgerFailure(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	c := d.counter
+	closed, err := ledger.Open(filepath.Join(t.TempDir(), "closed.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	win := takeWinner(t, 6)
+	for _, tt := range []struct {
+		name   string
+		ledger *ledger.Ledger
+	}{
+		{"no ledger open", nil},
+		{"lookup fails", closed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d.ledger = fixture
+			scan(d, win)
+			if c.kind != verdictWinner || !c.pay.Visible() {
+				t.Fatalf("before: %q, PAYER visible %v", c.title.Text, c.pay.Visible())
+			}
+			d.ledger = tt.ledger
+			defer func() { d.ledger = fixture }()
+			scan(d, win)
+			if c.kind != verdictError || c.title.Text != "ERREUR — NE PAS PAYER" {
+				t.Errorf("verdict: got %d %q, want the error verdict", c.kind, c.title.Text)
+			}
+			if c.pay.Visible() || c.current != nil || c.amount.Text != "" {
+				t.Errorf("the last winner survives: PAYER %v, current %v, amount %q", c.pay.Visible(), c.current, c.amount.Text)
+			}
+			if !strings.Contains(c.detail.Text, win) || !strings.Contains(c.detail.Text, "Ne pas payer.") {
+				t.Errorf("detail %q lacks the serial or the warning", c.detail.Text)
+			}
+		})
+	}
+}
+
 func TestCounterPay(t *testing.T) {
 	d := newTestDesk(t, fixture)
 	c := d.counter
