@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -47,8 +50,10 @@ func newSettingsScreen(d *desk) *settingsScreen {
 
 	s.desk = widget.NewEntry()
 	s.desk.SetText(who.Desk)
+	s.desk.Validator = notBlank(lang.L("give this desk's id"))
 	s.operator = widget.NewEntry()
 	s.operator.SetText(who.Operator)
+	s.operator.Validator = notBlank(lang.L("give the operator's name"))
 	s.limit = widget.NewEntry()
 	s.limit.SetText(strconv.Itoa(d.payoutLimit()))
 	s.limit.Validator = func(v string) error {
@@ -84,11 +89,25 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	return s
 }
 
+// notBlank is a validator that refuses an empty or blank text with msg.
+func notBlank(msg string) fyne.StringValidator {
+	return func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New(msg)
+		}
+		return nil
+	}
+}
+
 // save stores the settings; a change of language rebuilds the screens.
+// Nothing is stored while a field is wrong: every claim records the desk
+// and the operator.
 func (s *settingsScreen) save() {
-	if err := s.limit.Validate(); err != nil {
-		dialog.ShowError(err, s.d.win)
-		return
+	for _, e := range []*widget.Entry{s.desk, s.operator, s.limit} {
+		if err := e.Validate(); err != nil {
+			dialog.ShowError(err, s.d.win)
+			return
+		}
 	}
 	p := s.d.app.Preferences()
 	p.SetString(prefDesk, strings.TrimSpace(s.desk.Text))
@@ -113,26 +132,19 @@ func (s *settingsScreen) save() {
 
 // choose opens an existing ledger or creates one.
 func (s *settingsScreen) choose(create bool) {
-	done := func(path string) {
-		l, err := ledger.Open(path)
-		if err != nil {
-			dialog.ShowError(fmt.Errorf("%s %s: %w", lang.L("Cannot open the ledger"), path, err), s.d.win)
-			return
-		}
-		s.d.useLedger(l)
-		s.path.SetText(l.Path())
-	}
 	if create {
-		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-			if err != nil || w == nil {
+		// Fyne's save dialog opens its writer, which truncates an existing
+		// file, before its callback runs: a folder and a name never touch
+		// a file before createAt has checked that there is none.
+		fd := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+			if err != nil {
+				s.d.showError(err)
 				return
 			}
-			path := w.URI().Path()
-			w.Close()
-			// The dialog created an empty file: a ledger starts from it.
-			done(path)
+			if dir != nil {
+				s.askName(dir.Path())
+			}
 		}, s.d.win)
-		fd.SetFileName("vegas-desk.db")
 		fd.Show()
 		return
 	}
@@ -142,9 +154,61 @@ func (s *settingsScreen) choose(create bool) {
 		}
 		path := r.URI().Path()
 		r.Close()
-		done(path)
+		s.openAt(path)
 	}, s.d.win)
 	fd.Show()
+}
+
+// askName asks for the file name of a new ledger in dir.
+func (s *settingsScreen) askName(dir string) {
+	name := widget.NewEntry()
+	name.SetText("vegas-desk.db")
+	name.Validator = func(v string) error {
+		v = strings.TrimSpace(v)
+		if v == "" || v == "." || v == ".." || strings.ContainsAny(v, `/\`) {
+			return errors.New(lang.L("give a file name"))
+		}
+		return nil
+	}
+	items := []*widget.FormItem{
+		widget.NewFormItem(lang.L("Folder"), widget.NewLabel(dir)),
+		widget.NewFormItem(lang.L("File name"), name),
+	}
+	dialog.ShowForm(lang.L("Create a ledger"), lang.L("Create"), lang.L("Cancel"), items, func(ok bool) {
+		if ok {
+			s.createAt(filepath.Join(dir, strings.TrimSpace(name.Text)))
+		}
+	}, s.d.win)
+}
+
+// createAt creates a new ledger at path and uses it. It refuses a path
+// where a file already exists: that file, maybe the open ledger, is left
+// untouched.
+func (s *settingsScreen) createAt(path string) {
+	exists, err := storage.Exists(storage.NewFileURI(path))
+	if err != nil {
+		s.d.showError(err)
+		return
+	}
+	if exists {
+		dialog.ShowInformation(lang.L("Create a ledger"),
+			lang.L("A file named {{.Path}} already exists: it was left untouched. Choose another name, or open it with Open a ledger….",
+				map[string]any{"Path": path}), s.d.win)
+		return
+	}
+	s.openAt(path)
+}
+
+// openAt opens the ledger at path (creating it when there is no file) and
+// uses it.
+func (s *settingsScreen) openAt(path string) {
+	l, err := ledger.Open(path)
+	if err != nil {
+		dialog.ShowError(fmt.Errorf("%s %s: %w", lang.L("Cannot open the ledger"), path, err), s.d.win)
+		return
+	}
+	s.d.useLedger(l)
+	s.path.SetText(l.Path())
 }
 
 // firstRun offers a demonstration block when the ledger has none.

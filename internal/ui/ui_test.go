@@ -427,6 +427,47 @@ func TestClaimsScreen(t *testing.T) {
 	}
 }
 
+func TestSettingsCreateLedger(t *testing.T) {
+	d := newTestDesk(t, nil)
+	s := d.settings
+	defer d.closeLedger()
+
+	// An existing file, here the fixture, open in another handle: refused
+	// and left untouched.
+	before, err := os.Stat(fixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.createAt(fixturePath)
+	after, err := os.Stat(fixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ledger != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("creating over an existing file: ledger %v, size %d → %d", d.ledger, before.Size(), after.Size())
+	}
+
+	path := filepath.Join(t.TempDir(), "new.db")
+	s.createAt(path)
+	if d.ledger == nil || d.ledger.Path() != path || s.path.Text != path {
+		t.Fatalf("new ledger: %v, path shown %q", d.ledger, s.path.Text)
+	}
+
+	// Blank desk id or operator name: nothing is saved.
+	for _, e := range []*widget.Entry{s.desk, s.operator} {
+		e.SetText("  ")
+		s.save()
+		e.SetText("X")
+	}
+	if got := d.identity(); got.Desk != "G1" || got.Operator != "Alice" {
+		t.Errorf("identity after blank saves: %+v", got)
+	}
+	s.save()
+	if got := d.identity(); got.Desk != "X" || got.Operator != "X" {
+		t.Errorf("identity after a good save: %+v", got)
+	}
+}
+
 func TestBlocksGenerateAndCancel(t *testing.T) {
 	l, err := ledger.Open(filepath.Join(t.TempDir(), "gen.db"))
 	if err != nil {
