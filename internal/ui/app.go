@@ -162,12 +162,15 @@ func (d *desk) payoutLimit() int {
 }
 
 // useLedger switches to l (closing the previous ledger) and reloads the
-// screens.
+// screens. Nothing read from the previous ledger stays on screen: no
+// verdict, no matching ticket and no PAYER, no block selected.
 func (d *desk) useLedger(l *ledger.Ledger) {
 	d.closeLedger()
 	d.ledger = l
 	d.app.Preferences().SetString(prefLedger, l.Path())
 	d.counter.clear()
+	d.contents.reset()
+	d.blocks.unselect()
 	d.claims.reload()
 	d.blocks.reload()
 	d.updateStatus()

@@ -169,6 +169,20 @@ func (b *blocksScreen) reload() {
 	}
 }
 
+// unselect forgets the selected block: its report, title, digest and chart,
+// and disables Verify and Export.
+func (b *blocksScreen) unselect() {
+	b.sel = -1
+	b.list.UnselectAll()
+	b.rep = ledger.Report{}
+	b.title.SetText(lang.L("Choose a block."))
+	b.digest.SetText("")
+	b.report.Refresh()
+	b.chart.set(ledger.Report{})
+	b.verify.Disable()
+	b.export.Disable()
+}
+
 // showReport shows the reconciliation of the selected block.
 func (b *blocksScreen) showReport() {
 	if b.sel < 0 || b.sel >= len(b.blocks) {

@@ -468,6 +468,45 @@ func TestSettingsCreateLedger(t *testing.T) {
 	}
 }
 
+// Switching ledgers leaves nothing of the previous one on screen.
+func TestUseLedgerResetsScreens(t *testing.T) {
+	prev, err := ledger.Open(fixturePath) // a second handle: useLedger closes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newTestDesk(t, prev)
+	defer d.closeLedger()
+	b := d.blocks
+	b.reload()
+	b.list.Select(0)
+	waitFor(t, "the report", 10*time.Second, func() bool { return len(b.rep.Tiers) > 0 })
+	if b.verify.Disabled() || b.digest.Text == "" {
+		t.Fatalf("block 0 selected: verify disabled %v, digest %q", b.verify.Disabled(), b.digest.Text)
+	}
+	tk, err := prev.Lookup(context.Background(), takeWinner(t, 3), d.identity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.contents.match = &tk
+	d.contents.pay.Show()
+
+	next, err := ledger.Open(filepath.Join(t.TempDir(), "next.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.useLedger(next)
+	if c := d.contents; c.match != nil || c.pay.Visible() {
+		t.Errorf("contents: match %v, PAYER visible %v", c.match, c.pay.Visible())
+	}
+	if b.sel != -1 || len(b.rep.Tiers) != 0 || len(b.chart.rep.Tiers) != 0 {
+		t.Errorf("blocks: sel %d, %d tiers in the report, %d in the chart", b.sel, len(b.rep.Tiers), len(b.chart.rep.Tiers))
+	}
+	if b.title.Text != "Choisissez un bloc." || b.digest.Text != "" || !b.verify.Disabled() || !b.export.Disabled() {
+		t.Errorf("blocks: title %q, digest %q, verify disabled %v, export disabled %v",
+			b.title.Text, b.digest.Text, b.verify.Disabled(), b.export.Disabled())
+	}
+}
+
 func TestBlocksGenerateAndCancel(t *testing.T) {
 	l, err := ledger.Open(filepath.Join(t.TempDir(), "gen.db"))
 	if err != nil {
