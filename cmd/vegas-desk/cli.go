@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -125,7 +126,8 @@ func (c *cli) fail(err error) int {
 	fmt.Fprintln(c.stderr, "vegas-desk:", err)
 	var ue usageError
 	switch {
-	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
+	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),
+		errors.Is(err, ledger.ErrNotFound): // a typed block, game or claim that does not exist
 		return exitUsage
 	case errors.Is(err, flag.ErrHelp):
 		return exitUsage
@@ -153,13 +155,13 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 	return ledger.OpenReadOnly(c.dbPath())
 }
 
-// read opens the ledger for a command that only reads: read-only when the
-// file exists (a third of the cost of a read-write open and its close, and
-// a read-only file still answers), read-write otherwise (created on first
-// use, or migrated).
+// read opens the ledger for a command that only reads: read-only (a third
+// of the cost of a read-write open and its close, and a read-only file
+// still answers), or read-write when it must be migrated first. A missing
+// file is an error: a mistyped --db must not answer from a new empty ledger.
 func (c *cli) read() (*ledger.Ledger, error) {
 	if _, err := os.Stat(c.dbPath()); err != nil {
-		return c.open(false)
+		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk generate", c.dbPath())
 	}
 	l, err := ledger.OpenReadOnly(c.dbPath())
 	if err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) {
@@ -180,7 +182,10 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity)
 		return t, err // a read-only file: nothing can be recorded
 	}
 	defer w.Close()
-	return w.Lookup(c.ctx, serial, who)
+	if t2, err2 := w.Lookup(c.ctx, serial, who); !errors.Is(err2, ledger.ErrUnknownSerial) {
+		return t2, err2 // it became known in between
+	}
+	return t, err // recorded, or the file refused the write: the answer stands
 }
 
 // flags parses a command's flags wherever they are among its positional
@@ -233,6 +238,11 @@ func defaultIdentity(desk, operator string) ledger.Identity {
 	}
 	if operator == "" {
 		operator = os.Getenv("USER")
+	}
+	if operator == "" {
+		if u, err := user.Current(); err == nil {
+			operator = u.Username
+		}
 	}
 	return ledger.Identity{Desk: desk, Operator: operator}
 }
@@ -745,7 +755,7 @@ func (c *cli) verify(args []string) error {
 		for _, p := range r.Problems {
 			probs = append(probs, map[string]any{"where": p.Where, "what": p.What})
 		}
-		if err := c.json(map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "problems": probs}); err != nil {
+		if err := c.json(map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}); err != nil {
 			return err
 		}
 	} else {
@@ -757,6 +767,9 @@ func (c *cli) verify(args []string) error {
 			status = fmt.Sprintf("%d PROBLEM(S)", len(r.Problems))
 		}
 		fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
+		if r.Head != "" {
+			fmt.Fprintf(c.stdout, "journal head %s (keep it outside the file: the next verify must show it or a later entry)\n", r.Head)
+		}
 	}
 	if !r.OK() {
 		fmt.Fprintf(c.stderr, "vegas-desk: verify: %d problem(s): the ledger does not match its records\n", len(r.Problems))

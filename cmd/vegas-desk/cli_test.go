@@ -85,7 +85,8 @@ func TestCLI(t *testing.T) {
 		stderr string
 	}{
 		{"lookup bad check digit", []string{"lookup", string(bad)}, "", 2, "", "check digit"},
-		{"lookup unknown", []string{"lookup", "531-0009-0000001-000000-" + "0"}, "", 2, "", ""},
+		{"lookup unknown block", []string{"lookup", game.Serial{Game: 531, Block: 9, Position: 1}.String()}, "", 1, "", "unknown serial"},
+		{"lookup bad check digit", []string{"lookup", "531-0009-0000001-000000-0"}, "", 2, "", "check digit"},
 		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
 		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `desk "D1" by operator "ann"`},
 		{"claim loser", []string{"claim", loser}, "", 1, "", "not a winning ticket"},
@@ -119,7 +120,13 @@ func TestCLI(t *testing.T) {
 		})
 	}
 	// Each fault of invalid contents on its own line.
-	_, errs, _ = vd(t, db, tests[14].stdin, "check", "-")
+	var invalid string
+	for _, tc := range tests {
+		if tc.name == "check invalid" {
+			invalid = tc.stdin
+		}
+	}
+	_, errs, _ = vd(t, db, invalid, "check", "-")
 	if n := strings.Count(errs, "\n"); n < 4 {
 		t.Errorf("only %d stderr lines:\n%s", n, errs)
 	}
@@ -142,6 +149,19 @@ func TestCLI(t *testing.T) {
 		rs, err := l.Refusals(context.Background(), time.Time{})
 		if err != nil || len(rs) == 0 || rs[len(rs)-1].Serial != s.String() || rs[len(rs)-1].Desk != "D9" {
 			t.Errorf("refusals %+v, %v; want the last for %s at D9", rs, err, s)
+		}
+	})
+
+	t.Run("no ledger at a mistyped path", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "typo.db")
+		for _, cmd := range [][]string{{"verify"}, {"blocks"}, {"lookup", winner}, {"claims"}} {
+			_, errs, code := vd(t, p, "", cmd...)
+			if code != 2 || !strings.Contains(errs, "no ledger at "+p) {
+				t.Errorf("%v: exit %d, %s", cmd, code, errs)
+			}
+		}
+		if _, err := os.Stat(p); err == nil {
+			t.Error("a read command created a ledger")
 		}
 	})
 

@@ -168,7 +168,12 @@ func (p Problem) String() string { return p.Where + ": " + p.What }
 // VerifyReport sums up a verification.
 type VerifyReport struct {
 	Blocks, Tickets, Entries int
-	Problems                 []Problem
+	// Head is the hash of the journal's last entry, in hex. Anyone who can
+	// write the file can rebuild the chain; write Head down outside the
+	// file (a register, a message) and compare it at the next verify to
+	// see that nothing was added, changed or removed since.
+	Head     string
+	Problems []Problem
 }
 
 // OK reports whether everything matched.

@@ -67,6 +67,9 @@ func (l *Ledger) Claim(ctx context.Context, serial string, method string, who Id
 		return Claim{}, fmt.Errorf("claim: method %q: want %q or %q", method, MethodSerial, MethodContents)
 	}
 	who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
+	if who.Desk == "" || who.Operator == "" {
+		return Claim{}, fmt.Errorf("claim: desk %q, operator %q: a payment records both; name the desk and the operator", who.Desk, who.Operator)
+	}
 	tx, err := l.begin(ctx)
 	if err != nil {
 		return Claim{}, fmt.Errorf("claim: %w", err)

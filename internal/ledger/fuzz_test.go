@@ -4,26 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 
 	"vegas-desk/internal/game"
 )
 
-var (
-	fuzzOnce   sync.Once
-	fuzzLedger *Ledger
-)
-
-func fuzzFixture(t *testing.F) *Ledger {
-	fuzzOnce.Do(func() {
-		l, err := Open(copyFixture(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fuzzLedger = l
-	})
-	return fuzzLedger
+// fuzzFixture opens a copy of the fixture for one fuzz target, closed when
+// the target ends.
+func fuzzFixture(f *testing.F) *Ledger {
+	l, err := Open(copyFixture(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { l.Close() })
+	return l
 }
 
 // FuzzLookup: any typed serial gets a ticket or a clear error, never a panic.

@@ -153,7 +153,12 @@ func OpenReadOnly(path string) (*Ledger, error) {
 		return nil, err
 	}
 	l := &Ledger{Now: time.Now, path: path, readOnly: true}
-	for _, extra := range [][]string{{"mode=ro"}, {"mode=ro", "immutable=1"}} {
+	modes := [][]string{{"mode=ro"}}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
+		// Only when no write waits in a WAL: immutable=1 does not read it.
+		modes = append(modes, []string{"mode=ro", "immutable=1"})
+	}
+	for _, extra := range modes {
 		r, err := sqlx.Open("sqlite", dsn(path, append(extra, commonPragmas...)...))
 		if err != nil {
 			return nil, fmt.Errorf("open ledger %s: %w", path, err)

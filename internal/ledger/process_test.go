@@ -171,7 +171,7 @@ func TestConcurrentClaims(t *testing.T) {
 func TestTamper(t *testing.T) {
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
-		t.Skip("the sqlite3 tool is not installed (make deps-test)")
+		t.Fatal("the sqlite3 tool is not installed: make test installs it (make deps-test)")
 	}
 	ctx := context.Background()
 	path := copyFixture(t)

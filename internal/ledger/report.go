@@ -50,15 +50,17 @@ func (l *Ledger) Report(ctx context.Context, gameCode, number int) (Report, erro
 	if err != nil {
 		return Report{}, fmt.Errorf("report: %w", err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var p, n, s int
 		if err := rows.Scan(&p, &n, &s); err != nil {
-			rows.Close()
-			return Report{}, err
+			return Report{}, fmt.Errorf("report: %w", err)
 		}
 		claimed[p] = agg{n, s}
 	}
-	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Report{}, fmt.Errorf("report: %w", err)
+	}
 	r := Report{Block: b}
 	for _, tier := range game.PrizeTable {
 		c := claimed[tier.Prize]

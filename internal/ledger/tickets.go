@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -25,7 +26,8 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity) (Ticke
 	}
 	t, _, err := ticketBySerial(ctx, l.r, s)
 	if errors.Is(err, ErrUnknownSerial) && !l.readOnly {
-		if rerr := l.refuse(ctx, "unknown-serial", serial, who, "lookup"); rerr != nil {
+		who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
+		if rerr := l.refuse(ctx, "unknown-serial", s.String(), who, "lookup"); rerr != nil {
 			return Ticket{}, errors.Join(err, rerr)
 		}
 	}

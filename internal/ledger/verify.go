@@ -338,6 +338,9 @@ func verifyJournal(ctx context.Context, tx *sqlx.Tx, rep *VerifyReport) error {
 	}
 	seenBlock := map[[2]int]bool{}
 	kinds := map[int64]string{}
+	claimOf := map[int64]*entry{} // claim entries by id
+	voided := map[int64]int64{}   // claim id → the void entry that voids it
+	active := map[int64][]int64{} // ticket → its claims not voided
 	var prev []byte
 	for i := range entries {
 		e := &entries[i]
@@ -363,9 +366,15 @@ func verifyJournal(ctx context.Context, tx *sqlx.Tx, rep *VerifyReport) error {
 				rep.add(where, "records block %d/%d, which the ledger does not hold", e.Game, e.Block)
 			case b.Digest != e.Detail:
 				rep.add("block "+b.Name(), "digest %s differs from the one recorded in journal entry %d (%s)", b.Digest, e.ID, e.Detail)
+			case formatTime(b.CreatedAt) != e.AtText:
+				rep.add("block "+b.Name(), "created %s, journal entry %d says %s", formatTime(b.CreatedAt), e.ID, e.AtText)
 			}
 			seenBlock[key] = true
 		case "claim":
+			claimOf[e.ID] = e
+			if e.Ticket.Valid {
+				active[e.Ticket.Int64] = append(active[e.Ticket.Int64], e.ID)
+			}
 			b, ok := blocks[key]
 			if !ok {
 				rep.add(where, "pays a ticket of block %d/%d, which the ledger does not hold", e.Game, e.Block)
@@ -389,11 +398,27 @@ func verifyJournal(ctx context.Context, tx *sqlx.Tx, rep *VerifyReport) error {
 				rep.add(where, "paid %d €, the ticket wins %d €", e.Amount, prize)
 			}
 		case "void":
-			if !e.Claim.Valid || kinds[e.Claim.Int64] != "claim" {
+			c, ok := claimOf[e.Claim.Int64]
+			switch {
+			case !e.Claim.Valid || kinds[e.Claim.Int64] != "claim" || !ok:
 				rep.add(where, "voids entry %d, which is not an earlier claim", e.Claim.Int64)
+			case voided[c.ID] != 0:
+				rep.add(where, "voids claim %d, already voided by entry %d", c.ID, voided[c.ID])
+			case e.Ticket != c.Ticket || e.Serial != c.Serial || e.Game != c.Game || e.Block != c.Block || e.Position != c.Position:
+				rep.add(where, "voids claim %d but names another ticket (%s)", c.ID, e.Serial)
+			default:
+				voided[c.ID] = e.ID
+				ids := active[c.Ticket.Int64]
+				active[c.Ticket.Int64] = slices.DeleteFunc(ids, func(id int64) bool { return id == c.ID })
 			}
 		}
 	}
+	for _, ids := range active {
+		if len(ids) > 1 {
+			rep.add(fmt.Sprintf("claim %d", ids[1]), "pays a ticket already paid by claim %d and not voided", ids[0])
+		}
+	}
+	rep.Head = hex.EncodeToString(prev)
 	for key, b := range blocks {
 		if !seenBlock[key] {
 			rep.add("block "+b.Name(), "no journal entry records its generation")
