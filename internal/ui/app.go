@@ -92,11 +92,15 @@ type desk struct {
 	blocks   *blocksScreen
 	settings *settingsScreen
 	status   *widget.Label
+
+	tasks   map[*task]struct{} // the long tasks running
+	closing bool               // the window is closing: tasks finish silently
 }
 
 // newDesk builds the screens in w on ledger l (which may be nil).
 func newDesk(a fyne.App, w fyne.Window, l *ledger.Ledger) *desk {
-	d := &desk{app: a, win: w, ledger: l}
+	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}}
+	w.SetCloseIntercept(d.quit)
 	d.build()
 	return d
 }

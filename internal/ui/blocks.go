@@ -58,7 +58,7 @@ func newBlocksScreen(d *desk) *blocksScreen {
 			bl := b.blocks[id]
 			box := o.(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s %d/%d · %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
-				bl.CreatedAt.Local().Format("02/01/2006 15:04"), groupDigits(bl.Tickets), lang.L("tickets")))
+				bl.CreatedAt.Local().Format("02/01/2006 15:04"), game.GroupDigits(bl.Tickets), lang.L("tickets")))
 			box.Objects[1].(*widget.Label).SetText(bl.Digest)
 		})
 	b.list.OnSelected = func(id widget.ListItemID) { b.sel = id; b.showReport() }
@@ -133,15 +133,15 @@ func reportCell(l ledger.TierLine, col int, total bool) string {
 		}
 		return formatEuros(l.Prize)
 	case 1:
-		return groupDigits(l.Table)
+		return game.GroupDigits(l.Table)
 	case 2:
-		return groupDigits(l.Generated)
+		return game.GroupDigits(l.Generated)
 	case 3:
-		return groupDigits(l.Claimed)
+		return game.GroupDigits(l.Claimed)
 	case 4:
 		return formatEuros(l.ClaimedSum)
 	case 5:
-		return groupDigits(l.Outstanding)
+		return game.GroupDigits(l.Outstanding)
 	case 6:
 		return formatEuros(l.Liability)
 	}
@@ -198,7 +198,7 @@ func (b *blocksScreen) showReport() {
 	}
 	b.rep = rep
 	b.title.SetText(fmt.Sprintf("%s %d/%d · %s %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
-		groupDigits(bl.Winners), lang.L("winners"), formatEuros(bl.Payout), lang.L("of prizes")))
+		game.GroupDigits(bl.Winners), lang.L("winners"), formatEuros(bl.Payout), lang.L("of prizes")))
 	b.digest.SetText(bl.Digest)
 	b.report.Refresh()
 	b.chart.set(rep)
@@ -225,7 +225,7 @@ func (b *blocksScreen) generate() {
 func (b *blocksScreen) startGenerate(then func(ledger.Block, error)) *task {
 	l := b.d.ledger
 	var blk ledger.Block
-	b.task = startTask(b.d.win, lang.L("Generating a block"), func(ctx context.Context, progress func(int, int)) error {
+	b.task = b.d.startTask(lang.L("Generating a block"), func(ctx context.Context, progress func(int, int)) error {
 		seed, err := game.NewSeed()
 		if err != nil {
 			return err
@@ -261,7 +261,7 @@ func (b *blocksScreen) runVerify() {
 	}
 	bl, l := b.blocks[b.sel], b.d.ledger
 	var rep ledger.VerifyReport
-	b.task = startTask(b.d.win, lang.L("Verifying the block"), func(ctx context.Context, progress func(int, int)) error {
+	b.task = b.d.startTask(lang.L("Verifying the block"), func(ctx context.Context, progress func(int, int)) error {
 		var err error
 		rep, err = l.Verify(ctx, bl.Game, bl.Number, progress)
 		return err
@@ -272,7 +272,7 @@ func (b *blocksScreen) runVerify() {
 		}
 		if rep.OK() {
 			dialog.ShowInformation(lang.L("Verification"), lang.L("Everything matches: {{.Tickets}} tickets, {{.Entries}} journal entries.",
-				map[string]any{"Tickets": groupDigits(rep.Tickets), "Entries": rep.Entries}), b.d.win)
+				map[string]any{"Tickets": game.GroupDigits(rep.Tickets), "Entries": rep.Entries}), b.d.win)
 			return
 		}
 		var s []string
@@ -300,7 +300,7 @@ func (b *blocksScreen) askExport() {
 			}
 			return
 		}
-		b.task = startTask(b.d.win, lang.L("Exporting the block"), func(ctx context.Context, progress func(int, int)) error {
+		b.task = b.d.startTask(lang.L("Exporting the block"), func(ctx context.Context, progress func(int, int)) error {
 			defer w.Close()
 			return l.Export(ctx, bl.Game, bl.Number, w, progress)
 		}, func(err error) {
@@ -392,7 +392,7 @@ func (r *chartRenderer) draw() {
 	}
 	for i, l := range rep.Tiers {
 		bar(i, formatEuros(l.Prize), l.Claimed, l.Generated,
-			fmt.Sprintf("%s / %s", groupDigits(l.Claimed), groupDigits(l.Generated)))
+			fmt.Sprintf("%s / %s", game.GroupDigits(l.Claimed), game.GroupDigits(l.Generated)))
 	}
 	tot := rep.Total
 	bar(rows-1, lang.L("Total €"), tot.ClaimedSum, tot.ClaimedSum+tot.Liability,

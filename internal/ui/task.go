@@ -12,6 +12,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/game"
 )
 
 // task is long work running in a goroutine, shown in a dialog with a
@@ -19,6 +21,7 @@ import (
 type task struct {
 	cancel   context.CancelFunc
 	progress binding.Float // 0..1, safe from any goroutine
+	ended    chan struct{} // closed when work has returned, from its goroutine
 	done     chan struct{} // closed once finish has run on the app goroutine
 	err      error         // the work's error, read after done
 	dlg      dialog.Dialog
@@ -26,10 +29,14 @@ type task struct {
 
 // startTask runs work in a goroutine. work reports progress with its
 // callback, which may be called from any goroutine. When it returns, the
-// dialog closes and finish runs on the app goroutine with work's error.
-func startTask(win fyne.Window, title string, work func(ctx context.Context, progress func(done, total int)) error, finish func(err error)) *task {
+// dialog closes and finish runs on the app goroutine with work's error,
+// unless the window is closing (see quit). The desk keeps the task until
+// then, so that closing the window can cancel it and wait for it.
+func (d *desk) startTask(title string, work func(ctx context.Context, progress func(done, total int)) error, finish func(err error)) *task {
+	win := d.win
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{cancel: cancel, progress: binding.NewFloat(), done: make(chan struct{})}
+	t := &task{cancel: cancel, progress: binding.NewFloat(), ended: make(chan struct{}), done: make(chan struct{})}
+	d.tasks[t] = struct{}{}
 	bar := widget.NewProgressBarWithData(t.progress)
 	count := widget.NewLabel(lang.L("Starting…"))
 	cancelBtn := widget.NewButton(lang.L("Cancel"), func() {
@@ -63,30 +70,52 @@ func startTask(win fyne.Window, title string, work func(ctx context.Context, pro
 			rem := time.Duration(float64(el) * float64(total-done) / float64(done))
 			left = " · " + lang.L("time left") + " " + rem.Round(time.Second).String()
 		}
-		text := fmt.Sprintf("%s / %s%s", groupDigits(done), groupDigits(total), left)
+		text := fmt.Sprintf("%s / %s%s", game.GroupDigits(done), game.GroupDigits(total), left)
 		fyne.Do(func() { count.SetText(text) })
 	}
 	go func() {
 		err := work(ctx, report)
+		cancel()
+		close(t.ended)
 		fyne.Do(func() {
 			t.err = err
 			t.dlg.Hide()
-			cancel()
-			finish(err)
+			delete(d.tasks, t)
+			if !d.closing {
+				finish(err)
+			}
 			close(t.done)
 		})
 	}()
 	return t
 }
 
-func groupDigits(n int) string {
-	s := fmt.Sprint(n)
-	out := ""
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out += "\u202f"
-		}
-		out += string(r)
+// quit is the window's close intercept: it cancels the running tasks, waits
+// for their work to return, and only then closes the ledger and the window,
+// so that no generation, verification or export is cut off mid-write.
+func (d *desk) quit() {
+	if d.closing {
+		return
 	}
-	return out
+	d.closing = true
+	running := make([]*task, 0, len(d.tasks))
+	for t := range d.tasks {
+		t.cancel()
+		running = append(running, t)
+	}
+	if len(running) == 0 {
+		d.closeLedger()
+		d.win.Close()
+		return
+	}
+	dialog.ShowCustomWithoutButtons(lang.L("Closing"), widget.NewLabel(lang.L("Stopping the work in progress…")), d.win)
+	go func() {
+		for _, t := range running {
+			<-t.ended
+		}
+		fyne.Do(func() {
+			d.closeLedger()
+			d.win.Close()
+		})
+	}()
 }

@@ -104,12 +104,18 @@ func takeWinner(t *testing.T, prize int) string {
 // newTestDesk builds the app's screens in a test window on l.
 func newTestDesk(t *testing.T, l *ledger.Ledger) *desk {
 	t.Helper()
+	return newTestDeskIn(t, l, func(fyne.App) fyne.Window { return test.NewTempWindow(t, nil) })
+}
+
+// newTestDeskIn is newTestDesk in the window that newWindow makes.
+func newTestDeskIn(t *testing.T, l *ledger.Ledger, newWindow func(fyne.App) fyne.Window) *desk {
+	t.Helper()
 	a := test.NewTempApp(t)
 	setLanguage("fr")
 	a.Settings().SetTheme(vegasTheme{})
 	a.Preferences().SetString(prefDesk, "G1")
 	a.Preferences().SetString(prefOperator, "Alice")
-	w := test.NewTempWindow(t, nil)
+	w := newWindow(a)
 	w.Resize(fyne.NewSize(1400, 900))
 	return newDesk(a, w, l)
 }
@@ -521,7 +527,7 @@ func TestBlocksGenerateAndCancel(t *testing.T) {
 	task := b.startGenerate(nil)
 	waitFor(t, "progress", 60*time.Second, func() bool { v, _ := task.progress.Get(); return v > 0 })
 	test.Tap(findButton(t, d.win, "Annuler"))
-	<-task.done
+	waitDone(t, task)
 	if task.err == nil {
 		t.Fatal("cancelled generation returned no error")
 	}
@@ -531,7 +537,7 @@ func TestBlocksGenerateAndCancel(t *testing.T) {
 
 	// A whole generation reaches 100 % and lists the block with its report.
 	task = b.startGenerate(nil)
-	<-task.done
+	waitDone(t, task)
 	if task.err != nil {
 		t.Fatal(task.err)
 	}
@@ -546,6 +552,61 @@ func TestBlocksGenerateAndCancel(t *testing.T) {
 	}
 	if b.digest.Text != b.blocks[0].Digest {
 		t.Errorf("digest shown %q", b.digest.Text)
+	}
+}
+
+// Closing the window mid-generation cancels the work and waits for it to
+// end before the ledger and the window are closed.
+func TestCloseDuringTask(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "close.db")
+	l, err := ledger.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not a temporary window: quit closes it, and a test window closes once.
+	d := newTestDeskIn(t, l, func(a fyne.App) fyne.Window { return a.NewWindow("close") })
+	defer d.closeLedger()
+	closed := make(chan bool, 1)
+	task := d.blocks.startGenerate(nil)
+	d.win.SetOnClosed(func() {
+		select {
+		case <-task.ended:
+			closed <- d.ledger == nil
+		default:
+			closed <- false // the window closed while the work ran
+		}
+	})
+	waitFor(t, "progress", 60*time.Second, func() bool { v, _ := task.progress.Get(); return v > 0 })
+	d.quit()
+	select {
+	case ok := <-closed:
+		if !ok {
+			t.Fatal("the window closed before the task ended or with the ledger open")
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the window did not close")
+	}
+	waitDone(t, task)
+	if task.err == nil {
+		t.Fatal("the generation was not cancelled")
+	}
+	l2, err := ledger.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if bs, err := l2.Blocks(context.Background()); err != nil || len(bs) != 0 {
+		t.Fatalf("after closing: %d blocks, %v", len(bs), err)
+	}
+}
+
+// waitDone waits for a task's finish to have run.
+func waitDone(t *testing.T, task *task) {
+	t.Helper()
+	select {
+	case <-task.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the task did not end")
 	}
 }
 
