@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/color"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -306,8 +304,7 @@ func (c *contentsScreen) check() {
 			case m.Status == ledger.StatusPaid:
 				b.WriteString(claimText(m.Claim))
 			case m.Prize > c.d.payoutLimit():
-				b.WriteString(lang.L("This desk pays up to {{.Limit}}: send the player to a payment centre.",
-					map[string]any{"Limit": formatEuros(c.d.payoutLimit())}))
+				b.WriteString(c.d.limitText())
 			default:
 				c.pay.Show()
 			}
@@ -329,32 +326,15 @@ func statusText(t ledger.Ticket) string {
 
 // askPay pays the matching ticket after a confirmation.
 func (c *contentsScreen) askPay() {
-	m := c.match
-	if m == nil {
+	if c.match == nil {
 		return
 	}
-	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": formatEuros(m.Prize), "Serial": m.Serial.String()})
-	dialog.ShowCustomConfirm(lang.L("Pay this ticket"), lang.L("PAY"), lang.L("Cancel"), widget.NewLabel(msg), func(ok bool) {
-		if !ok {
-			return
+	c.d.pay(*c.match, ledger.MethodContents, func(r payResult) {
+		if r.kind == verdictNone {
+			return // not confirmed
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cl, err := c.d.ledger.Claim(ctx, m.Serial.String(), ledger.MethodContents, c.d.identity())
-		var dup *ledger.AlreadyClaimedError
-		switch {
-		case errors.As(err, &dup):
-			first := dup.First
-			c.result.SetText(lang.L("ALREADY PAID") + "\n" + claimText(&first))
-		case err != nil:
-			c.d.showError(err)
-			return
-		default:
-			c.result.SetText(fmt.Sprintf("%s %s · %s %d", lang.L("PAID"), formatEuros(cl.Amount), lang.L("Claim"), cl.ID))
-		}
+		c.result.SetText(strings.TrimSpace(r.title + " " + r.amount + "\n" + r.detail))
 		c.pay.Hide()
 		c.match = nil
-	}, c.d.win)
+	})
 }
-
-var _ = color.White

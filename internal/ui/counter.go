@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -241,9 +240,7 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 	case t.Status == ledger.StatusPaid:
 		c.show(verdictPaid, lang.L("ALREADY PAID"), formatEuros(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
 	case t.Prize > c.d.payoutLimit():
-		c.show(verdictOverLimit, lang.L("ABOVE THE LIMIT"), formatEuros(t.Prize),
-			where+"\n"+lang.L("This desk pays up to {{.Limit}}: send the player to a payment centre.",
-				map[string]any{"Limit": formatEuros(c.d.payoutLimit())}))
+		c.show(verdictOverLimit, lang.L("ABOVE THE LIMIT"), formatEuros(t.Prize), where+"\n"+c.d.limitText())
 	default:
 		c.show(verdictWinner, lang.L("WINNER"), formatEuros(t.Prize), where+"\n"+winsText(&t.Ticket))
 	}
@@ -282,38 +279,23 @@ func zoneName(w game.Win) string {
 	return w.Surface.String()
 }
 
-// askPay confirms, then records the claim of the ticket shown.
+// askPay pays the ticket shown, after a confirmation.
 func (c *counterScreen) askPay() {
 	t := c.current
 	if t == nil || c.kind != verdictWinner {
 		return
 	}
-	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": formatEuros(t.Prize), "Serial": t.Serial.String()})
-	dialog.ShowCustomConfirm(lang.L("Pay this ticket"), lang.L("PAY"), lang.L("Cancel"), widget.NewLabel(msg), func(ok bool) {
-		if ok {
-			c.payNow(t, ledger.MethodSerial)
-		} else {
-			c.focus()
-		}
-	}, c.d.win)
+	c.d.pay(*t, ledger.MethodSerial, c.paid)
 }
 
-// payNow records the claim and shows the result.
-func (c *counterScreen) payNow(t *ledger.Ticket, method string) {
+// paid shows the result of a payment; the screen is then ready for the next
+// ticket.
+func (c *counterScreen) paid(r payResult) {
 	defer c.focus()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cl, err := c.d.ledger.Claim(ctx, t.Serial.String(), method, c.d.identity())
-	var dup *ledger.AlreadyClaimedError
-	switch {
-	case errors.As(err, &dup):
-		first := dup.First
-		c.show(verdictPaid, lang.L("ALREADY PAID"), formatEuros(t.Prize), t.Serial.String()+"\n"+claimText(&first)+"\n"+lang.L("Do not pay again."))
-	case err != nil:
-		c.d.showError(err)
-	default:
-		c.current = nil
-		c.show(verdictJustPaid, lang.L("PAID"), formatEuros(cl.Amount),
-			fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.ID, lang.L("Ready for the next ticket.")))
+	if r.kind == verdictNone {
+		return // not confirmed: the verdict stays
 	}
+	c.current = nil
+	c.picture.SetTicket(nil, nil)
+	c.show(r.kind, r.title, r.amount, r.detail)
 }

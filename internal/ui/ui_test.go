@@ -290,7 +290,7 @@ func TestCounterPay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.payNow(&tk, ledger.MethodSerial)
+	c.paid(d.claim(tk, ledger.MethodSerial))
 	if c.kind != verdictPaid {
 		t.Errorf("second payment: %q, want DÉJÀ PAYÉ", c.title.Text)
 	}
@@ -300,6 +300,23 @@ func TestCounterPay(t *testing.T) {
 	scan(d, takeWinner(t, 1000))
 	if c.kind != verdictOverLimit || c.pay.Visible() {
 		t.Errorf("1 000 € at a 500 € desk: %q, PAYER visible %v", c.title.Text, c.pay.Visible())
+	}
+
+	// A limit lowered after the lookup holds at the confirmation.
+	d.app.Preferences().SetInt(prefLimit, 5000)
+	serial = takeWinner(t, 6)
+	scan(d, serial)
+	if c.kind != verdictWinner {
+		t.Fatalf("verdict %q, want GAGNANT", c.title.Text)
+	}
+	test.Tap(c.pay)
+	d.app.Preferences().SetInt(prefLimit, 5)
+	test.Tap(findButton(t, d.win, "PAYER"))
+	if c.kind != verdictOverLimit || c.pay.Visible() {
+		t.Errorf("6 € after the limit fell to 5 €: %q, PAYER visible %v", c.title.Text, c.pay.Visible())
+	}
+	if tk, err := fixture.Lookup(context.Background(), serial, d.identity()); err != nil || tk.Status != ledger.StatusUnpaid {
+		t.Errorf("paid above the lowered limit: %v %v", tk.Status, err)
 	}
 }
 
@@ -388,6 +405,20 @@ func TestContentsForm(t *testing.T) {
 			t.Fatalf("PAYER hidden: %s", c.result.Text)
 		}
 		m := c.match
+		// A limit lowered after the check holds too.
+		d.app.Preferences().SetInt(prefLimit, 2)
+		test.Tap(c.pay)
+		if lt, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity()); err != nil || lt.Status != ledger.StatusUnpaid {
+			t.Fatalf("paid above the lowered limit: %v %v", lt.Status, err)
+		}
+		if !strings.Contains(c.result.Text, "AU-DELÀ DU PLAFOND") || c.pay.Visible() {
+			t.Errorf("after PAYER above the lowered limit: %q, PAYER visible %v", c.result.Text, c.pay.Visible())
+		}
+		d.app.Preferences().SetInt(prefLimit, 5000)
+		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
+		if c.match == nil || !c.pay.Visible() {
+			t.Fatalf("no match after the limit was raised again: %s", c.result.Text)
+		}
 		test.Tap(c.pay)
 		test.Tap(findButton(t, d.win, "PAYER"))
 		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity())
