@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -234,7 +236,7 @@ func (b *blocksScreen) startGenerate(then func(ledger.Block, error)) *task {
 		return err
 	}, func(err error) {
 		switch {
-		case errors.Is(err, context.Canceled) || errors.Is(err, game.ErrCancelled):
+		case cancelled(err):
 			dialog.ShowInformation(lang.L("Generation cancelled"), lang.L("Nothing was written to the ledger."), b.d.win)
 		case err != nil:
 			b.d.showError(err)
@@ -266,7 +268,11 @@ func (b *blocksScreen) runVerify() {
 		rep, err = l.Verify(ctx, bl.Game, bl.Number, progress)
 		return err
 	}, func(err error) {
-		if err != nil {
+		switch {
+		case cancelled(err):
+			dialog.ShowInformation(lang.L("Verification cancelled"), lang.L("The verification was stopped before the end."), b.d.win)
+			return
+		case err != nil:
 			b.d.showError(err)
 			return
 		}
@@ -292,27 +298,58 @@ func (b *blocksScreen) askExport() {
 	if b.sel < 0 || b.sel >= len(b.blocks) {
 		return
 	}
-	bl, l := b.blocks[b.sel], b.d.ledger
+	bl := b.blocks[b.sel]
 	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			if err != nil {
-				b.d.showError(err)
-			}
+		if err != nil {
+			b.d.showError(err)
 			return
 		}
-		b.task = b.d.startTask(lang.L("Exporting the block"), func(ctx context.Context, progress func(int, int)) error {
-			defer w.Close()
-			return l.Export(ctx, bl.Game, bl.Number, w, progress)
-		}, func(err error) {
-			if err != nil {
-				b.d.showError(err)
-				return
-			}
-			dialog.ShowInformation(lang.L("Export"), lang.L("Block exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}), b.d.win)
-		})
+		if w != nil {
+			b.startExport(bl, w)
+		}
 	}, b.d.win)
 	fd.SetFileName(fmt.Sprintf("bloc-%d-%d.jsonl", bl.Game, bl.Number))
 	fd.Show()
+}
+
+// startExport exports block bl to w in a goroutine. w is closed at the end;
+// when the export fails or is cancelled, the partial file is deleted.
+func (b *blocksScreen) startExport(bl ledger.Block, w fyne.URIWriteCloser) *task {
+	l := b.d.ledger
+	b.task = b.d.startTask(lang.L("Exporting the block"), func(ctx context.Context, progress func(int, int)) error {
+		return exportTo(w, func(w io.Writer) error { return l.Export(ctx, bl.Game, bl.Number, w, progress) })
+	}, func(err error) {
+		switch {
+		case cancelled(err):
+			dialog.ShowInformation(lang.L("Export cancelled"), lang.L("The partial file was deleted."), b.d.win)
+		case err != nil:
+			b.d.showError(err)
+		default:
+			dialog.ShowInformation(lang.L("Export"), lang.L("Block exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}), b.d.win)
+		}
+	})
+	return b.task
+}
+
+// exportTo runs write on w and closes w, returning the first error of the
+// two. On an error the file is deleted, so that no partial export is left
+// that could pass for a whole one.
+func exportTo(w fyne.URIWriteCloser, write func(io.Writer) error) error {
+	err := write(w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if derr := storage.Delete(w.URI()); derr != nil {
+			fyne.LogError("delete the partial export", derr)
+		}
+	}
+	return err
+}
+
+// cancelled says whether err comes from a cancelled task.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, game.ErrCancelled)
 }
 
 var (

@@ -237,19 +237,27 @@ func (c *claimsScreen) voidNow(id int64, reason string) {
 // writeCSV writes the claims shown as CSV.
 func (c *claimsScreen) writeCSV(w io.Writer) error { return ledger.WriteCSV(w, c.claims) }
 
+// askExport asks for a file, then writes the claims shown to it as CSV.
 func (c *claimsScreen) askExport() {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			if err != nil {
-				c.d.showError(err)
-			}
+		if err != nil {
+			c.d.showError(err)
 			return
 		}
-		defer w.Close()
-		if err := c.writeCSV(w); err != nil {
-			c.d.showError(err)
+		if w != nil {
+			c.exportTo(w)
 		}
 	}, c.d.win)
 	d.SetFileName("paiements.csv")
 	d.Show()
+}
+
+// exportTo writes the claims shown to w as CSV and closes w, then says
+// where they went; on an error the partial file is deleted.
+func (c *claimsScreen) exportTo(w fyne.URIWriteCloser) {
+	if err := exportTo(w, c.writeCSV); err != nil {
+		c.d.showError(err)
+		return
+	}
+	dialog.ShowInformation(lang.L("Export"), lang.L("Payments exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}), c.d.win)
 }

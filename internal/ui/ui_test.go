@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -453,6 +454,18 @@ func TestClaimsScreen(t *testing.T) {
 	if lines := strings.Count(csv.String(), "\n"); lines != 2 {
 		t.Errorf("CSV has %d lines, want 2:\n%s", lines, csv.String())
 	}
+	path := filepath.Join(t.TempDir(), "paiements.csv")
+	w, err := storage.Writer(storage.NewFileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.exportTo(w)
+	if got, err := os.ReadFile(path); err != nil || string(got) != csv.String() {
+		t.Errorf("CSV file: %v\n%s", err, got)
+	}
+	if !shown(d.win, path) {
+		t.Errorf("the export does not say where the file went")
+	}
 	c.table.Select(widget.TableCellID{Row: 0, Col: 1})
 	test.Tap(c.void)
 	c.voidNow(c.claims[0].ID, "erreur de saisie")
@@ -583,6 +596,64 @@ func TestBlocksGenerateAndCancel(t *testing.T) {
 	}
 	if b.digest.Text != b.blocks[0].Digest {
 		t.Errorf("digest shown %q", b.digest.Text)
+	}
+}
+
+// shown says whether a dialog of the window shows a text that contains s.
+func shown(w fyne.Window, s string) bool {
+	for _, o := range w.Canvas().Overlays().List() {
+		for _, x := range test.LaidOutObjects(o) {
+			switch x := x.(type) {
+			case *widget.Label:
+				if strings.Contains(x.Text, s) && x.Visible() {
+					return true
+				}
+			case *widget.RichText:
+				if strings.Contains(x.String(), s) && x.Visible() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Cancelling an export deletes the partial file and says so as
+// information; cancelling a verification too.
+func TestBlocksCancelExportAndVerify(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	b := d.blocks
+	b.reload()
+	b.list.Select(0)
+	waitFor(t, "the report", 10*time.Second, func() bool { return len(b.rep.Tiers) > 0 })
+
+	path := filepath.Join(t.TempDir(), "bloc.jsonl")
+	w, err := storage.Writer(storage.NewFileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := b.startExport(b.blocks[0], w)
+	task.cancel()
+	waitDone(t, task)
+	if !cancelled(task.err) {
+		t.Fatalf("export error %v, want a cancellation", task.err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the partial export is left: %v", err)
+	}
+	if !shown(d.win, "Export annulé") || shown(d.win, "context canceled") {
+		t.Error("no Export annulé information, or the cancellation shown as an error")
+	}
+
+	b.runVerify()
+	task = b.task
+	task.cancel()
+	waitDone(t, task)
+	if !cancelled(task.err) {
+		t.Fatalf("verify error %v, want a cancellation", task.err)
+	}
+	if !shown(d.win, "Vérification annulée") || shown(d.win, "context canceled") {
+		t.Error("no Vérification annulée information, or the cancellation shown as an error")
 	}
 }
 
