@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,6 +154,14 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 		return nil, err
 	}
 	return ledger.OpenReadOnly(c.dbPath())
+}
+
+// sameContents compares two tickets as a check reads them: the duel's cards
+// in any order.
+func sameContents(a, b game.Ticket) bool {
+	slices.Sort(a.Duel.Cards[:])
+	slices.Sort(b.Duel.Cards[:])
+	return a == b
 }
 
 // read opens the ledger for a command that only reads: read-only (a third
@@ -450,6 +459,44 @@ func (c *cli) check(args []string) error {
 		return badInput("check: %v", err)
 	}
 	v := game.Check(&in.Ticket, in.Prize)
+	// The ledger, when there is one, says which ticket shows these contents:
+	// winning contents it does not hold, or a serial that is another
+	// ticket's, are not a genuine ticket of this ledger.
+	var found *ledger.Ticket
+	if _, serr := os.Stat(c.dbPath()); serr == nil && (v.Genuine || in.Serial != "") {
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		var t ledger.Ticket
+		err = ledger.ErrNotFound
+		if v.Prize > 0 && v.Genuine {
+			t, err = l.FindByContents(c.ctx, &in.Ticket)
+		}
+		if errors.Is(err, ledger.ErrNotFound) && in.Serial != "" {
+			t, err = c.lookupSerial(l, in.Serial, defaultIdentity("", ""))
+			if err == nil && !sameContents(t.Ticket, in.Ticket) {
+				v.Genuine = false
+				v.Reasons = append(v.Reasons, fmt.Sprintf("the ledger's ticket %s shows other contents", t.Serial))
+			}
+		}
+		switch {
+		case err == nil:
+			found = &t
+			if s, perr := game.ParseSerial(in.Serial); in.Serial != "" && (perr != nil || s != t.Serial) {
+				v.Genuine = false
+				v.Reasons = append(v.Reasons, fmt.Sprintf("the given serial %s is not the serial of the ledger's ticket with these contents (%s)", in.Serial, t.Serial))
+			}
+		case errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrUnknownSerial):
+			if v.Prize > 0 || in.Serial != "" {
+				v.Genuine = false
+				v.Reasons = append(v.Reasons, "no ticket of the ledger shows these contents")
+			}
+		default:
+			return err
+		}
+	}
 	out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons}
 	if v.Reasons == nil {
 		out["reasons"] = []string{}
@@ -459,32 +506,8 @@ func (c *cli) check(args []string) error {
 		wins = append(wins, map[string]any{"surface": w.Surface.String(), "zone": w.Zone(), "amount": w.Amount})
 	}
 	out["wins"] = wins
-	// The ledger, when there is one, says which ticket shows these contents.
-	var found *ledger.Ticket
-	if v.Prize > 0 && v.Genuine {
-		if _, serr := os.Stat(c.dbPath()); serr == nil {
-			l, err := ledger.OpenReadOnly(c.dbPath())
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			t, err := l.FindByContents(c.ctx, &in.Ticket)
-			switch {
-			case err == nil:
-				found = &t
-				out["serial"], out["status"] = t.Serial.String(), t.Status.String()
-				if in.Serial != "" {
-					if s, perr := game.ParseSerial(in.Serial); perr != nil || s != t.Serial {
-						v.Reasons = append(v.Reasons, fmt.Sprintf("the given serial %s is not the serial of the ledger's ticket with these contents (%s)", in.Serial, t.Serial))
-						out["reasons"] = v.Reasons
-					}
-				}
-			case errors.Is(err, ledger.ErrNotFound):
-				out["reasons"] = append(v.Reasons, "no ticket of the ledger shows these contents")
-			default:
-				return err
-			}
-		}
+	if found != nil {
+		out["serial"], out["status"] = found.Serial.String(), found.Status.String()
 	}
 	if *asJSON {
 		return c.json(out)

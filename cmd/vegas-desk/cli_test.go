@@ -86,7 +86,6 @@ func TestCLI(t *testing.T) {
 	}{
 		{"lookup bad check digit", []string{"lookup", string(bad)}, "", 2, "", "check digit"},
 		{"lookup unknown block", []string{"lookup", game.Serial{Game: 531, Block: 9, Position: 1}.String()}, "", 1, "", "unknown serial"},
-		{"lookup bad check digit", []string{"lookup", "531-0009-0000001-000000-0"}, "", 2, "", "check digit"},
 		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
 		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `desk "D1" by operator "ann"`},
 		{"claim loser", []string{"claim", loser}, "", 1, "", "not a winning ticket"},
@@ -149,6 +148,37 @@ func TestCLI(t *testing.T) {
 		rs, err := l.Refusals(context.Background(), time.Time{})
 		if err != nil || len(rs) == 0 || rs[len(rs)-1].Serial != s.String() || rs[len(rs)-1].Desk != "D9" {
 			t.Errorf("refusals %+v, %v; want the last for %s at D9", rs, err, s)
+		}
+	})
+
+	t.Run("check against the ledger", func(t *testing.T) {
+		var d game.Doc
+		if err := json.Unmarshal([]byte(winnerLine), &d); err != nil {
+			t.Fatal(err)
+		}
+		// Another ticket's serial on these contents.
+		d.Serial = loser
+		other, _ := json.Marshal(d)
+		out, _, code := vd(t, db, string(other), "check", "--json", "-")
+		if code != 0 || !strings.Contains(out, `"genuine": false`) || !strings.Contains(out, "is not the serial of the ledger's ticket") {
+			t.Errorf("winning contents under a loser's serial: exit %d\n%s", code, out)
+		}
+		// Winning contents that no ticket of the ledger shows: a losing
+		// jackpot line with another amount.
+		d.Serial = ""
+		for i, l := range d.Jackpot {
+			if l.Symbols[0] != l.Symbols[1] || l.Symbols[1] != l.Symbols[2] {
+				d.Jackpot[i].Amount = 3
+				if l.Amount == 3 {
+					d.Jackpot[i].Amount = 6
+				}
+				break
+			}
+		}
+		forged, _ := json.Marshal(d)
+		out, _, code = vd(t, db, string(forged), "check", "--json", "-")
+		if code != 0 || !strings.Contains(out, `"genuine": false`) || !strings.Contains(out, "no ticket of the ledger shows these contents") {
+			t.Errorf("contents the ledger does not hold: exit %d\n%s", code, out)
 		}
 	})
 
