@@ -31,6 +31,7 @@ type blocksScreen struct {
 	list   *widget.List
 	blocks []ledger.Block
 	sel    int // index in blocks, -1 for none
+	seq    int // counts the reports asked for; only the last one is shown
 
 	title  *widget.Label
 	digest *widget.Entry
@@ -175,6 +176,7 @@ func (b *blocksScreen) reload() {
 // and disables Verify and Export.
 func (b *blocksScreen) unselect() {
 	b.sel = -1
+	b.seq++ // a report being read is dropped
 	b.list.UnselectAll()
 	b.rep = ledger.Report{}
 	b.title.SetText(lang.L("Choose a block."))
@@ -185,27 +187,44 @@ func (b *blocksScreen) unselect() {
 	b.export.Disable()
 }
 
-// showReport shows the reconciliation of the selected block.
+// showReport shows the reconciliation of the selected block. The report
+// reads the whole block, so it is read in a goroutine; "…" is shown until
+// it arrives, and a report that arrives after another choice is dropped.
 func (b *blocksScreen) showReport() {
-	if b.sel < 0 || b.sel >= len(b.blocks) {
+	if b.sel < 0 || b.sel >= len(b.blocks) || b.d.ledger == nil {
 		return
 	}
-	bl := b.blocks[b.sel]
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rep, err := b.d.ledger.Report(ctx, bl.Game, bl.Number)
-	if err != nil {
-		b.d.showError(err)
-		return
-	}
-	b.rep = rep
-	b.title.SetText(fmt.Sprintf("%s %d/%d · %s %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
-		game.GroupDigits(bl.Winners), lang.L("winners"), formatEuros(bl.Payout), lang.L("of prizes")))
+	bl, l := b.blocks[b.sel], b.d.ledger
+	b.seq++
+	seq := b.seq
+	title := fmt.Sprintf("%s %d/%d · %s %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
+		game.GroupDigits(bl.Winners), lang.L("winners"), formatEuros(bl.Payout), lang.L("of prizes"))
+	b.title.SetText(title + " · …")
 	b.digest.SetText(bl.Digest)
+	b.rep = ledger.Report{}
 	b.report.Refresh()
-	b.chart.set(rep)
+	b.chart.set(b.rep)
 	b.verify.Enable()
 	b.export.Enable()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		rep, err := l.Report(ctx, bl.Game, bl.Number)
+		fyne.Do(func() {
+			if seq != b.seq || b.d.closing {
+				return // another block was chosen, or the ledger changed
+			}
+			if err != nil {
+				b.title.SetText(title)
+				b.d.showError(err)
+				return
+			}
+			b.rep = rep
+			b.title.SetText(title)
+			b.report.Refresh()
+			b.chart.set(rep)
+		})
+	}()
 }
 
 // generate asks for a confirmation, then generates the game's next block.
@@ -214,7 +233,8 @@ func (b *blocksScreen) generate() {
 		return
 	}
 	dialog.ShowConfirm(lang.L("Generate a block"),
-		lang.L("Generate a new block of 2,000,000 tickets for game {{.Game}}? It takes a few seconds.", map[string]any{"Game": DefaultGame}),
+		lang.L("Generate a new block of {{.Tickets}} tickets for game {{.Game}}? It takes a few seconds.",
+			map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}),
 		func(ok bool) {
 			if ok {
 				b.startGenerate(nil)

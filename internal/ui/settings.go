@@ -223,8 +223,8 @@ func (d *desk) firstRun() {
 		return
 	}
 	dialog.ShowConfirm(lang.L("Welcome to vegas-desk"),
-		lang.L("This ledger holds no block yet. Generate a demonstration block of 2,000,000 tickets (game {{.Game}}) to try the counter?",
-			map[string]any{"Game": DefaultGame}),
+		lang.L("This ledger holds no block yet. Generate a demonstration block of {{.Tickets}} tickets (game {{.Game}}) to try the counter?",
+			map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}),
 		func(ok bool) {
 			if !ok {
 				return
@@ -237,67 +237,75 @@ func (d *desk) firstRun() {
 		}, d.win)
 }
 
-// sample is a serial worth trying at the counter.
-type sample struct {
-	What   string
-	Serial game.Serial
-	Prize  int
-}
-
 // samples returns a loser and an unpaid winner of each tier of the
-// ledger's first block (ledger.Samples).
-func (d *desk) samples(ctx context.Context) ([]sample, error) {
-	bs, err := d.ledger.Blocks(ctx)
+// ledger's first block (ledger.Samples), the smallest prizes first.
+func samples(ctx context.Context, l *ledger.Ledger) ([]ledger.Ticket, error) {
+	bs, err := l.Blocks(ctx)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
 	bl := bs[0]
-	ts, err := d.ledger.Samples(ctx, bl.Game, bl.Number)
+	ts, err := l.Samples(ctx, bl.Game, bl.Number)
 	if err != nil {
 		return nil, err
 	}
-	var out []sample
+	out := ts[:0]
 	for _, t := range ts {
-		if t.Status == ledger.StatusPaid {
-			continue
+		if t.Status != ledger.StatusPaid {
+			out = append(out, t)
 		}
-		what := lang.L("winner")
-		if t.Prize == 0 {
-			what = lang.L("loser")
-		}
-		out = append(out, sample{What: what, Serial: t.Serial, Prize: t.Prize})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Prize < out[j].Prize })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Prize < out[j].Prize })
 	return out, nil
 }
 
 // showSamples shows a few serials to try: a loser, small and large winners.
+// They are read in a goroutine; the dialog shows "…" meanwhile.
 func (d *desk) showSamples() {
 	if !d.needLedger() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ss, err := d.samples(ctx)
+	l := d.ledger
+	box := container.NewVBox(widget.NewLabel("…"))
+	var dlg dialog.Dialog
+	dlg = dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
+	dlg.Show()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ts, err := samples(ctx, l)
+		fyne.Do(func() {
+			if d.closing || d.ledger != l {
+				dlg.Hide()
+				return
+			}
+			d.fillSamples(dlg, ts, err)
+		})
+	}()
+}
+
+// fillSamples replaces the samples dialog by the serials ts, or err.
+func (d *desk) fillSamples(wait dialog.Dialog, ts []ledger.Ticket, err error) {
+	wait.Hide()
 	if err != nil {
 		d.showError(err)
 		return
 	}
-	if len(ss) == 0 {
+	if len(ts) == 0 {
 		dialog.ShowInformation(lang.L("Serials to try"), lang.L("Generate a block first."), d.win)
 		return
 	}
 	box := container.NewVBox(widget.NewLabel(lang.L("Type or paste one of these serials at the counter:")))
 	var dlg dialog.Dialog
-	for _, s := range ss {
+	for _, t := range ts {
 		e := widget.NewEntry()
-		e.SetText(s.Serial.String())
+		e.SetText(t.Serial.String())
 		e.TextStyle.Monospace = true
-		label := fmt.Sprintf("%s %s", s.What, formatEuros(s.Prize))
-		if s.Prize == 0 {
-			label = s.What
+		label := lang.L("loser")
+		if t.Prize > 0 {
+			label = lang.L("winner") + " " + formatEuros(t.Prize)
 		}
-		serial := s.Serial.String()
+		serial := t.Serial.String()
 		try := widget.NewButton(lang.L("Check"), nil)
 		box.Add(container.NewBorder(nil, nil, widget.NewLabel(label), try, e))
 		try.OnTapped = func() {

@@ -591,9 +591,10 @@ func TestBlocksGenerateAndCancel(t *testing.T) {
 	if len(b.blocks) != 1 || b.blocks[0].Tickets != game.BlockSize {
 		t.Fatalf("blocks: %+v", b.blocks)
 	}
-	if b.sel != 0 || len(b.rep.Tiers) != len(game.PrizeTable) {
-		t.Errorf("report of the new block: sel %d, %d tiers", b.sel, len(b.rep.Tiers))
+	if b.sel != 0 {
+		t.Errorf("new block not selected: sel %d", b.sel)
 	}
+	waitFor(t, "the report of the new block", 30*time.Second, func() bool { return len(b.rep.Tiers) == len(game.PrizeTable) })
 	if b.digest.Text != b.blocks[0].Digest {
 		t.Errorf("digest shown %q", b.digest.Text)
 	}
@@ -654,6 +655,16 @@ func TestBlocksCancelExportAndVerify(t *testing.T) {
 	}
 	if !shown(d.win, "Vérification annulée") || shown(d.win, "context canceled") {
 		t.Error("no Vérification annulée information, or the cancellation shown as an error")
+	}
+}
+
+// The serials to try are read in a goroutine: "…" first, then the serials.
+func TestSamples(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	d.showSamples()
+	waitFor(t, "the serials to try", 20*time.Second, func() bool { return shown(d.win, "Tapez ou collez") })
+	if !shown(d.win, "perdant") || !shown(d.win, "gagnant 1 000 €") {
+		t.Error("the serials to try lack a loser or the 1 000 € winner")
 	}
 }
 
