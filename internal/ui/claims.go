@@ -191,8 +191,15 @@ func (c *claimsScreen) reload() {
 		n++
 		sum += cl.Amount
 	}
-	c.totals.SetText(lang.L("{{.Count}} payments, {{.Sum}} paid ({{.Voided}} voided)",
-		map[string]any{"Count": n, "Sum": formatEuros(sum), "Voided": voided}))
+	c.totals.SetText(totalsText(n, sum, voided))
+}
+
+// totalsText sums up the claims shown: "1 paiement, 3 € payés (0 annulé)".
+// The counts take the plural forms of the language (translations/*.json).
+func totalsText(n, sum, voided int) string {
+	return lang.LocalizePlural("{{.Count}} payments", n, map[string]any{"Count": n}) + ", " +
+		lang.L("{{.Sum}} paid", map[string]any{"Sum": formatEuros(sum)}) +
+		" (" + lang.LocalizePlural("{{.Count}} voided", voided, map[string]any{"Count": voided}) + ")"
 }
 
 // askVoid asks for a reason and a confirmation, then voids the selected

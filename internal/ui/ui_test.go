@@ -444,7 +444,7 @@ func TestClaimsScreen(t *testing.T) {
 	if len(c.claims) != 1 {
 		t.Fatalf("%d claims at G7, want 1", len(c.claims))
 	}
-	if !strings.Contains(c.totals.Text, "1 paiements, 3 € payés") {
+	if !strings.Contains(c.totals.Text, "1 paiement, 3 € payés (0 annulé)") {
 		t.Errorf("totals %q", c.totals.Text)
 	}
 	var csv bytes.Buffer
@@ -472,7 +472,7 @@ func TestClaimsScreen(t *testing.T) {
 	if !c.claims[0].Voided || c.claims[0].VoidReason != "erreur de saisie" {
 		t.Errorf("after void: %+v", c.claims[0])
 	}
-	if !strings.Contains(c.totals.Text, "0 paiements") {
+	if !strings.Contains(c.totals.Text, "0 paiement, 0 € payés (1 annulé)") {
 		t.Errorf("totals after void %q", c.totals.Text)
 	}
 }
@@ -743,27 +743,82 @@ func TestRenderTicketPNG(t *testing.T) {
 }
 
 // TestTranslations checks that every string the app localizes has a French
-// translation.
+// translation: the literal keys of lang.L, the plural keys of
+// lang.LocalizePlural (with their one and other forms, in English too), and
+// the keys built at run time (column titles, claim methods).
 func TestTranslations(t *testing.T) {
-	data, err := translations.ReadFile("translations/fr.json")
-	if err != nil {
-		t.Fatal(err)
+	load := func(name string) map[string]json.RawMessage {
+		data, err := translations.ReadFile("translations/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return m
 	}
-	var fr map[string]string
-	if err := json.Unmarshal(data, &fr); err != nil {
-		t.Fatal(err)
+	fr, en := load("fr.json"), load("en.json")
+	// plural says whether m holds key with its one and other forms.
+	plural := func(m map[string]json.RawMessage, key string) bool {
+		var forms struct{ One, Other string }
+		return json.Unmarshal(m[key], &forms) == nil && forms.One != "" && forms.Other != ""
 	}
+	simple := func(key string) bool {
+		var v string
+		return json.Unmarshal(fr[key], &v) == nil && v != ""
+	}
+
 	files, _ := filepath.Glob("*.go")
-	re := regexp.MustCompile(`lang\.L\("([^"]*)"`)
+	reL := regexp.MustCompile(`lang\.L\("([^"]*)"`)
+	reP := regexp.MustCompile(`lang\.LocalizePlural\("([^"]*)"`)
+	nL, nP := 0, 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		src, _ := os.ReadFile(f)
-		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
-			if _, ok := fr[m[1]]; !ok {
+		for _, m := range reL.FindAllStringSubmatch(string(src), -1) {
+			nL++
+			if !simple(m[1]) {
 				t.Errorf("%s: %q has no French translation", f, m[1])
 			}
 		}
+		for _, m := range reP.FindAllStringSubmatch(string(src), -1) {
+			nP++
+			if !plural(fr, m[1]) || !plural(en, m[1]) {
+				t.Errorf("%s: %q lacks its one and other forms in fr.json or en.json", f, m[1])
+			}
+		}
 	}
+	if nL < 100 || nP < 2 {
+		t.Errorf("found %d lang.L and %d lang.LocalizePlural keys: the patterns miss the source", nL, nP)
+	}
+
+	dynamic := append([]string{ledger.MethodSerial, ledger.MethodContents}, reportColumns...)
+	for _, c := range claimColumns {
+		dynamic = append(dynamic, c.title)
+	}
+	for _, k := range dynamic {
+		if !simple(k) {
+			t.Errorf("run-time key %q has no French translation", k)
+		}
+	}
+
+	for _, tt := range []struct {
+		code           string
+		n, sum, voided int
+		want           string
+	}{
+		{"fr", 0, 0, 1, "0 paiement, 0 € payés (1 annulé)"},
+		{"fr", 2, 9, 2, "2 paiements, 9 € payés (2 annulés)"},
+		{"en", 1, 3, 0, "1 payment, 3 € paid (0 voided)"},
+		{"en", 2, 9, 1, "2 payments, 9 € paid (1 voided)"},
+	} {
+		setLanguage(tt.code)
+		if got := totalsText(tt.n, tt.sum, tt.voided); got != tt.want {
+			t.Errorf("%s totals: got %q, want %q", tt.code, got, tt.want)
+		}
+	}
+	setLanguage("fr")
 }
