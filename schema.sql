@@ -112,6 +112,10 @@ CREATE TRIGGER packs_no_update BEFORE UPDATE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never changed'); END;
 CREATE TRIGGER packs_no_delete BEFORE DELETE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never deleted'); END;
+CREATE TRIGGER refusals_no_update BEFORE UPDATE ON refusals
+BEGIN SELECT RAISE(ABORT, 'refused attempts are never changed'); END;
+CREATE TRIGGER refusals_no_delete BEFORE DELETE ON refusals
+BEGIN SELECT RAISE(ABORT, 'refused attempts are never deleted'); END;
 CREATE TRIGGER blocks_no_update BEFORE UPDATE ON blocks
 BEGIN SELECT RAISE(ABORT, 'blocks are never changed'); END;
 CREATE TRIGGER blocks_no_delete BEFORE DELETE ON blocks

@@ -130,8 +130,6 @@ func (c *cli) fail(err error) int {
 	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),
 		errors.Is(err, ledger.ErrNotFound): // a typed block, game or claim that does not exist
 		return exitUsage
-	case errors.Is(err, flag.ErrHelp):
-		return exitUsage
 	}
 	return exitRefused
 }
@@ -384,18 +382,6 @@ func describeClaim(cl *ledger.Claim) string {
 		cl.At.Local().Format("2006-01-02 15:04:05"), cl.Desk, cl.Operator, cl.Method)
 }
 
-// refusal prints a refusal from the ledger and returns errRefused; other
-// errors pass through.
-func (c *cli) refusal(err error) error {
-	for _, e := range []error{ledger.ErrUnknownSerial, ledger.ErrNotWinner, ledger.ErrAlreadyClaimed, ledger.ErrNotFound} {
-		if errors.Is(err, e) {
-			fmt.Fprintln(c.stderr, "vegas-desk:", err)
-			return errRefused
-		}
-	}
-	return err
-}
-
 func (c *cli) lookup(args []string) error {
 	fs := flag.NewFlagSet("lookup", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "JSON output")
@@ -415,7 +401,7 @@ func (c *cli) lookup(args []string) error {
 	defer l.Close()
 	t, err := c.lookupSerial(l, pos[0], defaultIdentity(*desk, *operator))
 	if err != nil {
-		return c.refusal(err)
+		return err
 	}
 	if *asJSON {
 		return c.json(ticketJSON(t))
@@ -548,7 +534,7 @@ func (c *cli) claim(args []string) error {
 	defer l.Close()
 	cl, err := l.Claim(c.ctx, pos[0], *method, defaultIdentity(*desk, *operator))
 	if err != nil {
-		return c.refusal(err)
+		return err
 	}
 	if *asJSON {
 		return c.json(claimJSON(&cl))
@@ -581,7 +567,7 @@ func (c *cli) void(args []string) error {
 	defer l.Close()
 	cl, err := l.Void(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
 	if err != nil {
-		return c.refusal(err)
+		return err
 	}
 	if *asJSON {
 		return c.json(claimJSON(&cl))
@@ -710,7 +696,7 @@ func (c *cli) report(args []string) error {
 	defer l.Close()
 	r, err := l.Report(c.ctx, *code, *block)
 	if err != nil {
-		return c.refusal(err)
+		return err
 	}
 	line := func(t ledger.TierLine) map[string]any {
 		return map[string]any{"prize": t.Prize, "table": t.Table, "generated": t.Generated, "claimed": t.Claimed,
@@ -750,7 +736,7 @@ func (c *cli) export(args []string) error {
 		return err
 	}
 	defer l.Close()
-	return c.refusal(l.Export(c.ctx, *code, *block, c.stdout, nil))
+	return l.Export(c.ctx, *code, *block, c.stdout, nil)
 }
 
 func (c *cli) verify(args []string) error {
@@ -771,7 +757,7 @@ func (c *cli) verify(args []string) error {
 	}
 	r, err := l.Verify(c.ctx, g, *block, nil)
 	if err != nil {
-		return c.refusal(err)
+		return err
 	}
 	if *asJSON {
 		probs := []any{}
@@ -833,7 +819,7 @@ func (c *cli) render(args []string) error {
 	defer l.Close()
 	t, err := c.lookupSerial(l, pos[0], defaultIdentity("", ""))
 	if err != nil {
-		return c.refusal(err)
+		return err
 	}
 	f, err := os.Create(*out)
 	if err != nil {
