@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 )
 
@@ -144,7 +145,7 @@ func (d *desk) updateStatus() {
 	}
 	d.status.SetText(fmt.Sprintf("%s %s · %s %s · %s %s · %s",
 		lang.L("Desk"), who.Desk, lang.L("Operator"), who.Operator,
-		lang.L("Payout limit"), formatEuros(d.payoutLimit()), path))
+		lang.L("Payout limit"), game.FormatAmount(d.payoutLimit()), path))
 }
 
 // identity is who acts at this desk, from the settings.

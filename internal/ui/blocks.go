@@ -134,7 +134,7 @@ func reportCell(l ledger.TierLine, col int, total bool) string {
 		if total {
 			return lang.L("Total")
 		}
-		return formatEuros(l.Prize)
+		return game.FormatAmount(l.Prize)
 	case 1:
 		return game.GroupDigits(l.Table)
 	case 2:
@@ -142,11 +142,11 @@ func reportCell(l ledger.TierLine, col int, total bool) string {
 	case 3:
 		return game.GroupDigits(l.Claimed)
 	case 4:
-		return formatEuros(l.ClaimedSum)
+		return game.FormatAmount(l.ClaimedSum)
 	case 5:
 		return game.GroupDigits(l.Outstanding)
 	case 6:
-		return formatEuros(l.Liability)
+		return game.FormatAmount(l.Liability)
 	}
 	return ""
 }
@@ -198,7 +198,7 @@ func (b *blocksScreen) showReport() {
 	b.seq++
 	seq := b.seq
 	title := fmt.Sprintf("%s %d/%d · %s %s · %s %s", lang.L("Block"), bl.Game, bl.Number,
-		game.GroupDigits(bl.Winners), lang.L("winners"), formatEuros(bl.Payout), lang.L("of prizes"))
+		game.GroupDigits(bl.Winners), lang.L("winners"), game.FormatAmount(bl.Payout), lang.L("of prizes"))
 	b.title.SetText(title + " · …")
 	b.digest.SetText(bl.Digest)
 	b.rep = ledger.Report{}
@@ -448,10 +448,10 @@ func (r *chartRenderer) draw() {
 		r.objs = append(r.objs, t, bg, p, n)
 	}
 	for i, l := range rep.Tiers {
-		bar(i, formatEuros(l.Prize), l.Claimed, l.Generated,
+		bar(i, game.FormatAmount(l.Prize), l.Claimed, l.Generated,
 			fmt.Sprintf("%s / %s", game.GroupDigits(l.Claimed), game.GroupDigits(l.Generated)))
 	}
 	tot := rep.Total
 	bar(rows-1, lang.L("Total €"), tot.ClaimedSum, tot.ClaimedSum+tot.Liability,
-		fmt.Sprintf("%s %s · %s %s", formatEuros(tot.ClaimedSum), lang.L("paid"), formatEuros(tot.Liability), lang.L("outstanding")))
+		fmt.Sprintf("%s %s · %s %s", game.FormatAmount(tot.ClaimedSum), lang.L("paid"), game.FormatAmount(tot.Liability), lang.L("outstanding")))
 }

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 )
 
@@ -121,7 +122,7 @@ func claimCell(cl ledger.Claim, col int) string {
 	case 3:
 		return fmt.Sprintf("%d/%d", cl.Game, cl.Block)
 	case 4:
-		return formatEuros(cl.Amount)
+		return game.FormatAmount(cl.Amount)
 	case 5:
 		return cl.Desk
 	case 6:
@@ -198,7 +199,7 @@ func (c *claimsScreen) reload() {
 // The counts take the plural forms of the language (translations/*.json).
 func totalsText(n, sum, voided int) string {
 	return lang.LocalizePlural("{{.Count}} payments", n, map[string]any{"Count": n}) + ", " +
-		lang.L("{{.Sum}} paid", map[string]any{"Sum": formatEuros(sum)}) +
+		lang.L("{{.Sum}} paid", map[string]any{"Sum": game.FormatAmount(sum)}) +
 		" (" + lang.LocalizePlural("{{.Count}} voided", voided, map[string]any{"Count": voided}) + ")"
 }
 
@@ -222,7 +223,7 @@ func (c *claimsScreen) askVoid() {
 		return nil
 	}
 	items := []*widget.FormItem{
-		widget.NewFormItem(lang.L("Payment"), widget.NewLabel(fmt.Sprintf("%d · %s · %s", cl.ID, cl.Serial, formatEuros(cl.Amount)))),
+		widget.NewFormItem(lang.L("Payment"), widget.NewLabel(fmt.Sprintf("%d · %s · %s", cl.ID, cl.Serial, game.FormatAmount(cl.Amount)))),
 		widget.NewFormItem(lang.L("Reason"), reason),
 	}
 	dialog.ShowForm(lang.L("Void the payment"), lang.L("Void"), lang.L("Cancel"), items, func(ok bool) {

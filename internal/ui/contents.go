@@ -217,23 +217,27 @@ func (c *contentsScreen) doc() map[string]any {
 	}
 }
 
-// fieldFor returns the field path of the form that shows an error of the
-// parser: the longest path of the form that starts the error's field.
+// fieldFor returns the field path of the form beside which an error of the
+// parser on field f is shown: f itself when the form has it, or else the
+// first, in sorted order, of the form's fields inside f (those that go on
+// from f with "." or "["): an error on "roulette.bets[0]" shows beside
+// "roulette.bets[0].amount". It returns "" when no field of the form is f
+// or inside it.
 func (c *contentsScreen) fieldFor(f string) string {
 	if _, ok := c.errs[f]; ok {
 		return f
 	}
 	keys := make([]string, 0, len(c.errs))
 	for k := range c.errs {
-		if strings.HasPrefix(k, f) {
+		if strings.HasPrefix(k, f+".") || strings.HasPrefix(k, f+"[") {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
-	if len(keys) > 0 {
-		return keys[0]
+	if len(keys) == 0 {
+		return ""
 	}
-	return ""
+	sort.Strings(keys)
+	return keys[0]
 }
 
 // check validates the form, shows errors beside their fields, or the prize,
@@ -275,11 +279,11 @@ func (c *contentsScreen) check() {
 	t := in.Ticket
 	v := game.Check(&t, nil)
 	c.picture.SetTicket(&t, nil)
-	c.prize.Text = lang.L("Prize") + " " + formatEuros(v.Prize)
+	c.prize.Text = lang.L("Prize") + " " + game.FormatAmount(v.Prize)
 	c.prize.Refresh()
 	var b strings.Builder
 	for _, w := range v.Wins {
-		fmt.Fprintf(&b, "• %s : %s\n", zoneName(w), formatEuros(w.Amount))
+		fmt.Fprintf(&b, "• %s : %s\n", zoneName(w), game.FormatAmount(w.Amount))
 	}
 	if len(v.Wins) == 0 {
 		b.WriteString(lang.L("No winning zone: this ticket loses.") + "\n")

@@ -238,11 +238,11 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 	case t.Status == ledger.StatusLoser:
 		c.show(verdictLoser, lang.L("LOSER"), "", where+"\n"+lang.L("This ticket wins nothing."))
 	case t.Status == ledger.StatusPaid:
-		c.show(verdictPaid, lang.L("ALREADY PAID"), formatEuros(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
+		c.show(verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
 	case t.Prize > c.d.payoutLimit():
-		c.show(verdictOverLimit, lang.L("ABOVE THE LIMIT"), formatEuros(t.Prize), where+"\n"+c.d.limitText())
+		c.show(verdictOverLimit, lang.L("ABOVE THE LIMIT"), game.FormatAmount(t.Prize), where+"\n"+c.d.limitText())
 	default:
-		c.show(verdictWinner, lang.L("WINNER"), formatEuros(t.Prize), where+"\n"+winsText(&t.Ticket))
+		c.show(verdictWinner, lang.L("WINNER"), game.FormatAmount(t.Prize), where+"\n"+winsText(&t.Ticket))
 	}
 }
 
@@ -263,7 +263,7 @@ func winsText(t *game.Ticket) string {
 		if i > 0 {
 			s += " · "
 		}
-		s += zoneName(w) + " " + formatEuros(w.Amount)
+		s += zoneName(w) + " " + game.FormatAmount(w.Amount)
 	}
 	return s
 }

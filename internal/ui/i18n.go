@@ -6,8 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
-
-	"vegas-desk/internal/game"
 )
 
 // The app's strings are written in English in the source and translated by
@@ -37,6 +35,3 @@ func setLanguage(code string) {
 		fyne.LogError("load translations", err)
 	}
 }
-
-// formatEuros prints an amount as on the ticket: "1 000 €".
-func formatEuros(n int) string { return game.FormatAmount(n) }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 )
 
@@ -22,12 +23,12 @@ type payResult struct {
 // limitText says that this desk does not pay above its payout limit.
 func (d *desk) limitText() string {
 	return lang.L("This desk pays up to {{.Limit}}: send the player to a payment centre.",
-		map[string]any{"Limit": formatEuros(d.payoutLimit())})
+		map[string]any{"Limit": game.FormatAmount(d.payoutLimit())})
 }
 
 // overLimit is the verdict on a prize above this desk's payout limit.
 func (d *desk) overLimit(t ledger.Ticket) payResult {
-	return payResult{verdictOverLimit, lang.L("ABOVE THE LIMIT"), formatEuros(t.Prize), t.Serial.String() + "\n" + d.limitText()}
+	return payResult{verdictOverLimit, lang.L("ABOVE THE LIMIT"), game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
 }
 
 // pay is the one payment flow of the app: the payout limit is checked, a
@@ -39,7 +40,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		then(d.overLimit(t))
 		return
 	}
-	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": formatEuros(t.Prize), "Serial": t.Serial.String()})
+	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": game.FormatAmount(t.Prize), "Serial": t.Serial.String()})
 	dialog.ShowCustomConfirm(lang.L("Pay this ticket"), lang.L("PAY"), lang.L("Cancel"), widget.NewLabel(msg), func(ok bool) {
 		if !ok {
 			then(payResult{kind: verdictNone})
@@ -65,12 +66,12 @@ func (d *desk) claim(t ledger.Ticket, method string) payResult {
 	switch {
 	case errors.As(err, &dup):
 		first := dup.First
-		return payResult{verdictPaid, lang.L("ALREADY PAID"), formatEuros(t.Prize),
+		return payResult{verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize),
 			t.Serial.String() + "\n" + claimText(&first) + "\n" + lang.L("Do not pay again.")}
 	case err != nil:
 		return payResult{verdictError, lang.L("ERROR — DO NOT PAY"), "",
 			t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
-	return payResult{verdictJustPaid, lang.L("PAID"), formatEuros(cl.Amount),
+	return payResult{verdictJustPaid, lang.L("PAID"), game.FormatAmount(cl.Amount),
 		fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.ID, lang.L("Ready for the next ticket."))}
 }

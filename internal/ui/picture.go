@@ -77,9 +77,6 @@ func (p *TicketPicture) SetTicket(t *game.Ticket, s *game.Serial) {
 	p.Refresh()
 }
 
-// Ticket returns the ticket shown, or nil.
-func (p *TicketPicture) Ticket() *game.Ticket { return p.ticket }
-
 // CreateRenderer implements fyne.Widget.
 func (p *TicketPicture) CreateRenderer() fyne.WidgetRenderer {
 	return &pictureRenderer{p: p}
@@ -327,14 +324,14 @@ func drawCraps(d *pen, c *game.CrapsSurface, win bool) {
 	for i, p := range c.Dice {
 		dx := x + 70 + float32(i)*150
 		drawDie(d, dx, y+62, 86, p)
-		d.text(dx-20, y+154, 126, DieLabel(p), 11, colWordsLight, true, 0)
+		d.text(dx-20, y+154, 126, dieLabel(p), 11, colWordsLight, true, 0)
 	}
 	d.text(x+w/2-30, y+90, 60, "+", 30, colWhite, true, 0)
 	drawAmount(d, x, y+190, w, c.Amount, win)
 }
 
-// DieLabel is what a die shows in figures and words: "3 TROIS".
-func DieLabel(p int) string { return fmt.Sprintf("%d %s", p, game.DieWords(p)) }
+// dieLabel is what a die shows in figures and words: "3 TROIS".
+func dieLabel(p int) string { return fmt.Sprintf("%d %s", p, game.DieWords(p)) }
 
 func drawDie(d *pen, x, y, s float32, pips int) {
 	d.rect(x+4, y+5, s, s, color.NRGBA{0, 0, 0, 0x60}, nil, 0, 14)

@@ -303,7 +303,7 @@ func (d *desk) fillSamples(wait dialog.Dialog, ts []ledger.Ticket, err error) {
 		e.TextStyle.Monospace = true
 		label := lang.L("loser")
 		if t.Prize > 0 {
-			label = lang.L("winner") + " " + formatEuros(t.Prize)
+			label = lang.L("winner") + " " + game.FormatAmount(t.Prize)
 		}
 		serial := t.Serial.String()
 		try := widget.NewButton(lang.L("Check"), nil)

@@ -352,6 +352,22 @@ func TestContentsForm(t *testing.T) {
 		set("bonus", doc.Bonus)
 	}
 
+	t.Run("field of an error", func(t *testing.T) {
+		for f, want := range map[string]string{
+			"craps.amount":     "craps.amount",
+			"roulette.bets[0]": "roulette.bets[0].amount",
+			"jackpot[1]":       "jackpot[1].amount",
+			"craps":            "craps.amount",
+			"roulette.bet":     "", // not a boundary
+			"jackpot[1":        "",
+			"duel.card":        "",
+		} {
+			if got := c.fieldFor(f); got != want {
+				t.Errorf("fieldFor(%q): got %q, want %q", f, got, want)
+			}
+		}
+	})
+
 	t.Run("field errors", func(t *testing.T) {
 		tk, _ := sampleTicket()
 		fill(&tk)
@@ -377,8 +393,8 @@ func TestContentsForm(t *testing.T) {
 		fill(&tk)
 		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
 		want, _ := game.Evaluate(&tk)
-		if got := c.prize.Text; got != "Gain "+formatEuros(want) {
-			t.Errorf("prize: got %q, want %q", got, "Gain "+formatEuros(want))
+		if got := c.prize.Text; got != "Gain "+game.FormatAmount(want) {
+			t.Errorf("prize: got %q, want %q", got, "Gain "+game.FormatAmount(want))
 		}
 		for _, z := range []string{"ROULETTE mise 1", "CRAPS", "JACKPOT ligne 1"} {
 			if !strings.Contains(c.result.Text, z) {
