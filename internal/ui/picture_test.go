@@ -42,9 +42,11 @@ func TestTicketPictureGolden(t *testing.T) {
 	assertGolden(t, "ticket.png", img)
 }
 
-// assertGolden compares img with testdata/name, allowing small differences
-// in anti-aliasing: at most 0.5 % of the pixels may differ by more than 48
-// in a channel.
+// assertGolden compares img with testdata/name. The software painter is
+// pure Go with embedded fonts and renders the golden file exactly (0 pixels
+// differ, measured on linux/amd64); the margin left only absorbs rounding
+// in anti-aliasing on other architectures: at most 0.01 % of the pixels may
+// differ by more than 2 in a channel.
 func assertGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -81,7 +83,7 @@ func assertGolden(t *testing.T, name string, img image.Image) {
 			}
 		}
 	}
-	if limit := b.Dx() * b.Dy() / 200; diff > limit {
+	if limit := b.Dx() * b.Dy() / 10000; diff > limit {
 		out := filepath.Join(t.TempDir(), name)
 		if f, err := os.Create(out); err == nil {
 			png.Encode(f, img)
@@ -93,5 +95,5 @@ func assertGolden(t *testing.T, name string, img image.Image) {
 
 func far(a, b uint32) bool {
 	d := int(a>>8) - int(b>>8)
-	return d > 48 || d < -48
+	return d > 2 || d < -2
 }

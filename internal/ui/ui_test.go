@@ -23,7 +23,9 @@ import (
 )
 
 // The shared fixture: one ledger with one generated block, and serials of
-// that block found through its export.
+// that block. It is made once per process, so every run of -count=N shares
+// it: tests take winners that no earlier run paid (takeWinner), and record
+// claims at a desk of their own.
 var (
 	fixture     *ledger.Ledger
 	losers      []string
@@ -65,14 +67,14 @@ func makeFixture(path string) error {
 	}
 	// The first tickets of the block, then a ticket of each tier the walk
 	// did not meet.
-	for pos := 0; pos < b.Tickets && (len(losers) < 4 || len(winners[3]) < 10); pos++ {
+	for pos := 0; pos < b.Tickets && (len(losers) < 4 || len(winners[3]) < 20 || len(winners[6]) < 20); pos++ {
 		t, err := l.TicketAt(ctx, b.Game, b.Number, pos)
 		if err != nil {
 			return err
 		}
 		if t.Prize == 0 && len(losers) < 4 {
 			losers = append(losers, t.Serial.String())
-		} else if t.Prize > 0 && len(winners[t.Prize]) < 10 {
+		} else if t.Prize > 0 && len(winners[t.Prize]) < 20 {
 			winners[t.Prize] = append(winners[t.Prize], t.Serial.String())
 		}
 	}
@@ -85,7 +87,7 @@ func makeFixture(path string) error {
 			winners[t.Prize] = append(winners[t.Prize], t.Serial.String())
 		}
 	}
-	if len(losers) == 0 || len(winners[3]) < 8 || len(winners[1000]) == 0 {
+	if len(losers) < 2 || len(winners[3]) < 20 || len(winners[6]) < 20 || len(winners[1000]) == 0 {
 		return fmt.Errorf("fixture: not enough serials: %d losers, %v", len(losers), winners)
 	}
 	return nil
@@ -188,6 +190,12 @@ func TestCounterVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Nothing has focus before the scan, so the check below proves
+			// that the check gives it back to the serial field.
+			d.win.Canvas().Unfocus()
+			if got := d.win.Canvas().Focused(); got != nil {
+				t.Fatalf("focus before the scan: %v", got)
+			}
 			scan(d, tt.serial)
 			if c.kind != tt.want || c.title.Text != tt.title {
 				t.Errorf("verdict: got %d %q, want %d %q (%s)", c.kind, c.title.Text, tt.want, tt.title, c.detail.Text)
@@ -298,7 +306,7 @@ func TestCounterPay(t *testing.T) {
 
 	// Above this desk's payout limit.
 	d.app.Preferences().SetInt(prefLimit, 500)
-	scan(d, takeWinner(t, 1000))
+	scan(d, winners[1000][0]) // not paid: every run may use it
 	if c.kind != verdictOverLimit || c.pay.Visible() {
 		t.Errorf("1 000 € at a 500 € desk: %q, PAYER visible %v", c.title.Text, c.pay.Visible())
 	}
@@ -389,17 +397,22 @@ func TestContentsForm(t *testing.T) {
 	})
 
 	t.Run("prize and breakdown", func(t *testing.T) {
-		tk, _ := sampleTicket() // 6 € chip + 15 € craps + 6 € line... by the rules
+		tk, _ := sampleTicket()
 		fill(&tk)
 		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
-		want, _ := game.Evaluate(&tk)
-		if got := c.prize.Text; got != "Gain "+game.FormatAmount(want) {
-			t.Errorf("prize: got %q, want %q", got, "Gain "+game.FormatAmount(want))
+		if got, want := c.prize.Text, "Gain 36 €"; got != want {
+			t.Errorf("prize: got %q, want %q", got, want)
 		}
-		for _, z := range []string{"ROULETTE mise 1", "CRAPS", "JACKPOT ligne 1"} {
+		// Chip 1 on 12, the dice 3+4, the jack above the bank's 10, three
+		// cherries on line 1; nothing else.
+		zones := []string{"• ROULETTE mise 1 : 6 €", "• CRAPS : 15 €", "• DUEL : 9 €", "• JACKPOT ligne 1 : 6 €"}
+		for _, z := range zones {
 			if !strings.Contains(c.result.Text, z) {
 				t.Errorf("breakdown %q lacks %q", c.result.Text, z)
 			}
+		}
+		if got := strings.Count(c.result.Text, "•"); got != len(zones) {
+			t.Errorf("breakdown %q has %d zones, want %d", c.result.Text, got, len(zones))
 		}
 	})
 
@@ -448,17 +461,34 @@ func TestContentsForm(t *testing.T) {
 	})
 }
 
+// findEntry finds a visible entry by its placeholder in the window's
+// dialogs.
+func findEntry(t *testing.T, w fyne.Window, placeholder string) *widget.Entry {
+	t.Helper()
+	for _, o := range w.Canvas().Overlays().List() {
+		for _, x := range test.LaidOutObjects(o) {
+			if e, ok := x.(*widget.Entry); ok && e.PlaceHolder == placeholder && e.Visible() {
+				return e
+			}
+		}
+	}
+	t.Fatalf("no entry %q", placeholder)
+	return nil
+}
+
 func TestClaimsScreen(t *testing.T) {
 	d := newTestDesk(t, fixture)
 	serial := takeWinner(t, 3)
-	if _, err := fixture.Claim(context.Background(), serial, ledger.MethodSerial, ledger.Identity{Desk: "G7", Operator: "Bob"}); err != nil {
+	// A desk of its own: the fixture is shared by every run of -count.
+	desk := fmt.Sprintf("G7-%d", time.Now().UnixNano())
+	if _, err := fixture.Claim(context.Background(), serial, ledger.MethodSerial, ledger.Identity{Desk: desk, Operator: "Bob"}); err != nil {
 		t.Fatal(err)
 	}
 	c := d.claims
-	c.desk.SetText("G7")
+	c.desk.SetText(desk)
 	c.reload()
 	if len(c.claims) != 1 {
-		t.Fatalf("%d claims at G7, want 1", len(c.claims))
+		t.Fatalf("%d claims at %s, want 1", len(c.claims), desk)
 	}
 	if !strings.Contains(c.totals.Text, "1 paiement, 3 € payés (0 annulé)") {
 		t.Errorf("totals %q", c.totals.Text)
@@ -484,9 +514,23 @@ func TestClaimsScreen(t *testing.T) {
 	}
 	c.table.Select(widget.TableCellID{Row: 0, Col: 1})
 	test.Tap(c.void)
-	c.voidNow(c.claims[0].ID, "erreur de saisie")
-	if !c.claims[0].Voided || c.claims[0].VoidReason != "erreur de saisie" {
-		t.Errorf("after void: %+v", c.claims[0])
+	reason := findEntry(t, d.win, "motif")
+	// An empty reason is refused: the dialog's button stays disabled.
+	voidBtn := findButton(t, d.win, "Annuler le paiement")
+	test.Tap(voidBtn)
+	if !voidBtn.Disabled() || c.claims[0].Voided {
+		t.Fatalf("void without a reason: button disabled %v, voided %v", voidBtn.Disabled(), c.claims[0].Voided)
+	}
+	if cls, err := fixture.Claims(context.Background(), ledger.ClaimFilter{Desk: desk}); err != nil || len(cls) != 1 || cls[0].Voided {
+		t.Fatalf("voided without a reason: %+v %v", cls, err)
+	}
+	test.Type(reason, "erreur de saisie")
+	if voidBtn.Disabled() {
+		t.Fatal("the void button stays disabled with a reason")
+	}
+	test.Tap(voidBtn)
+	if len(c.claims) != 1 || !c.claims[0].Voided || c.claims[0].VoidReason != "erreur de saisie" || c.claims[0].VoidedBy != "Alice" {
+		t.Fatalf("after void: %+v", c.claims)
 	}
 	if !strings.Contains(c.totals.Text, "0 paiement, 0 € payés (1 annulé)") {
 		t.Errorf("totals after void %q", c.totals.Text)
@@ -739,14 +783,12 @@ func waitDone(t *testing.T, task *task) {
 	}
 }
 
+// RenderTicketPNG draws the same picture as the widget: the golden file.
 func TestRenderTicketPNG(t *testing.T) {
 	test.NewTempApp(t)
-	tk, err := fixture.Lookup(context.Background(), losers[1], ledger.Identity{Desk: "t", Operator: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk, s := sampleTicket()
 	var b bytes.Buffer
-	if err := RenderTicketPNG(&b, tk); err != nil {
+	if err := RenderTicketPNG(&b, ledger.Ticket{Ticket: tk, Serial: s}); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&b)
@@ -756,6 +798,10 @@ func TestRenderTicketPNG(t *testing.T) {
 	if s := img.Bounds().Size(); s.X != ticketW || s.Y != ticketH {
 		t.Errorf("size %v", s)
 	}
+	if *update {
+		return // TestTicketPictureGolden writes the file
+	}
+	assertGolden(t, "ticket.png", img)
 }
 
 // TestTranslations checks that every string the app localizes has a French
