@@ -7,7 +7,7 @@ GUI_DEBS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev
 # What the tests and benchmarks need besides Go: the sqlite3 tool (the
 # reference of the ledger benchmarks and the tamper tests).
-TEST_DEBS := sqlite3
+TEST_DEBS := sqlite3 gcc
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -55,6 +55,8 @@ test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
+	# The UI's threading under the race detector (needs cgo: gcc only, no X).
+	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 20m ./internal/ui/
 
 # Benchmarks, then the ledger's figures beside their references measured in
 # the same run (internal/ledger/testdata/bench.sh).

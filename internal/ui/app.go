@@ -4,7 +4,7 @@
 //
 // Threading follows Fyne ≥ 2.6: callbacks run on the app goroutine; long
 // work (generating, verifying, exporting) runs in a goroutine with a context
-// and touches widgets only through fyne.Do or data bindings.
+// and touches widgets only through onMain (fyne.Do).
 package ui
 
 import (
@@ -22,6 +22,12 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 )
+
+// onMain runs f on the app goroutine: fyne.Do. The headless test driver
+// runs f at once on the calling goroutine instead, so the tests replace
+// onMain with a queue that the test goroutine drains, as the real driver's
+// event loop does: every widget is then touched by one goroutine.
+var onMain = fyne.Do
 
 // AppID is the application id of FyneApp.toml; preferences are kept under it.
 const AppID = "fr.vegasdesk.app"

@@ -210,7 +210,7 @@ func (b *blocksScreen) showReport() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		rep, err := l.Report(ctx, bl.Game, bl.Number)
-		fyne.Do(func() {
+		onMain(func() {
 			if seq != b.seq || b.d.closing {
 				return // another block was chosen, or the ledger changed
 			}

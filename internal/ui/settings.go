@@ -274,7 +274,7 @@ func (d *desk) showSamples() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		ts, err := samples(ctx, l)
-		fyne.Do(func() {
+		onMain(func() {
 			if d.closing || d.ledger != l {
 				dlg.Hide()
 				return

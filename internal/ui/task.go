@@ -37,7 +37,7 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &task{cancel: cancel, progress: binding.NewFloat(), ended: make(chan struct{}), done: make(chan struct{})}
 	d.tasks[t] = struct{}{}
-	bar := widget.NewProgressBarWithData(t.progress)
+	bar := widget.NewProgressBar()
 	count := widget.NewLabel(lang.L("Starting…"))
 	cancelBtn := widget.NewButton(lang.L("Cancel"), func() {
 		cancel()
@@ -71,13 +71,17 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 			left = " · " + lang.L("time left") + " " + rem.Round(time.Second).String()
 		}
 		text := fmt.Sprintf("%s / %s%s", game.GroupDigits(done), game.GroupDigits(total), left)
-		fyne.Do(func() { count.SetText(text) })
+		frac := float64(done) / float64(total)
+		onMain(func() {
+			bar.SetValue(frac)
+			count.SetText(text)
+		})
 	}
 	go func() {
 		err := work(ctx, report)
 		cancel()
 		close(t.ended)
-		fyne.Do(func() {
+		onMain(func() {
 			t.err = err
 			t.dlg.Hide()
 			delete(d.tasks, t)
@@ -113,7 +117,7 @@ func (d *desk) quit() {
 		for _, t := range running {
 			<-t.ended
 		}
-		fyne.Do(func() {
+		onMain(func() {
 			d.closeLedger()
 			d.win.Close()
 		})

@@ -34,7 +34,24 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	onMain = func(f func()) { mainQueue <- f }
 	os.Exit(runTests(m))
+}
+
+// mainQueue holds what background work hands to the app goroutine; the test
+// goroutine runs it (pump), as the real driver's event loop would.
+var mainQueue = make(chan func(), 4096)
+
+// pump runs what waits for the app goroutine.
+func pump() {
+	for {
+		select {
+		case f := <-mainQueue:
+			f()
+		default:
+			return
+		}
+	}
 }
 
 func runTests(m *testing.M) int {
@@ -150,7 +167,7 @@ func findButton(t *testing.T, w fyne.Window, text string) *widget.Button {
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
-	for !cond() {
+	for pump(); !cond(); pump() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
@@ -751,13 +768,17 @@ func TestCloseDuringTask(t *testing.T) {
 	})
 	waitFor(t, "progress", 60*time.Second, func() bool { v, _ := task.progress.Get(); return v > 0 })
 	d.quit()
-	select {
-	case ok := <-closed:
-		if !ok {
-			t.Fatal("the window closed before the task ended or with the ledger open")
+	var ok bool
+	waitFor(t, "the window to close", 60*time.Second, func() bool {
+		select {
+		case ok = <-closed:
+			return true
+		default:
+			return false
 		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the window did not close")
+	})
+	if !ok {
+		t.Fatal("the window closed before the task ended or with the ledger open")
 	}
 	waitDone(t, task)
 	if task.err == nil {
@@ -776,11 +797,14 @@ func TestCloseDuringTask(t *testing.T) {
 // waitDone waits for a task's finish to have run.
 func waitDone(t *testing.T, task *task) {
 	t.Helper()
-	select {
-	case <-task.done:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the task did not end")
-	}
+	waitFor(t, "the task to end", 2*time.Minute, func() bool {
+		select {
+		case <-task.done:
+			return true
+		default:
+			return false
+		}
+	})
 }
 
 // RenderTicketPNG draws the same picture as the widget: the golden file.
