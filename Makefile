@@ -51,11 +51,11 @@ package: build
 	mv vegas-desk.tar.xz bin/
 
 # No display and no cgo needed: -tags ci gives Fyne its software driver.
+# Then the UI's threading under the race detector (cgo for it alone: gcc).
 test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
-	# The UI's threading under the race detector (needs cgo: gcc only, no X).
 	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 20m ./internal/ui/
 
 # Benchmarks, then the ledger's figures beside their references measured in
