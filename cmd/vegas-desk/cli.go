@@ -113,6 +113,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return c.fail(f(args[1:]))
 }
 
+// defaultGame is the game code of VEGAS in a new ledger.
+const defaultGame = 531
+
 // errRefused: the message is already printed; exit 1.
 var errRefused = errors.New("refused")
 
@@ -271,7 +274,7 @@ func parseDate(field, s string) (time.Time, error) {
 func (c *cli) generate(args []string) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	seedHex := fs.String("seed", "", "64 hex digits (default: a random seed)")
-	code := fs.Int("game", 531, "game code")
+	code := fs.Int("game", defaultGame, "game code")
 	asJSON := fs.Bool("json", false, "JSON output")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
@@ -585,7 +588,7 @@ func (c *cli) claimFilter(fs *flag.FlagSet) func() (ledger.ClaimFilter, error) {
 	return func() (ledger.ClaimFilter, error) {
 		f := ledger.ClaimFilter{Game: *code, Block: *block, Desk: *desk}
 		if f.Block != 0 && f.Game == 0 {
-			f.Game = 531
+			f.Game = defaultGame
 		}
 		var err error
 		if f.Since, err = parseDate("since", *since); err != nil {
@@ -676,7 +679,7 @@ func (c *cli) daily(args []string) error {
 // ---- report, export, verify, catalogue, render
 
 func blockFlags(fs *flag.FlagSet) (*int, *int) {
-	return fs.Int("game", 531, "game code"), fs.Int("block", 0, "block number")
+	return fs.Int("game", defaultGame, "game code"), fs.Int("block", 0, "block number")
 }
 
 func (c *cli) report(args []string) error {

@@ -50,8 +50,13 @@ func (b Block) Name() string { return fmt.Sprintf("%d/%d", b.Game, b.Number) }
 
 // Blocks lists the blocks, by game and number.
 func (l *Ledger) Blocks(ctx context.Context) ([]Block, error) {
+	return listBlocks(ctx, l.r)
+}
+
+// listBlocks lists the blocks, by game and number.
+func listBlocks(ctx context.Context, q sqlx.QueryerContext) ([]Block, error) {
 	var rows []blockRow
-	if err := l.r.SelectContext(ctx, &rows, "SELECT "+blockCols+" FROM blocks ORDER BY game, number"); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &rows, "SELECT "+blockCols+" FROM blocks ORDER BY game, number"); err != nil {
 		return nil, fmt.Errorf("list blocks: %w", err)
 	}
 	out := make([]Block, len(rows))

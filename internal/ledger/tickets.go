@@ -173,7 +173,7 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket) (Ticket, er
 		return Ticket{}, err
 	}
 	defer tx.Rollback()
-	blocks, err := l.blocksTx(ctx, tx)
+	blocks, err := listBlocks(ctx, tx)
 	if err != nil {
 		return Ticket{}, fmt.Errorf("find by contents: %w", err)
 	}

@@ -51,7 +51,7 @@ func (l *Ledger) Verify(ctx context.Context, gameCode, number int, progress func
 		}
 		blocks = append(blocks, b)
 	} else {
-		all, err := l.blocksTx(ctx, tx)
+		all, err := listBlocks(ctx, tx)
 		if err != nil {
 			return rep, err
 		}
@@ -82,18 +82,6 @@ func (l *Ledger) Verify(ctx context.Context, gameCode, number int, progress func
 		return rep, fmt.Errorf("verify journal: %w", err)
 	}
 	return rep, nil
-}
-
-func (l *Ledger) blocksTx(ctx context.Context, tx *sqlx.Tx) ([]Block, error) {
-	var rows []blockRow
-	if err := tx.SelectContext(ctx, &rows, "SELECT "+blockCols+" FROM blocks ORDER BY game, number"); err != nil {
-		return nil, err
-	}
-	out := make([]Block, len(rows))
-	for i := range rows {
-		out[i] = rows[i].block()
-	}
-	return out, nil
 }
 
 // vchunk is a run of consecutive pack rows, as stored.
@@ -327,13 +315,12 @@ func verifyJournal(ctx context.Context, tx *sqlx.Tx, rep *VerifyReport) error {
 	if err := tx.SelectContext(ctx, &entries, "SELECT "+entryCols+" FROM journal ORDER BY id"); err != nil {
 		return err
 	}
-	blocks := map[[2]int]Block{}
-	var rows []blockRow
-	if err := tx.SelectContext(ctx, &rows, "SELECT "+blockCols+" FROM blocks"); err != nil {
+	all, err := listBlocks(ctx, tx)
+	if err != nil {
 		return err
 	}
-	for i := range rows {
-		b := rows[i].block()
+	blocks := map[[2]int]Block{}
+	for _, b := range all {
 		blocks[[2]int{b.Game, b.Number}] = b
 	}
 	seenBlock := map[[2]int]bool{}
