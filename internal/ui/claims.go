@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,6 +168,11 @@ func (c *claimsScreen) reload() {
 			opts[i] = fmt.Sprintf("%d/%d", b.Game, b.Number)
 		}
 		c.block.SetOptions(opts)
+		if c.block.Selected != "" && !slices.Contains(opts, c.block.Selected) {
+			// A block of another ledger: no filter (without a second reload).
+			c.block.Selected = ""
+			c.block.Refresh()
+		}
 	}
 	f, err := c.filter()
 	if err != nil {

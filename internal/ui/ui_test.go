@@ -616,6 +616,8 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	}
 	d.contents.match = &tk
 	d.contents.pay.Show()
+	d.claims.reload()
+	d.claims.block.SetSelected("531/1")
 
 	next, err := ledger.Open(filepath.Join(t.TempDir(), "next.db"))
 	if err != nil {
@@ -631,6 +633,9 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	if b.title.Text != "Choisissez un bloc." || b.digest.Text != "" || !b.verify.Disabled() || !b.export.Disabled() {
 		t.Errorf("blocks: title %q, digest %q, verify disabled %v, export disabled %v",
 			b.title.Text, b.digest.Text, b.verify.Disabled(), b.export.Disabled())
+	}
+	if sel := d.claims.block.Selected; sel != "" {
+		t.Errorf("claims: still filtered on block %q of the other ledger", sel)
 	}
 }
 
