@@ -94,8 +94,24 @@ func NewDoc(t *Ticket) Doc {
 type FieldError struct {
 	Field   string
 	Value   string
+	Kind    Kind // what kind of fault, for a screen to say it in its language
 	Problem string
 }
+
+// Kind sorts the faults of typed-in contents.
+type Kind uint8
+
+// The kinds of fault.
+const (
+	KindSyntax     Kind = iota + 1 // not one JSON object
+	KindUnknownKey                 // a key the format does not have
+	KindMissing                    // a key the ticket needs is absent
+	KindType                       // a value of the wrong JSON type
+	KindCount                      // a list of the wrong length
+	KindValue                      // a value the game never shows there
+	KindRepeat                     // a roulette number twice in one zone
+	KindSerial                     // a serial that does not parse
+)
 
 func (e *FieldError) Error() string {
 	if e.Value == "" {
@@ -136,10 +152,10 @@ func ParseDoc(data []byte) (Input, error) {
 	dec.UseNumber()
 	var root any
 	if err := dec.Decode(&root); err != nil {
-		return in, Errors{{Field: "ticket", Problem: "is not JSON: " + jsonProblem(err, data)}}
+		return in, Errors{{Field: "ticket", Kind: KindSyntax, Problem: "is not JSON: " + jsonProblem(err, data)}}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return in, Errors{{Field: "ticket", Problem: "has text after the JSON object; give one ticket"}}
+		return in, Errors{{Field: "ticket", Kind: KindSyntax, Problem: "has text after the JSON object; give one ticket"}}
 	}
 	p := &parser{}
 	obj, ok := p.object("ticket", root)
@@ -150,9 +166,9 @@ func ParseDoc(data []byte) (Input, error) {
 	t := &in.Ticket
 	if v, ok := obj["serial"]; ok {
 		if s, ok := v.(string); !ok {
-			p.fail("serial", v, "is not a string; give the serial as printed, e.g. \"531-0001-0456789-304172-6\"")
+			p.fail("serial", v, KindType, "is not a string; give the serial as printed, e.g. \"531-0001-0456789-304172-6\"")
 		} else if _, err := ParseSerial(s); err != nil {
-			p.fail("serial", v, strings.TrimPrefix(err.Error(), "serial: "))
+			p.fail("serial", v, KindSerial, strings.TrimPrefix(err.Error(), "serial: "))
 		} else {
 			in.Serial = s
 		}
@@ -174,17 +190,17 @@ func ParseDoc(data []byte) (Input, error) {
 	if v, ok := obj["bonus"]; ok {
 		if n, ok := p.int("bonus", v); ok {
 			if n != 0 && !IsAmount(n) {
-				p.fail("bonus", v, "is not an amount of the game; BONUS shows 0 or one of "+amountList())
+				p.fail("bonus", v, KindValue, "is not an amount of the game; BONUS shows 0 or one of "+amountList())
 			}
 			t.Bonus = n
 		}
 	} else {
-		p.fail("bonus", nil, "is missing; give 0 or one of "+amountList())
+		p.fail("bonus", nil, KindMissing, "is missing; give 0 or one of "+amountList())
 	}
 	if v, ok := obj["prize"]; ok {
 		if n, ok := p.int("prize", v); ok {
 			if n < 0 {
-				p.fail("prize", v, "is negative; give the whole prize in euros or leave it out")
+				p.fail("prize", v, KindValue, "is negative; give the whole prize in euros or leave it out")
 			}
 			in.Prize = &n
 		}
@@ -209,8 +225,8 @@ func jsonProblem(err error, data []byte) string {
 // parser collects field errors while walking a decoded JSON value.
 type parser struct{ errs Errors }
 
-func (p *parser) fail(field string, v any, problem string) {
-	p.errs = append(p.errs, &FieldError{Field: field, Value: show(v), Problem: problem})
+func (p *parser) fail(field string, v any, kind Kind, problem string) {
+	p.errs = append(p.errs, &FieldError{Field: field, Value: show(v), Kind: kind, Problem: problem})
 }
 
 // show renders a JSON value as it was given, for an error message.
@@ -240,7 +256,7 @@ func join(path, key string) string {
 func (p *parser) object(field string, v any) (map[string]any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		p.fail(field, v, "is not an object")
+		p.fail(field, v, KindType, "is not an object")
 	}
 	return m, ok
 }
@@ -258,7 +274,7 @@ func (p *parser) keys(path string, obj map[string]any, want []string, extra map[
 		if !plainKey(k) {
 			k = strconv.Quote(k)
 		}
-		p.fail(join(path, k), nil, "is not a key of the ticket format; expected "+strings.Join(want, ", "))
+		p.fail(join(path, k), nil, KindUnknownKey, "is not a key of the ticket format; expected "+strings.Join(want, ", "))
 	}
 }
 
@@ -285,7 +301,7 @@ func contains(list []string, s string) bool {
 func (p *parser) member(obj map[string]any, path, key string) (map[string]any, bool) {
 	v, ok := obj[key]
 	if !ok {
-		p.fail(join(path, key), nil, "is missing")
+		p.fail(join(path, key), nil, KindMissing, "is missing")
 		return nil, false
 	}
 	return p.object(join(path, key), v)
@@ -297,16 +313,16 @@ func (p *parser) array(obj map[string]any, path, key string, n int, hint string)
 	f := join(path, key)
 	v, ok := obj[key]
 	if !ok {
-		p.fail(f, nil, "is missing; "+hint)
+		p.fail(f, nil, KindMissing, "is missing; "+hint)
 		return nil, false
 	}
 	a, ok := v.([]any)
 	if !ok {
-		p.fail(f, v, "is not a list; "+hint)
+		p.fail(f, v, KindType, "is not a list; "+hint)
 		return nil, false
 	}
 	if len(a) != n {
-		p.fail(f, nil, fmt.Sprintf("has %d entries; %s", len(a), hint))
+		p.fail(f, nil, KindCount, fmt.Sprintf("has %d entries; %s", len(a), hint))
 		return nil, false
 	}
 	return a, true
@@ -315,12 +331,12 @@ func (p *parser) array(obj map[string]any, path, key string, n int, hint string)
 func (p *parser) int(field string, v any) (int, bool) {
 	num, ok := v.(json.Number)
 	if !ok {
-		p.fail(field, v, "is not a number")
+		p.fail(field, v, KindType, "is not a number")
 		return 0, false
 	}
 	n, err := strconv.Atoi(num.String())
 	if err != nil || n > 1_000_000_000 || n < -1_000_000_000 {
-		p.fail(field, v, "is not a whole number of reasonable size")
+		p.fail(field, v, KindType, "is not a whole number of reasonable size")
 		return 0, false
 	}
 	return n, true
@@ -329,12 +345,12 @@ func (p *parser) int(field string, v any) (int, bool) {
 func (p *parser) amount(field string, obj map[string]any, dst *int) {
 	v, ok := obj["amount"]
 	if !ok {
-		p.fail(field, nil, "is missing; give one of "+amountList())
+		p.fail(field, nil, KindMissing, "is missing; give one of "+amountList())
 		return
 	}
 	if n, ok := p.int(field, v); ok {
 		if !IsAmount(n) {
-			p.fail(field, v, "is not an amount of the game; give one of "+amountList())
+			p.fail(field, v, KindValue, "is not an amount of the game; give one of "+amountList())
 		}
 		*dst = n
 	}
@@ -356,7 +372,7 @@ func (p *parser) roulette(obj map[string]any, r *RouletteSurface) {
 			f := fmt.Sprintf("roulette.winning[%d]", i)
 			if n, ok := p.rouletteNumber(f, v); ok {
 				if j, dup := seen[n]; dup {
-					p.fail(f, v, fmt.Sprintf("repeats roulette.winning[%d]; a number appears once in NUMÉROS GAGNANTS", j))
+					p.fail(f, v, KindRepeat, fmt.Sprintf("repeats roulette.winning[%d]; a number appears once in NUMÉROS GAGNANTS", j))
 				}
 				seen[n] = i
 				r.Winning[i] = n
@@ -373,10 +389,10 @@ func (p *parser) roulette(obj map[string]any, r *RouletteSurface) {
 			}
 			p.keys(f, b, []string{"number", "amount"}, nil)
 			if nv, ok := b["number"]; !ok {
-				p.fail(f+".number", nil, "is missing")
+				p.fail(f+".number", nil, KindMissing, "is missing")
 			} else if n, ok := p.rouletteNumber(f+".number", nv); ok {
 				if j, dup := seen[n]; dup {
-					p.fail(f+".number", nv, fmt.Sprintf("repeats roulette.bets[%d].number; a number appears once in VOS MISES", j))
+					p.fail(f+".number", nv, KindRepeat, fmt.Sprintf("repeats roulette.bets[%d].number; a number appears once in VOS MISES", j))
 				}
 				seen[n] = i
 				r.Bets[i].Number = n
@@ -392,7 +408,7 @@ func (p *parser) rouletteNumber(field string, v any) (int, bool) {
 		return 0, false
 	}
 	if !IsRouletteNumber(n) {
-		p.fail(field, v, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
+		p.fail(field, v, KindValue, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
 		return 0, false
 	}
 	return n, true
@@ -405,7 +421,7 @@ func (p *parser) craps(obj map[string]any, c *CrapsSurface) {
 			f := fmt.Sprintf("craps.dice[%d]", i)
 			if n, ok := p.int(f, v); ok {
 				if n < 1 || n > 6 {
-					p.fail(f, v, "is not a die face; give 1 to 6 pips")
+					p.fail(f, v, KindValue, "is not a die face; give 1 to 6 pips")
 				}
 				c.Dice[i] = n
 			}
@@ -422,15 +438,15 @@ func (p *parser) card(field string, v any, bank bool) (Card, bool) {
 	case json.Number: // 2 to 10 typed without quotes
 		s = v.String()
 	default:
-		p.fail(field, v, "is not a card value")
+		p.fail(field, v, KindType, "is not a card value")
 		return 0, false
 	}
 	c, ok := ParseCard(s)
 	switch {
 	case !ok:
-		p.fail(field, v, "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS")
+		p.fail(field, v, KindValue, "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS")
 	case bank && c == As:
-		p.fail(field, v, "cannot be the bank's card; the bank shows 2 to R, never AS")
+		p.fail(field, v, KindValue, "cannot be the bank's card; the bank shows 2 to R, never AS")
 		ok = false
 	}
 	return c, ok
@@ -446,7 +462,7 @@ func (p *parser) duel(obj map[string]any, d *DuelSurface) {
 		}
 	}
 	if v, ok := obj["bank"]; !ok {
-		p.fail("duel.bank", nil, "is missing; give the bank's card, 2 to R")
+		p.fail("duel.bank", nil, KindMissing, "is missing; give the bank's card, 2 to R")
 	} else if c, ok := p.card("duel.bank", v, true); ok {
 		d.Bank = c
 	}
@@ -465,7 +481,7 @@ func (p *parser) line(field string, v any, l *Line) {
 			s, isStr := v.(string)
 			sym, ok := ParseSymbol(foldSymbol(s))
 			if !isStr || !ok {
-				p.fail(f, v, "is not a jackpot symbol; give one of "+strings.Join(symbolNames[:], " "))
+				p.fail(f, v, KindValue, "is not a jackpot symbol; give one of "+strings.Join(symbolNames[:], " "))
 				continue
 			}
 			l.Symbols[i] = sym

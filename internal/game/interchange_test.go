@@ -154,6 +154,30 @@ func TestParseDocErrors(t *testing.T) {
 	}
 }
 
+// Each fault has a kind, for a screen to say it in its own language.
+func TestParseDocKinds(t *testing.T) {
+	tests := []struct {
+		edit func(string) string
+		want Kind
+	}{
+		{r(`[4, 12, 27, 33]`, `[4, 12, 27, 12]`), KindRepeat},
+		{r(`{"number": 5, "amount": 3}`, `{"number": 15, "amount": 3}`), KindValue},
+		{r(`"craps": {"dice": [3, 4], "amount": 15},`, ``), KindMissing},
+		{r(`[3, 4]`, `["3", 4]`), KindType},
+		{r(`[4, 12, 27, 33]`, `[4, 12, 27]`), KindCount},
+		{r(`"bonus": 0`, `"bonus": 0, "colour": 1`), KindUnknownKey},
+		{r(`"bonus": 0`, `"bonus": 0, "serial": "531"`), KindSerial},
+		{func(string) string { return "{" }, KindSyntax},
+	}
+	for _, tt := range tests {
+		_, err := ParseDoc([]byte(tt.edit(rulesExample)))
+		var es Errors
+		if !errors.As(err, &es) || len(es) != 1 || es[0].Kind != tt.want {
+			t.Errorf("%v: want one fault of kind %d", err, tt.want)
+		}
+	}
+}
+
 func r(old, new string) func(string) string {
 	return func(s string) string {
 		if !strings.Contains(s, old) {
@@ -214,8 +238,8 @@ func FuzzParseDoc(f *testing.F) {
 				t.Fatalf("error %v is not a non-empty Errors", err)
 			}
 			for _, e := range es {
-				if e.Field == "" || e.Problem == "" {
-					t.Fatalf("error %q does not name its field and problem", e)
+				if e.Field == "" || e.Problem == "" || e.Kind == 0 {
+					t.Fatalf("error %q does not name its field, kind and problem", e)
 				}
 			}
 			return

@@ -257,8 +257,13 @@ func (c *contentsScreen) check() {
 		var other []string
 		for _, fe := range es {
 			msg := fe.Problem
-			if fe.Value == "" {
+			switch {
+			case fe.Kind == game.KindMissing || fe.Value == "":
 				msg = lang.L("to fill in")
+			case fe.Kind == game.KindRepeat:
+				msg = lang.L("already in this zone: a number appears once")
+			case fe.Kind == game.KindValue:
+				msg = lang.L("not a value this zone can show")
 			}
 			if k := c.fieldFor(fe.Field); k != "" {
 				if c.errs[k].Text == "" {
@@ -289,7 +294,9 @@ func (c *contentsScreen) check() {
 		b.WriteString(lang.L("No winning zone: this ticket loses.") + "\n")
 	}
 	if !v.Genuine {
-		b.WriteString(lang.L("No genuine ticket can show these contents:") + " " + strings.Join(v.Reasons, "; ") + "\n")
+		// Without a stated prize, the one reason: a sum that is not a prize.
+		b.WriteString(lang.L("No genuine ticket can show these contents: its zones add up to {{.Sum}}, which is not a prize of the game.",
+			map[string]any{"Sum": game.FormatAmount(v.Prize)}) + "\n")
 	}
 	if v.Prize > 0 && v.Genuine && c.d.ledger != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -402,7 +402,7 @@ func TestContentsForm(t *testing.T) {
 		if got := c.errs["craps.amount"].Text; got != "à renseigner" {
 			t.Errorf("craps.amount error: got %q", got)
 		}
-		if got := c.errs["roulette.winning[1]"].Text; !strings.Contains(got, "repeats") {
+		if got := c.errs["roulette.winning[1]"].Text; !strings.Contains(got, "déjà dans cette zone") {
 			t.Errorf("roulette.winning[1] error: got %q", got)
 		}
 		if got := c.errs["duel.bank"].Text; got != "" {
