@@ -24,13 +24,25 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity) (Ticke
 	if err != nil {
 		return Ticket{}, fmt.Errorf("serial %q: %w", serial, err)
 	}
-	t, _, err := ticketBySerial(ctx, l.r, s)
+	t, err := l.ticketBySerial(ctx, s)
 	if errors.Is(err, ErrUnknownSerial) && !l.readOnly {
 		who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
 		if rerr := l.refuse(ctx, "unknown-serial", s.String(), who, "lookup"); rerr != nil {
 			return Ticket{}, errors.Join(err, rerr)
 		}
 	}
+	return t, err
+}
+
+// ticketBySerial reads the block, the ticket and its claim of s in one
+// read transaction, so that they come from one snapshot.
+func (l *Ledger) ticketBySerial(ctx context.Context, s game.Serial) (Ticket, error) {
+	tx, err := l.read(ctx)
+	if err != nil {
+		return Ticket{}, err
+	}
+	defer tx.Rollback()
+	t, _, err := ticketBySerial(ctx, tx, s)
 	return t, err
 }
 
