@@ -70,7 +70,7 @@ func NewDoc(t *Ticket) Doc {
 	d.Roulette.Winning = append([]int(nil), t.Roulette.Winning[:]...)
 	d.Craps.Dice = append([]int(nil), t.Craps.Dice[:]...)
 	for _, b := range t.Roulette.Bets {
-		d.Roulette.Bets = append(d.Roulette.Bets, DocBet{b.Number, b.Amount})
+		d.Roulette.Bets = append(d.Roulette.Bets, DocBet(b))
 	}
 	for _, c := range t.Duel.Cards {
 		d.Duel.Cards = append(d.Duel.Cards, c.String())

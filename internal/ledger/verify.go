@@ -91,7 +91,6 @@ type vchunk struct {
 	prizes [][]byte
 	codes  [][]byte
 	sums   [][32]byte // the packs' hashes as recomputed
-	finds  []uint64   // finder entries of the chunk's winners
 }
 
 // vchunkPacks is the number of packs of a chunk.

@@ -267,8 +267,7 @@ func (d *desk) showSamples() {
 	}
 	l := d.ledger
 	box := container.NewVBox(widget.NewLabel("…"))
-	var dlg dialog.Dialog
-	dlg = dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
+	dlg := dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
 	dlg.Show()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
