@@ -1,13 +1,16 @@
 # vegas-desk — make run opens the app, make test runs every test.
 GO      ?= go
+# Go's usual place on Debian when it is not on the path yet.
+export PATH := $(PATH):/usr/local/go/bin
 PKG     := ./...
 APP     := ./cmd/vegas-desk
 # Packages a real window (GLFW through cgo) needs on Debian.
-GUI_DEBS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
             libxinerama-dev libxi-dev libxxf86vm-dev
 # What the tests and benchmarks need besides Go: the sqlite3 tool (the
-# reference of the ledger benchmarks and the tamper tests).
-TEST_DEBS := sqlite3 gcc
+# reference of the ledger benchmarks and the tamper tests), and a C
+# compiler for the race detector.
+TEST_DEBS := sqlite3 gcc libc6-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
