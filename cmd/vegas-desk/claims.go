@@ -1,0 +1,141 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+func (c *cli) void(args []string) error {
+	fs := flag.NewFlagSet("void", flag.ContinueOnError)
+	reason := fs.String("reason", "", "why the claim is voided (required)")
+	desk := fs.String("desk", "", "desk ID")
+	operator := fs.String("operator", "", "operator name")
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := c.positional(fs, args, 1, "one CLAIM-ID")
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return badInput("void: claim id %q: want the number the claims command shows", pos[0])
+	}
+	if strings.TrimSpace(*reason) == "" {
+		return badInput("void: --reason is required: say why the claim is voided")
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cl, err := l.Void(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.json(claimJSON(&cl))
+	}
+	fmt.Fprintf(c.stdout, "claim %d voided: %s\n", cl.ID, cl.VoidReason)
+	return nil
+}
+
+func (c *cli) claimFilter(fs *flag.FlagSet) func() (ledger.ClaimFilter, error) {
+	code := fs.Int("game", 0, "game code (default: all)")
+	block := fs.Int("block", 0, "block number (default: all)")
+	since := fs.String("since", "", "from this date (local time)")
+	until := fs.String("until", "", "before this date")
+	desk := fs.String("desk", "", "this desk only")
+	return func() (ledger.ClaimFilter, error) {
+		f := ledger.ClaimFilter{Game: *code, Block: *block, Desk: *desk}
+		if f.Block != 0 && f.Game == 0 {
+			f.Game = defaultGame
+		}
+		var err error
+		if f.Since, err = parseDate("since", *since); err != nil {
+			return f, err
+		}
+		f.Until, err = parseDate("until", *until)
+		return f, err
+	}
+}
+
+func (c *cli) claims(args []string) error {
+	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+	filter := c.claimFilter(fs)
+	asCSV := fs.Bool("csv", false, "CSV output")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	if *asCSV && *asJSON {
+		return badInput("claims: choose --csv or --json")
+	}
+	f, err := filter()
+	if err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cs, err := l.Claims(c.ctx, f)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asJSON:
+		out := []any{}
+		for i := range cs {
+			out = append(out, claimJSON(&cs[i]))
+		}
+		return c.json(out)
+	case *asCSV:
+		return ledger.WriteCSV(c.stdout, cs)
+	}
+	for _, cl := range cs {
+		line := describeClaim(&cl) + "  " + cl.Serial
+		if cl.Voided {
+			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, cl.VoidReason)
+		}
+		fmt.Fprintln(c.stdout, line)
+	}
+	return nil
+}
+
+func (c *cli) daily(args []string) error {
+	fs := flag.NewFlagSet("daily", flag.ContinueOnError)
+	filter := c.claimFilter(fs)
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	f, err := filter()
+	if err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	ds, err := l.DailyReport(c.ctx, f)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := []any{}
+		for _, d := range ds {
+			out = append(out, map[string]any{"day": d.Day, "desk": d.Desk, "count": d.Count, "sum": d.Sum})
+		}
+		return c.json(out)
+	}
+	for _, d := range ds {
+		fmt.Fprintf(c.stdout, "%s  %-16s %6d claims  %12s €\n", d.Day, d.Desk, d.Count, game.GroupDigits(d.Sum))
+	}
+	return nil
+}

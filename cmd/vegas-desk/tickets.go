@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+func claimJSON(cl *ledger.Claim) any {
+	if cl == nil {
+		return nil
+	}
+	m := map[string]any{"id": cl.ID, "serial": cl.Serial, "game": cl.Game, "block": cl.Block, "position": cl.Position,
+		"amount": cl.Amount, "desk": cl.Desk, "operator": cl.Operator, "method": cl.Method, "at": cl.At, "voided": cl.Voided}
+	if cl.Voided {
+		m["void_reason"], m["voided_by"], m["voided_at"] = cl.VoidReason, cl.VoidedBy, cl.VoidedAt
+	}
+	return m
+}
+
+func ticketJSON(t ledger.Ticket) map[string]any {
+	return map[string]any{"serial": t.Serial.String(), "game": t.Block.Game, "block": t.Block.Number, "pack": t.Pack,
+		"position": t.Position, "prize": t.Prize, "status": t.Status.String(), "ticket": game.NewDoc(&t.Ticket),
+		"claim": claimJSON(t.Claim)}
+}
+
+func describeClaim(cl *ledger.Claim) string {
+	return fmt.Sprintf("claim %d: %s € paid %s at desk %q by %q (%s)", cl.ID, game.GroupDigits(cl.Amount),
+		cl.At.Local().Format("2006-01-02 15:04:05"), cl.Desk, cl.Operator, cl.Method)
+}
+
+func (c *cli) lookup(args []string) error {
+	fs := flag.NewFlagSet("lookup", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	desk := fs.String("desk", "", "desk (recorded with a refused lookup)")
+	operator := fs.String("operator", "", "operator")
+	pos, err := c.positional(fs, args, 1, "one SERIAL")
+	if err != nil {
+		return err
+	}
+	if _, err := game.ParseSerial(pos[0]); err != nil {
+		return fmt.Errorf("serial %q: %w: type the 21 digits printed under the scratch layer", pos[0], err)
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	t, err := c.lookupSerial(l, pos[0], defaultIdentity(*desk, *operator))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.json(ticketJSON(t))
+	}
+	fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %d  position %d\nprize    %s\nstatus   %s\n",
+		t.Serial, t.Block.Name(), t.Pack, t.Position, game.FormatAmount(t.Prize), t.Status)
+	if t.Claim != nil {
+		fmt.Fprintln(c.stdout, describeClaim(t.Claim))
+	}
+	doc, _ := json.Marshal(game.NewDoc(&t.Ticket))
+	fmt.Fprintf(c.stdout, "ticket   %s\n", doc)
+	return nil
+}
+
+func (c *cli) check(args []string) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := c.positional(fs, args, 1, "one FILE, or - for standard input")
+	if err != nil {
+		return err
+	}
+	var data []byte
+	if pos[0] == "-" {
+		data, err = io.ReadAll(c.stdin)
+	} else {
+		data, err = os.ReadFile(pos[0])
+	}
+	if err != nil {
+		return badInput("check: %v", err)
+	}
+	in, err := game.ParseDoc(data)
+	if err != nil {
+		var es game.Errors
+		if errors.As(err, &es) {
+			fmt.Fprintf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
+			for _, e := range es {
+				fmt.Fprintln(c.stderr, e.Error())
+			}
+			return usageError{"check: fix the contents above and check again"}
+		}
+		return badInput("check: %v", err)
+	}
+	v := game.Check(&in.Ticket, in.Prize)
+	// The ledger, when there is one, says which ticket shows these contents:
+	// winning contents it does not hold, or a serial that is another
+	// ticket's, are not a genuine ticket of this ledger.
+	var found *ledger.Ticket
+	if _, serr := os.Stat(c.dbPath()); serr == nil && (v.Genuine || in.Serial != "") {
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		var t ledger.Ticket
+		err = ledger.ErrNotFound
+		if v.Prize > 0 && v.Genuine {
+			t, err = l.FindByContents(c.ctx, &in.Ticket)
+		}
+		if errors.Is(err, ledger.ErrNotFound) && in.Serial != "" {
+			t, err = c.lookupSerial(l, in.Serial, defaultIdentity("", ""))
+			if err == nil && !sameContents(t.Ticket, in.Ticket) {
+				v.Genuine = false
+				v.Reasons = append(v.Reasons, fmt.Sprintf("the ledger's ticket %s shows other contents", t.Serial))
+			}
+		}
+		switch {
+		case err == nil:
+			found = &t
+			if s, perr := game.ParseSerial(in.Serial); in.Serial != "" && (perr != nil || s != t.Serial) {
+				v.Genuine = false
+				v.Reasons = append(v.Reasons, fmt.Sprintf("the given serial %s is not the serial of the ledger's ticket with these contents (%s)", in.Serial, t.Serial))
+			}
+		case errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrUnknownSerial):
+			if v.Prize > 0 || in.Serial != "" {
+				v.Genuine = false
+				v.Reasons = append(v.Reasons, "no ticket of the ledger shows these contents")
+			}
+		default:
+			return err
+		}
+	}
+	out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons}
+	if v.Reasons == nil {
+		out["reasons"] = []string{}
+	}
+	wins := []map[string]any{}
+	for _, w := range v.Wins {
+		wins = append(wins, map[string]any{"surface": w.Surface.String(), "zone": w.Zone(), "amount": w.Amount})
+	}
+	out["wins"] = wins
+	if found != nil {
+		out["serial"], out["status"] = found.Serial.String(), found.Status.String()
+	}
+	if *asJSON {
+		return c.json(out)
+	}
+	fmt.Fprintf(c.stdout, "prize    %s\ngenuine  %v\n", game.FormatAmount(v.Prize), v.Genuine)
+	for _, w := range v.Wins {
+		fmt.Fprintf(c.stdout, "wins     %-8s %-18s %s\n", w.Surface, w.Zone(), game.FormatAmount(w.Amount))
+	}
+	if found != nil {
+		fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
+	}
+	for _, r := range out["reasons"].([]string) {
+		fmt.Fprintf(c.stdout, "reason   %s\n", r)
+	}
+	return nil
+}
+
+func (c *cli) claim(args []string) error {
+	fs := flag.NewFlagSet("claim", flag.ContinueOnError)
+	desk := fs.String("desk", "", "desk ID (default: the host name)")
+	operator := fs.String("operator", "", "operator name (default: $USER)")
+	method := fs.String("method", ledger.MethodSerial, "how the ticket was identified: serial or contents")
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := c.positional(fs, args, 1, "one SERIAL")
+	if err != nil {
+		return err
+	}
+	if _, err := game.ParseSerial(pos[0]); err != nil {
+		return fmt.Errorf("serial %q: %w: type the 21 digits printed under the scratch layer", pos[0], err)
+	}
+	if *method != ledger.MethodSerial && *method != ledger.MethodContents {
+		return badInput("--method %q: want serial or contents", *method)
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cl, err := l.Claim(c.ctx, pos[0], *method, defaultIdentity(*desk, *operator))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return c.json(claimJSON(&cl))
+	}
+	fmt.Fprintf(c.stdout, "PAY %s\n%s\n", game.FormatAmount(cl.Amount), describeClaim(&cl))
+	return nil
+}
+
+func (c *cli) render(args []string) error {
+	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+	out := fs.String("o", "", "PNG file to write")
+	pos, err := c.positional(fs, args, 1, "one SERIAL")
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return badInput("render: -o FILE is required")
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	t, err := c.lookupSerial(l, pos[0], defaultIdentity("", ""))
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := renderPNG(f, t); err != nil {
+		f.Close()
+		os.Remove(*out)
+		return err
+	}
+	return f.Close()
+}
