@@ -8,9 +8,10 @@ APP     := ./cmd/vegas-desk
 GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
             libxinerama-dev libxi-dev libxxf86vm-dev
 # What the tests and benchmarks need besides Go: the sqlite3 tool (the
-# reference of the ledger benchmarks and the tamper tests), and a C
-# compiler for the race detector.
-TEST_DEBS := sqlite3 gcc libc6-dev
+# reference of the ledger benchmarks and the tamper tests), a C compiler
+# for the race detector, and pdftotext and pdfimages (poppler-utils), with
+# which internal/paper's tests read the PDFs they write.
+TEST_DEBS := sqlite3 gcc libc6-dev poppler-utils
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
