@@ -8,10 +8,11 @@ APP     := ./cmd/vegas-desk
 GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
             libxinerama-dev libxi-dev libxxf86vm-dev
 # What the tests and benchmarks need besides Go: the sqlite3 tool (the
-# reference of the ledger benchmarks and the tamper tests), a C compiler
-# for the race detector, and pdftotext and pdfimages (poppler-utils), with
-# which internal/paper's tests read the PDFs they write.
-TEST_DEBS := sqlite3 gcc libc6-dev poppler-utils
+# reference of the ledger benchmarks and the tamper tests), a PostgreSQL
+# server (the tests start their own, as the postgres account, in a
+# temporary directory on a free port), poppler-utils (pdftotext reads the
+# PDFs in internal/paper's tests) and a C compiler for the race detector.
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -55,12 +56,13 @@ package: build
 	mv vegas-desk.tar.xz bin/
 
 # No display and no cgo needed: -tags ci gives Fyne its software driver.
-# Then the UI's threading under the race detector (cgo for it alone: gcc).
+# Then the game, the ledger and the UI under the race detector (cgo for it
+# alone: gcc).
 test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
-	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 20m ./internal/ui/
+	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 40m ./internal/ui/ ./internal/game/ ./internal/ledger/
 
 # Benchmarks, then the ledger's figures beside their references measured in
 # the same run (internal/ledger/testdata/bench.sh).

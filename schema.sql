@@ -1,13 +1,36 @@
--- vegas-desk ledger, schema version 1 (PRAGMA user_version = 1,
+-- vegas-desk ledger on SQLite, schema version 2 (PRAGMA user_version = 2,
 -- PRAGMA application_id = 0x56474453 "VGDS"). Applied by internal/ledger in
--- one BEGIN IMMEDIATE transaction; later versions append migrations, never
--- edit this file.
+-- one BEGIN IMMEDIATE transaction. Later versions append migrations; they
+-- never edit this file. On opening, the file's sqlite_master must be
+-- exactly what these statements make: an extra trigger, view, table or
+-- index, or a changed definition, and the file is refused untouched.
+-- The same tables on PostgreSQL are internal/ledger/postgres.sql.
+--
+-- The journal is the record: every event (a block generated, a payment, a
+-- void, a refused attempt, a pack's move, a setting) is an entry chained by
+-- SHA-256 to the one before. The tables marked "kept" below hold the state
+-- those entries lead to, written in the same transaction as the entry;
+-- verify replays the journal and compares them.
 
--- Games (emissions): the game code of the serials, name and ticket price.
+-- What this ledger is, written once at its creation: id (32 hex digits,
+-- names the ledger in copies and imports), kind ('back-office'), demo ('1'
+-- for a demonstration ledger, whose unpaid winners the app may list).
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- Games (emissions): the game code of the serials, its name, the ticket
+-- price and, kept from 'emission' entries, the sale and claim dates as UTC
+-- instants ('' when not set): claims are refused before on_sale and after
+-- deadline.
 CREATE TABLE games (
-    code  INTEGER PRIMARY KEY CHECK (code BETWEEN 100 AND 999),
-    name  TEXT    NOT NULL,
-    price INTEGER NOT NULL CHECK (price > 0)  -- euros
+    code        INTEGER PRIMARY KEY CHECK (code BETWEEN 100 AND 999),
+    name        TEXT    NOT NULL,
+    price       INTEGER NOT NULL CHECK (price > 0),  -- euros
+    on_sale     TEXT    NOT NULL DEFAULT '',
+    end_of_sale TEXT    NOT NULL DEFAULT '',
+    deadline    TEXT    NOT NULL DEFAULT ''
 );
 INSERT INTO games (code, name, price) VALUES (531, 'VEGAS', 3);
 
@@ -16,32 +39,31 @@ INSERT INTO games (code, name, price) VALUES (531, 'VEGAS', 3);
 -- 0 .. tickets/pack_size - 1, so the ticket at position p is byte offset
 -- 14 * (p % pack_size) of the codes of pack row first_pack + p / pack_size.
 -- A ticket's global number (journal.ticket) is first_pack * pack_size + p.
--- serial_key gives the secret part of every serial
--- (game.SerialKey.Secret); the block's seed is never stored.
+-- serial_key gives the secret part of every serial (game.SerialKey.Secret);
+-- the block's seed is never stored.
 CREATE TABLE blocks (
-    id           INTEGER PRIMARY KEY,
-    game         INTEGER NOT NULL REFERENCES games (code),
-    number       INTEGER NOT NULL CHECK (number BETWEEN 1 AND 9999),
-    first_pack   INTEGER NOT NULL,
-    tickets      INTEGER NOT NULL,
-    pack_size    INTEGER NOT NULL,
-    winners      INTEGER NOT NULL,
-    payout       INTEGER NOT NULL,            -- euros
-    serial_key   BLOB    NOT NULL,            -- 32 bytes
-    digest       BLOB    NOT NULL,            -- 32 bytes, game.Digest
-    created_at   TEXT    NOT NULL,            -- UTC, 2006-01-02T15:04:05.000000000Z
+    id         INTEGER PRIMARY KEY,
+    game       INTEGER NOT NULL REFERENCES games (code),
+    number     INTEGER NOT NULL CHECK (number BETWEEN 1 AND 9999),
+    first_pack INTEGER NOT NULL,
+    tickets    INTEGER NOT NULL,
+    pack_size  INTEGER NOT NULL,
+    winners    INTEGER NOT NULL,
+    payout     INTEGER NOT NULL,            -- euros
+    serial_key BLOB    NOT NULL,            -- 32 bytes
+    digest     BLOB    NOT NULL,            -- 32 bytes, game.Digest
+    created_at TEXT    NOT NULL,            -- UTC, 2006-01-02T15:04:05.000000000Z
     UNIQUE (game, number)
 );
 
 -- Packs: one row per pack of pack_size tickets; the tickets themselves.
---   hash   SHA-256 over the secret part (4 bytes big-endian) and the 14-byte
---          encoding of each of the pack's tickets, in order, so that verify
---          names the pack of a changed ticket;
+--   hash   SHA-256 over the secret part (8 bytes big-endian) and the 14-byte
+--          encoding of each of the pack's tickets, in order (game.PackHasher),
+--          so that verify names the pack of a changed ticket;
 --   prizes one byte per ticket in position order: 0 for a loser, else 1 + the
 --          index of its prize in game.PrizeTable (1 = 50,000 €, …, 8 = 3 €);
 --   codes  the tickets' game.Encode (14 bytes each) concatenated in position
 --          order (2,800 bytes).
--- The serial is not stored: it is derived from the block and the position.
 -- A row is about 3 KiB: the file has 16 KiB pages, so that five packs fill
 -- a page (with 4 KiB pages only one would fit).
 CREATE TABLE packs (
@@ -52,55 +74,99 @@ CREATE TABLE packs (
 );
 
 -- Find by contents: the winning tickets of each block by the first 4 bytes
--- of their encoding (the roulette's winning numbers and first bet, 32 bits).
--- A block's winners, sorted by (key, position), are cut into chunks of about
--- 1,000 entries, never between two entries of one key; each chunk is a row
--- keyed by its block and its first key: id = blocks.id * 2^32 + first key.
--- entries holds 7 bytes per winner: the key (4 bytes big-endian) and the
--- position (3 bytes big-endian). A lookup reads, per block, the last chunk
--- whose first key is not above the key, and compares the candidates' whole
--- encodings in packs.
+-- of their encoding. A block's winners, sorted by (key, position), are cut
+-- into chunks of about 1,000 entries, never between two entries of one
+-- key; each chunk is a row: id = blocks.id * 2^32 + its first key, entries
+-- = 7 bytes per winner, the key (4 bytes big-endian) and the position (3
+-- bytes big-endian).
 CREATE TABLE finder (
     id      INTEGER PRIMARY KEY,
     entries BLOB NOT NULL
 );
 
--- The journal: append-only, each entry hashed with the previous entry's
--- hash (see internal/ledger/journal.go for the canonical text).
---   kind 'block': a block was generated (game, block, amount = payout, detail = digest hex)
---   kind 'claim': a payment (ticket, serial, game, block, position, amount, desk, operator, method)
---   kind 'void' : claim voids the claim entry; reason, desk, operator
+-- The journal. Every entry has the columns below; what each means for each
+-- kind, and the canonical text its hash covers, are in
+-- internal/ledger/journal.go. number is the entry's rank among the entries
+-- of its kind (a claim's number is the payment number, without gaps).
 CREATE TABLE journal (
-    id       INTEGER PRIMARY KEY,
-    kind     TEXT    NOT NULL CHECK (kind IN ('block', 'claim', 'void')),
-    at       TEXT    NOT NULL,
-    ticket   INTEGER,
-    serial   TEXT    NOT NULL DEFAULT '',
-    game     INTEGER NOT NULL DEFAULT 0,
-    block    INTEGER NOT NULL DEFAULT 0,
-    position INTEGER NOT NULL DEFAULT 0,
-    amount   INTEGER NOT NULL DEFAULT 0,
-    desk     TEXT    NOT NULL DEFAULT '',
-    operator TEXT    NOT NULL DEFAULT '',
-    method   TEXT    NOT NULL DEFAULT '',
-    claim    INTEGER REFERENCES journal (id),
-    reason   TEXT    NOT NULL DEFAULT '',
-    detail   TEXT    NOT NULL DEFAULT '',
-    hash     BLOB    NOT NULL
+    id         INTEGER PRIMARY KEY,
+    kind       TEXT    NOT NULL CHECK (kind IN ('block', 'claim', 'void', 'refusal', 'packs',
+                                               'emission', 'desk', 'referral', 'setting', 'import', 'checkpoint')),
+    at         TEXT    NOT NULL,
+    number     INTEGER NOT NULL,
+    ticket     INTEGER,
+    serial     TEXT    NOT NULL DEFAULT '',
+    game       INTEGER NOT NULL DEFAULT 0,
+    block      INTEGER NOT NULL DEFAULT 0,
+    position   INTEGER NOT NULL DEFAULT 0,
+    pack_first INTEGER NOT NULL DEFAULT 0,
+    pack_last  INTEGER NOT NULL DEFAULT 0,
+    state      TEXT    NOT NULL DEFAULT '',
+    amount     INTEGER NOT NULL DEFAULT 0,
+    desk       TEXT    NOT NULL DEFAULT '',
+    operator   TEXT    NOT NULL DEFAULT '',
+    method     TEXT    NOT NULL DEFAULT '',
+    ref        INTEGER REFERENCES journal (id),
+    request    TEXT    NOT NULL DEFAULT '',
+    reason     TEXT    NOT NULL DEFAULT '',
+    detail     TEXT    NOT NULL DEFAULT '',
+    hash       BLOB    NOT NULL,
+    UNIQUE (kind, number)
 );
 CREATE INDEX journal_by_ticket ON journal (ticket) WHERE ticket IS NOT NULL;
-CREATE INDEX journal_by_claim ON journal (claim) WHERE claim IS NOT NULL;
+CREATE INDEX journal_by_ref ON journal (ref) WHERE ref IS NOT NULL;
+CREATE INDEX journal_by_desk ON journal (desk, kind, at);
+CREATE INDEX journal_by_kind ON journal (kind, at);
+-- A claim's request id (made by the client) answers a retry with the first
+-- answer: one claim per desk and request id.
+CREATE UNIQUE INDEX journal_requests ON journal (desk, request) WHERE kind = 'claim' AND request <> '';
 
--- Refused attempts: unknown serial or wrong secret part, a claim of a
--- losing ticket, a second claim.
-CREATE TABLE refusals (
-    id       INTEGER PRIMARY KEY,
-    at       TEXT NOT NULL,
-    reason   TEXT NOT NULL,   -- 'unknown-serial' | 'not-winner' | 'already-claimed'
-    serial   TEXT NOT NULL,
-    desk     TEXT NOT NULL DEFAULT '',
-    operator TEXT NOT NULL DEFAULT '',
-    detail   TEXT NOT NULL DEFAULT ''
+-- Kept: the tickets with a payment that no void cancels, one row at most
+-- per ticket, which the primary key enforces.
+CREATE TABLE paid (
+    ticket INTEGER PRIMARY KEY,
+    claim  INTEGER NOT NULL UNIQUE REFERENCES journal (id)
+);
+
+-- Kept: the packs that left the stock, with their state and the counter
+-- they went to ('' when generate --activate put them on sale). A pack
+-- without a row is in stock.
+CREATE TABLE pack_states (
+    block INTEGER NOT NULL REFERENCES blocks (id),
+    pack  INTEGER NOT NULL,
+    state TEXT    NOT NULL CHECK (state IN ('delivered', 'received', 'on-sale', 'settled',
+                                            'returned', 'stolen', 'destroyed')),
+    desk  TEXT    NOT NULL,
+    entry INTEGER NOT NULL REFERENCES journal (id),
+    PRIMARY KEY (block, pack)
+) WITHOUT ROWID;
+
+-- Kept: the counters, with their payout limit. role is the PostgreSQL login
+-- of the counter (always NULL in a file); locked_until is the end of a
+-- lock-out after too many refused serials ('' when not locked).
+CREATE TABLE desks (
+    id           TEXT    PRIMARY KEY,
+    role         TEXT    UNIQUE,
+    payout_limit INTEGER NOT NULL CHECK (payout_limit >= 0),
+    disabled     INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+    locked_until TEXT    NOT NULL DEFAULT '',
+    unlocked_at  TEXT    NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+
+-- Kept: settings from 'setting' entries (identity_threshold, commission).
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- Winners' identities, recorded with a payment from the identity threshold
+-- on. Personal data: kept out of the journal (its claim entry records their
+-- SHA-256), out of exports unless asked, never shown at a counter.
+CREATE TABLE identities (
+    claim      INTEGER PRIMARY KEY REFERENCES journal (id),
+    name       TEXT NOT NULL,
+    doc_type   TEXT NOT NULL,
+    doc_number TEXT NOT NULL
 );
 
 -- Nothing of the record is changed in place or deleted.
@@ -112,17 +178,19 @@ CREATE TRIGGER packs_no_update BEFORE UPDATE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never changed'); END;
 CREATE TRIGGER packs_no_delete BEFORE DELETE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never deleted'); END;
-CREATE TRIGGER refusals_no_update BEFORE UPDATE ON refusals
-BEGIN SELECT RAISE(ABORT, 'refused attempts are never changed'); END;
-CREATE TRIGGER refusals_no_delete BEFORE DELETE ON refusals
-BEGIN SELECT RAISE(ABORT, 'refused attempts are never deleted'); END;
 CREATE TRIGGER blocks_no_update BEFORE UPDATE ON blocks
 BEGIN SELECT RAISE(ABORT, 'blocks are never changed'); END;
 CREATE TRIGGER blocks_no_delete BEFORE DELETE ON blocks
 BEGIN SELECT RAISE(ABORT, 'blocks are never deleted'); END;
-
--- Convenience views for people reading the file with the sqlite3 tool.
-CREATE VIEW active_claims AS
-SELECT c.* FROM journal c
-WHERE c.kind = 'claim'
-  AND NOT EXISTS (SELECT 1 FROM journal v WHERE v.kind = 'void' AND v.claim = c.id);
+CREATE TRIGGER finder_no_update BEFORE UPDATE ON finder
+BEGIN SELECT RAISE(ABORT, 'the finder is never changed'); END;
+CREATE TRIGGER finder_no_delete BEFORE DELETE ON finder
+BEGIN SELECT RAISE(ABORT, 'the finder is never changed'); END;
+CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta
+BEGIN SELECT RAISE(ABORT, 'what a ledger is does not change'); END;
+CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta
+BEGIN SELECT RAISE(ABORT, 'what a ledger is does not change'); END;
+CREATE TRIGGER identities_no_update BEFORE UPDATE ON identities
+BEGIN SELECT RAISE(ABORT, 'identities are never changed'); END;
+CREATE TRIGGER identities_no_delete BEFORE DELETE ON identities
+BEGIN SELECT RAISE(ABORT, 'identities are never deleted'); END;

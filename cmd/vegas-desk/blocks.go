@@ -15,6 +15,9 @@ func (c *cli) generate(args []string) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	seedHex := fs.String("seed", "", "64 hex digits (default: a random seed)")
 	code := fs.Int("game", defaultGame, "game code")
+	activate := fs.Bool("activate", false, "put every pack on sale at once (demonstrations)")
+	demo := fs.Bool("demo", false, "a demonstration ledger: a new file, whose packs go on sale at once")
+	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
@@ -32,7 +35,11 @@ func (c *cli) generate(args []string) error {
 			return err
 		}
 	}
-	l, err := c.open(true)
+	open := c.open
+	if *demo {
+		open = func(bool) (*ledger.Ledger, error) { return ledger.CreateDemo(c.dbPath()) }
+	}
+	l, err := open(true)
 	if err != nil {
 		return err
 	}
@@ -49,7 +56,8 @@ func (c *cli) generate(args []string) error {
 		}
 	}
 	t0 := time.Now()
-	b, err := l.Generate(c.ctx, *code, seed, progress)
+	b, err := l.Generate(c.ctx, *code, seed, ledger.GenerateOptions{Activate: *activate || *demo,
+		Who: defaultIdentity("", *operator), Progress: progress})
 	if err != nil {
 		return err
 	}

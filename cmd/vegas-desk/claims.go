@@ -16,13 +16,13 @@ func (c *cli) void(args []string) error {
 	desk := fs.String("desk", "", "desk ID")
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.positional(fs, args, 1, "one CLAIM-ID")
+	pos, err := c.positional(fs, args, 1, "one PAYMENT number")
 	if err != nil {
 		return err
 	}
 	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil || id <= 0 {
-		return badInput("void: claim id %q: want the number the claims command shows", pos[0])
+		return badInput("void: payment number %q: want the number the claims command shows", pos[0])
 	}
 	if strings.TrimSpace(*reason) == "" {
 		return badInput("void: --reason is required: say why the claim is voided")
@@ -39,7 +39,7 @@ func (c *cli) void(args []string) error {
 	if *asJSON {
 		return c.json(claimJSON(&cl))
 	}
-	fmt.Fprintf(c.stdout, "claim %d voided: %s\n", cl.ID, cl.VoidReason)
+	fmt.Fprintf(c.stdout, "payment %d voided: %s\n", cl.Number, cl.VoidReason)
 	return nil
 }
 

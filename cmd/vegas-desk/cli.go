@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"os/user"
-	"slices"
 	"strings"
 	"time"
 
@@ -155,19 +153,14 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 	return ledger.OpenReadOnly(c.dbPath())
 }
 
-// sameContents compares two tickets as a check reads them: the duel's cards
-// in any order.
-func sameContents(a, b game.Ticket) bool {
-	slices.Sort(a.Duel.Cards[:])
-	slices.Sort(b.Duel.Cards[:])
-	return a == b
-}
-
 // read opens the ledger for a command that only reads: read-only (a third
 // of the cost of a read-write open and its close, and a read-only file
 // still answers), or read-write when it must be migrated first. A missing
 // file is an error: a mistyped --db must not answer from a new empty ledger.
 func (c *cli) read() (*ledger.Ledger, error) {
+	if ledger.IsURL(c.dbPath()) {
+		return ledger.OpenReadOnly(c.dbPath())
+	}
 	if _, err := os.Stat(c.dbPath()); err != nil {
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk generate", c.dbPath())
 	}
@@ -180,9 +173,9 @@ func (c *cli) read() (*ledger.Ledger, error) {
 
 // lookupSerial looks a serial up on l, opened by read. A refused lookup is
 // recorded: it is made again on the ledger opened read-write, when it can be.
-func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity) (ledger.Ticket, error) {
-	t, err := l.Lookup(c.ctx, serial, who)
-	if !errors.Is(err, ledger.ErrUnknownSerial) || !l.ReadOnly() {
+func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity, limit int) (ledger.Ticket, error) {
+	t, err := l.Lookup(c.ctx, serial, who, limit)
+	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() {
 		return t, err
 	}
 	w, werr := ledger.Open(c.dbPath())
@@ -190,10 +183,7 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity)
 		return t, err // a read-only file: nothing can be recorded
 	}
 	defer w.Close()
-	if t2, err2 := w.Lookup(c.ctx, serial, who); !errors.Is(err2, ledger.ErrUnknownSerial) {
-		return t2, err2 // it became known in between
-	}
-	return t, err // recorded, or the file refused the write: the answer stands
+	return w.Lookup(c.ctx, serial, who, limit) // recorded now
 }
 
 // flags parses a command's flags wherever they are among its positional
@@ -241,18 +231,16 @@ func isTerminal(f *os.File) bool {
 }
 
 func defaultIdentity(desk, operator string) ledger.Identity {
+	return ledger.DefaultIdentity(desk, operator)
+}
+
+// who is who acts on l: the desk named, else a counter login's own desk,
+// else the host name; the operator named, else $USER.
+func (c *cli) who(l *ledger.Ledger, desk, operator string) ledger.Identity {
 	if desk == "" {
-		desk, _ = os.Hostname()
+		desk = l.CounterDesk()
 	}
-	if operator == "" {
-		operator = os.Getenv("USER")
-	}
-	if operator == "" {
-		if u, err := user.Current(); err == nil {
-			operator = u.Username
-		}
-	}
-	return ledger.Identity{Desk: desk, Operator: operator}
+	return ledger.DefaultIdentity(desk, operator)
 }
 
 func parseDate(field, s string) (time.Time, error) {

@@ -25,7 +25,7 @@ func vd(t *testing.T, db, stdin string, args ...string) (string, string, int) {
 func TestCLI(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "l.db")
 	seed := strings.Repeat("ab", 32)
-	out, errs, code := vd(t, db, "", "generate", "--seed", seed, "--json")
+	out, errs, code := vd(t, db, "", "generate", "--seed", seed, "--activate", "--json")
 	if code != 0 {
 		t.Fatalf("generate: %d %s", code, errs)
 	}
@@ -87,12 +87,12 @@ func TestCLI(t *testing.T) {
 		{"lookup bad check digit", []string{"lookup", string(bad)}, "", 2, "", "check digit"},
 		{"lookup unknown block", []string{"lookup", game.Serial{Game: 531, Block: 9, Position: 1}.String()}, "", 1, "", "unknown serial"},
 		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
-		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `desk "D1" by operator "ann"`},
-		{"claim loser", []string{"claim", loser}, "", 1, "", "not a winning ticket"},
-		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "id,at,serial,game", ""},
+		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `at desk D1 by ann`},
+		{"claim loser", []string{"claim", loser}, "", 1, "", "this ticket loses"},
+		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "number,at,serial,game", ""},
 		{"claims json", []string{"claims", "--json"}, "", 0, `"operator": "ann"`, ""},
-		{"void without reason", []string{"void", "2"}, "", 2, "", "--reason"},
-		{"void", []string{"void", "2", "--reason", "wrong ticket"}, "", 0, "voided", ""},
+		{"void without reason", []string{"void", "1"}, "", 2, "", "--reason"},
+		{"void", []string{"void", "1", "--reason", "wrong ticket"}, "", 0, "voided", ""},
 		{"claim after void", []string{"claim", winner, "--desk", "D2"}, "", 0, "PAY", ""},
 		{"report", []string{"report", "--block", "1", "--json"}, "", 0, `"liability"`, ""},
 		{"report no block", []string{"report"}, "", 2, "", "--block"},
@@ -135,7 +135,7 @@ func TestCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Secret = (s.Secret + 1) % 1_000_000
+		s.Secret = (s.Secret + 1) % game.SecretModulus
 		_, errs, code := vd(t, db, "", "lookup", s.String(), "--desk", "D9")
 		if code != 1 || !strings.Contains(errs, "unknown serial") {
 			t.Errorf("exit %d, %s", code, errs)
@@ -145,7 +145,7 @@ func TestCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		rs, err := l.Refusals(context.Background(), time.Time{})
+		rs, err := l.Attempts(context.Background(), time.Time{})
 		if err != nil || len(rs) == 0 || rs[len(rs)-1].Serial != s.String() || rs[len(rs)-1].Desk != "D9" {
 			t.Errorf("refusals %+v, %v; want the last for %s at D9", rs, err, s)
 		}

@@ -16,22 +16,22 @@ func claimJSON(cl *ledger.Claim) any {
 	if cl == nil {
 		return nil
 	}
-	m := map[string]any{"id": cl.ID, "serial": cl.Serial, "game": cl.Game, "block": cl.Block, "position": cl.Position,
+	m := map[string]any{"number": cl.Number, "entry": cl.Entry, "hash": cl.Hash, "serial": cl.Serial, "game": cl.Game, "block": cl.Block, "position": cl.Position,
 		"amount": cl.Amount, "desk": cl.Desk, "operator": cl.Operator, "method": cl.Method, "at": cl.At, "voided": cl.Voided}
 	if cl.Voided {
-		m["void_reason"], m["voided_by"], m["voided_at"] = cl.VoidReason, cl.VoidedBy, cl.VoidedAt
+		m["void_reason"], m["voided_by"], m["void_desk"], m["voided_at"] = cl.VoidReason, cl.VoidedBy, cl.VoidDesk, cl.VoidedAt
 	}
 	return m
 }
 
 func ticketJSON(t ledger.Ticket) map[string]any {
 	return map[string]any{"serial": t.Serial.String(), "game": t.Block.Game, "block": t.Block.Number, "pack": t.Pack,
-		"position": t.Position, "prize": t.Prize, "status": t.Status.String(), "ticket": game.NewDoc(&t.Ticket),
-		"claim": claimJSON(t.Claim)}
+		"position": t.Position, "prize": t.Prize, "status": t.Status.String(), "verdict": string(t.Verdict),
+		"pack_state": t.PackState, "ticket": game.NewDoc(&t.Ticket), "claim": claimJSON(t.Claim)}
 }
 
 func describeClaim(cl *ledger.Claim) string {
-	return fmt.Sprintf("claim %d: %s € paid %s at desk %q by %q (%s)", cl.ID, game.GroupDigits(cl.Amount),
+	return fmt.Sprintf("payment %d: %s € paid %s at desk %q by %q (%s)", cl.Number, game.GroupDigits(cl.Amount),
 		cl.At.Local().Format("2006-01-02 15:04:05"), cl.Desk, cl.Operator, cl.Method)
 }
 
@@ -40,27 +40,28 @@ func (c *cli) lookup(args []string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
 	desk := fs.String("desk", "", "desk (recorded with a refused lookup)")
 	operator := fs.String("operator", "", "operator")
+	limit := fs.Int("limit", 0, "this desk's payout limit in euros (0: none)")
 	pos, err := c.positional(fs, args, 1, "one SERIAL")
 	if err != nil {
 		return err
 	}
 	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return fmt.Errorf("serial %q: %w: type the 21 digits printed under the scratch layer", pos[0], err)
+		return err
 	}
 	l, err := c.read()
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	t, err := c.lookupSerial(l, pos[0], defaultIdentity(*desk, *operator))
+	t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), *limit)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return c.json(ticketJSON(t))
 	}
-	fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %d  position %d\nprize    %s\nstatus   %s\n",
-		t.Serial, t.Block.Name(), t.Pack, t.Position, game.FormatAmount(t.Prize), t.Status)
+	fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %d (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
+		t.Serial, t.Block.Name(), t.Pack, t.PackState, t.Position, game.FormatAmount(t.Prize), t.Status, t.Verdict)
 	if t.Claim != nil {
 		fmt.Fprintln(c.stdout, describeClaim(t.Claim))
 	}
@@ -97,45 +98,21 @@ func (c *cli) check(args []string) error {
 		}
 		return badInput("check: %v", err)
 	}
-	v := game.Check(&in.Ticket, in.Prize)
-	// The ledger, when there is one, says which ticket shows these contents:
-	// winning contents it does not hold, or a serial that is another
-	// ticket's, are not a genuine ticket of this ledger.
-	var found *ledger.Ticket
-	if _, serr := os.Stat(c.dbPath()); serr == nil && (v.Genuine || in.Serial != "") {
-		l, err := c.read()
+	// The ledger, when there is one, says which ticket shows these contents
+	// (ledger.CheckContents); a refused attempt is recorded when the ledger
+	// can be written.
+	v := ledger.ContentsCheck{Verdict: game.Check(&in.Ticket, in.Prize)}
+	if _, serr := os.Stat(c.dbPath()); ledger.IsURL(c.dbPath()) || serr == nil {
+		l, err := c.open(false)
 		if err != nil {
 			return err
 		}
 		defer l.Close()
-		var t ledger.Ticket
-		err = ledger.ErrNotFound
-		if v.Prize > 0 && v.Genuine {
-			t, err = l.FindByContents(c.ctx, &in.Ticket)
-		}
-		if errors.Is(err, ledger.ErrNotFound) && in.Serial != "" {
-			t, err = c.lookupSerial(l, in.Serial, defaultIdentity("", ""))
-			if err == nil && !sameContents(t.Ticket, in.Ticket) {
-				v.Genuine = false
-				v.Reasons = append(v.Reasons, fmt.Sprintf("the ledger's ticket %s shows other contents", t.Serial))
-			}
-		}
-		switch {
-		case err == nil:
-			found = &t
-			if s, perr := game.ParseSerial(in.Serial); in.Serial != "" && (perr != nil || s != t.Serial) {
-				v.Genuine = false
-				v.Reasons = append(v.Reasons, fmt.Sprintf("the given serial %s is not the serial of the ledger's ticket with these contents (%s)", in.Serial, t.Serial))
-			}
-		case errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrUnknownSerial):
-			if v.Prize > 0 || in.Serial != "" {
-				v.Genuine = false
-				v.Reasons = append(v.Reasons, "no ticket of the ledger shows these contents")
-			}
-		default:
+		if v, err = l.CheckContents(c.ctx, in, c.who(l, "", ""), 0); err != nil {
 			return err
 		}
 	}
+	found := v.Ticket
 	out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons}
 	if v.Reasons == nil {
 		out["reasons"] = []string{}
@@ -166,16 +143,21 @@ func (c *cli) check(args []string) error {
 
 func (c *cli) claim(args []string) error {
 	fs := flag.NewFlagSet("claim", flag.ContinueOnError)
-	desk := fs.String("desk", "", "desk ID (default: the host name)")
+	desk := fs.String("desk", "", "desk ID (default: the login's desk on a shared ledger, else the host name)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	method := fs.String("method", ledger.MethodSerial, "how the ticket was identified: serial or contents")
+	request := fs.String("request", "", "request id: asked again with the same id, a claim answers its first answer")
+	limit := fs.Int("limit", 0, "this desk's payout limit in euros (0: none)")
+	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
+	docType := fs.String("winner-doc", "", "winner's identity document: its type")
+	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number")
 	asJSON := fs.Bool("json", false, "JSON output")
 	pos, err := c.positional(fs, args, 1, "one SERIAL")
 	if err != nil {
 		return err
 	}
 	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return fmt.Errorf("serial %q: %w: type the 21 digits printed under the scratch layer", pos[0], err)
+		return err
 	}
 	if *method != ledger.MethodSerial && *method != ledger.MethodContents {
 		return badInput("--method %q: want serial or contents", *method)
@@ -185,7 +167,17 @@ func (c *cli) claim(args []string) error {
 		return err
 	}
 	defer l.Close()
-	cl, err := l.Claim(c.ctx, pos[0], *method, defaultIdentity(*desk, *operator))
+	req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: *limit}
+	if *name != "" || *docType != "" || *docNumber != "" {
+		req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber}
+	}
+	if req.Request == "" {
+		req.Request = ledger.NewRequestID()
+	}
+	cl, err := l.Claim(c.ctx, req)
+	if errors.Is(err, ledger.ErrUnreachable) {
+		return fmt.Errorf("LEDGER UNREACHABLE — DO NOT PAY: %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
+	}
 	if err != nil {
 		return err
 	}
@@ -211,7 +203,7 @@ func (c *cli) render(args []string) error {
 		return err
 	}
 	defer l.Close()
-	t, err := c.lookupSerial(l, pos[0], defaultIdentity("", ""))
+	t, err := c.lookupSerial(l, pos[0], c.who(l, "", ""), 0)
 	if err != nil {
 		return err
 	}

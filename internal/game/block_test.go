@@ -2,6 +2,7 @@ package game
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -346,6 +347,11 @@ func TestBlockReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Pinned (issue 9): any change to the generator, the encoding, the
+	// serial's secret part or the digest's layout shows here.
+	if got, want := hex.EncodeToString(first.Digest[:]), "d1d221764c033fd4329e21818157597546c750dfc1cdfd4e2929d0239825f37f"; got != want {
+		t.Errorf("digest of block 531/7 from testSeed = %s, want %s", got, want)
+	}
 	if again.Digest != first.Digest || again.Key != first.Key {
 		t.Errorf("same seed on one core: digest %x, first %x", again.Digest, first.Digest)
 	}
@@ -361,20 +367,27 @@ func TestBlockReproducible(t *testing.T) {
 }
 
 func TestGenerateStops(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	n := 0
-	_, err := GenerateBlock(ctx, Spec{531, 1, testSeed}, func(b *Batch) error {
-		n += len(b.Tickets)
-		if n >= 10*ChunkSize {
-			cancel()
+	// After a cancel, nothing more is emitted, however many batches the
+	// workers have ready.
+	for _, at := range []int{1, 10, 100, 499} {
+		ctx, cancel := context.WithCancel(context.Background())
+		n, after := 0, 0
+		_, err := GenerateBlock(ctx, Spec{531, 1, testSeed}, func(b *Batch) error {
+			if ctx.Err() != nil {
+				after++
+			}
+			n++
+			if n == at {
+				cancel()
+			}
+			return nil
+		})
+		if !errors.Is(err, ErrCancelled) || n != at || after != 0 {
+			t.Errorf("cancel at batch %d: %d batches emitted, %d after the cancel: %v", at, n, after, err)
 		}
-		return nil
-	})
-	if !errors.Is(err, ErrCancelled) || n > 20*ChunkSize {
-		t.Errorf("cancel after %d tickets: %v", n, err)
 	}
 	stop := errors.New("disk full")
-	_, err = GenerateBlock(context.Background(), Spec{531, 1, testSeed}, func(*Batch) error { return stop })
+	_, err := GenerateBlock(context.Background(), Spec{531, 1, testSeed}, func(*Batch) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("emit error: %v", err)
 	}

@@ -82,7 +82,7 @@ type Spec struct {
 // Generated is one ticket of a generated block.
 type Generated struct {
 	Position int
-	Secret   int
+	Secret   int64
 	Prize    int
 	Ticket   Ticket
 	Code     [EncodedSize]byte // Encode(&Ticket)
@@ -109,20 +109,20 @@ type Result struct {
 }
 
 // PackHasher computes a pack hash: SHA-256 over the canonical bytes of the
-// pack's tickets in order, each its secret part (4 bytes big-endian) and its
+// pack's tickets in order, each its secret part (8 bytes big-endian) and its
 // 14-byte compact encoding.
 type PackHasher struct {
 	h   hash.Hash
-	buf [4 + EncodedSize]byte
+	buf [8 + EncodedSize]byte
 }
 
 // NewPackHasher returns a PackHasher for a first pack.
 func NewPackHasher() *PackHasher { return &PackHasher{h: sha256.New()} }
 
 // Add appends the next ticket of the pack.
-func (p *PackHasher) Add(secret int, code *[EncodedSize]byte) {
-	binary.BigEndian.PutUint32(p.buf[:], uint32(secret))
-	copy(p.buf[4:], code[:])
+func (p *PackHasher) Add(secret int64, code *[EncodedSize]byte) {
+	binary.BigEndian.PutUint64(p.buf[:], uint64(secret))
+	copy(p.buf[8:], code[:])
 	p.h.Write(p.buf[:])
 }
 
@@ -133,7 +133,7 @@ func (p *PackHasher) Sum() (out [32]byte) {
 	return out
 }
 
-// Digest computes a block digest: SHA-256 over "VEGAS-BLOCK-2", the game
+// Digest computes a block digest: SHA-256 over "VEGAS-BLOCK-3", the game
 // code (2 bytes big-endian), the block number (4 bytes big-endian) and then
 // the hash of each of the block's packs in order (see PackHasher). Every
 // ticket's secret part and encoding is thus in the digest, and a verifier
@@ -144,7 +144,7 @@ type Digest struct{ h hash.Hash }
 func NewDigest(game, block int) *Digest {
 	d := &Digest{sha256.New()}
 	var hdr [13 + 2 + 4]byte
-	copy(hdr[:], "VEGAS-BLOCK-2")
+	copy(hdr[:], "VEGAS-BLOCK-3")
 	binary.BigEndian.PutUint16(hdr[13:], uint16(game))
 	binary.BigEndian.PutUint32(hdr[15:], uint32(block))
 	d.h.Write(hdr[:])
@@ -257,7 +257,6 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(b *Batch) error) (R
 			}
 		}
 	}()
-	secrets := res.Key.Secrets()
 	for range workers {
 		go func() {
 			defer wg.Done()
@@ -269,7 +268,7 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(b *Batch) error) (R
 				default:
 					b = &Batch{Tickets: make([]Generated, ChunkSize), Packs: make([][32]byte, ChunkSize/PackSize)}
 				}
-				makeChunk(&spec.Seed, secrets, ph, plan, j.chunk, b)
+				makeChunk(&spec.Seed, &res.Key, ph, plan, j.chunk, b)
 				j.out <- b
 			}
 		}()
@@ -282,6 +281,9 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(b *Batch) error) (R
 		select {
 		case b = <-out:
 		case <-ctx.Done():
+			return Result{}, fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+		}
+		if err := ctx.Err(); err != nil { // a cancel stops every emit after it
 			return Result{}, fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 		}
 		for i := range b.Packs {
@@ -313,7 +315,7 @@ func GenerateBlock(ctx context.Context, spec Spec, emit func(b *Batch) error) (R
 }
 
 // makeChunk fills b with the tickets of one chunk and their pack hashes.
-func makeChunk(seed *Seed, secrets Secrets, ph *PackHasher, plan []uint16, chunk int, b *Batch) {
+func makeChunk(seed *Seed, key *SerialKey, ph *PackHasher, plan []uint16, chunk int, b *Batch) {
 	rng := NewRand(seed.derive("vegas-desk/tickets", uint64(chunk)))
 	base := chunk * ChunkSize
 	for i := range b.Tickets {
@@ -321,7 +323,7 @@ func makeChunk(seed *Seed, secrets Secrets, ph *PackHasher, plan []uint16, chunk
 		pos := base + i
 		w := &Catalogue[plan[pos]]
 		g.Position = pos
-		g.Secret = secrets.At(pos)
+		g.Secret = key.Secret(pos)
 		g.Prize = w.Prize
 		Build(rng, w, &g.Ticket)
 		g.Code = Encode(&g.Ticket)

@@ -166,7 +166,7 @@ func ParseDoc(data []byte) (Input, error) {
 	t := &in.Ticket
 	if v, ok := obj["serial"]; ok {
 		if s, ok := v.(string); !ok {
-			p.fail("serial", v, KindType, "is not a string; give the serial as printed, e.g. \"531-0001-0456789-304172-6\"")
+			p.fail("serial", v, KindType, "is not a string; give the serial as printed, "+SerialLayout)
 		} else if _, err := ParseSerial(s); err != nil {
 			p.fail("serial", v, KindSerial, strings.TrimPrefix(err.Error(), "serial: "))
 		} else {

@@ -1,38 +1,43 @@
 package game
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
 // A serial is printed under the scratch layer and is what a retailer types
-// or scans. It has 21 digits, printed in five groups:
+// or scans. It has 31 digits, printed in eight groups:
 //
-//	GGG-BBBB-PPPPPPP-SSSSSS-C
-//	531-0001-0456789-304172-6
+//	GGG-BBBB-PPPPPPP-SSSS-SSSS-SSSS-SSSS-C
 //
 //	GGG      game code (100–999)
 //	BBBB     block number within the game (1–9999)
 //	PPPPPPP  the ticket's position in its block (0000000–1999999)
-//	SSSSSS   secret part: a pseudo-random function of the block's serial key
-//	         and the position; nothing visible on an unscratched ticket
-//	         reveals it, so a visible number alone does not find a prize
-//	C        Damm check digit over the 20 digits before it: it catches every
+//	SSSS…    secret part, 16 digits: a pseudo-random function of the block's
+//	         serial key and the position (SerialKey.Secret). Nothing printed
+//	         outside the scratch layer reveals it, so a visible number alone
+//	         finds no prize; and 10^16 possible values make a guess, even
+//	         offline against a sealed counter ledger, cost more than 2^56
+//	         SHA-256 evaluations (see the README, "Trust model")
+//	C        Damm check digit over the 30 digits before it: it catches every
 //	         single-digit error and every swap of two adjacent digits
 //
 // The pack of a ticket is its position divided by PackSize.
 const (
-	SerialDigits = 21
+	SerialDigits = 31
 	MinGameCode  = 100
 	MaxGameCode  = 999
 	MaxBlock     = 9999
-	SecretDigits = 6
+	SecretDigits = 16
+	// SecretModulus is 10^SecretDigits: secret parts are 0 … SecretModulus-1.
+	SecretModulus = 10_000_000_000_000_000
 )
+
+// SerialLayout is how a serial is printed, for messages and hints.
+const SerialLayout = "GGG-BBBB-PPPPPPP-SSSS-SSSS-SSSS-SSSS-C"
 
 // Errors a caller must tell apart when parsing a serial.
 var (
@@ -45,24 +50,32 @@ type Serial struct {
 	Game     int
 	Block    int
 	Position int
-	Secret   int
+	Secret   int64
 }
 
 // Pack returns the pack that holds the ticket.
 func (s Serial) Pack() int { return s.Position / PackSize }
 
-// digits returns the 20 digits before the check digit.
+// digits returns the 30 digits before the check digit.
 func (s Serial) digits() string {
-	return fmt.Sprintf("%03d%04d%07d%06d", s.Game, s.Block, s.Position, s.Secret)
+	return fmt.Sprintf("%03d%04d%07d%016d", s.Game, s.Block, s.Position, s.Secret)
 }
 
-// String prints the serial in groups: "531-0001-0456789-304172-6".
+// String prints the serial in groups: "531-0001-0456789-1234-5678-9012-3456-7".
 func (s Serial) String() string {
 	d := s.digits()
-	return fmt.Sprintf("%s-%s-%s-%s-%c", d[0:3], d[3:7], d[7:14], d[14:20], dammDigit(d))
+	return fmt.Sprintf("%s-%s-%s-%s-%s-%s-%s-%c", d[0:3], d[3:7], d[7:14], d[14:18], d[18:22], d[22:26], d[26:30], dammDigit(d))
 }
 
-// Compact prints the serial's 21 digits without separators (the barcode).
+// Masked prints the serial with the first twelve digits of its secret part
+// hidden, for papers that name a ticket without giving its serial away:
+// "531-0001-0456789-••••-••••-••••-3456-7".
+func (s Serial) Masked() string {
+	str := s.String()
+	return str[:17] + "••••-••••-••••" + str[31:]
+}
+
+// Compact prints the serial's 31 digits without separators (the barcode).
 func (s Serial) Compact() string {
 	d := s.digits()
 	return d + string(dammDigit(d))
@@ -71,12 +84,13 @@ func (s Serial) Compact() string {
 // Valid reports whether every field of s is in range.
 func (s Serial) Valid() bool {
 	return s.Game >= MinGameCode && s.Game <= MaxGameCode && s.Block >= 1 && s.Block <= MaxBlock &&
-		s.Position >= 0 && s.Position < BlockSize && s.Secret >= 0 && s.Secret < 1_000_000
+		s.Position >= 0 && s.Position < BlockSize && s.Secret >= 0 && s.Secret < SecretModulus
 }
 
 // ParseSerial reads a serial as typed or scanned. Spaces and dashes are
 // ignored. A wrong check digit is reported as ErrCheckDigit before anything
-// else is looked at; any other fault wraps ErrSerialFormat.
+// else is looked at; any other fault wraps ErrSerialFormat. Each message
+// says what is wrong once, and what to do.
 func ParseSerial(in string) (Serial, error) {
 	var b strings.Builder
 	for _, r := range in {
@@ -85,27 +99,36 @@ func ParseSerial(in string) (Serial, error) {
 		case r >= '0' && r <= '9':
 			b.WriteRune(r)
 		default:
-			return Serial{}, fmt.Errorf("serial: %q is not a digit; a serial has %d digits, spaces and dashes allowed: %w", r, SerialDigits, ErrSerialFormat)
+			return Serial{}, fmt.Errorf("serial: %q is not a digit; type the %d digits printed under the scratch layer (spaces and dashes allowed): %w",
+				r, SerialDigits, ErrSerialFormat)
 		}
 	}
 	d := b.String()
 	if len(d) != SerialDigits {
-		return Serial{}, fmt.Errorf("serial: %d digits, want %d (GGG-BBBB-PPPPPPP-SSSSSS-C): %w", len(d), SerialDigits, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial: %d digits, want %d (%s): %w", len(d), SerialDigits, SerialLayout, ErrSerialFormat)
 	}
-	if dammDigit(d[:20]) != d[20] {
-		return Serial{}, fmt.Errorf("serial: %s: check digit does not match, a digit was mistyped: %w", in, ErrCheckDigit)
+	if dammDigit(d[:SerialDigits-1]) != d[SerialDigits-1] {
+		return Serial{}, fmt.Errorf("serial: the check digit does not match, a digit was mistyped; type the serial again: %w", ErrCheckDigit)
 	}
-	n := func(a, b int) int { v, _ := strconv.Atoi(d[a:b]); return v }
-	s := Serial{Game: n(0, 3), Block: n(3, 7), Position: n(7, 14), Secret: n(14, 20)}
+	s := Serial{Game: atoi(d[0:3]), Block: atoi(d[3:7]), Position: atoi(d[7:14]), Secret: int64(atoi(d[14:30]))}
 	switch {
 	case s.Game < MinGameCode:
-		return Serial{}, fmt.Errorf("serial: game code %03d is not a game code: %w", s.Game, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial: game code %03d is not a game code (%d to %d): %w", s.Game, MinGameCode, MaxGameCode, ErrSerialFormat)
 	case s.Block < 1:
 		return Serial{}, fmt.Errorf("serial: block 0000 does not exist, blocks start at 0001: %w", ErrSerialFormat)
 	case s.Position >= BlockSize:
 		return Serial{}, fmt.Errorf("serial: position %d is past the block's %d tickets: %w", s.Position, BlockSize, ErrSerialFormat)
 	}
 	return s, nil
+}
+
+// atoi reads a run of decimal digits.
+func atoi(d string) int {
+	n := 0
+	for i := 0; i < len(d); i++ {
+		n = 10*n + int(d[i]-'0')
+	}
+	return n
 }
 
 // damm is the quasigroup table of order 10 of H. M. Damm's algorithm.
@@ -134,30 +157,16 @@ func dammDigit(digits string) byte {
 // SerialKey is a block's secret key for the secret parts of its serials.
 type SerialKey [32]byte
 
-// Secrets computes the secret parts of one block's serials: AES-256 keyed
-// with the block's serial key, applied to the 16-byte block "serial" ‖ six
-// zero bytes ‖ the position as 4 bytes big-endian; the first 8 bytes of the
-// result, read big-endian, modulo 10^6.
-type Secrets struct{ c cipher.Block }
-
-// Secrets prepares the computation of the block's secret parts.
-func (k *SerialKey) Secrets() Secrets {
-	c, err := aes.NewCipher(k[:])
-	if err != nil {
-		panic(err) // a 32-byte key is always valid
-	}
-	return Secrets{c}
+// Secret returns the secret part of the serial of the ticket at position
+// pos: the first 8 bytes of SHA-256(key ‖ pos as 4 bytes big-endian), read
+// big-endian, modulo 10^16. A key-prefixed SHA-256 of a fixed-length input
+// is a pseudo-random function; PostgreSQL computes the same with its
+// built-in sha256() (internal/ledger/postgres.sql), so a counter's lookups
+// are checked in the database without the key ever leaving it.
+func (k *SerialKey) Secret(pos int) int64 {
+	var in [32 + 4]byte
+	copy(in[:], k[:])
+	binary.BigEndian.PutUint32(in[32:], uint32(pos))
+	h := sha256.Sum256(in[:])
+	return int64(binary.BigEndian.Uint64(h[:8]) % SecretModulus)
 }
-
-// At returns the secret part of the serial of the ticket at position pos.
-func (s Secrets) At(pos int) int {
-	var in, out [16]byte
-	copy(in[:], "serial")
-	binary.BigEndian.PutUint32(in[12:], uint32(pos))
-	s.c.Encrypt(out[:], in[:])
-	return int(binary.BigEndian.Uint64(out[:8]) % 1_000_000)
-}
-
-// Secret returns the secret part of the serial at position pos. To compute
-// many, use Secrets.
-func (k *SerialKey) Secret(pos int) int { return k.Secrets().At(pos) }

@@ -7,9 +7,9 @@ import (
 )
 
 func TestSerialRoundTrip(t *testing.T) {
-	s := Serial{Game: 531, Block: 1, Position: 456789, Secret: 304172}
+	s := Serial{Game: 531, Block: 1, Position: 456789, Secret: 1234_5678_9012_3456}
 	str := s.String()
-	if !strings.HasPrefix(str, "531-0001-0456789-304172-") || len(str) != SerialDigits+4 {
+	if !strings.HasPrefix(str, "531-0001-0456789-1234-5678-9012-3456-") || len(str) != SerialDigits+7 {
 		t.Fatalf("String() = %q", str)
 	}
 	for _, in := range []string{str, s.Compact(), " " + strings.ReplaceAll(str, "-", " ") + " ", strings.ReplaceAll(str, "-", "--")} {
@@ -23,11 +23,34 @@ func TestSerialRoundTrip(t *testing.T) {
 	}
 }
 
+// Fixed expected outputs (issue 9), computed independently (Python hashlib
+// and a Damm table): any change to the serial's layout, its
+// check digit or the derivation of its secret part shows here.
+func TestSerialFixedOutputs(t *testing.T) {
+	s := Serial{Game: 531, Block: 1, Position: 456789, Secret: 1234_5678_9012_3456}
+	if got, want := s.String(), "531-0001-0456789-1234-5678-9012-3456-0"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if got, want := s.Compact(), "5310001045678912345678901234560"; got != want {
+		t.Errorf("Compact() = %q, want %q", got, want)
+	}
+	if got, want := s.Masked(), "531-0001-0456789-••••-••••-••••-3456-0"; got != want {
+		t.Errorf("Masked() = %q, want %q", got, want)
+	}
+	var key SerialKey
+	for i := range key {
+		key[i] = byte(i)
+	}
+	if got, want := key.Secret(456789), int64(8320229499158030); got != want {
+		t.Errorf("Secret(456789) = %d, want %d", got, want)
+	}
+}
+
 // The check digit catches every single-digit error and every swap of two
 // adjacent different digits (issue 2, 5c), before anything is looked up.
 func TestCheckDigitCatchesTypos(t *testing.T) {
 	serials := []Serial{
-		{531, 1, 0, 0}, {531, 1, 1999999, 999999}, {999, 9999, 1234567, 90909}, {100, 42, 909090, 90},
+		{531, 1, 0, 0}, {531, 1, 1999999, SecretModulus - 1}, {999, 9999, 1234567, 9090909090909090}, {100, 42, 909090, 90},
 	}
 	for _, s := range serials {
 		good := s.Compact()
@@ -64,13 +87,14 @@ func TestParseSerialErrors(t *testing.T) {
 		want    error
 		message string
 	}{
-		{"", ErrSerialFormat, "0 digits, want 21"},
-		{"531-0001", ErrSerialFormat, "7 digits, want 21"},
-		{"531-0001-0456789-304172-6x", ErrSerialFormat, `'x' is not a digit`},
-		{"5310001045678930417266", ErrSerialFormat, "22 digits"},
-		{withCheck("09900010000000000000"), ErrSerialFormat, "game code 099"},
-		{withCheck("53100000000000000000"), ErrSerialFormat, "block 0000"},
-		{withCheck("53100012000000000000"), ErrSerialFormat, "position 2000000"},
+		{"", ErrSerialFormat, "0 digits, want 31"},
+		{"531-0001", ErrSerialFormat, "7 digits, want 31"},
+		{"531-0001-0456789-1234-5678-9012-3456-0x", ErrSerialFormat, `'x' is not a digit`},
+		{"53100010456789123456789012345611", ErrSerialFormat, "32 digits"},
+		{"531-0001-0456789-304172-9", ErrSerialFormat, "21 digits, want 31"}, // the serial of schema 1
+		{withCheck("099000100000000000000000000000"), ErrSerialFormat, "game code 099"},
+		{withCheck("531000000000000000000000000000"), ErrSerialFormat, "block 0000"},
+		{withCheck("531000120000000000000000000000"), ErrSerialFormat, "position 2000000"},
 	}
 	for _, tt := range tests {
 		_, err := ParseSerial(tt.in)
@@ -89,7 +113,7 @@ func TestSecretDependsOnKeyAndPosition(t *testing.T) {
 	same := 0
 	for pos := range 1000 {
 		s := a.Secret(pos)
-		if s < 0 || s >= 1_000_000 {
+		if s < 0 || s >= SecretModulus {
 			t.Fatalf("secret %d out of range", s)
 		}
 		if s == b.Secret(pos) {
@@ -102,8 +126,8 @@ func TestSecretDependsOnKeyAndPosition(t *testing.T) {
 }
 
 func FuzzParseSerial(f *testing.F) {
-	f.Add("531-0001-0456789-304172-6")
-	f.Add(Serial{531, 1, 456789, 304172}.Compact())
+	f.Add("531-0001-0456789-1234-5678-9012-3456-0")
+	f.Add(Serial{531, 1, 456789, 1234_5678_9012_3456}.Compact())
 	f.Add("")
 	f.Add("--  --")
 	f.Add("٣١٢")

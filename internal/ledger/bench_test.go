@@ -20,7 +20,7 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := l.Generate(context.Background(), 531, game.Seed{byte(i), 1}, nil); err != nil {
+		if _, err := l.Generate(context.Background(), 531, game.Seed{byte(i), 1}, GenerateOptions{Activate: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,7 +37,7 @@ func fiveBlocks(b *testing.B) *Ledger {
 	if path == "" {
 		// Named after the layout: a file of the per-ticket layout (same
 		// schema version, never released) would not read.
-		path = filepath.Join(os.TempDir(), "vegas-bench-5-packs.db")
+		path = filepath.Join(os.TempDir(), "vegas-bench-5-v2.db")
 	}
 	l, err := Open(path)
 	if err != nil {
@@ -45,7 +45,7 @@ func fiveBlocks(b *testing.B) *Ledger {
 	}
 	bs, _ := l.Blocks(context.Background())
 	for i := len(bs); i < 5; i++ {
-		if _, err := l.Generate(context.Background(), 531, game.Seed{byte(i), 5}, nil); err != nil {
+		if _, err := l.Generate(context.Background(), 531, game.Seed{byte(i), 5}, GenerateOptions{Activate: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -58,7 +58,7 @@ func BenchmarkLookup(b *testing.B) {
 	blk, _ := l.Block(context.Background(), 531, 3)
 	serial := serialOf(blk, 1_234_567)
 	for b.Loop() {
-		if _, err := l.Lookup(context.Background(), serial, Identity{}); err != nil {
+		if _, err := l.Lookup(context.Background(), serial, Identity{}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,13 +71,13 @@ func BenchmarkFindByContents(b *testing.B) {
 	var tickets []game.Ticket
 	for _, tier := range game.PrizeTable {
 		for _, pos := range ticketsWith(b, l, blk, tier.Prize, 2) {
-			t, _ := l.Lookup(context.Background(), serialOf(blk, pos), Identity{})
+			t, _ := l.Lookup(context.Background(), serialOf(blk, pos), Identity{}, 0)
 			tickets = append(tickets, t.Ticket)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := l.FindByContents(context.Background(), &tickets[i%len(tickets)]); err != nil {
+		if _, err := l.FindByContents(context.Background(), &tickets[i%len(tickets)], Identity{}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

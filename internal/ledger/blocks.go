@@ -48,15 +48,28 @@ func (r *blockRow) block() Block {
 // Name is "531/1": game code and block number.
 func (b Block) Name() string { return fmt.Sprintf("%d/%d", b.Game, b.Number) }
 
-// Blocks lists the blocks, by game and number.
+// Blocks lists the blocks, by game and number. A counter's login on a
+// shared ledger sees their public part: no serial key.
 func (l *Ledger) Blocks(ctx context.Context) ([]Block, error) {
-	return listBlocks(ctx, l.r)
+	if l.desk != "" {
+		var rows []blockRow
+		if err := sel(ctx, l.r, &rows, "SELECT 0 AS id, game, number, 0 AS first_pack, tickets, pack_size, winners, payout, ''::bytea AS serial_key, digest, created_at FROM vegas.blocks_public()"); err != nil {
+			return nil, fmt.Errorf("list blocks: %w", l.classify(err))
+		}
+		out := make([]Block, len(rows))
+		for i := range rows {
+			out[i] = rows[i].block()
+		}
+		return out, nil
+	}
+	bs, err := listBlocks(ctx, l.r)
+	return bs, l.classify(err)
 }
 
 // listBlocks lists the blocks, by game and number.
-func listBlocks(ctx context.Context, q sqlx.QueryerContext) ([]Block, error) {
+func listBlocks(ctx context.Context, q querier) ([]Block, error) {
 	var rows []blockRow
-	if err := sqlx.SelectContext(ctx, q, &rows, "SELECT "+blockCols+" FROM blocks ORDER BY game, number"); err != nil {
+	if err := sel(ctx, q, &rows, "SELECT "+blockCols+" FROM blocks ORDER BY game, number"); err != nil {
 		return nil, fmt.Errorf("list blocks: %w", err)
 	}
 	out := make([]Block, len(rows))
@@ -68,12 +81,24 @@ func listBlocks(ctx context.Context, q sqlx.QueryerContext) ([]Block, error) {
 
 // Block returns block number of game gameCode, or ErrNotFound.
 func (l *Ledger) Block(ctx context.Context, gameCode, number int) (Block, error) {
+	if l.desk != "" {
+		bs, err := l.Blocks(ctx)
+		if err != nil {
+			return Block{}, err
+		}
+		for _, b := range bs {
+			if b.Game == gameCode && b.Number == number {
+				return b, nil
+			}
+		}
+		return Block{}, fmt.Errorf("block %d/%d: %w", gameCode, number, ErrNotFound)
+	}
 	return getBlock(ctx, l.r, gameCode, number)
 }
 
-func getBlock(ctx context.Context, q sqlx.QueryerContext, gameCode, number int) (Block, error) {
+func getBlock(ctx context.Context, q querier, gameCode, number int) (Block, error) {
 	var r blockRow
-	err := sqlx.GetContext(ctx, q, &r, "SELECT "+blockCols+" FROM blocks WHERE game = ? AND number = ?", gameCode, number)
+	err := get(ctx, q, &r, "SELECT "+blockCols+" FROM blocks WHERE game = ? AND number = ?", gameCode, number)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Block{}, fmt.Errorf("block %d/%d: %w", gameCode, number, ErrNotFound)
 	}
@@ -85,61 +110,75 @@ func getBlock(ctx context.Context, q sqlx.QueryerContext, gameCode, number int) 
 
 // Games lists the game codes of the ledger with their names.
 func (l *Ledger) Games(ctx context.Context) (map[int]string, error) {
-	rows, err := l.r.QueryContext(ctx, "SELECT code, name FROM games")
-	if err != nil {
+	if err := l.backOffice("games"); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[int]string{}
-	for rows.Next() {
-		var c int
-		var n string
-		if err := rows.Scan(&c, &n); err != nil {
-			return nil, err
-		}
-		out[c] = n
+	var rows []struct {
+		Code int    `db:"code"`
+		Name string `db:"name"`
 	}
-	return out, rows.Err()
+	if err := sel(ctx, l.r, &rows, "SELECT code, name FROM games"); err != nil {
+		return nil, l.classify(err)
+	}
+	out := map[int]string{}
+	for _, r := range rows {
+		out[r.Code] = r.Name
+	}
+	return out, nil
+}
+
+// GenerateOptions tunes Generate.
+type GenerateOptions struct {
+	// Activate puts every pack of the block on sale at once, for
+	// demonstrations; otherwise the packs start in stock.
+	Activate bool
+	// Who generates, for the journal.
+	Who Identity
+	// Progress, if not nil, is called with (done, game.BlockSize) from the
+	// generating goroutine.
+	Progress func(done, total int)
 }
 
 // Generate streams game.GenerateBlock into the ledger in one transaction,
-// as the next block number of the game. progress may be nil; it is called
-// with (done, game.BlockSize) from the generating goroutine. A cancel (ctx),
-// an error or a crash leaves no trace: the transaction is never committed.
-func (l *Ledger) Generate(ctx context.Context, gameCode int, seed game.Seed, progress func(done, total int)) (Block, error) {
+// as the next block number of the game. A cancel (ctx), an error or a
+// crash leaves no trace: the transaction is never committed.
+func (l *Ledger) Generate(ctx context.Context, gameCode int, seed game.Seed, opts GenerateOptions) (Block, error) {
+	if err := l.backOffice("generate"); err != nil {
+		return Block{}, err
+	}
 	tx, err := l.begin(ctx)
 	if err != nil {
 		return Block{}, fmt.Errorf("generate: %w", err)
 	}
 	defer tx.Rollback()
-	b, err := l.generate(ctx, tx, gameCode, seed, progress)
+	b, err := l.generate(ctx, tx, gameCode, seed, opts)
 	if err != nil {
-		return Block{}, fmt.Errorf("generate a block of game %d: %w", gameCode, err)
+		return Block{}, fmt.Errorf("generate a block of game %d: %w", gameCode, l.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return Block{}, fmt.Errorf("generate: commit: %w", err)
+		return Block{}, fmt.Errorf("generate: commit: %w", l.classify(err))
 	}
 	return b, nil
 }
 
-func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed game.Seed, progress func(done, total int)) (Block, error) {
+func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed game.Seed, opts GenerateOptions) (Block, error) {
 	var known int
-	if err := tx.GetContext(ctx, &known, "SELECT count(*) FROM games WHERE code = ?", gameCode); err != nil {
+	if err := get(ctx, tx, &known, "SELECT count(*) FROM games WHERE code = ?", gameCode); err != nil {
 		return Block{}, err
 	}
 	if known == 0 {
 		return Block{}, fmt.Errorf("game code %d: %w: the ledger knows no such game", gameCode, ErrNotFound)
 	}
 	var number int
-	if err := tx.GetContext(ctx, &number, "SELECT coalesce(max(number), 0) + 1 FROM blocks WHERE game = ?", gameCode); err != nil {
+	if err := get(ctx, tx, &number, "SELECT coalesce(max(number), 0) + 1 FROM blocks WHERE game = ?", gameCode); err != nil {
 		return Block{}, err
 	}
 	var firstPack int64
-	if err := tx.GetContext(ctx, &firstPack, "SELECT coalesce(max(id), -1) + 1 FROM packs"); err != nil {
+	if err := get(ctx, tx, &firstPack, "SELECT coalesce(max(id), -1) + 1 FROM packs"); err != nil {
 		return Block{}, err
 	}
-	stmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO packs (id, hash, prizes, codes) VALUES "+
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?),", insertPacks), ","))
+	stmt, err := tx.PrepareContext(ctx, tx.Rebind("INSERT INTO packs (id, hash, prizes, codes) VALUES "+
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?),", insertPacks), ",")))
 	if err != nil {
 		return Block{}, err
 	}
@@ -148,7 +187,7 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	// The block row comes last (its digest is known at the end); its id is
 	// chosen now for the finder.
 	var blockID int64
-	if err := tx.GetContext(ctx, &blockID, "SELECT coalesce(max(id), 0) + 1 FROM blocks"); err != nil {
+	if err := get(ctx, tx, &blockID, "SELECT coalesce(max(id), 0) + 1 FROM blocks"); err != nil {
 		return Block{}, err
 	}
 	args := make([]any, 4*insertPacks)
@@ -186,8 +225,8 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 			}
 		}
 		done += len(batch)
-		if progress != nil {
-			progress(done, game.BlockSize)
+		if opts.Progress != nil {
+			opts.Progress(done, game.BlockSize)
 		}
 		return nil
 	})
@@ -197,7 +236,7 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	// The finder of the block, in key order.
 	slices.Sort(finds)
 	firsts, blobs := finderRows(finds)
-	fstmt, err := tx.PrepareContext(ctx, "INSERT OR FAIL INTO finder (id, entries) VALUES (?, ?)")
+	fstmt, err := tx.PrepareContext(ctx, tx.Rebind("INSERT INTO finder (id, entries) VALUES (?, ?)"))
 	if err != nil {
 		return Block{}, err
 	}
@@ -208,7 +247,7 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 		}
 	}
 	at := l.now()
-	if _, err := tx.ExecContext(ctx, "INSERT INTO blocks ("+blockCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	if _, err := execute(ctx, tx, "INSERT INTO blocks ("+blockCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 		blockID, gameCode, number, firstPack, res.Tickets, game.PackSize, res.Winners, res.Payout,
 		res.Key[:], res.Digest[:], formatTime(at)); err != nil {
 		return Block{}, err
@@ -216,9 +255,21 @@ func (l *Ledger) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed g
 	b := Block{ID: blockID, Game: gameCode, Number: number, Digest: hex.EncodeToString(res.Digest[:]),
 		PackSize: game.PackSize, Tickets: res.Tickets, Winners: res.Winners, Payout: res.Payout,
 		CreatedAt: parseTime(formatTime(at)), first: firstPack * game.PackSize, firstPack: firstPack, key: res.Key}
-	if _, err := appendJournal(ctx, tx, &entry{Kind: "block", At: at, Game: gameCode, Block: number,
-		Amount: res.Payout, Detail: b.Digest}); err != nil {
+	if err := l.appendJournal(ctx, tx, &entry{Kind: "block", At: at, Game: gameCode, Block: number,
+		Amount: res.Payout, Desk: opts.Who.Desk, Operator: opts.Who.Operator, Detail: b.Digest}); err != nil {
 		return Block{}, err
+	}
+	if opts.Activate {
+		e := entry{Kind: "packs", At: at, Game: gameCode, Block: number, PackFirst: 0, PackLast: game.Packs - 1,
+			State: "on-sale", Method: "generate", Operator: opts.Who.Operator}
+		if err := l.appendJournal(ctx, tx, &e); err != nil {
+			return Block{}, err
+		}
+		if _, err := execute(ctx, tx, `WITH RECURSIVE p(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM p WHERE n < ?)
+			INSERT INTO pack_states (block, pack, state, desk, entry) SELECT CAST(? AS BIGINT), n, 'on-sale', '', CAST(? AS BIGINT) FROM p`,
+			game.Packs-1, blockID, e.ID); err != nil {
+			return Block{}, err
+		}
 	}
 	return b, nil
 }

@@ -1,39 +1,26 @@
 package ledger
 
 import (
-	"bytes"
 	"context"
+	"crypto/rand"
 	"database/sql"
-	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
-	vegasdesk "vegas-desk"
 )
 
-// ApplicationID marks a SQLite file as a vegas-desk ledger ("VGDS").
-const ApplicationID = 0x56474453
-
-// migrations are the schema versions in order: migrations[i] takes a ledger
-// from user_version i to i+1. Never edit one; append.
-var migrations = []string{
-	vegasdesk.Schema,
-}
-
-// SchemaVersion is the user_version of a ledger of this build.
-var SchemaVersion = len(migrations)
+// SchemaVersion is the schema version of a ledger of this build, on both
+// engines (SQLite's user_version, PostgreSQL's meta 'schema').
+const SchemaVersion = 2
 
 // timeFormat stores times in UTC with a fixed width, so that text order is
-// time order.
+// time order. PostgreSQL writes microseconds and three zeros.
 const timeFormat = "2006-01-02T15:04:05.000000000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
@@ -46,34 +33,70 @@ func parseTime(s string) time.Time {
 	return t
 }
 
-// Ledger is an open ledger file. Its methods are safe for concurrent use;
-// writes go through one connection, reads through a small pool.
+// engine is the database a ledger lives in.
+type engine int
+
+const (
+	sqliteEngine engine = iota
+	postgresEngine
+)
+
+// Ledger is an open ledger: a SQLite file or a PostgreSQL database. Its
+// methods are safe for concurrent use.
 type Ledger struct {
-	// Now gives the time of claims, voids and blocks; tests replace it.
+	// Now gives the time of the entries this process writes; nil is the
+	// current time, which on PostgreSQL is the server's (so that the
+	// journal's times follow one clock). Tests set it.
 	Now func() time.Time
 
-	path     string
+	location string // the path, or the URL without its password
+	eng      engine
 	readOnly bool
-	w        *sqlx.DB // the one writer connection; nil when read-only
-	r        *sqlx.DB // readers (query_only)
+	w        *sqlx.DB // writes: SQLite's one writer connection; PostgreSQL's pool
+	r        *sqlx.DB // reads: SQLite's query_only pool; PostgreSQL's pool (= w)
+	// desk is the desk of a PostgreSQL counter's login; "" for the back
+	// office (the owner), and on SQLite.
+	desk  string
+	limit int // the payout limit of the counter's login, in euros
+	id    string
+	demo  bool
 }
 
-// dsn builds a modernc.org/sqlite DSN: a file: URI whose pragmas every
-// pooled connection runs when it opens.
-func dsn(path string, params ...string) string {
-	u := url.URL{Path: path}
-	p := u.EscapedPath()
-	// A relative path must not look like an authority.
-	if strings.HasPrefix(p, "//") {
-		p = "/." + p
+// querier is what the helpers read and write through: a database or a
+// transaction. Queries are written with ? and rebound for the engine.
+type querier interface {
+	sqlx.QueryerContext
+	sqlx.ExecerContext
+	Rebind(string) string
+}
+
+func get(ctx context.Context, q querier, dest any, query string, args ...any) error {
+	return onPool(q, func() error { return sqlx.GetContext(ctx, q, dest, q.Rebind(query), args...) })
+}
+
+func sel(ctx context.Context, q querier, dest any, query string, args ...any) error {
+	return onPool(q, func() error { return sqlx.SelectContext(ctx, q, dest, q.Rebind(query), args...) })
+}
+
+// onPool runs f, and once more when f ran straight on a PostgreSQL pool
+// (not in a transaction) and lost its connection: after a server restart,
+// the pool's first use of an old connection fails. What runs on the pool
+// is a read or a counter's function, which a retry does not harm (a claim
+// carries its request id).
+func onPool(q querier, f func() error) error {
+	err := f()
+	if db, ok := q.(*sqlx.DB); ok && err != nil && db.DriverName() == "pgx" && errors.Is(classifyPostgres(err), ErrUnreachable) {
+		err = f()
 	}
-	return "file:" + p + "?" + strings.Join(params, "&")
+	return err
 }
 
-var commonPragmas = []string{
-	"_pragma=busy_timeout(10000)",
-	"_pragma=foreign_keys(ON)",
-	"_pragma=synchronous(NORMAL)",
+func execute(ctx context.Context, q querier, query string, args ...any) (sql.Result, error) {
+	return q.ExecContext(ctx, q.Rebind(query), args...)
+}
+
+func queryRows(ctx context.Context, q querier, query string, args ...any) (*sql.Rows, error) {
+	return q.QueryContext(ctx, q.Rebind(query), args...)
 }
 
 // DefaultPath is the ledger of a desk that names none:
@@ -90,223 +113,124 @@ func DefaultPath() string {
 	return filepath.Join(dir, "vegas-desk", "ledger.db")
 }
 
-// Open opens the ledger at path, creating it (and its directory) if
-// missing, and migrates it forward. A file that is not a vegas-desk ledger
-// (ErrNotLedger) or comes from a newer version (ErrTooNew) is refused and
-// left untouched.
-func Open(path string) (*Ledger, error) {
-	if path == "" {
-		return nil, errors.New("open ledger: no file name given")
-	}
-	if err := precheck(path); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("open ledger: %w", err)
-	}
-	w, err := sqlx.Open("sqlite", dsn(path, append([]string{"_txlock=immediate",
-		// A new file gets 16 KiB pages, where five ~3 KiB pack rows fit
-		// (one in 4 KiB); it must be set before the switch to WAL and is
-		// ignored for an existing file. The driver runs the _pragma list in
-		// lexicographic order and the _journal_mode key after it.
-		"_pragma=page_size(16384)", "_journal_mode=WAL",
-		// Bulk loads: a whole block's pages stay in memory until the commit.
-		"_pragma=cache_size(-262144)"}, commonPragmas...)...))
-	if err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	w.SetConnMaxIdleTime(0)
-	var mode string
-	if err := w.Get(&mode, "PRAGMA journal_mode"); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open ledger %s: %w", path, classify(err))
-	}
-	if mode != "wal" {
-		w.Close()
-		return nil, fmt.Errorf("open ledger %s: journal_mode is %q, want wal", path, mode)
-	}
-	l := &Ledger{Now: time.Now, path: path, w: w}
-	if err := l.migrate(); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	r, err := sqlx.Open("sqlite", dsn(path, append([]string{"_pragma=query_only(1)"}, commonPragmas...)...))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(4)
-	l.r = r
-	return l, nil
+// IsURL reports whether location names a PostgreSQL database rather than a
+// file.
+func IsURL(location string) bool {
+	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
+
+// Open opens the ledger at location, a PostgreSQL URL (postgres:// or
+// postgresql://) or a file path, and creates it when there is none: a new
+// SQLite file (mode 0600, in a directory made 0700), or the schema in an
+// empty PostgreSQL database (as its owner). A file that is not a vegas-desk
+// ledger (ErrNotLedger) or comes from another version (ErrTooNew,
+// ErrTooOld) is refused untouched; so is a file whose schema holds anything
+// a ledger of its version does not (ErrNotLedger).
+func Open(location string) (*Ledger, error) { return open(location, false, false) }
 
 // OpenReadOnly opens an existing ledger for lookups, checks, reports,
 // exports and verification; every write answers ErrReadOnly and refused
-// lookups are not recorded. It works on a read-only file in a read-only
-// directory too.
-func OpenReadOnly(path string) (*Ledger, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open ledger: %w", err)
-	}
-	if err := precheck(path); err != nil {
+// lookups are not recorded. A SQLite ledger may be a read-only file in a
+// read-only directory.
+func OpenReadOnly(location string) (*Ledger, error) { return open(location, true, false) }
+
+// CreateDemo opens the demonstration ledger at location, creating it
+// marked as such. An existing ledger that is not one is refused: a
+// demonstration ledger is a new one.
+func CreateDemo(location string) (*Ledger, error) {
+	l, err := open(location, false, true)
+	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{Now: time.Now, path: path, readOnly: true}
-	modes := [][]string{{"mode=ro"}}
-	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
-		// Only when no write waits in a WAL: immutable=1 does not read it.
-		modes = append(modes, []string{"mode=ro", "immutable=1"})
+	if !l.demo {
+		l.Close()
+		return nil, fmt.Errorf("%s holds a ledger that is not a demonstration ledger; a demonstration needs a new file: %w", l.location, ErrNotDemo)
 	}
-	for _, extra := range modes {
-		r, err := sqlx.Open("sqlite", dsn(path, append(extra, commonPragmas...)...))
-		if err != nil {
-			return nil, fmt.Errorf("open ledger %s: %w", path, err)
-		}
-		var v int
-		if err = r.Get(&v, "PRAGMA user_version"); err == nil {
-			if v != SchemaVersion {
-				r.Close()
-				return nil, fmt.Errorf("open ledger %s read-only: schema version %d, this build reads %d: open it once read-write to migrate it", path, v, SchemaVersion)
-			}
-			r.SetMaxOpenConns(4)
-			l.r = r
-			return l, nil
-		}
-		r.Close()
-		// In a read-only directory the WAL index cannot be created:
-		// read the file as immutable.
-	}
-	return nil, fmt.Errorf("open ledger %s read-only: cannot read it", path)
+	return l, nil
 }
 
-// precheck refuses, without changing a byte, a file that is not a ledger or
-// comes from a newer version. It reads the 100-byte header; when that is
-// not conclusive (a ledger whose first write is still in the WAL) it asks
-// SQLite through a read-only connection.
-func precheck(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+func open(location string, readOnly, demo bool) (*Ledger, error) {
+	if location == "" {
+		return nil, errors.New("open ledger: no file name or URL given")
 	}
-	if err != nil {
-		return fmt.Errorf("open ledger: %w", err)
+	if IsURL(location) {
+		return openPostgres(location, readOnly, demo)
 	}
-	var hdr [100]byte
-	n, err := io.ReadFull(f, hdr[:])
-	f.Close()
-	if n == 0 {
-		return nil // an empty file becomes a new ledger
-	}
-	if err != nil || !bytes.HasPrefix(hdr[:], []byte("SQLite format 3\x00")) {
-		return fmt.Errorf("%w: %s is not a SQLite file; choose another file with --db", ErrNotLedger, path)
-	}
-	version := int(binary.BigEndian.Uint32(hdr[60:]))
-	app := binary.BigEndian.Uint32(hdr[68:])
-	if app == ApplicationID && version == SchemaVersion {
-		return nil
-	}
-	if app == ApplicationID && version > SchemaVersion {
-		return tooNew(path, version)
-	}
-	// Ask SQLite: the header may lag behind the WAL.
-	db, err := sql.Open("sqlite", dsn(path, "mode=ro", "_pragma=busy_timeout(10000)"))
-	if err != nil {
-		return fmt.Errorf("open ledger: %w", err)
-	}
-	defer db.Close()
-	var tables int
-	if err := db.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
-		if errors.Is(classify(err), ErrNotLedger) {
-			return fmt.Errorf("%w: %s is not a SQLite database; choose another file with --db", ErrNotLedger, path)
-		}
-		return fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	if err := db.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
-		return fmt.Errorf("open ledger %s: %w", path, err)
-	}
-	switch {
-	case app == ApplicationID && version > SchemaVersion:
-		return tooNew(path, version)
-	case app == ApplicationID:
-		return nil
-	case app == 0 && version == 0 && tables == 0:
-		return nil // an empty database becomes a new ledger
-	default:
-		return fmt.Errorf("%w: %s is another application's SQLite database (application_id %#x); choose another file with --db", ErrNotLedger, path, app)
-	}
+	return openSQLite(location, readOnly, demo)
 }
 
-func tooNew(path string, version int) error {
-	return fmt.Errorf("%w: %s has schema version %d, this vegas-desk knows up to %d; install a newer vegas-desk", ErrTooNew, path, version, SchemaVersion)
+// newLedgerID names a new ledger: 128 random bits in hex.
+func newLedgerID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
-// classify maps SQLite's "not a database" to ErrNotLedger.
-func classify(err error) error {
-	if err != nil && strings.Contains(err.Error(), "file is not a database") {
-		return fmt.Errorf("%w: %w", ErrNotLedger, err)
+// readMeta loads what the ledger is.
+func (l *Ledger) readMeta(ctx context.Context) error {
+	var rows []struct {
+		Key   string `db:"key"`
+		Value string `db:"value"`
 	}
-	return err
-}
-
-// migrate brings the file to SchemaVersion. The version is read without a
-// lock first so that opening a current ledger never waits for a writer;
-// migrations run in one BEGIN IMMEDIATE transaction that reads it again.
-func (l *Ledger) migrate() error {
-	var v int
-	if err := l.w.Get(&v, "PRAGMA user_version"); err != nil {
-		return classify(err)
-	}
-	if v == SchemaVersion {
-		return nil
-	}
-	tx, err := l.w.Beginx()
-	if err != nil {
+	if err := sel(ctx, l.r, &rows, "SELECT key, value FROM meta"); err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	var app uint32
-	if err := tx.Get(&v, "PRAGMA user_version"); err != nil {
-		return err
-	}
-	if err := tx.Get(&app, "PRAGMA application_id"); err != nil {
-		return err
-	}
-	if v > SchemaVersion {
-		return tooNew(l.path, v)
-	}
-	if v > 0 && app != ApplicationID {
-		return fmt.Errorf("%w: application_id %#x", ErrNotLedger, app)
-	}
-	for ; v < SchemaVersion; v++ {
-		if _, err := tx.Exec(migrations[v]); err != nil {
-			return fmt.Errorf("migrate to schema version %d: %w", v+1, err)
+	for _, r := range rows {
+		switch r.Key {
+		case "id":
+			l.id = r.Value
+		case "demo":
+			l.demo = r.Value == "1"
 		}
 	}
-	if _, err := tx.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", ApplicationID, SchemaVersion)); err != nil {
-		return err
+	if l.id == "" {
+		return fmt.Errorf("%w: %s has no ledger id", ErrNotLedger, l.location)
 	}
-	return tx.Commit()
+	return nil
+}
+
+// metaRows are the meta rows of a new ledger.
+func metaRows(demo bool, at time.Time) [][2]string {
+	d := "0"
+	if demo {
+		d = "1"
+	}
+	return [][2]string{{"id", newLedgerID()}, {"kind", "back-office"}, {"demo", d}, {"created_at", formatTime(at)}}
 }
 
 // Close closes the ledger.
 func (l *Ledger) Close() error {
 	var err error
-	if l.r != nil {
+	if l.r != nil && l.r != l.w {
 		err = l.r.Close()
 	}
 	if l.w != nil {
-		// A clean close checkpoints the WAL into the file.
+		// A clean close checkpoints SQLite's WAL into the file.
 		err = errors.Join(err, l.w.Close())
 	}
 	return err
 }
 
-// Path returns the ledger's file path.
-func (l *Ledger) Path() string { return l.path }
+// Location returns the ledger's file path, or its URL without password.
+func (l *Ledger) Location() string { return l.location }
+
+// Path is Location, for the screens that name a ledger file.
+func (l *Ledger) Path() string { return l.location }
+
+// Shared reports whether the ledger is a PostgreSQL database that several
+// counters use.
+func (l *Ledger) Shared() bool { return l.eng == postgresEngine }
+
+// ID returns the ledger's id, which its copies keep.
+func (l *Ledger) ID() string { return l.id }
+
+// Demo reports whether this is a demonstration ledger (made by the app's
+// first run or generate --demo), whose unpaid winners may be listed.
+func (l *Ledger) Demo() bool { return l.demo }
+
+// CounterDesk returns the desk of a counter's login on a shared ledger, and
+// "" for the back office.
+func (l *Ledger) CounterDesk() string { return l.desk }
 
 // ReadOnly reports whether the ledger was opened with OpenReadOnly.
 func (l *Ledger) ReadOnly() bool { return l.readOnly }
@@ -318,15 +242,55 @@ func (l *Ledger) now() time.Time {
 	return l.Now()
 }
 
-// begin opens a write transaction (BEGIN IMMEDIATE through _txlock).
+// backOffice refuses what a counter's login may not do, before the
+// database would.
+func (l *Ledger) backOffice(what string) error {
+	if l.desk != "" {
+		return fmt.Errorf("%s: %w: this login is counter %s's; the back office's login does this", what, ErrCounterOnly, l.desk)
+	}
+	return nil
+}
+
+// begin opens a write transaction: BEGIN IMMEDIATE on SQLite (through
+// _txlock), and on PostgreSQL a transaction that holds the journal's lock,
+// so that whatever it appends stays one line.
 func (l *Ledger) begin(ctx context.Context) (*sqlx.Tx, error) {
 	if l.readOnly {
 		return nil, ErrReadOnly
 	}
-	return l.w.BeginTxx(ctx, nil)
+	var tx *sqlx.Tx
+	err := onPool(l.w, func() (err error) { tx, err = l.w.BeginTxx(ctx, nil); return err })
+	if err != nil {
+		return nil, l.classify(err)
+	}
+	if l.eng == postgresEngine {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(1447511123)"); err != nil {
+			tx.Rollback()
+			return nil, l.classify(err)
+		}
+	}
+	return tx, nil
 }
 
 // read opens a read transaction: one consistent snapshot.
 func (l *Ledger) read(ctx context.Context) (*sqlx.Tx, error) {
-	return l.r.BeginTxx(ctx, nil)
+	var opts *sql.TxOptions
+	if l.eng == postgresEngine {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	var tx *sqlx.Tx
+	err := onPool(l.r, func() (err error) { tx, err = l.r.BeginTxx(ctx, opts); return err })
+	return tx, l.classify(err)
+}
+
+// classify maps the engine's errors to the ledger's: a lost or refused
+// connection to ErrUnreachable, and so on.
+func (l *Ledger) classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if l.eng == postgresEngine {
+		return classifyPostgres(err)
+	}
+	return classifySQLite(err)
 }

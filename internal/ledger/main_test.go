@@ -10,11 +10,17 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/pgtest"
 )
 
-// fixture is a ledger holding one generated block (game 531, block 1, seed
-// fixtureSeed), written once by TestMain and copied by tests that change it.
-var fixture string
+// The fixtures hold one generated block (game 531, block 1, seed
+// fixtureSeed, every pack on sale): a SQLite file, and a PostgreSQL
+// database that tests copy (CREATE DATABASE … TEMPLATE).
+var (
+	fixture   string
+	pg        *pgtest.Server
+	pgFixture = "fixture"
+)
 
 var fixtureSeed = game.Seed{1, 2, 3}
 
@@ -22,23 +28,46 @@ func TestMain(m *testing.M) {
 	if child := os.Getenv("VEGAS_LEDGER_CHILD"); child != "" {
 		os.Exit(runChild(child))
 	}
-	dir, err := os.MkdirTemp("", "ledger-fixture-")
+	code, err := setup(m)
 	if err != nil {
-		panic(err)
-	}
-	fixture = filepath.Join(dir, "fixture.db")
-	l, err := Open(fixture)
-	if err == nil {
-		_, err = l.Generate(context.Background(), 531, fixtureSeed, nil)
-		err = firstErr(err, l.Close())
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fixture:", err)
+		fmt.Fprintln(os.Stderr, "ledger tests:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+func setup(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("", "ledger-fixture-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	fixture = filepath.Join(dir, "fixture.db")
+	if err := makeFixture(fixture); err != nil {
+		return 0, fmt.Errorf("SQLite fixture: %w", err)
+	}
+	pg, err = pgtest.Start()
+	if err != nil {
+		return 0, err
+	}
+	defer pg.Stop()
+	if err := pg.Exec("postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s ENCODING 'UTF8' TEMPLATE template0", pgFixture, pgtest.Owner)); err != nil {
+		return 0, err
+	}
+	if err := makeFixture(pg.URL(pgtest.Owner, pgFixture)); err != nil {
+		return 0, fmt.Errorf("PostgreSQL fixture: %w", err)
+	}
+	return m.Run(), nil
+}
+
+func makeFixture(location string) error {
+	l, err := Open(location)
+	if err != nil {
+		return err
+	}
+	l.Now = fixedClock()
+	_, err = l.Generate(context.Background(), 531, fixtureSeed, GenerateOptions{Activate: true, Who: Identity{"BO", "fixture"}})
+	return firstErr(err, l.Close())
 }
 
 func firstErr(errs ...error) error {
@@ -50,7 +79,35 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// copyFixture copies the fixture ledger into a fresh temp dir.
+// fixedClock starts on 1 May 2025 at 10:00 UTC and advances a second a call.
+func fixedClock() func() time.Time {
+	t0 := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	n := 0
+	return func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }
+}
+
+// engineCase is one engine the ledger tests run on.
+type engineCase struct {
+	name string
+	// fresh returns the location of a new copy of the fixture.
+	fresh func(tb testing.TB) string
+	// empty returns the location of a new empty ledger (not yet created).
+	empty func(tb testing.TB) string
+}
+
+var engines = []engineCase{
+	{"sqlite", copyFixture, func(tb testing.TB) string { return filepath.Join(tb.TempDir(), "l.db") }},
+	{"postgres", pgCopy, func(tb testing.TB) string { return pg.URL(pgtest.Owner, pg.NewDatabase(tb)) }},
+}
+
+// forEngines runs f once per engine, as subtests.
+func forEngines(t *testing.T, f func(t *testing.T, e engineCase)) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { f(t, e) })
+	}
+}
+
+// copyFixture copies the SQLite fixture into a fresh temp dir.
 func copyFixture(tb testing.TB) string {
 	tb.Helper()
 	dst := filepath.Join(tb.TempDir(), "ledger.db")
@@ -59,7 +116,7 @@ func copyFixture(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -72,17 +129,24 @@ func copyFixture(tb testing.TB) string {
 	return dst
 }
 
-// mustOpen opens path with a fixed clock that advances a second per call.
-func mustOpen(tb testing.TB, path string) *Ledger {
+// pgCopy makes a new database from the PostgreSQL fixture and returns the
+// owner's URL of it.
+func pgCopy(tb testing.TB) string {
 	tb.Helper()
-	l, err := Open(path)
+	name := pg.NewDatabaseFrom(tb, pgFixture)
+	return pg.URL(pgtest.Owner, name)
+}
+
+// mustOpen opens location with a fixed clock that advances a second per
+// call.
+func mustOpen(tb testing.TB, location string) *Ledger {
+	tb.Helper()
+	l, err := Open(location)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { l.Close() })
-	t0 := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
-	n := 0
-	l.Now = func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }
+	l.Now = fixedClock()
 	return l
 }
 
@@ -107,4 +171,47 @@ func ticketsWith(tb testing.TB, l *Ledger, b Block, prize, n int) []int {
 
 func serialOf(b Block, pos int) string {
 	return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
+}
+
+// mustBlock returns block 531/1 of l.
+func mustBlock(tb testing.TB, l *Ledger) Block {
+	tb.Helper()
+	b, err := l.Block(context.Background(), 531, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// claimReq is a claim by serial.
+func claimReq(serial string, who Identity) ClaimRequest {
+	return ClaimRequest{Serial: serial, Method: MethodSerial, Who: who}
+}
+
+// journalKinds lists the kind and reason of the entries after entry after.
+func journalKinds(tb testing.TB, l *Ledger, after int64) []string {
+	tb.Helper()
+	var es []entry
+	if err := sel(context.Background(), l.r, &es, "SELECT "+entryCols+" FROM journal WHERE id > ? ORDER BY id", after); err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		s := e.Kind
+		if e.Reason != "" {
+			s += "/" + e.Reason
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// lastEntry is the id of the journal's last entry.
+func lastEntry(tb testing.TB, l *Ledger) int64 {
+	tb.Helper()
+	var id int64
+	if err := get(context.Background(), l.r, &id, "SELECT coalesce(max(id), 0) FROM journal"); err != nil {
+		tb.Fatal(err)
+	}
+	return id
 }

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/jmoiron/sqlx"
-
 	"vegas-desk/internal/game"
 )
 
@@ -76,9 +74,9 @@ func finderRows(entries []uint64) (firsts []uint32, blobs [][]byte) {
 
 // findPositions returns the positions of block b's winners whose encoding
 // starts with key, in order.
-func findPositions(ctx context.Context, q sqlx.QueryerContext, b Block, key uint32) ([]int, error) {
+func findPositions(ctx context.Context, q querier, b Block, key uint32) ([]int, error) {
 	var blob []byte
-	err := sqlx.GetContext(ctx, q, &blob, "SELECT entries FROM finder WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 1",
+	err := get(ctx, q, &blob, "SELECT entries FROM finder WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 1",
 		finderID(b.ID, 0), finderID(b.ID, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -102,13 +100,13 @@ func findPositions(ctx context.Context, q sqlx.QueryerContext, b Block, key uint
 func (b Block) packID(pos int) int64 { return b.firstPack + int64(pos/game.PackSize) }
 
 // storedTicket reads the encoding and prize byte of position pos of block b.
-func storedTicket(ctx context.Context, q sqlx.QueryerContext, b Block, pos int) (code []byte, prize byte, err error) {
+func storedTicket(ctx context.Context, q querier, b Block, pos int) (code []byte, prize byte, err error) {
 	var row struct {
 		Code  []byte `db:"code"`
 		Prize []byte `db:"prize"`
 	}
 	off := pos % game.PackSize
-	err = sqlx.GetContext(ctx, q, &row, "SELECT substr(codes, ?, ?) AS code, substr(prizes, ?, 1) AS prize FROM packs WHERE id = ?",
+	err = get(ctx, q, &row, "SELECT substr(codes, ?, ?) AS code, substr(prizes, ?, 1) AS prize FROM packs WHERE id = ?",
 		off*game.EncodedSize+1, game.EncodedSize, off+1, b.packID(pos))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
@@ -124,8 +122,8 @@ func storedTicket(ctx context.Context, q sqlx.QueryerContext, b Block, pos int) 
 
 // scanPrizes calls f with the position of the first ticket of each pack of
 // block b and the pack's prize bytes, in block order, until f returns false.
-func scanPrizes(ctx context.Context, q sqlx.QueryerContext, b Block, f func(first int, prizes []byte) bool) error {
-	rows, err := q.QueryContext(ctx, "SELECT id, prizes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+func scanPrizes(ctx context.Context, q querier, b Block, f func(first int, prizes []byte) bool) error {
+	rows, err := queryRows(ctx, q, "SELECT id, prizes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
 		b.firstPack, b.firstPack+int64(b.Tickets/game.PackSize))
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/game"
 )
@@ -29,14 +30,14 @@ func runChild(what string) int {
 	switch what {
 	case "generate":
 		// Report progress so the parent can kill at a chosen moment.
-		_, err = l.Generate(ctx, 531, game.Seed{7}, func(done, total int) {
+		_, err = l.Generate(ctx, 531, game.Seed{7}, GenerateOptions{Activate: true, Progress: func(done, total int) {
 			fmt.Printf("%d\n", done)
-		})
+		}})
 		fmt.Println("done")
 	case "claim":
 		fmt.Println("ready")
 		bufio.NewReader(os.Stdin).ReadString('\n') // start together
-		_, err = l.Claim(ctx, os.Getenv("VEGAS_LEDGER_SERIAL"), MethodSerial, Identity{Desk: os.Getenv("VEGAS_LEDGER_DESK"), Operator: "op"})
+		_, err = l.Claim(ctx, claimReq(os.Getenv("VEGAS_LEDGER_SERIAL"), Identity{Desk: os.Getenv("VEGAS_LEDGER_DESK"), Operator: "op"}))
 		if errors.Is(err, ErrAlreadyClaimed) {
 			return 1
 		}
@@ -63,7 +64,7 @@ func TestKillDuringGenerate(t *testing.T) {
 	l := mustOpen(t, path)
 	b, _ := l.Block(context.Background(), 531, 1)
 	w := ticketsWith(t, l, b, 9, 1)[0]
-	if _, err := l.Claim(context.Background(), serialOf(b, w), MethodSerial, Identity{"D1", "ann"}); err != nil {
+	if _, err := l.Claim(context.Background(), claimReq(serialOf(b, w), Identity{"D1", "ann"})); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
@@ -160,14 +161,16 @@ func TestConcurrentClaims(t *testing.T) {
 	}
 	l = mustOpen(t, path)
 	cs, _ := l.Claims(context.Background(), ClaimFilter{})
-	refs, _ := l.Refusals(context.Background(), l.Now().AddDate(-1, 0, 0))
+	refs, _ := l.Attempts(context.Background(), time.Time{})
 	if len(cs) != 1 || len(refs) != n-1 {
 		t.Errorf("%d claims, %d refusals", len(cs), len(refs))
 	}
 }
 
 // TestTamper changes a ticket's bytes and a claim with the sqlite3 tool,
-// dropping the protective triggers as an attacker can.
+// dropping the protective triggers as an attacker can, and putting them
+// back so that the file opens (a file without them is refused: see
+// TestHostileFiles).
 func TestTamper(t *testing.T) {
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
@@ -178,11 +181,11 @@ func TestTamper(t *testing.T) {
 	l := mustOpen(t, path)
 	b, _ := l.Block(ctx, 531, 1)
 	w := ticketsWith(t, l, b, 15, 2)
-	c1, err := l.Claim(ctx, serialOf(b, w[0]), MethodSerial, Identity{"D1", "ann"})
+	c1, err := l.Claim(ctx, claimReq(serialOf(b, w[0]), Identity{"D1", "ann"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := l.Claim(ctx, serialOf(b, w[1]), MethodSerial, Identity{"D1", "ann"})
+	c2, err := l.Claim(ctx, claimReq(serialOf(b, w[1]), Identity{"D1", "ann"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +207,12 @@ func TestTamper(t *testing.T) {
 	script := fmt.Sprintf(`DROP TRIGGER packs_no_update; DROP TRIGGER journal_no_update;
 UPDATE packs SET codes = CAST(substr(codes, 1, %d) || x'%02x' || substr(codes, %d) AS BLOB) WHERE id = %d;
 UPDATE packs SET prizes = CAST(substr(prizes, 1, %d) || x'08' || substr(prizes, %d) AS BLOB) WHERE id = %d;
-UPDATE journal SET amount = 1000 WHERE id = %d;`, k-1, last^0x01, k+1, packRow,
-		loser%game.PackSize, loser%game.PackSize+2, b.packID(loser), c2.ID)
+UPDATE journal SET amount = 1000 WHERE id = %d;
+CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
+BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+CREATE TRIGGER packs_no_update BEFORE UPDATE ON packs
+BEGIN SELECT RAISE(ABORT, 'tickets are never changed'); END;`, k-1, last^0x01, k+1, packRow,
+		loser%game.PackSize, loser%game.PackSize+2, b.packID(loser), c2.Entry)
 	if out, err := exec.Command(sqlite3, path, script).CombinedOutput(); err != nil {
 		t.Fatalf("sqlite3: %v\n%s", err, out)
 	}
@@ -233,13 +240,13 @@ UPDATE journal SET amount = 1000 WHERE id = %d;`, k-1, last^0x01, k+1, packRow,
 		"block 531/1 finder:",
 		"block 531/1: 160001 tickets win 3 €",
 		"block 531/1: digest",
-		fmt.Sprintf("claim %d:", c2.ID),
+		fmt.Sprintf("payment %d:", c2.Number),
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("problems do not name %q", want)
 		}
 	}
-	if strings.Contains(all, fmt.Sprintf("claim %d:", c1.ID)) {
-		t.Errorf("untouched claim %d named", c1.ID)
+	if strings.Contains(all, fmt.Sprintf("payment %d:", c1.Number)) {
+		t.Errorf("untouched payment %d named", c1.Number)
 	}
 }

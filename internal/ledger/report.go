@@ -4,18 +4,25 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/paper"
 )
 
 // Report is a block's report: for each prize of the table, highest first,
 // the table's count, the tickets generated, the active claims (count and
 // sum) and the outstanding tickets with their liability.
 func (l *Ledger) Report(ctx context.Context, gameCode, number int) (Report, error) {
+	if err := l.backOffice("report"); err != nil {
+		return Report{}, err
+	}
 	tx, err := l.read(ctx)
 	if err != nil {
 		return Report{}, err
@@ -40,13 +47,10 @@ func (l *Ledger) Report(ctx context.Context, gameCode, number int) (Report, erro
 			generated[p] = n
 		}
 	}
-	var rows *sql.Rows
 	type agg struct{ N, Sum int }
 	claimed := map[int]agg{}
-	rows, err = tx.QueryContext(ctx, `SELECT c.amount, count(*), sum(c.amount) FROM journal c
-		WHERE c.kind = 'claim' AND c.game = ? AND c.block = ?
-		AND NOT EXISTS (SELECT 1 FROM journal v WHERE v.kind = 'void' AND v.claim = c.id)
-		GROUP BY c.amount`, gameCode, number)
+	rows, err := queryRows(ctx, tx, `SELECT c.amount, count(*), sum(c.amount) FROM paid p JOIN journal c ON c.id = p.claim
+		WHERE c.game = ? AND c.block = ? GROUP BY c.amount`, gameCode, number)
 	if err != nil {
 		return Report{}, fmt.Errorf("report: %w", err)
 	}
@@ -116,6 +120,9 @@ func (l *Ledger) DailyReport(ctx context.Context, f ClaimFilter) ([]DayDesk, err
 // order: one game.Doc per ticket with Serial, Prize, Game, Block, Pack and
 // Position set. It streams; progress may be nil.
 func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, progress func(done, total int)) error {
+	if err := l.backOffice("export"); err != nil {
+		return err
+	}
 	tx, err := l.read(ctx)
 	if err != nil {
 		return err
@@ -125,8 +132,7 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	secrets := b.key.Secrets()
-	rows, err := tx.QueryContext(ctx, "SELECT id, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+	rows, err := queryRows(ctx, tx, "SELECT id, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
 		b.firstPack, b.firstPack+int64(b.Tickets/game.PackSize))
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -158,7 +164,7 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 				return fmt.Errorf("export: block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, prizes[i])
 			}
 			d := game.NewDoc(&t)
-			d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secrets.At(pos)}.String()
+			d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
 			d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
 			if err := enc.Encode(&d); err != nil {
 				return fmt.Errorf("export: %w", err)
@@ -176,4 +182,29 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 		return fmt.Errorf("export: block %s has %d tickets, want %d (run verify)", b.Name(), done, b.Tickets)
 	}
 	return bw.Flush()
+}
+
+// WriteCSV writes claims as CSV with a header line: number, at, serial,
+// game, block, position, amount, desk, operator, method, voided,
+// void_reason, voided_by, voided_at. Times are RFC 3339; voided_at is
+// empty when the claim stands. A cell that a spreadsheet would read as a
+// formula (=, +, -, @) is neutralised.
+func WriteCSV(w io.Writer, claims []Claim) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"number", "at", "serial", "game", "block", "position", "amount", "desk", "operator", "method", "voided", "void_reason", "voided_by", "voided_at"})
+	for _, cl := range claims {
+		va := ""
+		if cl.Voided {
+			va = cl.VoidedAt.Format(time.RFC3339)
+		}
+		row := []string{strconv.FormatInt(cl.Number, 10), cl.At.Format(time.RFC3339), cl.Serial,
+			strconv.Itoa(cl.Game), strconv.Itoa(cl.Block), strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount),
+			cl.Desk, cl.Operator, cl.Method, strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va}
+		for i := range row {
+			row[i] = paper.CSVCell(row[i])
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/jmoiron/sqlx"
-
 	"vegas-desk/internal/game"
 )
 
@@ -38,6 +36,9 @@ func (r *VerifyReport) add(where, format string, args ...any) {
 // its row. progress may be nil.
 func (l *Ledger) Verify(ctx context.Context, gameCode, number int, progress func(done, total int)) (VerifyReport, error) {
 	var rep VerifyReport
+	if err := l.backOffice("verify"); err != nil {
+		return rep, err
+	}
 	tx, err := l.read(ctx)
 	if err != nil {
 		return rep, err
@@ -79,7 +80,7 @@ func (l *Ledger) Verify(ctx context.Context, gameCode, number int, progress func
 		rep.Blocks++
 	}
 	if err := verifyJournal(ctx, tx, &rep); err != nil {
-		return rep, fmt.Errorf("verify journal: %w", err)
+		return rep, fmt.Errorf("verify journal: %w", l.classify(err))
 	}
 	return rep, nil
 }
@@ -96,7 +97,7 @@ type vchunk struct {
 // vchunkPacks is the number of packs of a chunk.
 const vchunkPacks = 40
 
-func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, progress func(int)) error {
+func verifyBlock(ctx context.Context, tx querier, b Block, rep *VerifyReport, progress func(int)) error {
 	bw := "block " + b.Name()
 	where := func(pos int) string { return fmt.Sprintf("block %s ticket %d", b.Name(), pos) }
 	packWhere := func(pack int) string { return fmt.Sprintf("block %s pack %d", b.Name(), pack) }
@@ -116,7 +117,7 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 	defer cancel()
 	go func() {
 		defer close(chunks)
-		rows, err := tx.QueryContext(rctx, "SELECT id, hash, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+		rows, err := queryRows(rctx, tx, "SELECT id, hash, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
 			b.firstPack, b.firstPack+int64(packs))
 		if err != nil {
 			readErr <- err
@@ -173,7 +174,6 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 				var cnt [256]int
 				var fs []uint64
 				ph := game.NewPackHasher()
-				secrets := b.key.Secrets()
 				var code [game.EncodedSize]byte
 				for k := lo; k < hi; k++ {
 					pack := int(c.ids[k] - b.firstPack)
@@ -188,7 +188,7 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 						if (i+1)*game.EncodedSize <= len(codes) {
 							copy(code[:], codes[i*game.EncodedSize:])
 						}
-						ph.Add(secrets.At(pos), &code)
+						ph.Add(b.key.Secret(pos), &code)
 						if i >= len(prizes) || (i+1)*game.EncodedSize > len(codes) {
 							continue
 						}
@@ -276,10 +276,10 @@ func verifyBlock(ctx context.Context, tx *sqlx.Tx, b Block, rep *VerifyReport, p
 
 // verifyFinder compares block b's finder rows with the entries its stored
 // winners make.
-func verifyFinder(ctx context.Context, tx *sqlx.Tx, b Block, want []uint64, rep *VerifyReport) error {
+func verifyFinder(ctx context.Context, tx querier, b Block, want []uint64, rep *VerifyReport) error {
 	slices.Sort(want)
 	fw := fmt.Sprintf("block %s finder", b.Name())
-	rows, err := tx.QueryContext(ctx, "SELECT id - ?, entries FROM finder WHERE id >= ? AND id < ? ORDER BY id",
+	rows, err := queryRows(ctx, tx, "SELECT id - ?, entries FROM finder WHERE id >= ? AND id < ? ORDER BY id",
 		finderID(b.ID, 0), finderID(b.ID, 0), finderID(b.ID+1, 0))
 	if err != nil {
 		return err
@@ -309,106 +309,33 @@ func verifyFinder(ctx context.Context, tx *sqlx.Tx, b Block, want []uint64, rep 
 	return nil
 }
 
-func verifyJournal(ctx context.Context, tx *sqlx.Tx, rep *VerifyReport) error {
+// verifyJournal recomputes the hash chain, checks every entry against the
+// records it names, and replays the journal to the state it leads to:
+// the tickets paid, the packs' states, the desks, the games' dates and the
+// settings, which must be what the ledger keeps.
+func verifyJournal(ctx context.Context, tx querier, rep *VerifyReport) error {
 	var entries []entry
-	if err := tx.SelectContext(ctx, &entries, "SELECT "+entryCols+" FROM journal ORDER BY id"); err != nil {
+	if err := sel(ctx, tx, &entries, "SELECT "+entryCols+" FROM journal ORDER BY id"); err != nil {
 		return err
 	}
 	all, err := listBlocks(ctx, tx)
 	if err != nil {
 		return err
 	}
-	blocks := map[[2]int]Block{}
-	for _, b := range all {
-		blocks[[2]int{b.Game, b.Number}] = b
-	}
-	seenBlock := map[[2]int]bool{}
-	kinds := map[int64]string{}
-	claimOf := map[int64]*entry{} // claim entries by id
-	voided := map[int64]int64{}   // claim id → the void entry that voids it
-	active := map[int64][]int64{} // ticket → its claims not voided
-	var prev []byte
+	st := newReplay(all)
 	for i := range entries {
-		e := &entries[i]
-		rep.Entries++
-		where := fmt.Sprintf("journal entry %d", e.ID)
-		if e.Kind == "claim" {
-			where = fmt.Sprintf("claim %d", e.ID)
-		}
-		if want := int64(i + 1); e.ID != want {
-			rep.add(fmt.Sprintf("journal entry %d", want), "missing: the next entry is %d", e.ID)
-		}
-		if !bytes.Equal(e.hash(prev), e.Hash) {
-			rep.add(where, "hash does not match its contents and the previous entry: the entry or the one before it was changed")
-		}
-		prev = e.Hash
-		kinds[e.ID] = e.Kind
-		key := [2]int{e.Game, e.Block}
-		switch e.Kind {
-		case "block":
-			b, ok := blocks[key]
-			switch {
-			case !ok:
-				rep.add(where, "records block %d/%d, which the ledger does not hold", e.Game, e.Block)
-			case b.Digest != e.Detail:
-				rep.add("block "+b.Name(), "digest %s differs from the one recorded in journal entry %d (%s)", b.Digest, e.ID, e.Detail)
-			case formatTime(b.CreatedAt) != e.AtText:
-				rep.add("block "+b.Name(), "created %s, journal entry %d says %s", formatTime(b.CreatedAt), e.ID, e.AtText)
-			}
-			seenBlock[key] = true
-		case "claim":
-			claimOf[e.ID] = e
-			if e.Ticket.Valid {
-				active[e.Ticket.Int64] = append(active[e.Ticket.Int64], e.ID)
-			}
-			b, ok := blocks[key]
-			if !ok {
-				rep.add(where, "pays a ticket of block %d/%d, which the ledger does not hold", e.Game, e.Block)
-				continue
-			}
-			s := game.Serial{Game: b.Game, Block: b.Number, Position: e.Position}
-			if e.Position >= 0 && e.Position < b.Tickets {
-				s.Secret = b.key.Secret(e.Position)
-			}
-			if s.String() != e.Serial || !e.Ticket.Valid || e.Ticket.Int64 != b.first+int64(e.Position) {
-				rep.add(where, "serial %s and ticket row do not name ticket %d of block %s", e.Serial, e.Position, b.Name())
-				continue
-			}
-			_, pb, err := storedTicket(ctx, tx, b, e.Position)
-			if err != nil {
-				rep.add(where, "its ticket cannot be read: %v", err)
-				continue
-			}
-			prize, _ := prizeOf(pb)
-			if prize == 0 || prize != e.Amount {
-				rep.add(where, "paid %d €, the ticket wins %d €", e.Amount, prize)
-			}
-		case "void":
-			c, ok := claimOf[e.Claim.Int64]
-			switch {
-			case !e.Claim.Valid || kinds[e.Claim.Int64] != "claim" || !ok:
-				rep.add(where, "voids entry %d, which is not an earlier claim", e.Claim.Int64)
-			case voided[c.ID] != 0:
-				rep.add(where, "voids claim %d, already voided by entry %d", c.ID, voided[c.ID])
-			case e.Ticket != c.Ticket || e.Serial != c.Serial || e.Game != c.Game || e.Block != c.Block || e.Position != c.Position:
-				rep.add(where, "voids claim %d but names another ticket (%s)", c.ID, e.Serial)
-			default:
-				voided[c.ID] = e.ID
-				ids := active[c.Ticket.Int64]
-				active[c.Ticket.Int64] = slices.DeleteFunc(ids, func(id int64) bool { return id == c.ID })
-			}
-		}
+		st.apply(ctx, tx, &entries[i], rep)
 	}
-	for _, ids := range active {
+	for ticket, ids := range st.active {
 		if len(ids) > 1 {
-			rep.add(fmt.Sprintf("claim %d", ids[1]), "pays a ticket already paid by claim %d and not voided", ids[0])
+			rep.add(fmt.Sprintf("payment %d", st.numbers[ids[1]]), "pays ticket %d, already paid by payment %d and not voided", ticket, st.numbers[ids[0]])
 		}
 	}
-	rep.Head = hex.EncodeToString(prev)
-	for key, b := range blocks {
-		if !seenBlock[key] {
+	rep.Head = hex.EncodeToString(st.prev)
+	for key, b := range st.blocks {
+		if !st.seenBlock[key] {
 			rep.add("block "+b.Name(), "no journal entry records its generation")
 		}
 	}
-	return nil
+	return st.compare(ctx, tx, rep)
 }

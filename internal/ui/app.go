@@ -62,7 +62,13 @@ func Run(dbPath string) error {
 	}
 	w := a.NewWindow("vegas-desk")
 	w.Resize(fyne.NewSize(1360, 900))
-	l, err := ledger.Open(dbPath)
+	open := ledger.Open
+	if _, err := os.Stat(dbPath); os.IsNotExist(err) && !ledger.IsURL(dbPath) {
+		// The first run: a demonstration ledger, whose serials to try the
+		// app may list.
+		open = ledger.CreateDemo
+	}
+	l, err := open(dbPath)
 	d := newDesk(a, w, l)
 	defer d.closeLedger()
 	if err != nil {

@@ -252,7 +252,8 @@ func (b *blocksScreen) startGenerate(then func(ledger.Block, error)) *task {
 		if err != nil {
 			return err
 		}
-		blk, err = l.Generate(ctx, DefaultGame, seed, progress)
+		// A demonstration ledger's blocks go on sale at once.
+		blk, err = l.Generate(ctx, DefaultGame, seed, ledger.GenerateOptions{Activate: l.Demo(), Who: b.d.identity(), Progress: progress})
 		return err
 	}, func(err error) {
 		switch {

@@ -115,7 +115,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 func claimCell(cl ledger.Claim, col int) string {
 	switch col {
 	case 0:
-		return strconv.FormatInt(cl.ID, 10)
+		return strconv.FormatInt(cl.Number, 10)
 	case 1:
 		return cl.At.Local().Format("02/01/2006 15:04")
 	case 2:
@@ -229,12 +229,12 @@ func (c *claimsScreen) askVoid() {
 		return nil
 	}
 	items := []*widget.FormItem{
-		widget.NewFormItem(lang.L("Payment"), widget.NewLabel(fmt.Sprintf("%d · %s · %s", cl.ID, cl.Serial, game.FormatAmount(cl.Amount)))),
+		widget.NewFormItem(lang.L("Payment"), widget.NewLabel(fmt.Sprintf("%d · %s · %s", cl.Number, cl.Serial, game.FormatAmount(cl.Amount)))),
 		widget.NewFormItem(lang.L("Reason"), reason),
 	}
 	dialog.ShowForm(lang.L("Void the payment"), lang.L("Void"), lang.L("Cancel"), items, func(ok bool) {
 		if ok {
-			c.voidNow(cl.ID, reason.Text)
+			c.voidNow(cl.Number, reason.Text)
 		}
 	}, c.d.win)
 }

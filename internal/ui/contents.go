@@ -301,9 +301,9 @@ func (c *contentsScreen) check() {
 	if v.Prize > 0 && v.Genuine && c.d.ledger != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		m, err := c.d.ledger.FindByContents(ctx, &t)
+		m, err := c.d.ledger.FindByContents(ctx, &t, c.d.identity(), c.d.payoutLimit())
 		switch {
-		case errors.Is(err, ledger.ErrNotFound):
+		case errors.Is(err, ledger.ErrUnknownContents):
 			b.WriteString(lang.L("No ticket of the ledger has these contents. Do not pay."))
 		case err != nil:
 			b.WriteString(err.Error())

@@ -32,6 +32,8 @@ const (
 	verdictOverLimit         // a winner above this desk's payout limit
 	verdictJustPaid          // PAYÉ: the claim was just recorded
 	verdictError             // ERREUR: the ledger could not answer; do not pay
+	verdictRefused           // CARNET NON ACTIVÉ, PAS ENCORE EN VENTE, FORCLOS: do not pay
+	verdictStolen            // CARNET DÉCLARÉ VOLÉ: keep the ticket
 )
 
 // verdictStyle gives each verdict its background colour.
@@ -45,6 +47,8 @@ var verdictStyle = map[verdict]color.NRGBA{
 	verdictOverLimit: {0x9a, 0x2b, 0xb0, 0xff},
 	verdictJustPaid:  {0x0a, 0x5c, 0x2c, 0xff},
 	verdictError:     {0x8b, 0x00, 0x00, 0xff},
+	verdictRefused:   {0xb3, 0x4a, 0x00, 0xff},
+	verdictStolen:    {0x6e, 0x00, 0x1a, 0xff},
 }
 
 // counterScreen is the Guichet: scan or type a serial, read the verdict,
@@ -192,10 +196,16 @@ func (c *counterScreen) check(text string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity())
+	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.payoutLimit())
+	var r *ledger.Refusal
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):
 		c.show(verdictUnknown, lang.L("UNKNOWN SERIAL"), "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
+	case errors.As(err, &r) && r.Verdict == ledger.Locked:
+		c.show(verdictError, lang.L("DESK LOCKED — DO NOT PAY"), "", lang.L("Too many unknown serials: this desk is locked until {{.Time}}. Call the back office.",
+			map[string]any{"Time": r.Until.Local().Format("15:04")}))
+	case errors.Is(err, ledger.ErrUnreachable):
+		c.show(verdictError, lang.L("LEDGER UNREACHABLE — DO NOT PAY"), "", text+"\n"+lang.L("The shared ledger does not answer. Check the network, then try again."))
 	case err != nil:
 		c.showFailure(text, lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings."), err)
 	default:
@@ -234,16 +244,37 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 	c.current = &t
 	c.picture.SetTicket(&t.Ticket, &t.Serial)
 	where := fmt.Sprintf("%s · %s %d/%d · %s %d", t.Serial.String(), lang.L("block"), t.Block.Game, t.Block.Number, lang.L("pack"), t.Pack)
-	switch {
-	case t.Status == ledger.StatusLoser:
+	if kind, title, detail := refusalText(t.Verdict, t.Until); kind != verdictNone {
+		c.show(kind, title, "", where+"\n"+detail)
+		return
+	}
+	switch t.Verdict {
+	case ledger.NotWinner:
 		c.show(verdictLoser, lang.L("LOSER"), "", where+"\n"+lang.L("This ticket wins nothing."))
-	case t.Status == ledger.StatusPaid:
+	case ledger.AlreadyClaimed:
 		c.show(verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
-	case t.Prize > c.d.payoutLimit():
-		c.show(verdictOverLimit, lang.L("ABOVE THE LIMIT"), game.FormatAmount(t.Prize), where+"\n"+c.d.limitText())
-	default:
+	case ledger.OverLimit:
+		c.show(verdictOverLimit, lang.L("TO BE PAID BY THE BACK OFFICE"), game.FormatAmount(t.Prize), where+"\n"+c.d.limitText())
+	default: // Payable, IdentityRequired (the payment asks for it)
 		c.show(verdictWinner, lang.L("WINNER"), game.FormatAmount(t.Prize), where+"\n"+winsText(&t.Ticket))
 	}
+}
+
+// refusalText is the verdict of a ticket whose pack or dates refuse it,
+// or verdictNone.
+func refusalText(v ledger.Verdict, until time.Time) (verdict, string, string) {
+	switch v {
+	case ledger.NotActivated:
+		return verdictRefused, lang.L("PACK NOT ACTIVATED"), lang.L("This ticket's pack is not on sale. Do not pay.")
+	case ledger.Stolen:
+		return verdictStolen, lang.L("PACK REPORTED STOLEN — KEEP THE TICKET"), lang.L("Do not pay and do not give the ticket back: call the back office.")
+	case ledger.NotYetOnSale:
+		return verdictRefused, lang.L("NOT YET ON SALE"), lang.L("The game goes on sale on {{.Date}}. Do not pay.", map[string]any{"Date": until.Local().Format("02/01/2006")})
+	case ledger.Expired:
+		return verdictRefused, lang.L("EXPIRED — CLAIM DEADLINE PASSED ON {{.Date}}", map[string]any{"Date": until.Local().Format("02/01/2006")}),
+			lang.L("The claim period is over. Do not pay.")
+	}
+	return verdictNone, "", ""
 }
 
 // claimText says when, where and by whom a ticket was paid.

@@ -28,7 +28,7 @@ func (d *desk) limitText() string {
 
 // overLimit is the verdict on a prize above this desk's payout limit.
 func (d *desk) overLimit(t ledger.Ticket) payResult {
-	return payResult{verdictOverLimit, lang.L("ABOVE THE LIMIT"), game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
+	return payResult{verdictOverLimit, lang.L("TO BE PAID BY THE BACK OFFICE"), game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
 }
 
 // pay is the one payment flow of the app: the payout limit is checked, a
@@ -61,17 +61,26 @@ func (d *desk) claim(t ledger.Ticket, method string) payResult {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl, err := d.ledger.Claim(ctx, t.Serial.String(), method, d.identity())
-	var dup *ledger.AlreadyClaimedError
+	cl, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(), Limit: d.payoutLimit()})
+	var r *ledger.Refusal
+	if errors.As(err, &r) {
+		if kind, title, detail := refusalText(r.Verdict, r.Until); kind != verdictNone {
+			return payResult{kind, title, "", t.Serial.String() + "\n" + detail}
+		}
+	}
 	switch {
-	case errors.As(err, &dup):
-		first := dup.First
+	case errors.Is(err, ledger.ErrAlreadyClaimed):
 		return payResult{verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize),
-			t.Serial.String() + "\n" + claimText(&first) + "\n" + lang.L("Do not pay again.")}
+			t.Serial.String() + "\n" + claimText(r.First) + "\n" + lang.L("Do not pay again.")}
+	case errors.Is(err, ledger.ErrOverLimit):
+		return d.overLimit(t)
+	case errors.Is(err, ledger.ErrUnreachable):
+		return payResult{verdictError, lang.L("LEDGER UNREACHABLE — DO NOT PAY"), "",
+			t.Serial.String() + "\n" + lang.L("The shared ledger does not answer. Check the network, then try again.")}
 	case err != nil:
 		return payResult{verdictError, lang.L("ERROR — DO NOT PAY"), "",
 			t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
 	return payResult{verdictJustPaid, lang.L("PAID"), game.FormatAmount(cl.Amount),
-		fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.ID, lang.L("Ready for the next ticket."))}
+		fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.Number, lang.L("Ready for the next ticket."))}
 }

@@ -483,9 +483,10 @@ func drawSerial(d *pen, s *game.Serial) {
 	}
 	d.text(x+20, y+12, 400, "N° DE TICKET", 11, colInk, true, -1)
 	t := canvas.NewText(s.String(), colInk)
-	t.TextSize = 26 * d.s
+	// 38 characters beside a barcode of 31 digits.
+	t.TextSize = 18 * d.s
 	t.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
-	d.add(t, x+20, y+32, 470, 34)
+	d.add(t, x+20, y+38, 450, 26)
 	img, err := barcodeImage(*s, 2, 60)
 	if err != nil {
 		return
@@ -511,7 +512,7 @@ func drawUnscratched(d *pen) {
 	}
 }
 
-// barcodeImage returns the Code 128 barcode of a serial's 21 digits, each
+// barcodeImage returns the Code 128 barcode of a serial's 31 digits, each
 // module modulePx pixels wide, with white quiet zones.
 func barcodeImage(s game.Serial, modulePx, height int) (image.Image, error) {
 	bc, err := code128.Encode(s.Compact())

@@ -72,13 +72,13 @@ func runTests(m *testing.M) int {
 
 func makeFixture(path string) error {
 	ctx := context.Background()
-	l, err := ledger.Open(path)
+	l, err := ledger.CreateDemo(path)
 	if err != nil {
 		return err
 	}
 	fixture = l
 	seed := game.Seed{1, 2, 3}
-	b, err := l.Generate(ctx, DefaultGame, seed, nil)
+	b, err := l.Generate(ctx, DefaultGame, seed, ledger.GenerateOptions{Activate: true})
 	if err != nil {
 		return err
 	}
@@ -312,7 +312,7 @@ func TestCounterPay(t *testing.T) {
 		t.Errorf("detail %q lacks the desk and the operator", c.detail.Text)
 	}
 	// A second payment, e.g. from another desk at the same moment, is refused.
-	tk, err := fixture.Lookup(context.Background(), serial, d.identity())
+	tk, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestCounterPay(t *testing.T) {
 	if c.kind != verdictOverLimit || c.pay.Visible() {
 		t.Errorf("6 € after the limit fell to 5 €: %q, PAYER visible %v", c.title.Text, c.pay.Visible())
 	}
-	if tk, err := fixture.Lookup(context.Background(), serial, d.identity()); err != nil || tk.Status != ledger.StatusUnpaid {
+	if tk, err := fixture.Lookup(context.Background(), serial, d.identity(), 0); err != nil || tk.Status != ledger.StatusUnpaid {
 		t.Errorf("paid above the lowered limit: %v %v", tk.Status, err)
 	}
 }
@@ -435,7 +435,7 @@ func TestContentsForm(t *testing.T) {
 
 	t.Run("ledger match and pay", func(t *testing.T) {
 		serial := takeWinner(t, 3)
-		lt, err := fixture.Lookup(context.Background(), serial, d.identity())
+		lt, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -455,10 +455,10 @@ func TestContentsForm(t *testing.T) {
 		// A limit lowered after the check holds too.
 		d.app.Preferences().SetInt(prefLimit, 2)
 		test.Tap(c.pay)
-		if lt, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity()); err != nil || lt.Status != ledger.StatusUnpaid {
+		if lt, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), 0); err != nil || lt.Status != ledger.StatusUnpaid {
 			t.Fatalf("paid above the lowered limit: %v %v", lt.Status, err)
 		}
-		if !strings.Contains(c.result.Text, "AU-DELÀ DU PLAFOND") || c.pay.Visible() {
+		if !strings.Contains(c.result.Text, "À PAYER PAR LE SERVICE CENTRAL") || c.pay.Visible() {
 			t.Errorf("after PAYER above the lowered limit: %q, PAYER visible %v", c.result.Text, c.pay.Visible())
 		}
 		d.app.Preferences().SetInt(prefLimit, 5000)
@@ -468,7 +468,7 @@ func TestContentsForm(t *testing.T) {
 		}
 		test.Tap(c.pay)
 		test.Tap(findButton(t, d.win, "PAYER"))
-		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity())
+		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,7 +498,7 @@ func TestClaimsScreen(t *testing.T) {
 	serial := takeWinner(t, 3)
 	// A desk of its own: the fixture is shared by every run of -count.
 	desk := fmt.Sprintf("G7-%d", time.Now().UnixNano())
-	if _, err := fixture.Claim(context.Background(), serial, ledger.MethodSerial, ledger.Identity{Desk: desk, Operator: "Bob"}); err != nil {
+	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: serial, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: desk, Operator: "Bob"}}); err != nil {
 		t.Fatal(err)
 	}
 	c := d.claims
@@ -610,7 +610,7 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	if b.verify.Disabled() || b.digest.Text == "" {
 		t.Fatalf("block 0 selected: verify disabled %v, digest %q", b.verify.Disabled(), b.digest.Text)
 	}
-	tk, err := prev.Lookup(context.Background(), takeWinner(t, 3), d.identity())
+	tk, err := prev.Lookup(context.Background(), takeWinner(t, 3), d.identity(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,161 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"vegas-desk/internal/game"
+)
+
+// The life of a pack (carnet): stock → delivered to a counter → received
+// (the counter confirms) → on sale (activated) → settled; returned,
+// stolen and destroyed are end states. A pack without a row of
+// pack_states is in stock (""). Only tickets of packs on sale or settled
+// are paid.
+
+// packMove is one move: the states it starts from and the state it leads to.
+type packMove struct {
+	from []string
+	to   string
+}
+
+// packMoves are the moves, by the name the journal's packs entries record
+// in method. "generate" is generate --activate's: stock straight to sale.
+var packMoves = map[string]packMove{
+	"generate":  {[]string{""}, "on-sale"},
+	"deliver":   {[]string{""}, "delivered"},
+	"receive":   {[]string{"delivered"}, "received"},
+	"activate":  {[]string{"received"}, "on-sale"},
+	"settle":    {[]string{"on-sale"}, "settled"},
+	"return":    {[]string{"delivered", "received", "on-sale"}, "returned"},
+	"stolen":    {[]string{"", "delivered", "received", "on-sale"}, "stolen"},
+	"destroyed": {[]string{"", "delivered", "received", "on-sale"}, "destroyed"},
+}
+
+// moveAllowed reports whether move takes a pack from state from.
+func moveAllowed(move, from string) bool {
+	m, ok := packMoves[move]
+	if !ok {
+		return false
+	}
+	for _, f := range m.from {
+		if f == from {
+			return true
+		}
+	}
+	return false
+}
+
+// PackStates lists the states a pack may be in.
+var PackStates = []string{"stock", "delivered", "received", "on-sale", "settled", "returned", "stolen", "destroyed"}
+
+// PackMove is a move of packs asked for: packs First … Last of a block.
+type PackMove struct {
+	Game, Block int
+	First, Last int
+	// Move is "deliver", "receive", "activate", "settle", "return",
+	// "stolen" or "destroyed".
+	Move string
+	// Desk is the counter the packs are delivered to (deliver), or the
+	// counter that receives or activates them, which must be theirs.
+	Desk   string
+	Reason string // why (stolen, destroyed, return)
+}
+
+// MovePacks moves packs First … Last of a block from their state, which
+// the move must allow for every one of them (otherwise nothing moves),
+// and records it in the journal with the time and who.
+func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error {
+	if err := l.backOffice("move packs"); err != nil {
+		return err
+	}
+	mv, ok := packMoves[m.Move]
+	if !ok || m.Move == "generate" {
+		return fmt.Errorf("move %q: want deliver, receive, activate, settle, return, stolen or destroyed", m.Move)
+	}
+	who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
+	m.Desk = strings.TrimSpace(m.Desk)
+	if who.Operator == "" {
+		return fmt.Errorf("%s packs: name the operator", m.Move)
+	}
+	if m.Move == "deliver" {
+		if err := checkDeskID(m.Desk); err != nil {
+			return fmt.Errorf("deliver packs: %w", err)
+		}
+	}
+	for _, f := range [][2]string{{"desk", m.Desk}, {"reason", m.Reason}} {
+		if err := checkText(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	tx, err := l.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	b, err := getBlock(ctx, tx, m.Game, m.Block)
+	if err != nil {
+		return err
+	}
+	packs := b.Tickets / game.PackSize
+	if m.First < 0 || m.Last < m.First || m.Last >= packs {
+		return fmt.Errorf("packs %d–%d of block %s: packs go from 0 to %d", m.First, m.Last, b.Name(), packs-1)
+	}
+	var rows []packStateRow
+	if err := sel(ctx, tx, &rows, "SELECT block, pack, state, desk, entry FROM pack_states WHERE block = ? AND pack BETWEEN ? AND ?",
+		b.ID, m.First, m.Last); err != nil {
+		return l.classify(err)
+	}
+	cur := map[int]packStateRow{}
+	for _, r := range rows {
+		cur[r.Pack] = r
+	}
+	for p := m.First; p <= m.Last; p++ {
+		r := cur[p]
+		if !moveAllowed(m.Move, r.State) {
+			return fmt.Errorf("%w: pack %s is %s; %s needs it %s", ErrPackMove, PackCode{b.Game, b.Number, p},
+				stateName(r.State), m.Move, strings.Join(fromNames(mv.from), " or "))
+		}
+		if (m.Move == "receive" || m.Move == "activate") && m.Desk != "" && r.Desk != m.Desk {
+			return fmt.Errorf("%w: pack %s was delivered to desk %s, not %s", ErrPackMove, PackCode{b.Game, b.Number, p}, r.Desk, m.Desk)
+		}
+	}
+	e := entry{Kind: "packs", Game: b.Game, Block: b.Number, PackFirst: m.First, PackLast: m.Last, State: mv.to,
+		Method: m.Move, Desk: m.Desk, Operator: who.Operator, Reason: m.Reason}
+	if m.Move != "deliver" {
+		e.Desk = who.Desk
+	}
+	if err := l.appendJournal(ctx, tx, &e); err != nil {
+		return err
+	}
+	for p := m.First; p <= m.Last; p++ {
+		desk := cur[p].Desk
+		if m.Move == "deliver" {
+			desk = m.Desk
+		}
+		if _, err := execute(ctx, tx, `INSERT INTO pack_states (block, pack, state, desk, entry) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (block, pack) DO UPDATE SET state = excluded.state, desk = excluded.desk, entry = excluded.entry`,
+			b.ID, p, mv.to, desk, e.ID); err != nil {
+			return l.classify(err)
+		}
+	}
+	return l.classify(tx.Commit())
+}
+
+func fromNames(states []string) []string {
+	out := make([]string, len(states))
+	for i, s := range states {
+		out[i] = stateName(s)
+	}
+	return out
+}
+
+// ErrPackMove: a move that a pack's state does not allow.
+var ErrPackMove = errors.New("pack move not allowed")
+
+// PackCode names a pack: game, block and pack number, printed
+// "531-0001-02283" and scanned with its check digit (game.PackCode).
+type PackCode struct{ Game, Block, Pack int }
+
+func (p PackCode) String() string { return fmt.Sprintf("%03d-%04d-%05d", p.Game, p.Block, p.Pack) }

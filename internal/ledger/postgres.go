@@ -1,0 +1,188 @@
+package ledger
+
+import (
+	"context"
+	"database/sql/driver"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jmoiron/sqlx"
+)
+
+// The PostgreSQL engine: a database shared by the back office and the
+// counters, postgres.sql.
+
+//go:embed postgres.sql
+var postgresSchema string
+
+// pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
+// found in the schema "vegas", and a server that does not answer is given
+// up after 5 seconds (the counter then says REGISTRE INJOIGNABLE). A
+// password comes from the URL, PGPASSWORD or ~/.pgpass, as libpq does;
+// vegas-desk never stores one.
+func pgConfig(location string) (dsn, shown, dbname string, err error) {
+	u, err := url.Parse(location)
+	if err != nil {
+		return "", "", "", fmt.Errorf("ledger URL %q: %w", redact(location), err)
+	}
+	dbname = strings.TrimPrefix(u.Path, "/")
+	if dbname == "" {
+		return "", "", "", fmt.Errorf("ledger URL %s names no database: write postgres://user@host/DATABASE", redact(location))
+	}
+	q := u.Query()
+	q.Set("search_path", "vegas")
+	if q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", "5")
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), redact(location), dbname, nil
+}
+
+// redact removes the password of a URL, for messages and screens.
+func redact(location string) string {
+	u, err := url.Parse(location)
+	if err != nil || u.User == nil {
+		return location
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.User(u.User.Username())
+	}
+	return u.String()
+}
+
+func openPostgres(location string, readOnly, demo bool) (*Ledger, error) {
+	dsn, shown, dbname, err := pgConfig(location)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlx.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", shown, err)
+	}
+	db.SetMaxOpenConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	l := &Ledger{location: shown, eng: postgresEngine, readOnly: readOnly, w: db, r: db}
+	fail := func(err error) (*Ledger, error) {
+		db.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", shown, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var enc string
+	if err := db.GetContext(ctx, &enc, "SHOW server_encoding"); err != nil {
+		return fail(classifyPostgres(err))
+	}
+	if enc != "UTF8" {
+		return fail(fmt.Errorf("%w: database %s has encoding %s; a ledger needs UTF8 (CREATE DATABASE … ENCODING 'UTF8')", ErrNotLedger, dbname, enc))
+	}
+	var schema *string
+	if err := db.GetContext(ctx, &schema, "SELECT to_regnamespace('vegas')::text"); err != nil {
+		return fail(classifyPostgres(err))
+	}
+	if schema == nil {
+		if readOnly {
+			return fail(fmt.Errorf("%w: database %s holds no vegas-desk ledger; the back office creates one with vegas-desk --db URL generate", ErrNoLedger, dbname))
+		}
+		if err := l.createPostgres(ctx, dbname, demo); err != nil {
+			return fail(err)
+		}
+	}
+	var who struct {
+		Desk    string `db:"desk"`
+		Counter bool   `db:"counter"`
+		Limit   *int   `db:"payout_limit"`
+	}
+	if err := db.GetContext(ctx, &who, "SELECT desk, counter, payout_limit FROM vegas.whoami()"); err != nil {
+		return fail(classifyPostgres(err))
+	}
+	if who.Counter {
+		l.desk = who.Desk
+		if who.Limit != nil {
+			l.limit = *who.Limit
+		}
+		return l, nil
+	}
+	var version string
+	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
+		return fail(classifyPostgres(err))
+	}
+	if version != fmt.Sprint(SchemaVersion) {
+		return fail(fmt.Errorf("%w: database %s has schema version %s, this vegas-desk knows %d", ErrTooNew, dbname, version, SchemaVersion))
+	}
+	if err := l.readMeta(ctx); err != nil {
+		return fail(err)
+	}
+	return l, nil
+}
+
+// createPostgres installs the schema in an empty database, as its owner,
+// in one transaction.
+func (l *Ledger) createPostgres(ctx context.Context, dbname string, demo bool) error {
+	if strings.ContainsAny(dbname, `"'\`) || len("vd_"+dbname+"_counters") > 63 {
+		return fmt.Errorf("database name %q: use letters, digits and _ (at most 50)", dbname)
+	}
+	tx, err := l.w.BeginTxx(ctx, nil)
+	if err != nil {
+		return classifyPostgres(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, strings.ReplaceAll(postgresSchema, "{{db}}", dbname)); err != nil {
+		return fmt.Errorf("create the ledger's schema (connect as the database's owner, with CREATEROLE): %w", classifyPostgres(err))
+	}
+	rows := append(metaRows(demo, l.now()), [2]string{"schema", fmt.Sprint(SchemaVersion)}, [2]string{"counters", counterGroup(dbname)})
+	for _, m := range rows {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO vegas.meta (key, value) VALUES ($1, $2)", m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	return classifyPostgres(tx.Commit())
+}
+
+// counterGroup is the group role of the counters of a ledger made in
+// database dbname; the ledger's meta row 'counters' names it (a copy made
+// with CREATE DATABASE … TEMPLATE keeps its template's).
+func counterGroup(dbname string) string { return "vd_" + dbname + "_counters" }
+
+// classifyPostgres maps PostgreSQL's errors to the ledger's: a server that
+// cannot be reached, or a connection lost, is ErrUnreachable; the
+// functions' own refusals (SQLSTATE class VD) keep their message.
+func classifyPostgres(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "VD001":
+			return fmt.Errorf("%w: %s", ErrDeskMismatch, pe.Message)
+		case pe.Code == "VD002":
+			return fmt.Errorf("%w: %s", ErrDeskDisabled, pe.Message)
+		case strings.HasPrefix(pe.Code, "VD"):
+			return errors.New(pe.Message)
+		case pe.Code == "42501": // insufficient_privilege
+			return fmt.Errorf("%w: %s", ErrCounterOnly, pe.Message)
+		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
+			// connection exceptions; admin or crash shutdown; cannot connect now
+			return fmt.Errorf("%w: %s", ErrUnreachable, pe.Message)
+		}
+		return err
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err) ||
+		strings.Contains(err.Error(), "conn closed") {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	return err
+}

@@ -1,0 +1,674 @@
+-- vegas-desk ledger on PostgreSQL, schema version 2: the tables of
+-- schema.sql (the SQLite ledger) in the schema "vegas", and the functions
+-- through which counters reach them. Installed by the back office's role
+-- (the owner) in one transaction; internal/ledger replaces {{db}} with the
+-- database's name and {{owner}} with the owner's role.
+--
+-- Who may do what is PostgreSQL's to enforce:
+--   - the owner (the back office) owns every table and function;
+--   - each counter logs in with its own role, a member of the group role
+--     vd_{{db}}_counters, which may read and write no table: it may only
+--     call the SECURITY DEFINER functions granted below, which run with a
+--     fixed search_path, take the counter's desk from its login
+--     (session_user) and enforce its payout limit and lock-out;
+--   - every journal entry is appended by vegas.append, under one advisory
+--     lock, so the hash chain stays one line whoever writes.
+
+CREATE SCHEMA vegas;
+REVOKE ALL ON SCHEMA vegas FROM PUBLIC;
+
+CREATE TABLE vegas.meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+
+CREATE TABLE vegas.games (
+    code        integer PRIMARY KEY CHECK (code BETWEEN 100 AND 999),
+    name        text    NOT NULL,
+    price       integer NOT NULL CHECK (price > 0),
+    on_sale     text    NOT NULL DEFAULT '',
+    end_of_sale text    NOT NULL DEFAULT '',
+    deadline    text    NOT NULL DEFAULT ''
+);
+INSERT INTO vegas.games (code, name, price) VALUES (531, 'VEGAS', 3);
+
+CREATE TABLE vegas.blocks (
+    id         bigint  PRIMARY KEY,
+    game       integer NOT NULL REFERENCES vegas.games (code),
+    number     integer NOT NULL CHECK (number BETWEEN 1 AND 9999),
+    first_pack bigint  NOT NULL,
+    tickets    integer NOT NULL,
+    pack_size  integer NOT NULL,
+    winners    integer NOT NULL,
+    payout     bigint  NOT NULL,
+    serial_key bytea   NOT NULL,
+    digest     bytea   NOT NULL,
+    created_at text    NOT NULL,
+    UNIQUE (game, number)
+);
+
+CREATE TABLE vegas.packs (
+    id     bigint PRIMARY KEY,
+    hash   bytea  NOT NULL,
+    prizes bytea  NOT NULL,
+    codes  bytea  NOT NULL
+);
+
+CREATE TABLE vegas.finder (
+    id      bigint PRIMARY KEY,
+    entries bytea  NOT NULL
+);
+
+CREATE TABLE vegas.journal (
+    id         bigint  PRIMARY KEY,
+    kind       text    NOT NULL CHECK (kind IN ('block', 'claim', 'void', 'refusal', 'packs',
+                                               'emission', 'desk', 'referral', 'setting', 'import', 'checkpoint')),
+    at         text    NOT NULL,
+    number     bigint  NOT NULL,
+    ticket     bigint,
+    serial     text    NOT NULL DEFAULT '',
+    game       integer NOT NULL DEFAULT 0,
+    block      integer NOT NULL DEFAULT 0,
+    position   integer NOT NULL DEFAULT 0,
+    pack_first integer NOT NULL DEFAULT 0,
+    pack_last  integer NOT NULL DEFAULT 0,
+    state      text    NOT NULL DEFAULT '',
+    amount     bigint  NOT NULL DEFAULT 0,
+    desk       text    NOT NULL DEFAULT '',
+    operator   text    NOT NULL DEFAULT '',
+    method     text    NOT NULL DEFAULT '',
+    ref        bigint  REFERENCES vegas.journal (id),
+    request    text    NOT NULL DEFAULT '',
+    reason     text    NOT NULL DEFAULT '',
+    detail     text    NOT NULL DEFAULT '',
+    hash       bytea   NOT NULL,
+    UNIQUE (kind, number)
+);
+CREATE INDEX journal_by_ticket ON vegas.journal (ticket) WHERE ticket IS NOT NULL;
+CREATE INDEX journal_by_ref ON vegas.journal (ref) WHERE ref IS NOT NULL;
+CREATE INDEX journal_by_desk ON vegas.journal (desk, kind, at);
+CREATE INDEX journal_by_kind ON vegas.journal (kind, at);
+CREATE UNIQUE INDEX journal_requests ON vegas.journal (desk, request) WHERE kind = 'claim' AND request <> '';
+
+CREATE TABLE vegas.paid (
+    ticket bigint PRIMARY KEY,
+    claim  bigint NOT NULL UNIQUE REFERENCES vegas.journal (id)
+);
+
+CREATE TABLE vegas.pack_states (
+    block bigint  NOT NULL REFERENCES vegas.blocks (id),
+    pack  integer NOT NULL,
+    state text    NOT NULL CHECK (state IN ('delivered', 'received', 'on-sale', 'settled',
+                                            'returned', 'stolen', 'destroyed')),
+    desk  text    NOT NULL,
+    entry bigint  NOT NULL REFERENCES vegas.journal (id),
+    PRIMARY KEY (block, pack)
+);
+
+CREATE TABLE vegas.desks (
+    id           text    PRIMARY KEY,
+    role         text    UNIQUE,
+    payout_limit integer NOT NULL CHECK (payout_limit >= 0),
+    disabled     integer NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+    locked_until text    NOT NULL DEFAULT '',
+    unlocked_at  text    NOT NULL DEFAULT ''
+);
+
+CREATE TABLE vegas.settings (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+
+CREATE TABLE vegas.identities (
+    claim      bigint PRIMARY KEY REFERENCES vegas.journal (id),
+    name       text   NOT NULL,
+    doc_type   text   NOT NULL,
+    doc_number text   NOT NULL
+);
+
+-- Nothing of the record is changed in place, deleted or truncated.
+CREATE FUNCTION vegas.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'VD010';
+END $$;
+CREATE TRIGGER journal_no_change BEFORE UPDATE OR DELETE ON vegas.journal
+    FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('the journal is append-only');
+CREATE TRIGGER journal_no_truncate BEFORE TRUNCATE ON vegas.journal
+    FOR EACH STATEMENT EXECUTE FUNCTION vegas.refuse_change('the journal is append-only');
+CREATE TRIGGER packs_no_change BEFORE UPDATE OR DELETE ON vegas.packs
+    FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('tickets are never changed');
+CREATE TRIGGER packs_no_truncate BEFORE TRUNCATE ON vegas.packs
+    FOR EACH STATEMENT EXECUTE FUNCTION vegas.refuse_change('tickets are never deleted');
+CREATE TRIGGER blocks_no_change BEFORE UPDATE OR DELETE ON vegas.blocks
+    FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('blocks are never changed');
+CREATE TRIGGER blocks_no_truncate BEFORE TRUNCATE ON vegas.blocks
+    FOR EACH STATEMENT EXECUTE FUNCTION vegas.refuse_change('blocks are never deleted');
+CREATE TRIGGER finder_no_change BEFORE UPDATE OR DELETE ON vegas.finder
+    FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('the finder is never changed');
+CREATE TRIGGER meta_no_change BEFORE UPDATE OR DELETE ON vegas.meta
+    FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('what a ledger is does not change');
+CREATE TRIGGER identities_no_change BEFORE UPDATE OR DELETE ON vegas.identities
+    FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('identities are never changed');
+
+-- The time of an entry: UTC, fixed width, as the Go side writes it.
+CREATE FUNCTION vegas.now_text() RETURNS text LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp AS $$
+    SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"')
+$$;
+
+-- A string of the canonical text: its length in bytes, ':', its bytes.
+CREATE FUNCTION vegas.str(s text) RETURNS text LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+    SELECT octet_length(s) || ':' || s
+$$;
+
+-- The canonical text an entry's hash covers (journal.go has the same).
+CREATE FUNCTION vegas.canonical(e vegas.journal, prev bytea) RETURNS text LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+    SELECT 'vegas-desk journal 2' || E'\n'
+        || 'id=' || e.id || E'\n'
+        || 'kind=' || vegas.str(e.kind) || E'\n'
+        || 'at=' || vegas.str(e.at) || E'\n'
+        || 'number=' || e.number || E'\n'
+        || 'ticket=' || coalesce(e.ticket::text, 'null') || E'\n'
+        || 'serial=' || vegas.str(e.serial) || E'\n'
+        || 'game=' || e.game || E'\n'
+        || 'block=' || e.block || E'\n'
+        || 'position=' || e.position || E'\n'
+        || 'pack_first=' || e.pack_first || E'\n'
+        || 'pack_last=' || e.pack_last || E'\n'
+        || 'state=' || vegas.str(e.state) || E'\n'
+        || 'amount=' || e.amount || E'\n'
+        || 'desk=' || vegas.str(e.desk) || E'\n'
+        || 'operator=' || vegas.str(e.operator) || E'\n'
+        || 'method=' || vegas.str(e.method) || E'\n'
+        || 'ref=' || coalesce(e.ref::text, 'null') || E'\n'
+        || 'request=' || vegas.str(e.request) || E'\n'
+        || 'reason=' || vegas.str(e.reason) || E'\n'
+        || 'detail=' || vegas.str(e.detail) || E'\n'
+        || 'prev=' || encode(prev, 'hex') || E'\n'
+$$;
+
+-- append adds an entry after the last one, under the journal's lock: its
+-- id, its number among its kind, its time (taken under the lock, unless the
+-- back office gives one) and its hash chained to the previous entry.
+CREATE FUNCTION vegas.append(p_kind text, p_at text, p_ticket bigint, p_serial text, p_game integer,
+    p_block integer, p_position integer, p_pack_first integer, p_pack_last integer, p_state text,
+    p_amount bigint, p_desk text, p_operator text, p_method text, p_ref bigint, p_request text,
+    p_reason text, p_detail text) RETURNS vegas.journal LANGUAGE plpgsql
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    e    vegas.journal;
+    prev bytea;
+BEGIN
+    PERFORM pg_advisory_xact_lock(1447511123);
+    SELECT j.id, j.hash INTO e.id, prev FROM vegas.journal j ORDER BY j.id DESC LIMIT 1;
+    e.id := coalesce(e.id, 0) + 1;
+    SELECT coalesce(max(j.number), 0) + 1 INTO e.number FROM vegas.journal j WHERE j.kind = p_kind;
+    e.kind := p_kind;
+    e.at := coalesce(p_at, vegas.now_text());
+    e.ticket := p_ticket;
+    e.serial := coalesce(p_serial, '');
+    e.game := coalesce(p_game, 0);
+    e.block := coalesce(p_block, 0);
+    e.position := coalesce(p_position, 0);
+    e.pack_first := coalesce(p_pack_first, 0);
+    e.pack_last := coalesce(p_pack_last, 0);
+    e.state := coalesce(p_state, '');
+    e.amount := coalesce(p_amount, 0);
+    e.desk := coalesce(p_desk, '');
+    e.operator := coalesce(p_operator, '');
+    e.method := coalesce(p_method, '');
+    e.ref := p_ref;
+    e.request := coalesce(p_request, '');
+    e.reason := coalesce(p_reason, '');
+    e.detail := coalesce(p_detail, '');
+    e.hash := sha256(convert_to(vegas.canonical(e, coalesce(prev, ''::bytea)), 'UTF8'));
+    INSERT INTO vegas.journal VALUES (e.*);
+    RETURN e;
+END $$;
+
+-- The secret part of a serial (game.SerialKey.Secret): the first 8 bytes of
+-- SHA-256(key ‖ position as 4 bytes big-endian), big-endian, modulo 10^16.
+CREATE FUNCTION vegas.secret(k bytea, pos integer) RETURNS bigint LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    h bytea := sha256(k || int4send(pos));
+    v numeric := 0;
+BEGIN
+    FOR i IN 0..7 LOOP
+        v := v * 256 + get_byte(h, i);
+    END LOOP;
+    RETURN (v % 10000000000000000)::bigint;
+END $$;
+
+-- The serial's text (game.Serial.String), Damm check digit included.
+CREATE FUNCTION vegas.serial_text(p_game integer, p_block integer, p_position integer, p_secret bigint)
+RETURNS text LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d text := lpad(p_game::text, 3, '0') || lpad(p_block::text, 4, '0') || lpad(p_position::text, 7, '0')
+              || lpad(p_secret::text, 16, '0');
+    t integer[] := ARRAY[0,3,1,7,5,9,8,6,4,2, 7,0,9,2,1,5,4,8,6,3, 4,2,0,6,8,7,1,3,5,9,
+                         1,7,5,0,9,8,3,4,2,6, 6,1,2,3,0,4,5,9,7,8, 3,6,7,4,2,0,9,5,8,1,
+                         5,8,6,9,7,2,0,1,3,4, 8,9,4,5,3,6,2,0,1,7, 9,4,3,8,6,1,7,2,0,5,
+                         2,5,8,1,4,3,6,7,9,0];
+    c integer := 0;
+BEGIN
+    FOR i IN 1..30 LOOP
+        c := t[c * 10 + ascii(substr(d, i, 1)) - 48 + 1];
+    END LOOP;
+    RETURN substr(d, 1, 3) || '-' || substr(d, 4, 4) || '-' || substr(d, 8, 7) || '-' || substr(d, 15, 4) || '-'
+        || substr(d, 19, 4) || '-' || substr(d, 23, 4) || '-' || substr(d, 27, 4) || '-' || c;
+END $$;
+
+-- The prize of a stored prize byte.
+CREATE FUNCTION vegas.prize_of(b integer) RETURNS integer LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+    SELECT CASE WHEN b = 0 THEN 0 ELSE (ARRAY[50000, 1000, 100, 50, 15, 9, 6, 3])[b] END
+$$;
+
+-- Who calls: a counter (its login is a desk's role: its desk, whatever it
+-- names) or the back office (the owner: the desk it names).
+CREATE FUNCTION vegas.caller(p_desk text, OUT desk text, OUT counter boolean, OUT payout_limit integer,
+    OUT locked_until text, OUT unlocked_at text) LANGUAGE plpgsql
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    d vegas.desks;
+BEGIN
+    SELECT * INTO d FROM vegas.desks WHERE role = session_user;
+    IF FOUND THEN
+        IF coalesce(p_desk, '') <> '' AND p_desk <> d.id THEN
+            RAISE EXCEPTION 'this login is desk %''s; it cannot act as desk %', d.id, p_desk USING ERRCODE = 'VD001';
+        END IF;
+        IF d.disabled = 1 THEN
+            RAISE EXCEPTION 'desk % is disabled; ask the back office', d.id USING ERRCODE = 'VD002';
+        END IF;
+        desk := d.id; counter := true; payout_limit := d.payout_limit;
+        locked_until := d.locked_until; unlocked_at := d.unlocked_at;
+        RETURN;
+    END IF;
+    IF NOT pg_has_role(session_user, current_user, 'MEMBER') THEN
+        RAISE EXCEPTION 'login % is not a desk of this ledger', session_user USING ERRCODE = 'VD003';
+    END IF;
+    desk := coalesce(p_desk, ''); counter := false; payout_limit := NULL; locked_until := ''; unlocked_at := '';
+END $$;
+
+-- What a counter may know of a ticket it holds, found by its block and
+-- position once its secret part matched.
+CREATE TYPE vegas.facts AS (
+    block_id   bigint,
+    ticket     bigint,
+    prize      integer,
+    code       bytea,
+    pack_state text,
+    paid_claim bigint
+);
+
+CREATE FUNCTION vegas.facts_at(b vegas.blocks, p_position integer) RETURNS vegas.facts LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    f   vegas.facts;
+    off integer := p_position % b.pack_size;
+BEGIN
+    f.block_id := b.id;
+    f.ticket := b.first_pack * b.pack_size + p_position;
+    SELECT vegas.prize_of(get_byte(p.prizes, off)), substr(p.codes, off * 14 + 1, 14) INTO f.prize, f.code
+        FROM vegas.packs p WHERE p.id = b.first_pack + p_position / b.pack_size;
+    SELECT s.state INTO f.pack_state FROM vegas.pack_states s WHERE s.block = b.id AND s.pack = p_position / b.pack_size;
+    SELECT claim INTO f.paid_claim FROM vegas.paid WHERE ticket = f.ticket;
+    RETURN f;
+END $$;
+
+-- The verdict on a ticket at a desk at a time, in this order (rules.go has
+-- the same): before the on-sale date, after the deadline, a stolen pack, a
+-- pack not on sale, a loser, already paid, above the limit, identity needed.
+CREATE FUNCTION vegas.verdict(f vegas.facts, g vegas.games, p_at text, p_limit integer, p_identity boolean)
+RETURNS text LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    threshold integer := coalesce((SELECT value::integer FROM vegas.settings WHERE key = 'identity_threshold'), 5000);
+BEGIN
+    IF g.on_sale <> '' AND p_at < g.on_sale THEN RETURN 'not-yet-on-sale'; END IF;
+    IF g.deadline <> '' AND p_at > g.deadline THEN RETURN 'expired'; END IF;
+    IF f.pack_state = 'stolen' THEN RETURN 'stolen'; END IF;
+    IF f.pack_state IS NULL OR f.pack_state NOT IN ('on-sale', 'settled') THEN RETURN 'not-activated'; END IF;
+    IF f.prize = 0 THEN RETURN 'not-winner'; END IF;
+    IF f.paid_claim IS NOT NULL THEN RETURN 'already-claimed'; END IF;
+    IF p_limit IS NOT NULL AND f.prize > p_limit THEN RETURN 'over-limit'; END IF;
+    IF f.prize >= threshold AND NOT p_identity THEN RETURN 'identity-required'; END IF;
+    RETURN 'payable';
+END $$;
+
+-- Instants as text (UTC, fixed width) and back.
+CREATE FUNCTION vegas.instant(t text) RETURNS timestamp LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp AS $$
+    SELECT t::timestamptz AT TIME ZONE 'UTC'
+$$;
+CREATE FUNCTION vegas.instant_text(t timestamp) RETURNS text LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+    SELECT to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"')
+$$;
+
+-- A refused serial (unknown, or a wrong secret part) of a counter: the
+-- 20th in 10 minutes locks the counter out for 30 minutes.
+CREATE FUNCTION vegas.count_refusal(p_desk text, p_at text, p_unlocked_at text) RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    since text := vegas.instant_text(vegas.instant(p_at) - interval '10 minutes');
+    n integer;
+    until text;
+BEGIN
+    SELECT count(*) INTO n FROM vegas.journal
+        WHERE desk = p_desk AND kind = 'refusal' AND reason = 'unknown-serial' AND at > since AND at > p_unlocked_at;
+    IF n >= 20 THEN
+        until := vegas.instant_text(vegas.instant(p_at) + interval '30 minutes');
+        UPDATE vegas.desks SET locked_until = until WHERE id = p_desk;
+        PERFORM vegas.append('desk', p_at, NULL, '', 0, 0, 0, 0, 0, 'locked', 0, p_desk, '', '', NULL, '',
+            '20 refused serials in 10 minutes', until);
+    END IF;
+END $$;
+
+-- The answer of lookup, find and claim. status is 'payable' or a verdict of
+-- vegas.verdict, or 'paid' (the claim was recorded, or is the first answer
+-- to this request id), 'unknown-serial', 'unknown-contents', 'locked'.
+-- The ticket's columns are empty for an unknown serial and when locked.
+CREATE TYPE vegas.answer AS (
+    status       text,
+    game         integer,
+    block        integer,
+    position     integer,
+    secret       bigint,
+    prize        integer,
+    code         bytea,
+    pack_state   text,
+    digest       bytea,
+    created_at   text,
+    claim_entry  bigint,   -- the paid claim, or the claim just made
+    claim_number bigint,
+    claim_at     text,
+    claim_amount bigint,
+    claim_desk   text,
+    claim_operator text,
+    claim_method text,
+    claim_hash   bytea,
+    entry        bigint,   -- the refusal or referral entry recorded
+    until        text      -- lock-out end, on-sale date or deadline
+);
+
+CREATE FUNCTION vegas.answer_of(p_status text, b vegas.blocks, p_position integer, f vegas.facts, g vegas.games)
+RETURNS vegas.answer LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    a vegas.answer;
+    c vegas.journal;
+BEGIN
+    a.status := p_status;
+    a.game := b.game; a.block := b.number; a.position := p_position;
+    a.secret := vegas.secret(b.serial_key, p_position);
+    a.prize := f.prize; a.code := f.code; a.pack_state := coalesce(f.pack_state, 'stock');
+    a.digest := b.digest; a.created_at := b.created_at;
+    IF f.paid_claim IS NOT NULL THEN
+        SELECT * INTO c FROM vegas.journal WHERE id = f.paid_claim;
+        a.claim_entry := c.id; a.claim_number := c.number; a.claim_at := c.at; a.claim_amount := c.amount;
+        a.claim_desk := c.desk; a.claim_operator := c.operator; a.claim_method := c.method; a.claim_hash := c.hash;
+    END IF;
+    IF p_status = 'not-yet-on-sale' THEN a.until := g.on_sale; END IF;
+    IF p_status = 'expired' THEN a.until := g.deadline; END IF;
+    RETURN a;
+END $$;
+
+-- lookup: a ticket by its full serial, and what a claim would answer now.
+-- An unknown serial or a wrong secret part answers 'unknown-serial' and is
+-- recorded (it counts towards the lock-out); so is a ticket of a stolen
+-- pack, for the back office.
+CREATE FUNCTION vegas.lookup(p_game integer, p_block integer, p_position integer, p_secret bigint,
+    p_desk text, p_operator text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who record;
+    b   vegas.blocks;
+    g   vegas.games;
+    f   vegas.facts;
+    a   vegas.answer;
+    now text := vegas.now_text();
+    e   vegas.journal;
+    serial text := vegas.serial_text(p_game, p_block, p_position, p_secret);
+BEGIN
+    SELECT * INTO who FROM vegas.caller(p_desk);
+    IF who.locked_until > now THEN
+        e := vegas.append('refusal', NULL, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
+            p_operator, 'lookup', NULL, '', 'locked', '');
+        a.status := 'locked'; a.until := who.locked_until; a.entry := e.id;
+        RETURN a;
+    END IF;
+    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
+    IF NOT FOUND OR p_position < 0 OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) <> p_secret THEN
+        e := vegas.append('refusal', NULL, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
+            p_operator, 'lookup', NULL, '', 'unknown-serial', '');
+        IF who.counter THEN
+            PERFORM vegas.count_refusal(who.desk, e.at, who.unlocked_at);
+        END IF;
+        a.status := 'unknown-serial'; a.entry := e.id;
+        RETURN a;
+    END IF;
+    SELECT * INTO g FROM vegas.games WHERE code = p_game;
+    f := vegas.facts_at(b, p_position);
+    a := vegas.answer_of(vegas.verdict(f, g, now, who.payout_limit, false), b, p_position, f, g);
+    IF a.status = 'stolen' THEN
+        e := vegas.append('refusal', NULL, f.ticket, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
+            p_operator, 'lookup', NULL, '', 'stolen', '');
+        a.entry := e.id;
+    END IF;
+    RETURN a;
+END $$;
+
+-- claim: pays a ticket once. The journal's lock is taken first, so that the
+-- check and the payment are one step for every counter at once. A request
+-- id already used by this desk answers what it answered the first time.
+CREATE FUNCTION vegas.claim(p_game integer, p_block integer, p_position integer, p_secret bigint,
+    p_method text, p_desk text, p_operator text, p_request text, p_limit integer,
+    p_name text, p_doc_type text, p_doc_number text, p_at text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who   record;
+    b     vegas.blocks;
+    g     vegas.games;
+    f     vegas.facts;
+    a     vegas.answer;
+    e     vegas.journal;
+    at    text;
+    lim   integer;
+    ident boolean := coalesce(p_name, '') <> '' AND coalesce(p_doc_type, '') <> '' AND coalesce(p_doc_number, '') <> '';
+    serial text := vegas.serial_text(p_game, p_block, p_position, p_secret);
+BEGIN
+    SELECT * INTO who FROM vegas.caller(p_desk);
+    IF p_method NOT IN ('serial', 'contents') THEN
+        RAISE EXCEPTION 'method %: want serial or contents', p_method USING ERRCODE = 'VD004';
+    END IF;
+    IF coalesce(btrim(p_operator), '') = '' OR coalesce(btrim(who.desk), '') = '' THEN
+        RAISE EXCEPTION 'a payment records its desk and its operator: name both' USING ERRCODE = 'VD005';
+    END IF;
+    PERFORM pg_advisory_xact_lock(1447511123);
+    IF who.counter THEN
+        at := vegas.now_text(); lim := who.payout_limit;
+    ELSE
+        at := coalesce(p_at, vegas.now_text()); lim := p_limit;
+    END IF;
+    IF coalesce(p_request, '') <> '' THEN
+        SELECT * INTO e FROM vegas.journal WHERE kind = 'claim' AND desk = who.desk AND request = p_request;
+        IF FOUND THEN
+            SELECT * INTO b FROM vegas.blocks WHERE game = e.game AND number = e.block;
+            a.status := 'paid';
+            a.game := e.game; a.block := e.block; a.position := e.position;
+            a.secret := vegas.secret(b.serial_key, e.position);
+            a.prize := e.amount;
+            a.claim_entry := e.id; a.claim_number := e.number; a.claim_at := e.at; a.claim_amount := e.amount;
+            a.claim_desk := e.desk; a.claim_operator := e.operator; a.claim_method := e.method; a.claim_hash := e.hash;
+            RETURN a;
+        END IF;
+    END IF;
+    IF who.locked_until > at THEN
+        e := vegas.append('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
+            p_operator, 'claim', NULL, p_request, 'locked', '');
+        a.status := 'locked'; a.until := who.locked_until; a.entry := e.id;
+        RETURN a;
+    END IF;
+    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
+    IF NOT FOUND OR p_position < 0 OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) <> p_secret THEN
+        e := vegas.append('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
+            p_operator, 'claim', NULL, p_request, 'unknown-serial', '');
+        IF who.counter THEN
+            PERFORM vegas.count_refusal(who.desk, e.at, who.unlocked_at);
+        END IF;
+        a.status := 'unknown-serial'; a.entry := e.id;
+        RETURN a;
+    END IF;
+    SELECT * INTO g FROM vegas.games WHERE code = p_game;
+    f := vegas.facts_at(b, p_position);
+    a := vegas.answer_of(vegas.verdict(f, g, at, lim, ident), b, p_position, f, g);
+    IF a.status = 'payable' THEN
+        e := vegas.append('claim', at, f.ticket, serial, p_game, p_block, p_position, 0, 0, '', f.prize, who.desk,
+            p_operator, p_method, NULL, coalesce(p_request, ''), '',
+            CASE WHEN ident THEN encode(sha256(convert_to(
+                'name=' || vegas.str(p_name) || E'\n' || 'doc_type=' || vegas.str(p_doc_type) || E'\n'
+                || 'doc_number=' || vegas.str(p_doc_number) || E'\n', 'UTF8')), 'hex') ELSE '' END);
+        INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, e.id);
+        IF ident THEN
+            INSERT INTO vegas.identities (claim, name, doc_type, doc_number) VALUES (e.id, p_name, p_doc_type, p_doc_number);
+        END IF;
+        a.status := 'paid';
+        a.claim_entry := e.id; a.claim_number := e.number; a.claim_at := e.at; a.claim_amount := e.amount;
+        a.claim_desk := e.desk; a.claim_operator := e.operator; a.claim_method := e.method; a.claim_hash := e.hash;
+        RETURN a;
+    END IF;
+    IF a.status = 'over-limit' THEN
+        e := vegas.append('referral', at, f.ticket, serial, p_game, p_block, p_position, 0, 0, '', f.prize, who.desk,
+            p_operator, p_method, NULL, coalesce(p_request, ''), '', '');
+    ELSE
+        e := vegas.append('refusal', at, f.ticket, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
+            p_operator, 'claim', f.paid_claim, coalesce(p_request, ''), a.status, '');
+    END IF;
+    a.entry := e.id;
+    RETURN a;
+END $$;
+
+-- find: the ledger's tickets with exactly this encoding (game.Encode, the
+-- duel's cards ascending), by the finder of each block. Only winners are
+-- indexed. A miss is recorded as refused ('unknown-contents').
+CREATE FUNCTION vegas.find(p_code bytea, p_desk text, p_operator text) RETURNS SETOF vegas.answer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who  record;
+    k    bigint;
+    b    vegas.blocks;
+    g    vegas.games;
+    f    vegas.facts;
+    blob bytea;
+    lo   integer;
+    hi   integer;
+    mid  integer;
+    n    integer;
+    ek   bigint;
+    pos  integer;
+    now  text := vegas.now_text();
+    hits integer := 0;
+    a    vegas.answer;
+BEGIN
+    SELECT * INTO who FROM vegas.caller(p_desk);
+    IF length(p_code) <> 14 THEN
+        RAISE EXCEPTION 'an encoding has 14 bytes, not %', length(p_code) USING ERRCODE = 'VD006';
+    END IF;
+    IF who.locked_until > now THEN
+        PERFORM vegas.append('refusal', NULL, NULL, '', 0, 0, 0, 0, 0, '', 0, who.desk, p_operator, 'contents', NULL, '', 'locked', '');
+        a.status := 'locked'; a.until := who.locked_until;
+        RETURN NEXT a;
+        RETURN;
+    END IF;
+    k := (get_byte(p_code, 0)::bigint << 24) | (get_byte(p_code, 1) << 16) | (get_byte(p_code, 2) << 8) | get_byte(p_code, 3);
+    FOR b IN SELECT * FROM vegas.blocks ORDER BY id LOOP
+        SELECT entries INTO blob FROM vegas.finder WHERE id BETWEEN b.id << 32 AND (b.id << 32) + k ORDER BY id DESC LIMIT 1;
+        CONTINUE WHEN blob IS NULL;
+        n := length(blob) / 7;
+        lo := 0; hi := n;
+        WHILE lo < hi LOOP
+            mid := (lo + hi) / 2;
+            ek := (get_byte(blob, mid * 7)::bigint << 24) | (get_byte(blob, mid * 7 + 1) << 16)
+                | (get_byte(blob, mid * 7 + 2) << 8) | get_byte(blob, mid * 7 + 3);
+            IF ek < k THEN lo := mid + 1; ELSE hi := mid; END IF;
+        END LOOP;
+        WHILE lo < n LOOP
+            ek := (get_byte(blob, lo * 7)::bigint << 24) | (get_byte(blob, lo * 7 + 1) << 16)
+                | (get_byte(blob, lo * 7 + 2) << 8) | get_byte(blob, lo * 7 + 3);
+            EXIT WHEN ek <> k;
+            pos := (get_byte(blob, lo * 7 + 4) << 16) | (get_byte(blob, lo * 7 + 5) << 8) | get_byte(blob, lo * 7 + 6);
+            lo := lo + 1;
+            CONTINUE WHEN pos >= b.tickets;
+            f := vegas.facts_at(b, pos);
+            CONTINUE WHEN f.code IS DISTINCT FROM p_code;
+            SELECT * INTO g FROM vegas.games WHERE code = b.game;
+            hits := hits + 1;
+            RETURN NEXT vegas.answer_of(vegas.verdict(f, g, now, who.payout_limit, false), b, pos, f, g);
+        END LOOP;
+    END LOOP;
+    IF hits = 0 THEN
+        PERFORM vegas.append('refusal', NULL, NULL, '', 0, 0, 0, 0, 0, '', 0, who.desk, p_operator, 'contents', NULL, '',
+            'unknown-contents', '');
+    END IF;
+END $$;
+
+-- The public part of the blocks: no serial key, no prize.
+CREATE FUNCTION vegas.blocks_public() RETURNS TABLE (game integer, number integer, tickets integer,
+    pack_size integer, winners integer, payout bigint, digest bytea, created_at text)
+LANGUAGE sql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+    SELECT game, number, tickets, pack_size, winners, payout, digest, created_at FROM vegas.blocks ORDER BY game, number
+$$;
+
+-- A counter's own claims (the back office's: every claim), with their voids.
+CREATE FUNCTION vegas.my_claims(p_since text, p_until text) RETURNS TABLE (id bigint, number bigint,
+    serial text, game integer, block integer, "position" integer, amount bigint, desk text, operator text,
+    method text, at text, hash bytea, voided boolean, void_reason text, voided_by text, voided_at text, void_desk text)
+LANGUAGE plpgsql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who record;
+BEGIN
+    SELECT * INTO who FROM vegas.caller('');
+    RETURN QUERY SELECT c.id, c.number, c.serial, c.game, c.block, c.position, c.amount, c.desk, c.operator,
+        c.method, c.at, c.hash, v.id IS NOT NULL, coalesce(v.reason, ''), coalesce(v.operator, ''),
+        coalesce(v.at, ''), coalesce(v.desk, '')
+    FROM vegas.journal c LEFT JOIN vegas.journal v ON v.kind = 'void' AND v.ref = c.id
+    WHERE c.kind = 'claim' AND (NOT who.counter OR c.desk = who.desk)
+      AND c.at >= coalesce(p_since, '') AND (coalesce(p_until, '') = '' OR c.at < p_until)
+    ORDER BY c.id;
+END $$;
+
+-- Who this login is: the desk of a counter, or the back office.
+CREATE FUNCTION vegas.whoami() RETURNS TABLE (desk text, counter boolean, payout_limit integer)
+LANGUAGE plpgsql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who record;
+BEGIN
+    SELECT * INTO who FROM vegas.caller('');
+    desk := who.desk; counter := who.counter; payout_limit := who.payout_limit;
+    RETURN NEXT;
+END $$;
+
+-- Counters may call these functions and nothing else.
+REVOKE ALL ON ALL TABLES IN SCHEMA vegas FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA vegas FROM PUBLIC;
+ALTER DEFAULT PRIVILEGES IN SCHEMA vegas REVOKE ALL ON FUNCTIONS FROM PUBLIC;
+CREATE ROLE "vd_{{db}}_counters" NOLOGIN;
+GRANT USAGE ON SCHEMA vegas TO "vd_{{db}}_counters";
+GRANT EXECUTE ON FUNCTION vegas.lookup(integer, integer, integer, bigint, text, text),
+    vegas.claim(integer, integer, integer, bigint, text, text, text, text, integer, text, text, text, text),
+    vegas.find(bytea, text, text),
+    vegas.blocks_public(),
+    vegas.my_claims(text, text),
+    vegas.whoami()
+    TO "vd_{{db}}_counters";
+REVOKE ALL ON DATABASE "{{db}}" FROM PUBLIC;
+GRANT CONNECT ON DATABASE "{{db}}" TO "vd_{{db}}_counters";

@@ -1,0 +1,330 @@
+// Package pgtest runs a real PostgreSQL server for the tests of the packages
+// that speak to one: Debian's postgresql package, its initdb and postgres
+// binaries started as an unprivileged user (the postgres account when the
+// tests run as root, since initdb refuses root) in a temporary directory, on
+// a free port of the loopback, with a socket directory of its own. One
+// server serves a whole test binary; each test gets its own database.
+//
+// It never skips: without PostgreSQL installed, Start fails and says how to
+// install it (make test does).
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// Owner is the role that owns the test databases: it connects as the back
+// office does, with CREATEROLE to add counters' logins.
+const Owner = "vegas_owner"
+
+// Server is a running PostgreSQL server.
+type Server struct {
+	Dir      string // data directory's parent, removed by Stop
+	Port     int
+	Password string // the owner's and the superuser's password
+
+	bin    string
+	data   string
+	sock   string
+	runAs  *user.User // nil: run as the current user
+	mu     sync.Mutex
+	nextDB int
+}
+
+// Start initialises and starts a server. The caller must Stop it.
+func Start() (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{bin: bin}
+	s.Dir, err = os.MkdirTemp("", "vegas-pg-")
+	if err != nil {
+		return nil, err
+	}
+	s.data = filepath.Join(s.Dir, "data")
+	s.sock = filepath.Join(s.Dir, "sock")
+	if err := os.Mkdir(s.sock, 0o700); err != nil {
+		return nil, err
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, fmt.Errorf("pgtest: running as root, the server must run as the postgres account, which is missing (install the postgresql package): %w", err)
+		}
+		s.runAs = u
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		for _, p := range []string{s.Dir, s.sock} {
+			if err := os.Chown(p, uid, gid); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pw := make([]byte, 16)
+	rand.Read(pw)
+	s.Password = hex.EncodeToString(pw)
+	pwfile := filepath.Join(s.Dir, "pw")
+	if err := os.WriteFile(pwfile, []byte(s.Password+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	if s.runAs != nil {
+		uid, _ := strconv.Atoi(s.runAs.Uid)
+		gid, _ := strconv.Atoi(s.runAs.Gid)
+		os.Chown(pwfile, uid, gid)
+	}
+	if out, err := s.cmd("initdb", "-D", s.data, "-U", "postgres", "--pwfile", pwfile, "-E", "UTF8",
+		"--locale", "C", "--auth-local", "trust", "--auth-host", "scram-sha-256").CombinedOutput(); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
+	}
+	if err := s.start(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	db, err := s.open("postgres", "postgres")
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("CREATE ROLE %s LOGIN CREATEROLE PASSWORD '%s'", Owner, s.Password)); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("pgtest: create the owner role: %w", err)
+	}
+	return s, nil
+}
+
+// binDir finds the newest PostgreSQL server binaries Debian installed.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "postgres")); err == nil {
+			return d, nil
+		}
+	}
+	return "", errors.New("pgtest: no PostgreSQL server in /usr/lib/postgresql/*/bin: install it (apt-get install postgresql; make test does)")
+}
+
+func version(dir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return v
+}
+
+// cmd runs a server binary as the server's account.
+func (s *Server) cmd(name string, args ...string) *exec.Cmd {
+	c := exec.Command(filepath.Join(s.bin, name), args...)
+	c.Dir = s.Dir
+	if s.runAs != nil {
+		uid, _ := strconv.Atoi(s.runAs.Uid)
+		gid, _ := strconv.Atoi(s.runAs.Gid)
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+		c.Env = append(os.Environ(), "HOME="+s.Dir)
+	}
+	return c
+}
+
+// start starts the server on a free port, trying another if it was taken
+// in between.
+func (s *Server) start() error {
+	for attempt := 0; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		s.Port = port
+		out, err := s.pgctlStart()
+		if err == nil {
+			return nil
+		}
+		if attempt == 3 {
+			log, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+			return fmt.Errorf("pgtest: pg_ctl start: %w\n%s\n%s", err, out, log)
+		}
+	}
+}
+
+// pgctlStart starts the server on s.Port and waits until it accepts
+// connections: pg_ctl -w polls the server's own readiness.
+func (s *Server) pgctlStart() ([]byte, error) {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", s.Port, s.sock)
+	return s.cmd("pg_ctl", "-D", s.data, "-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "-o", opts, "start").CombinedOutput()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Stop stops the server and removes its directory.
+func (s *Server) Stop() {
+	if s == nil {
+		return
+	}
+	if s.data != "" {
+		if _, err := os.Stat(filepath.Join(s.data, "postmaster.pid")); err == nil {
+			s.cmd("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop").Run()
+		}
+	}
+	os.RemoveAll(s.Dir)
+}
+
+// Restart stops the server (fast shutdown: connections are cut) and starts
+// it again on the same port.
+func (s *Server) Restart() error {
+	start, err := s.Stopped()
+	if err != nil {
+		return err
+	}
+	return start()
+}
+
+// Stopped stops the server (fast shutdown) until the returned function
+// starts it again on the same port.
+func (s *Server) Stopped() (start func() error, err error) {
+	if out, err := s.cmd("pg_ctl", "-D", s.data, "-m", "fast", "-w", "stop").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pgtest: stop: %w\n%s", err, out)
+	}
+	return func() error {
+		if out, err := s.pgctlStart(); err != nil {
+			return fmt.Errorf("pgtest: start again: %w\n%s", err, out)
+		}
+		return nil
+	}, nil
+}
+
+// URL is the address of database db for role, password included.
+func (s *Server) URL(role, db string) string {
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(role, s.Password), Host: fmt.Sprintf("127.0.0.1:%d", s.Port),
+		Path: "/" + db, RawQuery: "sslmode=disable"}
+	return u.String()
+}
+
+// URLWithout is the address of database db for role without a password (one
+// comes from PGPASSWORD or ~/.pgpass, as libpq does).
+func (s *Server) URLWithout(role, db string) string {
+	u := url.URL{Scheme: "postgres", User: url.User(role), Host: fmt.Sprintf("127.0.0.1:%d", s.Port),
+		Path: "/" + db, RawQuery: "sslmode=disable"}
+	return u.String()
+}
+
+func (s *Server) open(role, db string) (*sql.DB, error) {
+	d, err := sql.Open("pgx", s.URL(role, db))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.PingContext(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("pgtest: connect as %s: %w", role, err)
+	}
+	return d, nil
+}
+
+// NewDatabase creates an empty database owned by Owner and returns its
+// name. The database is dropped when tb ends.
+func (s *Server) NewDatabase(tb testing.TB) string {
+	return s.NewDatabaseFrom(tb, "template0")
+}
+
+// NewDatabaseFrom creates a database owned by Owner as a copy of template
+// (which nobody may be connected to) and returns its name. The database is
+// dropped when tb ends.
+func (s *Server) NewDatabaseFrom(tb testing.TB, template string) string {
+	tb.Helper()
+	s.mu.Lock()
+	s.nextDB++
+	name := fmt.Sprintf("t%d_%s", s.nextDB, sanitize(tb.Name()))
+	s.mu.Unlock()
+	if len(name) > 50 {
+		name = name[:50]
+	}
+	su, err := s.open("postgres", "postgres")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer su.Close()
+	if _, err := su.Exec(fmt.Sprintf(`CREATE DATABASE %q OWNER %s ENCODING 'UTF8' TEMPLATE %q STRATEGY FILE_COPY`, name, Owner, template)); err != nil {
+		tb.Fatalf("pgtest: create database %s: %v", name, err)
+	}
+	tb.Cleanup(func() { s.DropDatabase(name) })
+	return name
+}
+
+// DropDatabase drops db and the login roles made for it (counters' roles
+// are named after their database).
+func (s *Server) DropDatabase(name string) {
+	su, err := s.open("postgres", "postgres")
+	if err != nil {
+		return
+	}
+	defer su.Close()
+	su.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
+	rows, err := su.Query(`SELECT rolname FROM pg_roles WHERE rolname LIKE 'vd\_' || $1 || '\_%'`, name)
+	if err != nil {
+		return
+	}
+	var roles []string
+	for rows.Next() {
+		var r string
+		rows.Scan(&r)
+		roles = append(roles, r)
+	}
+	rows.Close()
+	// Logins first, then the counters' group role they belong to.
+	sort.Slice(roles, func(i, j int) bool {
+		return strings.HasSuffix(roles[j], "_counters") && !strings.HasSuffix(roles[i], "_counters")
+	})
+	for _, r := range roles {
+		su.Exec(fmt.Sprintf(`DROP ROLE IF EXISTS %q`, r))
+	}
+}
+
+// Exec runs statements as the superuser in database db.
+func (s *Server) Exec(db, stmt string, args ...any) error {
+	d, err := s.open("postgres", db)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_, err = d.Exec(stmt, args...)
+	return err
+}
+
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
