@@ -79,6 +79,7 @@ FUZZ := CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -run '^$$' -fuzztime 6
 fuzz:
 	$(FUZZ) -fuzz '^FuzzParseDoc$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzParseSerial$$' ./internal/game/
+	$(FUZZ) -fuzz '^FuzzParsePackCode$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzLookup$$' ./internal/ledger/
 	$(FUZZ) -fuzz '^FuzzCheck$$' ./internal/ledger/
