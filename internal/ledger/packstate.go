@@ -65,11 +65,19 @@ type PackMove struct {
 
 // MovePacks moves packs First … Last of a block from their state, which
 // the move must allow for every one of them (otherwise nothing moves),
-// and records it in the journal with the time and who.
+// and records it in the journal with the time, the counter and the
+// operator (who.Operator).
+//
+// The entry's desk is the counter concerned: the one the packs are
+// delivered to (deliver), else the counter they were delivered to, which
+// must be one for the whole range ("" for packs still in stock, reported
+// stolen or destroyed there). m.Desk, when given for receive, activate,
+// settle or return, must be that counter.
+//
+// A counter's login on a shared ledger may only receive and activate its
+// own packs, through vegas.move_my_packs, which applies the same rules in
+// the database; every other move is the back office's (ErrCounterOnly).
 func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error {
-	if err := l.backOffice("move packs"); err != nil {
-		return err
-	}
 	mv, ok := packMoves[m.Move]
 	if !ok || m.Move == "generate" {
 		return fmt.Errorf("move %q: want deliver, receive, activate, settle, return, stolen or destroyed", m.Move)
@@ -79,14 +87,25 @@ func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error 
 	if who.Operator == "" {
 		return fmt.Errorf("%s packs: name the operator", m.Move)
 	}
+	for _, f := range [][2]string{{"desk", m.Desk}, {"reason", m.Reason}, {"operator", who.Operator}} {
+		if err := checkText(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	if l.desk != "" {
+		if m.Move != "receive" && m.Move != "activate" {
+			return l.backOffice(m.Move + " packs")
+		}
+		if m.Desk != "" && m.Desk != l.desk {
+			return fmt.Errorf("%s packs: %w: this login is desk %s's, not %s's", m.Move, ErrDeskMismatch, l.desk, m.Desk)
+		}
+		var id int64
+		err := get(ctx, l.w, &id, "SELECT vegas.move_my_packs(?, ?, ?, ?, ?, ?)", m.Move, m.Game, m.Block, m.First, m.Last, who.Operator)
+		return l.classify(err)
+	}
 	if m.Move == "deliver" {
 		if err := checkDeskID(m.Desk); err != nil {
 			return fmt.Errorf("deliver packs: %w", err)
-		}
-	}
-	for _, f := range [][2]string{{"desk", m.Desk}, {"reason", m.Reason}} {
-		if err := checkText(f[0], f[1]); err != nil {
-			return err
 		}
 	}
 	tx, err := l.begin(ctx)
@@ -100,7 +119,7 @@ func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error 
 	}
 	packs := b.Tickets / game.PackSize
 	if m.First < 0 || m.Last < m.First || m.Last >= packs {
-		return fmt.Errorf("packs %d–%d of block %s: packs go from 0 to %d", m.First, m.Last, b.Name(), packs-1)
+		return fmt.Errorf("%w: packs %d–%d of block %s: packs go from 0 to %d", ErrPackMove, m.First, m.Last, b.Name(), packs-1)
 	}
 	var rows []packStateRow
 	if err := sel(ctx, tx, &rows, "SELECT block, pack, state, desk, entry FROM pack_states WHERE block = ? AND pack BETWEEN ? AND ?",
@@ -111,36 +130,47 @@ func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error 
 	for _, r := range rows {
 		cur[r.Pack] = r
 	}
+	desk := m.Desk // the counter concerned
+	if m.Move != "deliver" {
+		desk = cur[m.First].Desk
+	}
+	mustBe := m.Desk != "" && (m.Move == "receive" || m.Move == "activate" || m.Move == "settle" || m.Move == "return")
 	for p := m.First; p <= m.Last; p++ {
 		r := cur[p]
+		code := game.PackCode{Game: b.Game, Block: b.Number, Pack: p}
 		if !moveAllowed(m.Move, r.State) {
-			return fmt.Errorf("%w: pack %s is %s; %s needs it %s", ErrPackMove, PackCode{b.Game, b.Number, p},
+			return fmt.Errorf("%w: pack %s is %s; %s needs it %s", ErrPackMove, code,
 				stateName(r.State), m.Move, strings.Join(fromNames(mv.from), " or "))
 		}
-		if (m.Move == "receive" || m.Move == "activate") && m.Desk != "" && r.Desk != m.Desk {
-			return fmt.Errorf("%w: pack %s was delivered to desk %s, not %s", ErrPackMove, PackCode{b.Game, b.Number, p}, r.Desk, m.Desk)
+		switch {
+		case mustBe && r.Desk != m.Desk:
+			return fmt.Errorf("%w: pack %s was delivered to desk %s, not %s", ErrPackMove, code, orNone(r.Desk), m.Desk)
+		case m.Move != "deliver" && r.Desk != desk:
+			return fmt.Errorf("%w: packs %s and %s are desk %s's and desk %s's: move them one counter at a time", ErrPackMove,
+				game.PackCode{Game: b.Game, Block: b.Number, Pack: m.First}, code, orNone(desk), orNone(r.Desk))
 		}
 	}
 	e := entry{Kind: "packs", Game: b.Game, Block: b.Number, PackFirst: m.First, PackLast: m.Last, State: mv.to,
-		Method: m.Move, Desk: m.Desk, Operator: who.Operator, Reason: m.Reason}
-	if m.Move != "deliver" {
-		e.Desk = who.Desk
-	}
+		Method: m.Move, Desk: desk, Operator: who.Operator, Reason: m.Reason}
 	if err := l.appendJournal(ctx, tx, &e); err != nil {
 		return err
 	}
-	for p := m.First; p <= m.Last; p++ {
-		desk := cur[p].Desk
-		if m.Move == "deliver" {
-			desk = m.Desk
-		}
-		if _, err := execute(ctx, tx, `INSERT INTO pack_states (block, pack, state, desk, entry) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (block, pack) DO UPDATE SET state = excluded.state, desk = excluded.desk, entry = excluded.entry`,
-			b.ID, p, mv.to, desk, e.ID); err != nil {
-			return l.classify(err)
-		}
+	if _, err := execute(ctx, tx, `WITH RECURSIVE p(n) AS (SELECT CAST(? AS INTEGER) UNION ALL SELECT n + 1 FROM p WHERE n < CAST(? AS INTEGER))
+		INSERT INTO pack_states (block, pack, state, desk, entry)
+		SELECT CAST(? AS BIGINT), n, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT) FROM p WHERE true
+		ON CONFLICT (block, pack) DO UPDATE SET state = excluded.state, desk = excluded.desk, entry = excluded.entry`,
+		m.First, m.Last, b.ID, mv.to, desk, e.ID); err != nil {
+		return l.classify(err)
 	}
 	return l.classify(tx.Commit())
+}
+
+// orNone names a desk, "none" for the stock's "".
+func orNone(desk string) string {
+	if desk == "" {
+		return "none"
+	}
+	return desk
 }
 
 func fromNames(states []string) []string {
@@ -153,9 +183,3 @@ func fromNames(states []string) []string {
 
 // ErrPackMove: a move that a pack's state does not allow.
 var ErrPackMove = errors.New("pack move not allowed")
-
-// PackCode names a pack: game, block and pack number, printed
-// "531-0001-02283" and scanned with its check digit (game.PackCode).
-type PackCode struct{ Game, Block, Pack int }
-
-func (p PackCode) String() string { return fmt.Sprintf("%03d-%04d-%05d", p.Game, p.Block, p.Pack) }

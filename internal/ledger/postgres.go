@@ -166,6 +166,10 @@ func classifyPostgres(err error) error {
 			return fmt.Errorf("%w: %s", ErrDeskMismatch, pe.Message)
 		case pe.Code == "VD002":
 			return fmt.Errorf("%w: %s", ErrDeskDisabled, pe.Message)
+		case pe.Code == "VD007":
+			return fmt.Errorf("%w: %s", ErrPackMove, pe.Message)
+		case pe.Code == "VD008":
+			return fmt.Errorf("%s: %w", pe.Message, ErrNotFound)
 		case strings.HasPrefix(pe.Code, "VD"):
 			return errors.New(pe.Message)
 		case pe.Code == "42501": // insufficient_privilege

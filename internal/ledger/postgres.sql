@@ -657,6 +657,127 @@ BEGIN
     RETURN NEXT;
 END $$;
 
+-- A pack's code (game.PackCode), Damm check digit included:
+-- "531-0001-2283-2".
+CREATE FUNCTION vegas.pack_code(p_game integer, p_block integer, p_pack integer)
+RETURNS text LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    d text := lpad(p_game::text, 3, '0') || lpad(p_block::text, 4, '0') || lpad(p_pack::text, 4, '0');
+    t integer[] := ARRAY[0,3,1,7,5,9,8,6,4,2, 7,0,9,2,1,5,4,8,6,3, 4,2,0,6,8,7,1,3,5,9,
+                         1,7,5,0,9,8,3,4,2,6, 6,1,2,3,0,4,5,9,7,8, 3,6,7,4,2,0,9,5,8,1,
+                         5,8,6,9,7,2,0,1,3,4, 8,9,4,5,3,6,2,0,1,7, 9,4,3,8,6,1,7,2,0,5,
+                         2,5,8,1,4,3,6,7,9,0];
+    c integer := 0;
+BEGIN
+    FOR i IN 1..11 LOOP
+        c := t[c * 10 + ascii(substr(d, i, 1)) - 48 + 1];
+    END LOOP;
+    RETURN substr(d, 1, 3) || '-' || substr(d, 4, 4) || '-' || substr(d, 8, 4) || '-' || c;
+END $$;
+
+-- move_my_packs: a counter receives (delivered → received) or activates
+-- (received → on sale) packs p_first … p_last of a block that were
+-- delivered to it, with the rules of packMoves (packstate.go): every pack
+-- of the range must be the counter's and in the state the move starts
+-- from, or nothing moves. It appends the 'packs' entry (the counter's desk,
+-- p_operator, the server's time) and returns its id. Nothing else may a
+-- counter do to a pack.
+CREATE FUNCTION vegas.move_my_packs(p_move text, p_game integer, p_block integer, p_first integer, p_last integer,
+    p_operator text) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who    record;
+    b      vegas.blocks;
+    src    text;
+    dst    text;
+    bad    record;
+    e      vegas.journal;
+BEGIN
+    SELECT * INTO who FROM vegas.caller('');
+    IF NOT who.counter THEN
+        RAISE EXCEPTION 'move_my_packs is a counter''s; the back office moves packs with its own commands'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    CASE p_move
+        WHEN 'receive' THEN src := 'delivered'; dst := 'received';
+        WHEN 'activate' THEN src := 'received'; dst := 'on-sale';
+        ELSE RAISE EXCEPTION 'a counter receives and activates its packs; % is the back office''s', p_move
+            USING ERRCODE = 'insufficient_privilege';
+    END CASE;
+    IF coalesce(btrim(p_operator), '') = '' THEN
+        RAISE EXCEPTION 'a pack''s move records its operator: name the operator' USING ERRCODE = 'VD005';
+    END IF;
+    PERFORM pg_advisory_xact_lock(1447511123);
+    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'block %/%: no such block', p_game, p_block USING ERRCODE = 'VD008';
+    END IF;
+    IF p_first < 0 OR p_last < p_first OR p_last >= b.tickets / b.pack_size THEN
+        RAISE EXCEPTION 'packs %–% of block %/%: packs go from 0 to %', p_first, p_last, p_game, p_block,
+            b.tickets / b.pack_size - 1 USING ERRCODE = 'VD007';
+    END IF;
+    SELECT g.p AS pack, coalesce(s.state, 'stock') AS state, coalesce(s.desk, '') AS desk INTO bad
+        FROM generate_series(p_first, p_last) g(p)
+        LEFT JOIN vegas.pack_states s ON s.block = b.id AND s.pack = g.p
+        WHERE s.state IS DISTINCT FROM src OR s.desk IS DISTINCT FROM who.desk
+        ORDER BY g.p LIMIT 1;
+    IF FOUND THEN
+        IF bad.state <> src THEN
+            RAISE EXCEPTION 'pack % is %; % needs it %', vegas.pack_code(p_game, p_block, bad.pack), bad.state, p_move, src
+                USING ERRCODE = 'VD007';
+        END IF;
+        RAISE EXCEPTION 'pack % was delivered to desk %, not %', vegas.pack_code(p_game, p_block, bad.pack), bad.desk, who.desk
+            USING ERRCODE = 'VD007';
+    END IF;
+    e := vegas.append('packs', NULL, NULL, '', p_game, p_block, 0, p_first, p_last, dst, 0, who.desk,
+        p_operator, p_move, NULL, '', '', '');
+    UPDATE vegas.pack_states SET state = dst, entry = e.id WHERE block = b.id AND pack BETWEEN p_first AND p_last;
+    RETURN e.id;
+END $$;
+
+-- The packs a counter holds (the back office: every pack out of the
+-- stock), with the entry of their last move.
+CREATE FUNCTION vegas.my_packs() RETURNS TABLE (game integer, block integer, pack integer, state text,
+    desk text, entry bigint, at text, operator text, method text)
+LANGUAGE plpgsql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who record;
+BEGIN
+    SELECT * INTO who FROM vegas.caller('');
+    RETURN QUERY SELECT b.game, b.number, s.pack, s.state, s.desk, s.entry, j.at, j.operator, j.method
+    FROM vegas.pack_states s JOIN vegas.blocks b ON b.id = s.block JOIN vegas.journal j ON j.id = s.entry
+    WHERE NOT who.counter OR s.desk = who.desk
+    ORDER BY b.game, b.number, s.pack;
+END $$;
+
+-- The moves of a counter's packs (the back office: every move) from
+-- p_since until before p_until ('' for open ends), in journal order.
+CREATE FUNCTION vegas.my_pack_moves(p_since text, p_until text) RETURNS TABLE (id bigint, at text,
+    game integer, block integer, pack_first integer, pack_last integer, state text, desk text, operator text,
+    method text, reason text)
+LANGUAGE plpgsql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who record;
+BEGIN
+    SELECT * INTO who FROM vegas.caller('');
+    RETURN QUERY SELECT j.id, j.at, j.game, j.block, j.pack_first, j.pack_last, j.state, j.desk, j.operator,
+        j.method, j.reason
+    FROM vegas.journal j
+    WHERE j.kind = 'packs' AND (NOT who.counter OR j.desk = who.desk)
+      AND j.at >= coalesce(p_since, '') AND (coalesce(p_until, '') = '' OR j.at < p_until)
+    ORDER BY j.id;
+END $$;
+
+-- The hash of the journal's last entry, which a counter prints on its
+-- receipts and day reports (a hash reveals nothing).
+CREATE FUNCTION vegas.journal_head() RETURNS bytea LANGUAGE sql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+    SELECT hash FROM vegas.journal ORDER BY id DESC LIMIT 1
+$$;
+
 -- Counters may call these functions and nothing else.
 REVOKE ALL ON ALL TABLES IN SCHEMA vegas FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA vegas FROM PUBLIC;
@@ -668,7 +789,11 @@ GRANT EXECUTE ON FUNCTION vegas.lookup(integer, integer, integer, bigint, text, 
     vegas.find(bytea, text, text),
     vegas.blocks_public(),
     vegas.my_claims(text, text),
-    vegas.whoami()
+    vegas.whoami(),
+    vegas.move_my_packs(text, integer, integer, integer, integer, text),
+    vegas.my_packs(),
+    vegas.my_pack_moves(text, text),
+    vegas.journal_head()
     TO "vd_{{db}}_counters";
 REVOKE ALL ON DATABASE "{{db}}" FROM PUBLIC;
 GRANT CONNECT ON DATABASE "{{db}}" TO "vd_{{db}}_counters";
