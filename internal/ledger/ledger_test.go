@@ -466,6 +466,16 @@ func TestPackMoves(t *testing.T) {
 		{[]string{"deliver", "return", "deliver"}, false},
 		{[]string{"return"}, false},
 		{[]string{"destroyed", "stolen"}, false},
+		{[]string{"deliver", "receive", "settle"}, false},
+		{[]string{"deliver", "receive", "receive"}, false},
+		{[]string{"deliver", "receive", "activate", "activate"}, false},
+		{[]string{"deliver", "receive", "activate", "settle", "settle"}, false},
+		{[]string{"deliver", "receive", "activate", "settle", "stolen"}, false},
+		{[]string{"deliver", "receive", "activate", "destroyed"}, true},
+		{[]string{"deliver", "receive", "activate", "destroyed", "activate"}, false},
+		{[]string{"destroyed", "deliver"}, false},
+		{[]string{"stolen", "return"}, false},
+		{[]string{"deliver", "receive", "activate", "return", "activate"}, false},
 	}
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
@@ -508,6 +518,25 @@ func TestPackMoves(t *testing.T) {
 		}
 		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 500, Last: 509, Move: "receive", Desk: "D1"}, who); !errors.Is(err, ErrPackMove) {
 			t.Errorf("received by another desk: %v", err)
+		}
+		// A move of packs of two counters at once is refused; each
+		// counter's packs move on their own, and the entry names the counter.
+		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 510, Last: 519, Move: "deliver", Desk: "D3"}, who); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 505, Last: 514, Move: "receive"}, who); !errors.Is(err, ErrPackMove) ||
+			!strings.Contains(err.Error(), "one counter at a time") {
+			t.Errorf("received across two counters: %v", err)
+		}
+		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 510, Last: 519, Move: "receive"}, who); err != nil {
+			t.Fatal(err)
+		}
+		moves, err := l.PackEntries(ctx, PackEntryFilter{Desk: "D3", Moves: []string{"receive"}})
+		if err != nil || len(moves) != 1 || moves[0].First != 510 || moves[0].Last != 519 || moves[0].Operator != "eve" {
+			t.Errorf("D3's receipt of packs: %+v, %v", moves, err)
+		}
+		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 0, Last: 0, Move: "receive"}, Identity{"BO", " "}); err == nil {
+			t.Error("a move without an operator")
 		}
 		vr, err := l.Verify(ctx, 0, 0, nil)
 		if err != nil || !vr.OK() {

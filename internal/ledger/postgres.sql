@@ -778,6 +778,15 @@ SET search_path = pg_catalog, vegas, pg_temp AS $$
     SELECT hash FROM vegas.journal ORDER BY id DESC LIMIT 1
 $$;
 
+-- The games with their names, prices and dates, which a counter prints
+-- and shows (nothing in them is secret).
+CREATE FUNCTION vegas.games_public() RETURNS TABLE (code integer, name text, price integer, on_sale text,
+    end_of_sale text, deadline text)
+LANGUAGE sql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+    SELECT code, name, price, on_sale, end_of_sale, deadline FROM vegas.games ORDER BY code
+$$;
+
 -- Counters may call these functions and nothing else.
 REVOKE ALL ON ALL TABLES IN SCHEMA vegas FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA vegas FROM PUBLIC;
@@ -793,7 +802,8 @@ GRANT EXECUTE ON FUNCTION vegas.lookup(integer, integer, integer, bigint, text, 
     vegas.move_my_packs(text, integer, integer, integer, integer, text),
     vegas.my_packs(),
     vegas.my_pack_moves(text, text),
-    vegas.journal_head()
+    vegas.journal_head(),
+    vegas.games_public()
     TO "vd_{{db}}_counters";
 REVOKE ALL ON DATABASE "{{db}}" FROM PUBLIC;
 GRANT CONNECT ON DATABASE "{{db}}" TO "vd_{{db}}_counters";

@@ -88,7 +88,7 @@ func TestCounterRole(t *testing.T) {
 		}
 	}
 	// The functions: only the counter's may be called.
-	granted := []string{"blocks_public", "claim", "find", "journal_head", "lookup", "move_my_packs", "my_claims", "my_pack_moves", "my_packs", "whoami"}
+	granted := []string{"blocks_public", "claim", "find", "games_public", "journal_head", "lookup", "move_my_packs", "my_claims", "my_pack_moves", "my_packs", "whoami"}
 	var fns []struct {
 		Name string `db:"proname"`
 		Can  bool   `db:"can"`
