@@ -68,11 +68,15 @@ func (c *cli) claims(args []string) error {
 	filter := c.claimFilter(fs)
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
+	withIdentity := fs.Bool("with-identity", false, "add the winners' identities (personal data) to --csv or --json")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
 	if *asCSV && *asJSON {
 		return badInput("claims: choose --csv or --json")
+	}
+	if *withIdentity && !*asCSV && !*asJSON {
+		return badInput("claims: --with-identity goes with --csv or --json")
 	}
 	f, err := filter()
 	if err != nil {
@@ -87,13 +91,21 @@ func (c *cli) claims(args []string) error {
 	if err != nil {
 		return err
 	}
+	var ids map[int64]ledger.Winner
+	if *withIdentity {
+		if ids, err = l.Identities(c.ctx); err != nil {
+			return err
+		}
+	}
 	switch {
 	case *asJSON:
 		out := []any{}
 		for i := range cs {
-			out = append(out, claimJSON(&cs[i]))
+			out = append(out, withWinner(claimJSON(&cs[i]), ids, cs[i].Entry))
 		}
 		return c.json(out)
+	case *asCSV && ids != nil:
+		return ledger.WriteCSVWithIdentity(c.stdout, cs, ids)
 	case *asCSV:
 		return ledger.WriteCSV(c.stdout, cs)
 	}
@@ -111,12 +123,21 @@ func (c *cli) daily(args []string) error {
 	fs := flag.NewFlagSet("daily", flag.ContinueOnError)
 	filter := c.claimFilter(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
+	day := fs.String("day", "", "one counter's day report (with --desk)")
+	out := fs.String("o", "", "the day report as PDF (with --day)")
+	asCSV := fs.Bool("csv", false, "the day report as CSV (with --day)")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
 	f, err := filter()
 	if err != nil {
 		return err
+	}
+	if *day != "" {
+		return c.dayReport(f.Desk, *day, *out, *asJSON, *asCSV)
+	}
+	if *out != "" || *asCSV {
+		return badInput("daily: -o and --csv go with --day DATE (a counter's day report)")
 	}
 	l, err := c.read()
 	if err != nil {
@@ -138,4 +159,16 @@ func (c *cli) daily(args []string) error {
 		fmt.Fprintf(c.stdout, "%s  %-16s %6d claims  %12s €\n", d.Day, d.Desk, d.Count, game.GroupDigits(d.Sum))
 	}
 	return nil
+}
+
+// withWinner adds the winner's identity of claim entry to a claim's JSON,
+// when ids holds one (--with-identity).
+func withWinner(m any, ids map[int64]ledger.Winner, entry int64) any {
+	w, ok := ids[entry]
+	if !ok {
+		return m
+	}
+	mm := m.(map[string]any)
+	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber}
+	return mm
 }

@@ -27,8 +27,21 @@ else the one last chosen in the app's settings).
   check [--json] FILE|-                          check one ticket in the interchange format
   claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--json]
   void CLAIM-ID --reason TEXT [--operator NAME]  void a claim
-  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json]
+  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json] [--with-identity]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
+  daily --desk ID --day DATE [-o FILE.pdf|--csv|--json]      a counter's day report
+  emission [--game CODE] [--on-sale DAY] [--end-of-sale DAY] [--deadline DAY] [--json]
+                                                 show or set the emission's dates
+  packs deliver --block N --packs A-B --desk ID  send packs to a counter
+  packs receive|activate|settle|return|stolen|destroyed [--block N] PACK...
+                                                 move packs (numbers, ranges A-B or pack codes)
+  packs list [--block N] [--desk ID] [--state S] [--json]    where the packs are
+  attempts [--reason R] [--since DATE] [--desk ID] [--json]  refused attempts (stolen: flagged)
+  referrals [--json]                             prizes above a counter's limit, to pay here
+  receipt PAYMENT -o FILE.pdf [--json]           a payment's receipt
+  settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
+                                                 what a counter and the operator owe each other
+  settings [--identity-threshold EUROS] [--commission PERCENT] [--claim-days N] [--json]
   report --block N [--json]                      a block's prizes, claims and liability
   export --block N                               a block as JSON Lines on stdout
   verify [--block N] [--json]                    check every ticket, digest and the journal
@@ -97,6 +110,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,
 		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
+		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals,
+		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// DefaultClaimDays is the claim period after the end of sale: unless a
-// deadline is given, setting an end-of-sale date sets the deadline this
-// many days later.
+// DefaultClaimDays is the claim period after the end of sale, unless the
+// claim_days setting says otherwise: setting an end-of-sale date without a
+// deadline sets the deadline this many days later.
 const DefaultClaimDays = 60
 
 // Emission is a game's dates; a zero time is not set. Claims are refused
@@ -65,7 +65,11 @@ func (l *Ledger) SetEmission(ctx context.Context, code int, em Emission, who Ide
 		return Emission{}, err
 	}
 	if em.Deadline.IsZero() && !em.EndOfSale.IsZero() {
-		em.Deadline = em.EndOfSale.AddDate(0, 0, DefaultClaimDays)
+		days, err := l.Setting(ctx, SettingClaimDays)
+		if err != nil {
+			return Emission{}, err
+		}
+		em.Deadline = em.EndOfSale.AddDate(0, 0, days)
 	}
 	switch {
 	case !em.OnSale.IsZero() && !em.EndOfSale.IsZero() && em.EndOfSale.Before(em.OnSale):
@@ -107,9 +111,13 @@ const (
 	// SettingCommission: the retailer's commission on sales, in hundredths
 	// of a percent (default 500 = 5 %).
 	SettingCommission = "commission"
+	// SettingClaimDays: the days from the end of sale to the claim
+	// deadline when none is given (default DefaultClaimDays).
+	SettingClaimDays = "claim_days"
 )
 
-var settingDefaults = map[string]int{SettingIdentityThreshold: defaultIdentityThreshold, SettingCommission: 500}
+var settingDefaults = map[string]int{SettingIdentityThreshold: defaultIdentityThreshold, SettingCommission: 500,
+	SettingClaimDays: DefaultClaimDays}
 
 // Setting returns a setting's value.
 func (l *Ledger) Setting(ctx context.Context, key string) (int, error) {
@@ -136,7 +144,7 @@ func (l *Ledger) SetSetting(ctx context.Context, key string, value int, who Iden
 	if _, ok := settingDefaults[key]; !ok {
 		return fmt.Errorf("setting %q: no such setting", key)
 	}
-	if value < 0 || key == SettingCommission && value > 10000 {
+	if value < 0 || key == SettingCommission && value > 10000 || key == SettingClaimDays && value > 3660 {
 		return fmt.Errorf("setting %s = %d: out of range", key, value)
 	}
 	if err := l.backOffice("settings"); err != nil {

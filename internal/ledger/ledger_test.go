@@ -814,6 +814,13 @@ func TestEmissionAndSettings(t *testing.T) {
 		if err := l.SetSetting(ctx, "colour", 1, who); err == nil {
 			t.Error("unknown setting")
 		}
+		// The deadline's default follows the claim_days setting.
+		if err := l.SetSetting(ctx, SettingClaimDays, 30, who); err != nil {
+			t.Fatal(err)
+		}
+		if em, err := l.SetEmission(ctx, 531, Emission{OnSale: on, EndOfSale: end}, who); err != nil || !em.Deadline.Equal(end.AddDate(0, 0, 30)) {
+			t.Errorf("deadline with 30 claim days: %v, %v", em.Deadline, err)
+		}
 		vr, err := l.Verify(ctx, 0, 0, nil)
 		if err != nil || !vr.OK() {
 			t.Errorf("verify: %v, %v", vr.Problems, err)

@@ -111,12 +111,12 @@ func (r *DayReport) events(d *doc) {
 		return
 	}
 	t := table{d, []column{
-		{"Heure", 17, "L", false},
-		{"Paiement", 19, "R", false},
-		{"Opération", 24, "L", false},
-		{"Ticket", 50, "L", true},
-		{"Montant", 24, "R", false},
-		{"Caissier", 46, "L", false},
+		{"Heure", 15, "L", false},
+		{"Paiement", 17, "R", false},
+		{"Opération", 20, "L", false},
+		{"Ticket", 72, "L", true}, // a masked serial whole: 38 characters of Courier
+		{"Montant", 20, "R", false},
+		{"Caissier", 36, "L", false},
 	}, 2}
 	t.header()
 	for _, e := range evs {

@@ -22,7 +22,7 @@ func sampleDay() DayReport {
 		r.Payments = append(r.Payments, Payment{
 			Number:  int64(100 + i),
 			At:      at(1, 9+i/6, (i%6)*10, i%60),
-			Serial:  fmt.Sprintf("531-0001-%07d-******-%d", pos, pos%10),
+			Serial:  fmt.Sprintf("531-0001-%07d-••••-••••-••••-%04d-%d", pos, pos%10000, pos%10),
 			Amount:  amounts[i%len(amounts)],
 			Cashier: cashiers[i%len(cashiers)],
 		})
@@ -30,7 +30,7 @@ func sampleDay() DayReport {
 	r.Voids = []Void{
 		{Payment: 104, At: at(1, 9, 45, 0), Serial: r.Payments[4].Serial, Amount: 50, By: "Benoît",
 			Reason: "payé sur le mauvais ticket : le joueur en tendait deux, celui-ci est perdant"},
-		{Payment: 87, At: at(1, 10, 5, 0), Serial: "531-0001-0455000-******-0", Amount: 15, By: "Anaïs",
+		{Payment: 87, At: at(1, 10, 5, 0), Serial: "531-0001-0455000-••••-••••-••••-5000-0", Amount: 15, By: "Anaïs",
 			Reason: "double saisie"},
 	}
 	for i := range 25 {

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// packsUsage is the packs command's own help.
+const packsUsage = `usage:
+  vegas-desk packs deliver --block N --packs A-B --desk ID [--game CODE] [--operator NAME] [--json]
+  vegas-desk packs receive|activate|settle|return|stolen|destroyed [--block N] [--desk ID] [--reason TEXT] PACK... [--json]
+  vegas-desk packs list [--block N] [--desk ID] [--state S] [--json]
+
+PACK is a pack number (0–9999, with --block), a range A-B, or a scanned pack
+code GGG-BBBB-PPPP-C (which names its game and block). States: stock,
+delivered, received, on-sale, settled, returned, stolen, destroyed.`
+
+// packs runs "packs MOVE …" and "packs list …".
+func (c *cli) packs(args []string) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) == 0 {
+			return badInput("packs: name a move or list\n%s", packsUsage)
+		}
+		fmt.Fprintln(c.stdout, packsUsage)
+		return nil
+	}
+	if args[0] == "list" {
+		return c.packsList(args[1:])
+	}
+	return c.packsMove(args[0], args[1:])
+}
+
+// packSpan is packs First … Last of one block.
+type packSpan struct {
+	Game, Block, First, Last int
+}
+
+func (s packSpan) String() string {
+	first := game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()
+	if s.First == s.Last {
+		return first
+	}
+	return first + " to " + game.PackCode{Game: s.Game, Block: s.Block, Pack: s.Last}.String()
+}
+
+// parsePacks reads PACK arguments: numbers and ranges of block (game,
+// block), or pack codes. Consecutive packs of a block make one span.
+func parsePacks(args []string, gameCode, block int) ([]packSpan, error) {
+	var codes []game.PackCode
+	for _, a := range args {
+		a = strings.TrimSpace(a)
+		if game.LooksLikePackCode(a) || strings.Count(a, "-") >= 2 || len(strings.ReplaceAll(a, "-", "")) > 9 {
+			p, err := game.ParsePackCode(a)
+			if err != nil {
+				return nil, badInput("pack %q: %v", a, err)
+			}
+			if block != 0 && (p.Game != gameCode || p.Block != block) {
+				return nil, badInput("pack %s is of block %d/%d, not of --block %d/%d", p, p.Game, p.Block, gameCode, block)
+			}
+			codes = append(codes, p)
+			continue
+		}
+		lo, hi, isRange := strings.Cut(a, "-")
+		if !isRange {
+			hi = lo
+		}
+		first, err1 := strconv.Atoi(lo)
+		last, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || first < 0 || last < first || last >= game.Packs {
+			return nil, badInput("pack %q: want a pack number 0–%d, a range A-B or a pack code %s", a, game.Packs-1, game.PackCodeLayout)
+		}
+		if block == 0 {
+			return nil, badInput("pack %q: a pack number needs --block N (or scan the pack's code)", a)
+		}
+		for p := first; p <= last; p++ {
+			codes = append(codes, game.PackCode{Game: gameCode, Block: block, Pack: p})
+		}
+	}
+	if len(codes) == 0 {
+		return nil, badInput("name the packs: numbers with --block N, ranges A-B or scanned pack codes")
+	}
+	slices.SortFunc(codes, func(a, b game.PackCode) int {
+		if a.Game != b.Game {
+			return a.Game - b.Game
+		}
+		if a.Block != b.Block {
+			return a.Block - b.Block
+		}
+		return a.Pack - b.Pack
+	})
+	codes = slices.Compact(codes)
+	var spans []packSpan
+	for _, p := range codes {
+		if n := len(spans); n > 0 && spans[n-1].Game == p.Game && spans[n-1].Block == p.Block && spans[n-1].Last == p.Pack-1 {
+			spans[n-1].Last = p.Pack
+			continue
+		}
+		spans = append(spans, packSpan{p.Game, p.Block, p.Pack, p.Pack})
+	}
+	return spans, nil
+}
+
+var pastTense = map[string]string{"deliver": "delivered", "receive": "received", "activate": "activated (on sale)",
+	"settle": "settled", "return": "returned", "stolen": "reported stolen", "destroyed": "reported destroyed"}
+
+func (c *cli) packsMove(move string, args []string) error {
+	if _, ok := pastTense[move]; !ok {
+		return badInput("packs %s: want deliver, receive, activate, settle, return, stolen, destroyed or list\n%s", move, packsUsage)
+	}
+	fs := flag.NewFlagSet("packs "+move, flag.ContinueOnError)
+	code, block := blockFlags(fs)
+	span := fs.String("packs", "", "packs A-B (or one pack)")
+	desk := fs.String("desk", "", "the counter: the one packs are delivered to, or that holds them")
+	reason := fs.String("reason", "", "why (return, stolen, destroyed)")
+	operator := fs.String("operator", "", "operator name (default: $USER)")
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := c.flags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *span != "" {
+		pos = append(pos, *span)
+	}
+	spans, err := parsePacks(pos, *code, *block)
+	if err != nil {
+		return err
+	}
+	if move == "deliver" && strings.TrimSpace(*desk) == "" {
+		return badInput("packs deliver: --desk ID is required: the counter the packs go to")
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	who := c.who(l, "", *operator)
+	var done []any
+	for i, s := range spans {
+		err := l.MovePacks(c.ctx, ledger.PackMove{Game: s.Game, Block: s.Block, First: s.First, Last: s.Last, Move: move,
+			Desk: *desk, Reason: *reason}, who)
+		if err != nil {
+			if i > 0 {
+				fmt.Fprintf(c.stderr, "vegas-desk: packs %s: %d of %d group(s) of packs moved before this one\n", move, i, len(spans))
+			}
+			return err
+		}
+		if *asJSON {
+			done = append(done, map[string]any{"game": s.Game, "block": s.Block, "first": s.First, "last": s.Last,
+				"count": s.Last - s.First + 1, "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
+			continue
+		}
+		fmt.Fprintf(c.stdout, "%s %s: %s\n", pastTense[move], count(s.Last-s.First+1, "pack"), s)
+	}
+	if *asJSON {
+		return c.json(done)
+	}
+	return nil
+}
+
+// count is "1 pack", "3 packs".
+func count(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return game.GroupDigits(n) + " " + noun
+}
+
+func packRunJSON(r ledger.PackRun) map[string]any {
+	m := map[string]any{"game": r.Game, "block": r.Block, "first": r.First, "last": r.Last, "count": r.Count(),
+		"first_code": game.PackCode{Game: r.Game, Block: r.Block, Pack: r.First}.String(),
+		"last_code":  game.PackCode{Game: r.Game, Block: r.Block, Pack: r.Last}.String(),
+		"state":      r.State, "desk": r.Desk, "entry": r.Entry, "move": r.Move, "operator": r.Operator}
+	if !r.At.IsZero() {
+		m["at"] = r.At
+	}
+	return m
+}
+
+func (c *cli) packsList(args []string) error {
+	fs := flag.NewFlagSet("packs list", flag.ContinueOnError)
+	code := fs.Int("game", 0, "game code (default: all)")
+	block := fs.Int("block", 0, "block number (default: all)")
+	desk := fs.String("desk", "", "this counter's packs only")
+	state := fs.String("state", "", "packs in this state only (stock lists the packs never moved)")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	if *block != 0 && *code == 0 {
+		*code = defaultGame
+	}
+	if *state != "" && !slices.Contains(ledger.PackStates, *state) {
+		return badInput("packs list: --state %q: want one of %s", *state, strings.Join(ledger.PackStates, ", "))
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	runs, err := l.Packs(c.ctx, ledger.PackFilter{Game: *code, Block: *block, Desk: *desk, State: *state})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := []any{}
+		for _, r := range runs {
+			out = append(out, packRunJSON(r))
+		}
+		return c.json(out)
+	}
+	total := 0
+	for _, r := range runs {
+		total += r.Count()
+		line := fmt.Sprintf("%-36s %12s  %-10s", packSpan{r.Game, r.Block, r.First, r.Last}, count(r.Count(), "pack"), r.State)
+		if r.Desk != "" {
+			line += "  desk " + r.Desk
+		}
+		if r.Entry != 0 {
+			line += fmt.Sprintf("  %s %s by %s", r.Move, r.At.Local().Format(time.DateTime), r.Operator)
+		}
+		fmt.Fprintln(c.stdout, strings.TrimRight(line, " "))
+	}
+	switch {
+	case len(runs) == 0 && *state == "":
+		fmt.Fprintln(c.stdout, "no pack has left the stock (packs list --state stock lists the stock)")
+	case len(runs) == 0:
+		fmt.Fprintln(c.stdout, "no pack")
+	default:
+		fmt.Fprintf(c.stdout, "%s\n", count(total, "pack"))
+	}
+	return nil
+}

@@ -1,0 +1,561 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/paper"
+)
+
+// The retail commands: the emission's dates, refused attempts, referrals,
+// receipts, a counter's day report and its settlement. Dates are local
+// days: an on-sale date from 00:00, an end of sale and a deadline until
+// the end of the day.
+
+// endOfDay is the last instant of t's local day.
+func endOfDay(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 23, 59, 59, 999_999_999, t.Location())
+}
+
+// parseDay reads a local day, 2025-05-01.
+func parseDay(field, s string) (time.Time, error) {
+	t, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(s), time.Local)
+	if err != nil {
+		return time.Time{}, badInput("--%s %q: not a day; write 2025-05-01", field, s)
+	}
+	return t, nil
+}
+
+// dayText prints an instant as its local day, "" for none.
+func dayText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format(time.DateOnly)
+}
+
+func (c *cli) emission(args []string) error {
+	fs := flag.NewFlagSet("emission", flag.ContinueOnError)
+	code := fs.Int("game", defaultGame, "game code")
+	onSale := fs.String("on-sale", "", "first day of sale, from 00:00 (none: unset)")
+	endSale := fs.String("end-of-sale", "", "last day of sale, until 23:59:59 (none: unset)")
+	deadline := fs.String("deadline", "", fmt.Sprintf("last day of payment, until 23:59:59 (default, and none: the claim-days setting after the end of sale, %d unless changed)", ledger.DefaultClaimDays))
+	operator := fs.String("operator", "", "operator name (default: $USER)")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	set := flagSet(fs, "on-sale") || flagSet(fs, "end-of-sale") || flagSet(fs, "deadline")
+	var l *ledger.Ledger
+	var err error
+	if set {
+		l, err = c.open(true)
+	} else {
+		l, err = c.read()
+	}
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	em, err := l.Emission(c.ctx, *code)
+	if err != nil {
+		return err
+	}
+	if set {
+		day := func(name, v string, last bool, cur *time.Time) error {
+			if !flagSet(fs, name) {
+				return nil
+			}
+			if strings.TrimSpace(v) == "none" {
+				*cur = time.Time{}
+				return nil
+			}
+			t, err := parseDay(name, v)
+			if err != nil {
+				return err
+			}
+			if last {
+				t = endOfDay(t)
+			}
+			*cur = t
+			return nil
+		}
+		if err := day("on-sale", *onSale, false, &em.OnSale); err != nil {
+			return err
+		}
+		if err := day("end-of-sale", *endSale, true, &em.EndOfSale); err != nil {
+			return err
+		}
+		if flagSet(fs, "end-of-sale") && !flagSet(fs, "deadline") {
+			em.Deadline = time.Time{} // the default: DefaultClaimDays after the end of sale
+		}
+		if err := day("deadline", *deadline, true, &em.Deadline); err != nil {
+			return err
+		}
+		if em, err = l.SetEmission(c.ctx, *code, em, c.who(l, "", *operator)); err != nil {
+			return badInput("emission: %v", err)
+		}
+	}
+	if *asJSON {
+		return c.json(map[string]any{"game": em.Game, "name": em.Name, "price": em.Price, "on_sale": dayText(em.OnSale),
+			"end_of_sale": dayText(em.EndOfSale), "deadline": dayText(em.Deadline)})
+	}
+	or := func(s, none string) string {
+		if s == "" {
+			return none
+		}
+		return s
+	}
+	fmt.Fprintf(c.stdout, "game         %d %s, %d € a ticket\non sale      %s\nend of sale  %s\ndeadline     %s\n",
+		em.Game, em.Name, em.Price, or(dayText(em.OnSale), "not set (claims are not refused as too early)"),
+		or(dayText(em.EndOfSale), "not set"), or(dayText(em.Deadline), "not set (claims are never refused as too late)"))
+	return nil
+}
+
+func (c *cli) attempts(args []string) error {
+	fs := flag.NewFlagSet("attempts", flag.ContinueOnError)
+	reason := fs.String("reason", "", "this verdict only: stolen (a ticket of a stolen pack), unknown-serial, not-activated, expired …")
+	since := fs.String("since", "", "from this date (local time)")
+	desk := fs.String("desk", "", "this desk only")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	from, err := parseDate("since", *since)
+	if err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	all, err := l.Attempts(c.ctx, from)
+	if err != nil {
+		return err
+	}
+	out, n := []any{}, 0
+	for _, a := range all {
+		if *reason != "" && string(a.Reason) != *reason || *desk != "" && a.Desk != *desk {
+			continue
+		}
+		pack := ""
+		if s, err := game.ParseSerial(a.Serial); err == nil {
+			pack = game.PackCode{Game: s.Game, Block: s.Block, Pack: s.Pack()}.String()
+		}
+		if *asJSON {
+			out = append(out, map[string]any{"entry": a.Entry, "at": a.At, "reason": string(a.Reason), "serial": a.Serial,
+				"pack": pack, "desk": a.Desk, "operator": a.Operator, "method": a.Method})
+			continue
+		}
+		fmt.Fprintf(c.stdout, "%s  %-18s desk %-10s by %-10s %-8s %s", a.At.Local().Format(time.DateTime), a.Reason, a.Desk, a.Operator, a.Method, a.Serial)
+		if a.Reason == ledger.Stolen {
+			fmt.Fprintf(c.stdout, "  pack %s", pack)
+		}
+		fmt.Fprintln(c.stdout)
+		n++
+	}
+	if *asJSON {
+		return c.json(out)
+	}
+	if n == 0 {
+		fmt.Fprintln(c.stdout, "no refused attempt")
+	}
+	return nil
+}
+
+func (c *cli) referrals(args []string) error {
+	fs := flag.NewFlagSet("referrals", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	rs, err := l.Referrals(c.ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := []any{}
+		for _, r := range rs {
+			out = append(out, map[string]any{"entry": r.Entry, "number": r.Number, "at": r.At, "serial": r.Serial, "game": r.Game,
+				"block": r.Block, "position": r.Position, "amount": r.Amount, "desk": r.Desk, "operator": r.Operator,
+				"tries": r.Tries, "last": r.Last})
+		}
+		return c.json(out)
+	}
+	for _, r := range rs {
+		fmt.Fprintf(c.stdout, "referral %d: %s € referred %s by desk %s (%s)", r.Number, game.GroupDigits(r.Amount),
+			r.At.Local().Format(time.DateTime), r.Desk, r.Operator)
+		if r.Tries > 1 {
+			fmt.Fprintf(c.stdout, ", %d times, last %s", r.Tries, r.Last.Local().Format(time.DateTime))
+		}
+		fmt.Fprintf(c.stdout, "\n  pay it: vegas-desk claim %s\n", r.Serial)
+	}
+	if len(rs) == 0 {
+		fmt.Fprintln(c.stdout, "no open referral")
+	}
+	return nil
+}
+
+// writeOut writes a document to path ("-": standard output) through a
+// temporary file in its directory, renamed when complete: a failure never
+// leaves half a document, nor destroys an existing one.
+func (c *cli) writeOut(path string, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(c.stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return badInput("-o %s: %v", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+func (c *cli) receipt(args []string) error {
+	fs := flag.NewFlagSet("receipt", flag.ContinueOnError)
+	out := fs.String("o", "", "PDF file to write (- for standard output)")
+	asJSON := fs.Bool("json", false, "what the receipt says, as JSON")
+	pos, err := c.positional(fs, args, 1, "one PAYMENT number")
+	if err != nil {
+		return err
+	}
+	number, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || number <= 0 {
+		return badInput("receipt: payment number %q: want the number the claims command shows", pos[0])
+	}
+	if *out == "" && !*asJSON {
+		return badInput("receipt: -o FILE.pdf is required (or --json)")
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	r, err := l.Receipt(c.ctx, number)
+	if err != nil {
+		return err
+	}
+	p := r.Paper(time.Local)
+	if *out != "" {
+		if err := c.writeOut(*out, func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		m := map[string]any{"payment": p.Payment, "game": p.Game, "game_name": p.GameName, "serial": p.Serial,
+			"amount": p.Amount, "amount_words": game.AmountWords(p.Amount), "paid_at": r.Claim.At, "desk": p.Desk,
+			"cashier": p.Cashier, "entry_hash": p.EntryHash, "journal_head": p.JournalHead, "printed_at": r.PrintedAt,
+			"voided": p.Voided}
+		if p.Voided {
+			m["voided_at"], m["voided_by"], m["void_reason"] = r.Claim.VoidedAt, p.VoidedBy, p.VoidReason
+		}
+		if *out == "-" {
+			return nil // the PDF went to standard output
+		}
+		return c.json(m)
+	}
+	if *out != "-" {
+		fmt.Fprintf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
+	}
+	return nil
+}
+
+// format is one of a report's output forms.
+func reportFormat(asJSON, asCSV bool, out string) (string, error) {
+	n := 0
+	for _, b := range []bool{asJSON, asCSV, out != ""} {
+		if b {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return "", badInput("choose one of --json, --csv and -o FILE.pdf")
+	case asJSON:
+		return "json", nil
+	case asCSV:
+		return "csv", nil
+	case out != "":
+		return "pdf", nil
+	}
+	return "text", nil
+}
+
+func (c *cli) settlement(args []string) error {
+	fs := flag.NewFlagSet("settlement", flag.ContinueOnError)
+	code := fs.Int("game", defaultGame, "game code")
+	desk := fs.String("desk", "", "the counter (required)")
+	since := fs.String("since", "", "first day of the period (required)")
+	until := fs.String("until", "", "last day of the period, included (required)")
+	out := fs.String("o", "", "PDF file to write")
+	asCSV := fs.Bool("csv", false, "CSV output")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	format, err := reportFormat(*asJSON, *asCSV, *out)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(*desk) == "" || *since == "" || *until == "" {
+		return badInput("settlement: --desk ID, --since DATE and --until DATE are required")
+	}
+	from, err := parseDay("since", *since)
+	if err != nil {
+		return err
+	}
+	to, err := parseDay("until", *until)
+	if err != nil {
+		return err
+	}
+	if to.Before(from) {
+		return badInput("settlement: --until %s comes before --since %s", *until, *since)
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	s, err := l.Settlement(c.ctx, *desk, *code, from, to)
+	if err != nil {
+		return err
+	}
+	p := s.Paper(time.Local)
+	f := p.Figures()
+	switch format {
+	case "pdf":
+		return c.writeOut(*out, func(w io.Writer) error { return paper.WriteSettlement(w, p) })
+	case "csv":
+		return paper.WriteSettlementCSV(c.stdout, p)
+	case "json":
+		packs := []string{}
+		for _, pc := range s.Packs {
+			packs = append(packs, pc.String())
+		}
+		payments := []any{}
+		for i := range s.Payments {
+			payments = append(payments, claimJSON(&s.Payments[i]))
+		}
+		by, to := "", ""
+		switch {
+		case f.Balance > 0:
+			by, to = "retailer", "operator"
+		case f.Balance < 0:
+			by, to = "operator", "retailer"
+		}
+		return c.json(map[string]any{"desk": s.Desk, "game": s.Game, "from": dayText(s.From), "to": dayText(s.To),
+			"packs": packs, "pack_count": f.Packs, "pack_size": f.PackSize, "tickets": f.Tickets,
+			"ticket_price_cents": int64(f.Price), "sales_cents": int64(f.Sales), "prize_count": f.PrizeCount,
+			"prizes_cents": int64(f.Prizes), "commission_rate": f.Rate, "commission_cents": int64(f.Commission),
+			"balance_cents": int64(f.Balance), "owed_by": by, "owed_to": to, "payments": payments, "printed_at": s.PrintedAt})
+	}
+	fmt.Fprintf(c.stdout, "settlement of desk %s, game %d, %s to %s\n", s.Desk, s.Game, dayText(s.From), dayText(s.To))
+	fmt.Fprintf(c.stdout, "packs on sale   %d (activated in the period)\n", f.Packs)
+	fmt.Fprintf(c.stdout, "sales           %d tickets × %s = %s\n", f.Tickets, plain(f.Price), plain(f.Sales))
+	fmt.Fprintf(c.stdout, "prizes paid     %d = %s\n", f.PrizeCount, plain(f.Prizes))
+	fmt.Fprintf(c.stdout, "commission      %d.%02d %% of the sales = %s\n", f.Rate/100, f.Rate%100, plain(f.Commission))
+	fmt.Fprintf(c.stdout, "balance         %s\n%s\n", plain(f.Balance), plainOwed(f))
+	return nil
+}
+
+// plain prints cents as "1645.00 €" for a terminal.
+func plain(c paper.Cents) string {
+	sign := ""
+	if c < 0 {
+		sign, c = "-", -c
+	}
+	return fmt.Sprintf("%s%d.%02d €", sign, c/100, c%100)
+}
+
+func plainOwed(f paper.Figures) string {
+	switch {
+	case f.Balance > 0:
+		return "the retailer owes the operator " + plain(f.Balance)
+	case f.Balance < 0:
+		return "the operator owes the retailer " + plain(-f.Balance)
+	}
+	return "nobody owes anything"
+}
+
+// dayReport is daily --day: one counter's day as text, JSON, CSV or PDF.
+func (c *cli) dayReport(desk, day, out string, asJSON, asCSV bool) error {
+	format, err := reportFormat(asJSON, asCSV, out)
+	if err != nil {
+		return err
+	}
+	t, err := parseDay("day", day)
+	if err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if desk == "" && l.CounterDesk() == "" {
+		return badInput("daily --day: --desk ID is required: the counter whose day it is")
+	}
+	d, err := l.DayReport(c.ctx, desk, t)
+	if err != nil {
+		return err
+	}
+	p := d.Paper(time.Local)
+	switch format {
+	case "pdf":
+		return c.writeOut(out, func(w io.Writer) error { return paper.WriteDayReport(w, p) })
+	case "csv":
+		return paper.WriteDayReportCSV(c.stdout, p)
+	case "json":
+		pays, voids := []any{}, []any{}
+		for _, x := range p.Payments {
+			pays = append(pays, map[string]any{"payment": x.Number, "at": x.At, "serial": x.Serial, "amount": x.Amount, "cashier": x.Cashier})
+		}
+		for _, x := range p.Voids {
+			voids = append(voids, map[string]any{"payment": x.Payment, "at": x.At, "serial": x.Serial, "amount": x.Amount,
+				"by": x.By, "reason": x.Reason})
+		}
+		codes := func(ps []game.PackCode) []string {
+			out := []string{}
+			for _, pc := range ps {
+				out = append(out, pc.String())
+			}
+			return out
+		}
+		paid, voided := 0, 0
+		for _, x := range p.Payments {
+			paid += x.Amount
+		}
+		for _, x := range p.Voids {
+			voided += x.Amount
+		}
+		return c.json(map[string]any{"desk": d.Desk, "day": dayText(d.Day), "payments": pays, "voids": voids,
+			"paid": paid, "voided": voided, "net": paid - voided,
+			"packs_received": codes(d.Received), "packs_activated": codes(d.Activated), "journal_head": d.Head})
+	}
+	paid, voided := 0, 0
+	fmt.Fprintf(c.stdout, "desk %s, %s\n", d.Desk, dayText(d.Day))
+	for _, x := range p.Payments {
+		paid += x.Amount
+		fmt.Fprintf(c.stdout, "%s  payment %-6d %s  %8s €  %s\n", x.At.Format(time.TimeOnly), x.Number, x.Serial, game.GroupDigits(x.Amount), x.Cashier)
+	}
+	for _, x := range p.Voids {
+		voided += x.Amount
+		fmt.Fprintf(c.stdout, "%s  void    %-6d %s  %8s €  %s: %s\n", x.At.Format(time.TimeOnly), x.Payment, x.Serial, game.GroupDigits(x.Amount), x.By, x.Reason)
+	}
+	fmt.Fprintf(c.stdout, "%s, %s voided: %s € net\n", count(len(p.Payments), "payment"), count(len(p.Voids), "payment"),
+		game.GroupDigits(paid-voided))
+	fmt.Fprintf(c.stdout, "packs received   %d\npacks activated  %d\njournal head %s\n", len(d.Received), len(d.Activated), d.Head)
+	return nil
+}
+
+// parseRate reads a percentage, "5", "5.5" or "5,25", as hundredths of a
+// percent.
+func parseRate(s string) (int, error) {
+	s = strings.TrimSuffix(strings.TrimSpace(strings.ReplaceAll(s, ",", ".")), "%")
+	whole, frac, _ := strings.Cut(strings.TrimSpace(s), ".")
+	if len(frac) > 2 {
+		return 0, badInput("--commission %q: at most two decimals (5.25)", s)
+	}
+	w, err1 := strconv.Atoi(whole)
+	f, err2 := strconv.Atoi((frac + "00")[:2])
+	if err1 != nil || err2 != nil || w < 0 || w > 100 {
+		return 0, badInput("--commission %q: a percentage from 0 to 100, like 5 or 5.5", s)
+	}
+	return w*100 + f, nil
+}
+
+func (c *cli) settings(args []string) error {
+	fs := flag.NewFlagSet("settings", flag.ContinueOnError)
+	threshold := fs.Int("identity-threshold", 0, "the prize, in euros, from which a payment records the winner's identity")
+	commission := fs.String("commission", "", "the retailers' commission on their sales, in percent (5.5)")
+	days := fs.Int("claim-days", 0, "days from the end of sale to the claim deadline when none is given")
+	operator := fs.String("operator", "", "operator name (default: $USER)")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	changes := map[string]int{}
+	if flagSet(fs, "identity-threshold") {
+		if *threshold < 1 {
+			return badInput("--identity-threshold %d: give an amount in euros, 1 or more", *threshold)
+		}
+		changes[ledger.SettingIdentityThreshold] = *threshold
+	}
+	if flagSet(fs, "commission") {
+		r, err := parseRate(*commission)
+		if err != nil {
+			return err
+		}
+		changes[ledger.SettingCommission] = r
+	}
+	if flagSet(fs, "claim-days") {
+		if *days < 1 || *days > 3660 {
+			return badInput("--claim-days %d: from 1 to 3660", *days)
+		}
+		changes[ledger.SettingClaimDays] = *days
+	}
+	var l *ledger.Ledger
+	var err error
+	if len(changes) > 0 {
+		l, err = c.open(true)
+	} else {
+		l, err = c.read()
+	}
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
+		if v, ok := changes[k]; ok {
+			if err := l.SetSetting(c.ctx, k, v, c.who(l, "", *operator)); err != nil {
+				return err
+			}
+		}
+	}
+	vals := map[string]int{}
+	for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
+		if vals[k], err = l.Setting(c.ctx, k); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return c.json(map[string]any{"identity_threshold": vals[ledger.SettingIdentityThreshold],
+			"commission": vals[ledger.SettingCommission], "claim_days": vals[ledger.SettingClaimDays]})
+	}
+	r := vals[ledger.SettingCommission]
+	fmt.Fprintf(c.stdout, "identity threshold  %s € (a payment from this prize on records the winner's identity)\n",
+		game.GroupDigits(vals[ledger.SettingIdentityThreshold]))
+	fmt.Fprintf(c.stdout, "commission          %d.%02d %% of a retailer's sales\n", r/100, r%100)
+	fmt.Fprintf(c.stdout, "claim days          %d (from the end of sale to the deadline, unless one is given)\n", vals[ledger.SettingClaimDays])
+	return nil
+}

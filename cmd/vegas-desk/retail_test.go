@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// winnersIn returns a serial of each prize found in pack (first ticket of
+// each prize), by prize, reading the ledger directly.
+func winnersIn(t *testing.T, db string, pack int) map[int]string {
+	t.Helper()
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	out := map[int]string{}
+	for pos := pack * game.PackSize; pos < (pack+1)*game.PackSize; pos++ {
+		tk, err := l.TicketAt(context.Background(), 531, 1, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := out[tk.Prize]; !ok {
+			out[tk.Prize] = tk.Serial.String()
+		}
+	}
+	return out
+}
+
+// winnerOf returns the serial of a winner of pack, any prize but those
+// excluded.
+func winnerOf(t *testing.T, w map[int]string, not ...int) (string, int) {
+	t.Helper()
+	for _, p := range []int{50, 15, 9, 6, 3, 100} {
+		skip := false
+		for _, n := range not {
+			skip = skip || n == p
+		}
+		if s, ok := w[p]; ok && !skip {
+			return s, p
+		}
+	}
+	t.Fatal("no winner in the pack")
+	return "", 0
+}
+
+func jsonOf(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+}
+
+// The retail commands, as a script would run them: the emission's dates,
+// the packs' lifecycle by number and by scanned code, the verdicts at the
+// counter, referrals, receipts, a counter's day and its settlement, every
+// report with --json.
+func TestRetailCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "l.db")
+	if _, errs, code := vd(t, db, "", "generate", "--seed", strings.Repeat("cd", 32)); code != 0 {
+		t.Fatalf("generate: %s", errs)
+	}
+	today := time.Now().Format(time.DateOnly)
+	tomorrow := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
+	yesterday := time.Now().AddDate(0, 0, -1).Format(time.DateOnly)
+	w10, w11, w12 := winnersIn(t, db, 10), winnersIn(t, db, 11), winnersIn(t, db, 12)
+	s10, p10 := winnerOf(t, w10)
+	s11, _ := winnerOf(t, w11)
+	s12, _ := winnerOf(t, w12)
+	code11 := game.PackCode{Game: 531, Block: 1, Pack: 11}.String()
+	code12 := game.PackCode{Game: 531, Block: 1, Pack: 12}.String()
+
+	type step struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}
+	steps := []step{
+		// Emission dates.
+		{"emission", []string{"emission", "--json"}, 0, `"on_sale": ""`, ""},
+		{"emission in order", []string{"emission", "--on-sale", tomorrow, "--end-of-sale", yesterday}, 2, "", "end of sale comes before"},
+		{"emission not a day", []string{"emission", "--on-sale", "demain"}, 2, "", "not a day"},
+		{"emission set", []string{"emission", "--on-sale", tomorrow, "--end-of-sale", tomorrow, "--json"}, 0, `"deadline": "` +
+			time.Now().AddDate(0, 0, 1+ledger.DefaultClaimDays).Format(time.DateOnly) + `"`, ""},
+		{"claim days", []string{"settings", "--claim-days", "30"}, 0, "claim days          30", ""},
+		{"the deadline's default", []string{"emission", "--end-of-sale", tomorrow, "--json"}, 0, `"deadline": "` +
+			time.Now().AddDate(0, 0, 31).Format(time.DateOnly) + `"`, ""},
+		{"settings out of range", []string{"settings", "--claim-days", "0"}, 2, "", "--claim-days"},
+		{"a commission that is not a rate", []string{"settings", "--commission", "five"}, 2, "", "percentage"},
+
+		// The packs' lifecycle.
+		{"deliver without a desk", []string{"packs", "deliver", "--block", "1", "--packs", "10-12"}, 2, "", "--desk"},
+		{"deliver", []string{"packs", "deliver", "--block", "1", "--packs", "10-13", "--desk", "D1", "--json"}, 0, `"count": 4`, ""},
+		{"activate before receiving", []string{"packs", "activate", "--block", "1", "10"}, 1, "", "pack 531-0001-0010-2 is delivered; activate needs it received"},
+		{"receive by another desk", []string{"packs", "receive", "--block", "1", "10", "--desk", "D2"}, 1, "", "delivered to desk D1, not D2"},
+		{"receive by number and by code", []string{"packs", "receive", "--block", "1", "10", "12-13", code11}, 0, "received 4 packs: 531-0001-0010-2 to 531-0001-0013-1", ""},
+		{"a mistyped pack code", []string{"packs", "receive", "531-0001-0011-0"}, 2, "", "check digit"},
+		{"a pack number without its block", []string{"packs", "activate", "11"}, 2, "", "--block"},
+		{"activate by code", []string{"packs", "activate", code11, "--json"}, 0, `"first_code": "` + code11 + `"`, ""},
+		{"activate", []string{"packs", "activate", "--block", "1", "10"}, 0, "activated (on sale) 1 pack", ""},
+		{"stolen", []string{"packs", "stolen", "--block", "1", "12", "--reason", "break-in"}, 0, "reported stolen 1 pack", ""},
+		{"activate a stolen pack", []string{"packs", "activate", "--block", "1", "12"}, 1, "", "is stolen"},
+		{"settle a pack never received", []string{"packs", "settle", "--block", "1", "14"}, 1, "", "is stock"},
+		{"unknown move", []string{"packs", "sell", "--block", "1", "10"}, 2, "", "want deliver"},
+		{"packs list", []string{"packs", "list", "--desk", "D1", "--json"}, 0, `"state": "on-sale"`, ""},
+		{"packs list by state", []string{"packs", "list", "--state", "stolen"}, 0, code12, ""},
+		{"packs list a bad state", []string{"packs", "list", "--state", "sold"}, 2, "", "--state"},
+
+		// Verdicts at the counter.
+		{"before the on-sale date", []string{"claim", s10, "--desk", "D1", "--operator", "ann", "--json"}, 1, "", "not yet on sale"},
+		{"emission now", []string{"emission", "--on-sale", yesterday, "--end-of-sale", yesterday, "--deadline", yesterday}, 0, "deadline     " + yesterday, ""},
+		{"after the deadline", []string{"claim", s10, "--desk", "D1", "--operator", "ann"}, 1, "", "claim deadline passed"},
+		{"emission open", []string{"emission", "--on-sale", yesterday, "--end-of-sale", tomorrow, "--deadline", tomorrow}, 0, "", ""},
+		{"pack not on sale", []string{"claim", winnersIn(t, db, 13)[0], "--desk", "D1", "--operator", "ann"}, 1, "", "not on sale"},
+		{"stolen pack", []string{"lookup", s12, "--desk", "D1", "--json"}, 0, `"verdict": "stolen"`, ""},
+		{"stolen pack claimed", []string{"claim", s12, "--desk", "D2", "--operator", "bob"}, 1, "", "reported stolen"},
+		{"flagged attempts", []string{"attempts", "--reason", "stolen", "--json"}, 0, `"pack": "` + code12 + `"`, ""},
+		{"above the limit", []string{"claim", s11, "--desk", "D1", "--operator", "ann", "--limit", "1"}, 1, "", "back office pays it"},
+		{"open referrals", []string{"referrals", "--json"}, 0, `"serial": "` + s11 + `"`, ""},
+		{"pay", []string{"claim", s10, "--desk", "D1", "--operator", "ann", "--json"}, 0, `"number": 1`, ""},
+		{"the back office pays the referral", []string{"claim", s11, "--desk", "BO", "--operator", "eve"}, 0, "PAY", ""},
+		{"no open referral", []string{"referrals", "--json"}, 0, "[]", ""},
+		{"void", []string{"void", "2", "--reason", "paid at the wrong desk"}, 0, "voided", ""},
+
+		// Receipts.
+		{"receipt", []string{"receipt", "1", "-o", filepath.Join(dir, "r1.pdf")}, 0, "", "written to"},
+		{"receipt as JSON", []string{"receipt", "1", "--json"}, 0, `"amount": ` + strconv.Itoa(p10), ""},
+		{"receipt of a void", []string{"receipt", "2", "--json"}, 0, `"void_reason": "paid at the wrong desk"`, ""},
+		{"receipt without -o", []string{"receipt", "1"}, 2, "", "-o FILE.pdf"},
+		{"receipt of no payment", []string{"receipt", "99", "--json"}, 2, "", "no payment"},
+
+		// The day and the settlement.
+		{"daily summary", []string{"daily", "--json"}, 0, `"desk": "D1"`, ""},
+		{"day report", []string{"daily", "--desk", "D1", "--day", today, "--json"}, 0, `"packs_activated": [`, ""},
+		{"day report as CSV", []string{"daily", "--desk", "D1", "--day", today, "--csv"}, 0, "desk,day,kind,at,payment", ""},
+		{"day report as PDF", []string{"daily", "--desk", "D1", "--day", today, "-o", filepath.Join(dir, "day.pdf")}, 0, "", ""},
+		{"day report without a desk", []string{"daily", "--day", today}, 2, "", "--desk"},
+		{"two formats", []string{"daily", "--desk", "D1", "--day", today, "--csv", "--json"}, 2, "", "choose one"},
+		{"settlement", []string{"settlement", "--desk", "D1", "--since", today, "--until", today}, 0, "the retailer owes the operator", ""},
+		{"settlement as JSON", []string{"settlement", "--desk", "D1", "--since", today, "--until", today, "--json"}, 0, `"pack_count": 2`, ""},
+		{"settlement as CSV", []string{"settlement", "--desk", "D1", "--since", today, "--until", today, "--csv"}, 0, "D1," + today, ""},
+		{"settlement as PDF", []string{"settlement", "--desk", "D1", "--since", today, "--until", today, "-o", filepath.Join(dir, "s.pdf")}, 0, "", ""},
+		{"settlement backwards", []string{"settlement", "--desk", "D1", "--since", today, "--until", yesterday}, 2, "", "before"},
+		{"settlement without a desk", []string{"settlement", "--since", today, "--until", today}, 2, "", "--desk"},
+		{"verify", []string{"verify", "--json"}, 0, `"ok": true`, ""},
+	}
+	for _, st := range steps {
+		out, errs, code := vd(t, db, "", st.args...)
+		if code != st.code || !strings.Contains(out, st.stdout) || !strings.Contains(errs, st.stderr) {
+			t.Errorf("%s: %v\nexit %d, want %d\nstdout %s\n(want %q)\nstderr %s\n(want %q)", st.name, st.args, code, st.code, out, st.stdout, errs, st.stderr)
+		}
+	}
+
+	// The settlement by hand: packs 10 and 11 activated today at D1, 2 ×
+	// 200 × 3 € = 1 200 €; one payment stands at D1 (the referral was paid
+	// at BO): prize p10; 5 % = 60 €.
+	out, _, _ := vd(t, db, "", "settlement", "--desk", "D1", "--since", today, "--until", today, "--json")
+	var s struct {
+		Packs      []string `json:"packs"`
+		Sales      int      `json:"sales_cents"`
+		Prizes     int      `json:"prizes_cents"`
+		Commission int      `json:"commission_cents"`
+		Balance    int      `json:"balance_cents"`
+		OwedBy     string   `json:"owed_by"`
+	}
+	jsonOf(t, out, &s)
+	if len(s.Packs) != 2 || s.Sales != 120000 || s.Prizes != 100*p10 || s.Commission != 6000 || s.Balance != 120000-100*p10-6000 || s.OwedBy != "retailer" {
+		t.Errorf("settlement %+v", s)
+	}
+
+	if out, errs, code := vd(t, db, "", "settings", "--commission", "5,5 %", "--json"); code != 0 || !strings.Contains(out, `"commission": 550`) {
+		t.Errorf("settings --commission: %d %s %s", code, out, errs)
+	}
+	if out, _, _ := vd(t, db, "", "settlement", "--desk", "D1", "--since", today, "--until", today, "--json"); !strings.Contains(out, `"commission_cents": 6600`) {
+		t.Errorf("the settlement at 5.5 %%:\n%s", out)
+	}
+
+	// The PDFs say what they should.
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Fatal("pdftotext not found: install poppler-utils (make deps-test does)")
+	}
+	for file, want := range map[string][]string{
+		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
+		"day.pdf": {"Rapport du jour", "Carnets activés (2)", "531-0001-0010 à 0011"},
+		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
+	} {
+		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(strings.ReplaceAll(string(text), "\u00a0", " "), w) {
+				t.Errorf("%s lacks %q:\n%s", file, w, text)
+			}
+		}
+		if strings.Contains(string(text), s10) {
+			t.Errorf("%s shows a whole serial", file)
+		}
+	}
+}
+
+// Winners' identities stay out of the exports unless asked for.
+func TestIdentityExport(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	if _, errs, code := vd(t, db, "", "generate", "--seed", strings.Repeat("cd", 32), "--activate"); code != 0 {
+		t.Fatalf("generate: %s", errs)
+	}
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big string
+	for pos := 0; big == "" && pos < game.BlockSize; pos++ {
+		if tk, err := l.TicketAt(context.Background(), 531, 1, pos); err == nil && tk.Prize == 1000 {
+			big = tk.Serial.String()
+		}
+	}
+	l.Close()
+	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve"); code != 0 {
+		t.Fatalf("claim: %s", errs)
+	}
+	if _, errs, code := vd(t, db, "", "emission", "--json"); code != 0 {
+		t.Fatal(errs)
+	}
+	// A lower threshold: the 1 000 € payment needs an identity.
+	if out, errs, code := vd(t, db, "", "settings", "--identity-threshold", "1000", "--json"); code != 0 || !strings.Contains(out, `"identity_threshold": 1000`) {
+		t.Fatalf("settings: %d %s %s", code, out, errs)
+	}
+	out, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve")
+	if code != 1 || !strings.Contains(errs, "already claimed") {
+		t.Fatalf("claim again: %d %s %s", code, out, errs)
+	}
+	if _, errs, code := vd(t, db, "", "void", "1", "--reason", "test"); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve"); code != 1 || !strings.Contains(errs, "identity") {
+		t.Fatalf("claim without an identity: %d %s", code, errs)
+	}
+	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
+		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "X12345"); code != 0 {
+		t.Fatalf("claim with an identity: %s", errs)
+	}
+	for _, args := range [][]string{{"claims", "--csv"}, {"claims", "--json"}, {"daily", "--json"}, {"receipt", "2", "--json"}} {
+		out, _, _ := vd(t, db, "", args...)
+		if strings.Contains(out, "Jeanne") || strings.Contains(out, "X12345") {
+			t.Errorf("%v shows the winner's identity:\n%s", args, out)
+		}
+	}
+	out, _, _ = vd(t, db, "", "claims", "--csv", "--with-identity")
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 3 || rows[0][14] != "winner_name" || rows[2][14] != "Jeanne Martin" || rows[1][14] != "" {
+		t.Errorf("claims --csv --with-identity: %v\n%s", err, out)
+	}
+	out, _, _ = vd(t, db, "", "claims", "--json", "--with-identity")
+	if !strings.Contains(out, `"doc_number": "X12345"`) {
+		t.Errorf("claims --json --with-identity:\n%s", out)
+	}
+	if _, errs, code := vd(t, db, "", "claims", "--with-identity"); code != 2 || !strings.Contains(errs, "--csv or --json") {
+		t.Errorf("--with-identity alone: %d %s", code, errs)
+	}
+}
