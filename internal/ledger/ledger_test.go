@@ -350,6 +350,15 @@ func TestVerdicts(t *testing.T) {
 		{name: "identity given", state: []string{"generate"}, prize: 50000, identity: true, want: Payable, recorded: "claim"},
 		{name: "lower threshold", state: []string{"generate"}, prize: 50, threshold: 50, want: IdentityRequired, recorded: "refusal/identity-required"},
 		{name: "above the limit first", state: []string{"generate"}, prize: 1000, limit: 100, threshold: 50, want: OverLimit, recorded: "referral"},
+		{name: "at the deadline's last instant", state: []string{"generate"}, deadline: now, prize: 50, want: Payable, recorded: "claim"},
+		{name: "a loser of a stolen pack", state: []string{"deliver", "receive", "activate", "stolen"}, prize: 0, want: Stolen, recorded: "refusal/stolen"},
+		{name: "stolen before sale", state: []string{"stolen"}, onSale: day(2), prize: 50, want: NotYetOnSale, recorded: "refusal/not-yet-on-sale"},
+		{name: "returned from sale", state: []string{"deliver", "receive", "activate", "return"}, prize: 50, want: NotActivated, recorded: "refusal/not-activated"},
+		{name: "destroyed from sale", state: []string{"deliver", "receive", "activate", "destroyed"}, prize: 15, want: NotActivated, recorded: "refusal/not-activated"},
+		{name: "settled above the limit", state: []string{"deliver", "receive", "activate", "settle"}, prize: 1000, limit: 100, want: OverLimit, recorded: "referral"},
+		{name: "not on sale above the limit", state: []string{"deliver", "receive"}, prize: 1000, limit: 100, want: NotActivated, recorded: "refusal/not-activated"},
+		{name: "identity required at a counter", state: []string{"generate"}, prize: 1000, limit: 1000, threshold: 1000, want: IdentityRequired, recorded: "refusal/identity-required"},
+		{name: "a loser after the deadline", state: []string{"generate"}, deadline: day(1).Add(-time.Second), prize: 0, want: Expired, recorded: "refusal/expired"},
 	}
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
@@ -360,13 +369,17 @@ func TestVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		used := map[int]bool{}
-		nextPack := map[int]int{} // prize → the next pack to try
+		nextPack := map[int]int{}     // prize → the next pack to try
+		candidates := map[int][]int{} // prize → its first tickets
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				// A pack of its own, holding a ticket of the prize.
 				var pos int
 				for {
-					p := ticketsWith(t, l, b, tc.prize, nextPack[tc.prize]+1)
+					if _, ok := candidates[tc.prize]; !ok {
+						candidates[tc.prize] = ticketsWith(t, l, b, tc.prize, 5000)
+					}
+					p := candidates[tc.prize][:min(nextPack[tc.prize]+1, len(candidates[tc.prize]))]
 					if len(p) <= nextPack[tc.prize] {
 						t.Fatalf("no more tickets of %d € in packs of their own", tc.prize)
 					}
