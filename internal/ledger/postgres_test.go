@@ -89,7 +89,7 @@ func TestCounterRole(t *testing.T) {
 		}
 	}
 	// The functions: only the counter's may be called.
-	granted := []string{"blocks_public", "claim", "find", "lookup", "my_claims", "whoami"}
+	granted := []string{"blocks_public", "claim", "durable", "find", "lookup", "my_claims", "whoami"}
 	var fns []struct {
 		Name string `db:"proname"`
 		Can  bool   `db:"can"`
