@@ -72,6 +72,7 @@ bench: deps-test
 	$(BENCH) -bench 'Evaluate|Encode|DecodeValidate|ParseDoc' ./internal/game/
 	$(BENCH) -bench 'Generate$$|Verify' -benchtime 2x ./internal/ledger/
 	$(BENCH) -bench 'Lookup|FindByContents' -benchtime 200x ./internal/ledger/
+	$(BENCH) -bench 'PostgresFigures' -benchtime 1x ./internal/ledger/
 	GO=$(GO) ./internal/ledger/testdata/bench.sh
 
 # Each fuzz target for a minute (the seed corpora also run in make test).

@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -21,12 +23,13 @@ const usage = `usage: vegas-desk [--db PATH] [COMMAND [ARGS]]
 With no command, opens the desktop app (on the ledger of --db or VEGAS_DESK_DB,
 else the one last chosen in the app's settings).
 
-  generate [--seed HEX] [--game CODE] [--json]   generate the next block of a game
+  generate [--seed HEX] [--game CODE] [--activate] [--demo] [--json]   generate the next block of a game
   blocks [--json]                                list the blocks
-  lookup SERIAL [--json]                         a ticket by serial
+  lookup SERIAL [--limit EUROS] [--json]         a ticket by serial, and what a claim would answer
   check [--json] FILE|-                          check one ticket in the interchange format
-  claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--json]
-  void CLAIM-ID --reason TEXT [--operator NAME]  void a claim
+  claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
+        [--winner-name NAME --winner-doc TYPE --winner-doc-number N] [--json]
+  void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
   claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json] [--with-identity]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
   daily --desk ID --day DATE [-o FILE.pdf|--csv|--json]      a counter's day report
@@ -47,9 +50,14 @@ else the one last chosen in the app's settings).
   verify [--block N] [--json]                    check every ticket, digest and the journal
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
+  desks add ID [--password-file FILE] [--limit EUROS] [--json]   add a counter (a login on a shared ledger)
+  desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
+  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
 
 --game CODE (default 531) picks the game where a block is named.
---db PATH (or VEGAS_DESK_DB) picks the ledger; commands default to $XDG_DATA_HOME/vegas-desk/ledger.db.
+--db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
+(postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
+$XDG_DATA_HOME/vegas-desk/ledger.db.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
 `
 
@@ -110,6 +118,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,
 		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
+		"desks": c.desks, "copy": c.copyLedger,
 		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals,
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings,
 	}
@@ -256,6 +265,22 @@ func (c *cli) who(l *ledger.Ledger, desk, operator string) ledger.Identity {
 		desk = l.CounterDesk()
 	}
 	return ledger.DefaultIdentity(desk, operator)
+}
+
+// terminal makes operator-typed text safe to print on a terminal: control
+// characters (an escape sequence could rewrite what the screen shows) are
+// written as Go escapes.
+func terminal(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u202e' || r == '\u202d' || r == '\u2066' || r == '\u2067' || r == '\u2068' || r == '\u2069' {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func parseDate(field, s string) (time.Time, error) {

@@ -257,6 +257,11 @@ func (l *Ledger) claimPostgres(ctx context.Context, s game.Serial, req ClaimRequ
 	if err != nil {
 		return Claim{}, fmt.Errorf("claim %s: %w", s, l.classify(err))
 	}
+	// The claim committed without waiting for the disk; its answer holds
+	// once the WAL is flushed past it (postgres.sql, vegas.claim).
+	if _, err := l.w.ExecContext(ctx, "SELECT vegas.durable()"); err != nil {
+		return Claim{}, fmt.Errorf("claim %s: %w", s, l.classify(err))
+	}
 	if a.Status == string(Paid) {
 		c := a.claim()
 		c.Request = req.Request

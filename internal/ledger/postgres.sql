@@ -126,6 +126,13 @@ CREATE TABLE vegas.identities (
     doc_number text   NOT NULL
 );
 
+-- One row per login that claims: vegas.durable writes it, so that its
+-- commit waits for the WAL to be flushed (see vegas.claim).
+CREATE TABLE vegas.flushes (
+    login text   PRIMARY KEY,
+    n     bigint NOT NULL
+);
+
 -- Nothing of the record is changed in place, deleted or truncated.
 CREATE FUNCTION vegas.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -463,9 +470,19 @@ BEGIN
     RETURN a;
 END $$;
 
--- claim: pays a ticket once. The journal's lock is taken first, so that the
--- check and the payment are one step for every counter at once. A request
--- id already used by this desk answers what it answered the first time.
+-- claim: pays a ticket once. The check and the payment are one step under
+-- the journal's lock, for every counter at once. A request id already used
+-- by this desk answers what it answered the first time.
+--
+-- The lock is held until the commit; for the commit not to wait for the
+-- disk with the lock held (which would serialise every counter behind
+-- each flush), a claim commits with synchronous_commit off, and the client
+-- calls vegas.durable before it acts on the answer: that commit waits for
+-- the WAL to be flushed up to it, hence past the claim, and the counters'
+-- flushes are grouped. A crash before the flush loses only the end of the
+-- WAL: the last entries of the chain, whose answers nobody acted on (a
+-- client that asks again with the request id gets them made again). The
+-- chain keeps no hole.
 CREATE FUNCTION vegas.claim(p_game integer, p_block integer, p_position integer, p_secret bigint,
     p_method text, p_desk text, p_operator text, p_request text, p_limit integer,
     p_name text, p_doc_type text, p_doc_number text, p_at text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
@@ -479,9 +496,11 @@ DECLARE
     e     vegas.journal;
     at    text;
     lim   integer;
+    known boolean;
     ident boolean := coalesce(p_name, '') <> '' AND coalesce(p_doc_type, '') <> '' AND coalesce(p_doc_number, '') <> '';
     serial text := vegas.serial_text(p_game, p_block, p_position, p_secret);
 BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
     SELECT * INTO who FROM vegas.caller(p_desk);
     IF p_method NOT IN ('serial', 'contents') THEN
         RAISE EXCEPTION 'method %: want serial or contents', p_method USING ERRCODE = 'VD004';
@@ -489,9 +508,16 @@ BEGIN
     IF coalesce(btrim(p_operator), '') = '' OR coalesce(btrim(who.desk), '') = '' THEN
         RAISE EXCEPTION 'a payment records its desk and its operator: name both' USING ERRCODE = 'VD005';
     END IF;
+    -- What never changes is read before the journal's lock: the block and
+    -- the secret part. A wrong one is refused (and appended, under the lock).
+    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
+    known := FOUND AND p_position >= 0 AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
+    -- The rest under the lock, so that the check and the payment are one
+    -- step for every counter at once.
     PERFORM pg_advisory_xact_lock(1447511123);
     IF who.counter THEN
         at := vegas.now_text(); lim := who.payout_limit;
+        SELECT d.locked_until INTO who.locked_until FROM vegas.desks d WHERE d.id = who.desk;
     ELSE
         at := coalesce(p_at, vegas.now_text()); lim := p_limit;
     END IF;
@@ -514,8 +540,7 @@ BEGIN
         a.status := 'locked'; a.until := who.locked_until; a.entry := e.id;
         RETURN a;
     END IF;
-    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
-    IF NOT FOUND OR p_position < 0 OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) <> p_secret THEN
+    IF NOT known THEN
         e := vegas.append('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
             p_operator, 'claim', NULL, p_request, 'unknown-serial', '');
         IF who.counter THEN
@@ -644,6 +669,14 @@ BEGIN
       AND c.at >= coalesce(p_since, '') AND (coalesce(p_until, '') = '' OR c.at < p_until)
     ORDER BY c.id;
 END $$;
+
+-- durable returns once the WAL is flushed up to now: after a claim, once
+-- its answer can no longer be lost.
+CREATE FUNCTION vegas.durable() RETURNS void LANGUAGE sql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp SET synchronous_commit = on AS $$
+    INSERT INTO vegas.flushes (login, n) VALUES (session_user, 1)
+    ON CONFLICT (login) DO UPDATE SET n = vegas.flushes.n + 1
+$$;
 
 -- Who this login is: the desk of a counter, or the back office.
 CREATE FUNCTION vegas.whoami() RETURNS TABLE (desk text, counter boolean, payout_limit integer)
@@ -798,6 +831,7 @@ GRANT EXECUTE ON FUNCTION vegas.lookup(integer, integer, integer, bigint, text, 
     vegas.find(bytea, text, text),
     vegas.blocks_public(),
     vegas.my_claims(text, text),
+    vegas.durable(),
     vegas.whoami(),
     vegas.move_my_packs(text, integer, integer, integer, integer, text),
     vegas.my_packs(),
