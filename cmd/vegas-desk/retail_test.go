@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"os/exec"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/pgtest"
 )
 
 // winnersIn returns a serial of each prize found in pack (first ticket of
@@ -270,5 +272,75 @@ func TestIdentityExport(t *testing.T) {
 	}
 	if _, errs, code := vd(t, db, "", "claims", "--with-identity"); code != 2 || !strings.Contains(errs, "--csv or --json") {
 		t.Errorf("--with-identity alone: %d %s", code, errs)
+	}
+}
+
+// On a shared ledger a counter's login receives and activates its own
+// packs, scanned or typed, prints its day and its receipts, and nothing
+// more: the database refuses the rest.
+func TestCounterRetailCLI(t *testing.T) {
+	db := pg.NewDatabase(t)
+	url := pg.URL(pgtest.Owner, db)
+	if _, errs, code := vd(t, url, "", "generate", "--seed", strings.Repeat("ef", 32)); code != 0 {
+		t.Fatalf("generate: %s", errs)
+	}
+	pw := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)
+	out, errs, code := vd(t, url, "", "desks", "add", "D1", "--password-file", pw, "--limit", "150", "--json")
+	var desk struct{ Role string }
+	if code != 0 || json.Unmarshal([]byte(out), &desk) != nil {
+		t.Fatalf("desks add: %s %s", out, errs)
+	}
+	for _, args := range [][]string{
+		{"packs", "deliver", "--block", "1", "--packs", "0-3", "--desk", "D1"},
+		{"packs", "deliver", "--block", "1", "--packs", "4", "--desk", "D2"},
+	} {
+		if _, errs, code := vd(t, url, "", args...); code != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	t.Setenv("PGPASSWORD", "a-counter-password")
+	counter := pg.URLWithout(desk.Role, db)
+	today := time.Now().Format(time.DateOnly)
+	code0 := game.PackCode{Game: 531, Block: 1, Pack: 0}.String()
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"packs", "receive", "--block", "1", "0-2", "--operator", "ann"}, 0, "received 3 packs", ""},
+		{[]string{"packs", "activate", code0, "--operator", "ann", "--json"}, 0, `"first_code": "` + code0 + `"`, ""},
+		{[]string{"packs", "receive", "--block", "1", "4", "--operator", "ann"}, 1, "", "delivered to desk D2, not D1"},
+		{[]string{"packs", "activate", "--block", "1", "3", "--operator", "ann"}, 1, "", "activate needs it received"},
+		{[]string{"packs", "settle", "--block", "1", "0", "--operator", "ann"}, 1, "", "back office"},
+		{[]string{"packs", "deliver", "--block", "1", "--packs", "5", "--desk", "D1", "--operator", "ann"}, 1, "", "back office"},
+		{[]string{"packs", "stolen", "--block", "1", "1", "--operator", "ann"}, 1, "", "back office"},
+		{[]string{"packs", "list", "--json"}, 0, `"state": "on-sale"`, ""},
+		{[]string{"daily", "--day", today, "--json"}, 0, `"packs_activated": [
+    "` + code0 + `"
+  ]`, ""},
+		{[]string{"settlement", "--desk", "D1", "--since", today, "--until", today}, 1, "", "back office"},
+		{[]string{"referrals"}, 1, "", "back office"},
+		{[]string{"emission", "--on-sale", today}, 1, "", "back office"},
+		{[]string{"settings", "--commission", "9"}, 1, "", "back office"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errs, code := vd(t, counter, "", tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
+				t.Errorf("exit %d (want %d)\nstdout %s\nstderr %s", code, tc.code, out, errs)
+			}
+		})
+	}
+	// The counter sees its own packs only; the back office sees D2's too.
+	out, _, _ = vd(t, counter, "", "packs", "list", "--json")
+	if strings.Contains(out, `"desk": "D2"`) {
+		t.Errorf("a counter lists another's packs:\n%s", out)
+	}
+	if out, _, _ := vd(t, url, "", "packs", "list", "--desk", "D2"); !strings.Contains(out, "delivered") {
+		t.Errorf("the back office's list of D2's packs:\n%s", out)
+	}
+	if out, _, code := vd(t, url, "", "verify", "--json"); code != 0 || !strings.Contains(out, `"ok": true`) {
+		t.Errorf("verify: %s", out)
 	}
 }
