@@ -127,11 +127,16 @@ func (st *replay) apply(ctx context.Context, q querier, e *entry, rep *VerifyRep
 			rep.add(where, "moves packs with %q to %q, which is not a move of a pack", e.Method, e.State)
 			return
 		}
+		wrongDesk := false
 		for p := e.PackFirst; p <= e.PackLast; p++ {
 			k := [2]int64{b.ID, int64(p)}
 			cur := st.packs[k]
 			if !moveAllowed(e.Method, cur.State) {
 				rep.add(where, "moves pack %d of block %s from %q with %q, which is not allowed", p, b.Name(), stateName(cur.State), e.Method)
+			}
+			if e.Method != "deliver" && e.Method != "generate" && cur.Desk != e.Desk && !wrongDesk {
+				rep.add(where, "names desk %q for pack %d of block %s, which was delivered to %q", e.Desk, p, b.Name(), cur.Desk)
+				wrongDesk = true // once an entry
 			}
 			desk := cur.Desk
 			if e.Method == "deliver" {

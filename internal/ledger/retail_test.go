@@ -461,3 +461,39 @@ func TestCounterPacks(t *testing.T) {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}
 }
+
+// A packs entry written behind the ledger's back that names another
+// counter than the packs' is named by verify.
+func TestVerifyPackDesk(t *testing.T) {
+	forEngines(t, func(t *testing.T, e engineCase) {
+		ctx := context.Background()
+		l := mustOpen(t, e.empty(t))
+		if _, err := l.Generate(ctx, 531, game.Seed{13}, GenerateOptions{Who: Identity{"BO", "eve"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 0, Last: 9, Move: "deliver", Desk: "D1"}, Identity{"BO", "eve"}); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := l.begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged := entry{Kind: "packs", Game: 531, Block: 1, PackFirst: 0, PackLast: 9, State: "received", Method: "receive", Desk: "D2", Operator: "mallory"}
+		if err := l.appendJournal(ctx, tx, &forged); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := execute(ctx, tx, "UPDATE pack_states SET state = 'received', entry = ? WHERE pack BETWEEN 0 AND 9", forged.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := l.Verify(ctx, 0, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].What, `names desk "D2" for pack 0`) {
+			t.Errorf("problems %v", rep.Problems)
+		}
+	})
+}
