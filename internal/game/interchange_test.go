@@ -79,6 +79,8 @@ func TestDocRoundTrip(t *testing.T) {
 // Each constraint of the regulation and rules.md gives an error naming the
 // field path and the value.
 func TestParseDocErrors(t *testing.T) {
+	good := exampleSerial.String()
+	mistyped := good[:len(good)-1] + string('0'+(good[len(good)-1]-'0'+1)%10)
 	tests := []struct {
 		name string
 		edit func(string) string
@@ -123,11 +125,20 @@ func TestParseDocErrors(t *testing.T) {
 			[]string{`craps.dice[0]: "3" is not a number`}},
 		{"fractional number", r(`"bonus": 0`, `"bonus": 1.5`),
 			[]string{`bonus: 1.5 is not a whole number`}},
-		{"bad serial", r(`"bonus": 0`, `"bonus": 0, "serial": "531-0001-0456789-304172-0"`),
-			[]string{`serial: "531-0001-0456789-304172-0" 531-0001-0456789-304172-0: check digit does not match`}},
+		{"bad serial", r(`"bonus": 0`, `"bonus": 0, "serial": "`+mistyped+`"`),
+			[]string{`serial: "` + mistyped + `" check digit does not match: a digit was mistyped`}},
 		{"not JSON", func(string) string { return `{"roulette": ` }, []string{"ticket: is not JSON"}},
 		{"not an object", func(string) string { return `[1, 2]` }, []string{"ticket: […] is not an object"}},
 		{"two objects", func(s string) string { return s + s }, []string{"ticket: has text after the JSON object"}},
+		{"faults of the JSON and of the rules in document order", func(s string) string {
+			s = strings.Replace(s, `[4, 12, 27, 33]`, `[15, 12, 27, 33]`, 1)
+			s = strings.Replace(s, `, {"number": 36, "amount": 50}]`, `]`, 1)
+			s = strings.Replace(s, `["2", "9", "V"]`, `["2", "9", "C"]`, 1)
+			return strings.Replace(s, `"bank": "10", `, ``, 1)
+		}, []string{"roulette.winning[0]: 15 is not a roulette number", "roulette.bets: has 2 entries",
+			`duel.cards[2]: "C" is not a card value`, "duel.bank: is missing"}},
+		{"no fault of the rules inside a faulty list", r(`[3, 4]`, `[3, "x"]`),
+			[]string{`craps.dice[1]: "x" is not a number`}},
 		{"every fault reported", func(s string) string {
 			s = strings.Replace(s, `[3, 4]`, `[9, 4]`, 1)
 			s = strings.Replace(s, `"bank": "10"`, `"bank": "AS"`, 1)

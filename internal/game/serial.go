@@ -14,7 +14,7 @@ import (
 // or scans. It has 21 digits, printed in five groups:
 //
 //	GGG-BBBB-PPPPPPP-SSSSSS-C
-//	531-0001-0456789-304172-6
+//	531-0001-0456789-304172-9
 //
 //	GGG      game code (100–999)
 //	BBBB     block number within the game (1–9999)
@@ -37,7 +37,7 @@ const (
 // Errors a caller must tell apart when parsing a serial.
 var (
 	ErrSerialFormat = errors.New("not a serial")
-	ErrCheckDigit   = errors.New("wrong check digit")
+	ErrCheckDigit   = errors.New("check digit does not match")
 )
 
 // Serial identifies one ticket.
@@ -56,7 +56,7 @@ func (s Serial) digits() string {
 	return fmt.Sprintf("%03d%04d%07d%06d", s.Game, s.Block, s.Position, s.Secret)
 }
 
-// String prints the serial in groups: "531-0001-0456789-304172-6".
+// String prints the serial in groups: "531-0001-0456789-304172-9".
 func (s Serial) String() string {
 	d := s.digits()
 	return fmt.Sprintf("%s-%s-%s-%s-%c", d[0:3], d[3:7], d[7:14], d[14:20], dammDigit(d))
@@ -76,7 +76,8 @@ func (s Serial) Valid() bool {
 
 // ParseSerial reads a serial as typed or scanned. Spaces and dashes are
 // ignored. A wrong check digit is reported as ErrCheckDigit before anything
-// else is looked at; any other fault wraps ErrSerialFormat.
+// else is looked at; any other fault wraps ErrSerialFormat. The message
+// says each thing once: "serial INPUT: " + the sentinel + ": " + what to do.
 func ParseSerial(in string) (Serial, error) {
 	var b strings.Builder
 	for _, r := range in {
@@ -85,25 +86,25 @@ func ParseSerial(in string) (Serial, error) {
 		case r >= '0' && r <= '9':
 			b.WriteRune(r)
 		default:
-			return Serial{}, fmt.Errorf("serial: %q is not a digit; a serial has %d digits, spaces and dashes allowed: %w", r, SerialDigits, ErrSerialFormat)
+			return Serial{}, fmt.Errorf("serial %q: %w: %q is not a digit; type its %d digits (spaces and dashes may separate them)", in, ErrSerialFormat, r, SerialDigits)
 		}
 	}
 	d := b.String()
 	if len(d) != SerialDigits {
-		return Serial{}, fmt.Errorf("serial: %d digits, want %d (GGG-BBBB-PPPPPPP-SSSSSS-C): %w", len(d), SerialDigits, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: %d digits where a serial has %d (GGG-BBBB-PPPPPPP-SSSSSS-C); type all of them", in, ErrSerialFormat, len(d), SerialDigits)
 	}
 	if dammDigit(d[:20]) != d[20] {
-		return Serial{}, fmt.Errorf("serial: %s: check digit does not match, a digit was mistyped: %w", in, ErrCheckDigit)
+		return Serial{}, fmt.Errorf("serial %q: %w: a digit was mistyped; type the serial again", in, ErrCheckDigit)
 	}
 	n := func(a, b int) int { v, _ := strconv.Atoi(d[a:b]); return v }
 	s := Serial{Game: n(0, 3), Block: n(3, 7), Position: n(7, 14), Secret: n(14, 20)}
 	switch {
 	case s.Game < MinGameCode:
-		return Serial{}, fmt.Errorf("serial: game code %03d is not a game code: %w", s.Game, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: game code %03d does not exist (codes go from %d to %d); check the first 3 digits", in, ErrSerialFormat, s.Game, MinGameCode, MaxGameCode)
 	case s.Block < 1:
-		return Serial{}, fmt.Errorf("serial: block 0000 does not exist, blocks start at 0001: %w", ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: block 0000 does not exist (blocks start at 0001); check digits 4 to 7", in, ErrSerialFormat)
 	case s.Position >= BlockSize:
-		return Serial{}, fmt.Errorf("serial: position %d is past the block's %d tickets: %w", s.Position, BlockSize, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: position %d is past the block's last ticket, %07d; check digits 8 to 14", in, ErrSerialFormat, s.Position, BlockSize-1)
 	}
 	return s, nil
 }
