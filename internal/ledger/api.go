@@ -6,6 +6,8 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
 	"time"
 
 	"vegas-desk/internal/game"
@@ -103,6 +105,21 @@ type Ticket struct {
 
 // Identity says who acts: the desk (the counter or machine) and the operator.
 type Identity struct{ Desk, Operator string }
+
+// DefaultIdentity is who acts when nobody said: the desk is the host name,
+// the operator $USER, else the name of the account the process runs as.
+// The command line and the app both start from it; a field it cannot
+// find stays empty, and a claim is refused without either.
+func DefaultIdentity() Identity {
+	desk, _ := os.Hostname()
+	operator := os.Getenv("USER")
+	if operator == "" {
+		if u, err := user.Current(); err == nil {
+			operator = u.Username
+		}
+	}
+	return Identity{Desk: desk, Operator: operator}
+}
 
 // How a ticket was identified for a claim.
 const (

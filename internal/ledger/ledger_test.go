@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -602,5 +603,68 @@ func TestVerifyJournalRules(t *testing.T) {
 	}
 	if len(rep.Head) != 64 {
 		t.Errorf("head %q is not a SHA-256 in hex", rep.Head)
+	}
+}
+
+// Once the listed ticket of a tier is paid, Samples lists the tier's next
+// unpaid ticket; a void gives the first one back.
+func TestSamplesSkipPaid(t *testing.T) {
+	ctx := context.Background()
+	l := mustOpen(t, copyFixture(t))
+	b, err := l.Block(ctx, 531, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sixes := ticketsWith(t, l, b, 6, 2)
+	sampleOf := func(prize int) Ticket {
+		t.Helper()
+		ts, err := l.Samples(ctx, 531, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ts) != len(game.PrizeTable)+1 {
+			t.Fatalf("%d samples, want one loser and one ticket per tier", len(ts))
+		}
+		for _, s := range ts {
+			if s.Prize == prize {
+				return s
+			}
+		}
+		t.Fatalf("no sample of %d €", prize)
+		return Ticket{}
+	}
+	if s := sampleOf(6); s.Position != sixes[0] || s.Status != StatusUnpaid {
+		t.Fatalf("6 € sample at %d (%v), want the first, %d", s.Position, s.Status, sixes[0])
+	}
+	cl, err := l.Claim(ctx, serialOf(b, sixes[0]), MethodSerial, Identity{"D1", "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sampleOf(6); s.Position != sixes[1] || s.Status != StatusUnpaid {
+		t.Errorf("after paying it: 6 € sample at %d (%v), want the next, %d", s.Position, s.Status, sixes[1])
+	}
+	if _, err := l.Void(ctx, cl.ID, "test", Identity{"D1", "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := sampleOf(6); s.Position != sixes[0] {
+		t.Errorf("after the void: 6 € sample at %d, want the first again, %d", s.Position, sixes[0])
+	}
+}
+
+// The command line and the app take who acts from one rule: $USER, else
+// the account's name; the host name for the desk.
+func TestDefaultIdentity(t *testing.T) {
+	host, _ := os.Hostname()
+	t.Setenv("USER", "ann")
+	if got := DefaultIdentity(); got != (Identity{host, "ann"}) {
+		t.Errorf("with USER=ann: %+v", got)
+	}
+	t.Setenv("USER", "")
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := DefaultIdentity(); got != (Identity{host, u.Username}) {
+		t.Errorf("without USER: %+v, want %q", got, u.Username)
 	}
 }

@@ -121,8 +121,9 @@ func (l *Ledger) TicketAt(ctx context.Context, gameCode, number, position int) (
 
 // Samples returns tickets of block number of game gameCode worth trying at
 // the counter: its first loser, then for each prize of the table, highest
-// first, the block's first ticket with that prize (tiers the block lacks
-// are left out). They come with their status.
+// first, the block's first ticket with that prize not yet paid (tiers the
+// block lacks, or whose every ticket is paid, are left out). They come with
+// their status.
 func (l *Ledger) Samples(ctx context.Context, gameCode, number int) ([]Ticket, error) {
 	tx, err := l.read(ctx)
 	if err != nil {
@@ -133,6 +134,16 @@ func (l *Ledger) Samples(ctx context.Context, gameCode, number int) ([]Ticket, e
 	if err != nil {
 		return nil, fmt.Errorf("samples: %w", err)
 	}
+	var paid []int
+	err = sqlx.SelectContext(ctx, tx, &paid, `SELECT c.position FROM journal c LEFT JOIN journal v ON v.kind = 'void' AND v.claim = c.id
+		WHERE c.kind = 'claim' AND c.game = ? AND c.block = ? AND v.id IS NULL`, b.Game, b.Number)
+	if err != nil {
+		return nil, fmt.Errorf("samples: paid tickets: %w", err)
+	}
+	isPaid := make(map[int]bool, len(paid))
+	for _, pos := range paid {
+		isPaid[pos] = true
+	}
 	var first [len(game.PrizeTable) + 1]int // by prize byte; -1 = none yet
 	for i := range first {
 		first[i] = -1
@@ -140,7 +151,7 @@ func (l *Ledger) Samples(ctx context.Context, gameCode, number int) ([]Ticket, e
 	missing := len(first)
 	err = scanPrizes(ctx, tx, b, func(start int, prizes []byte) bool {
 		for i, pb := range prizes {
-			if int(pb) < len(first) && first[pb] < 0 {
+			if int(pb) < len(first) && first[pb] < 0 && !isPaid[start+i] {
 				first[pb] = start + i
 				missing--
 			}
