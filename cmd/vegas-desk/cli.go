@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"os/user"
 	"slices"
 	"strings"
 	"time"
@@ -240,20 +239,21 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// defaultIdentity is who acts: the given desk and operator, else
+// ledger.DefaultIdentity's, the rule the app follows too.
 func defaultIdentity(desk, operator string) ledger.Identity {
-	if desk == "" {
-		desk, _ = os.Hostname()
+	who := ledger.DefaultIdentity()
+	if desk != "" {
+		who.Desk = desk
 	}
-	if operator == "" {
-		operator = os.Getenv("USER")
+	if operator != "" {
+		who.Operator = operator
 	}
-	if operator == "" {
-		if u, err := user.Current(); err == nil {
-			operator = u.Username
-		}
-	}
-	return ledger.Identity{Desk: desk, Operator: operator}
+	return who
 }
+
+// timeLayout prints a time of the ledger, in local time.
+const timeLayout = "2006-01-02 15:04:05"
 
 func parseDate(field, s string) (time.Time, error) {
 	if s == "" {

@@ -49,7 +49,6 @@ const (
 // or ledger.DefaultPath().
 func Run(dbPath string) error {
 	a := app.NewWithID(AppID)
-	appRunning = true
 	setLanguage(a.Preferences().StringWithFallback(prefLanguage, "fr"))
 	a.Settings().SetTheme(vegasTheme{})
 	a.SetIcon(Icon())

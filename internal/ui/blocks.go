@@ -20,6 +20,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ticketart"
 )
 
 // blocksScreen is Blocs: the blocks with their digests, generation, a
@@ -442,7 +443,7 @@ func (r *chartRenderer) draw() {
 		p.CornerRadius = 4
 		p.Move(fyne.NewPos(labelW, y))
 		p.Resize(fyne.NewSize(barW*frac, h))
-		n := canvas.NewText(note, colInk)
+		n := canvas.NewText(note, ticketart.Ink)
 		n.TextSize = min(12, h*0.7)
 		n.Move(fyne.NewPos(labelW+6, y+(h-n.TextSize)/2-2))
 		r.objs = append(r.objs, t, bg, p, n)

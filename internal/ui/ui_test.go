@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -810,27 +809,6 @@ func waitDone(t *testing.T, task *task) {
 			return false
 		}
 	})
-}
-
-// RenderTicketPNG draws the same picture as the widget: the golden file.
-func TestRenderTicketPNG(t *testing.T) {
-	test.NewTempApp(t)
-	tk, s := sampleTicket()
-	var b bytes.Buffer
-	if err := RenderTicketPNG(&b, ledger.Ticket{Ticket: tk, Serial: s}); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := img.Bounds().Size(); s.X != ticketW || s.Y != ticketH {
-		t.Errorf("size %v", s)
-	}
-	if *update {
-		return // TestTicketPictureGolden writes the file
-	}
-	assertGolden(t, "ticket.png", img)
 }
 
 // TestTranslations checks that every string the app localizes has a French
