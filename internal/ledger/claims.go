@@ -145,7 +145,7 @@ func (l *Ledger) Void(ctx context.Context, claimID int64, reason string, who Ide
 		return Claim{}, fmt.Errorf("void claim %d: %w", claimID, err)
 	}
 	if r.Voided {
-		return Claim{}, fmt.Errorf("void claim %d: already voided on %s by %q: %s", claimID, r.VoidedAt, r.VoidedBy, r.Reason)
+		return Claim{}, fmt.Errorf("void claim %d: already voided on %s by %q: %s", claimID, parseTime(r.VoidedAt).Local().Format("2006-01-02 15:04:05"), r.VoidedBy, r.Reason)
 	}
 	var ticket sql.NullInt64
 	if err := tx.GetContext(ctx, &ticket, "SELECT ticket FROM journal WHERE id = ?", claimID); err != nil {
