@@ -3,10 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
@@ -14,10 +12,11 @@ import (
 	"vegas-desk/internal/ledger"
 )
 
-// payResult is what became of a payment, as a verdict the screens show.
+// payResult is what became of a payment, as a verdict the screens show
+// (with counterTitle's words).
 type payResult struct {
-	kind                  verdict // verdictJustPaid, verdictPaid, verdictOverLimit or verdictError
-	title, amount, detail string
+	kind           verdict // verdictJustPaid, verdictPaid, verdictOverLimit or verdictError
+	amount, detail string
 }
 
 // limitText says that this desk does not pay above its payout limit.
@@ -28,26 +27,26 @@ func (d *desk) limitText() string {
 
 // overLimit is the verdict on a prize above this desk's payout limit.
 func (d *desk) overLimit(t ledger.Ticket) payResult {
-	return payResult{verdictOverLimit, lang.L("ABOVE THE LIMIT"), game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
+	return payResult{verdictOverLimit, game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
 }
 
 // pay is the one payment flow of the app: the payout limit is checked, a
-// confirmation asked, the limit checked again and the claim recorded; then
-// runs with the result, on the app goroutine. A cancelled confirmation
-// runs then with a verdictNone result.
+// confirmation asked (Enter pays, Escape cancels), the limit checked again
+// and the claim recorded; then runs with the result, on the app goroutine.
+// A cancelled confirmation runs then with a verdictNone result.
 func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	if t.Prize > d.payoutLimit() {
 		then(d.overLimit(t))
 		return
 	}
 	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": game.FormatAmount(t.Prize), "Serial": t.Serial.String()})
-	dialog.ShowCustomConfirm(lang.L("Pay this ticket"), lang.L("PAY"), lang.L("Cancel"), widget.NewLabel(msg), func(ok bool) {
+	d.confirm(lang.L("Pay this ticket"), widget.NewLabel(msg), lang.L("PAY"), lang.L("Cancel"), func(ok bool) {
 		if !ok {
 			then(payResult{kind: verdictNone})
 			return
 		}
 		then(d.claim(t, method))
-	}, d.win)
+	})
 }
 
 // claim records the claim of t, without a confirmation, unless its prize
@@ -57,7 +56,7 @@ func (d *desk) claim(t ledger.Ticket, method string) payResult {
 		return d.overLimit(t)
 	}
 	if d.ledger == nil {
-		return payResult{verdictError, lang.L("ERROR — DO NOT PAY"), "", t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}
+		return payResult{verdictError, "", t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -66,12 +65,12 @@ func (d *desk) claim(t ledger.Ticket, method string) payResult {
 	switch {
 	case errors.As(err, &dup):
 		first := dup.First
-		return payResult{verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize),
+		return payResult{verdictPaid, game.FormatAmount(t.Prize),
 			t.Serial.String() + "\n" + claimText(&first) + "\n" + lang.L("Do not pay again.")}
 	case err != nil:
-		return payResult{verdictError, lang.L("ERROR — DO NOT PAY"), "",
+		return payResult{verdictError, "",
 			t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
-	return payResult{verdictJustPaid, lang.L("PAID"), game.FormatAmount(cl.Amount),
-		fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.ID, lang.L("Ready for the next ticket."))}
+	return payResult{verdictJustPaid, game.FormatAmount(cl.Amount),
+		t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.ID}) + " · " + lang.L("Ready for the next ticket.")}
 }

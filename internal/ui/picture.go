@@ -20,8 +20,9 @@ import (
 type TicketPicture struct {
 	widget.BaseWidget
 
-	ticket *game.Ticket
-	serial *game.Serial
+	ticket   *game.Ticket
+	serial   *game.Serial
+	hideWins bool
 }
 
 // NewTicketPicture returns a picture showing no ticket yet.
@@ -31,9 +32,19 @@ func NewTicketPicture() *TicketPicture {
 	return p
 }
 
-// SetTicket shows t, with its serial when s is not nil. A nil t shows an
-// unscratched ticket.
+// SetTicket shows t with its wins marked, and its serial when s is not nil.
+// A nil t shows an unscratched ticket.
 func (p *TicketPicture) SetTicket(t *game.Ticket, s *game.Serial) {
+	p.set(t, s, false)
+}
+
+// SetUnmarked shows contents typed in that may not be paid: no win is
+// marked, no total shines in gold.
+func (p *TicketPicture) SetUnmarked(t *game.Ticket) {
+	p.set(t, nil, true)
+}
+
+func (p *TicketPicture) set(t *game.Ticket, s *game.Serial, hideWins bool) {
 	if t != nil {
 		c := *t
 		t = &c
@@ -42,7 +53,7 @@ func (p *TicketPicture) SetTicket(t *game.Ticket, s *game.Serial) {
 		c := *s
 		s = &c
 	}
-	p.ticket, p.serial = t, s
+	p.ticket, p.serial, p.hideWins = t, s, hideWins
 	p.Refresh()
 }
 
@@ -54,10 +65,11 @@ func (p *TicketPicture) CreateRenderer() fyne.WidgetRenderer {
 	return &pictureRenderer{p: p, img: img}
 }
 
-// MinSize keeps the ticket readable.
+// MinSize keeps the ticket's big figures readable, and leaves room for the
+// screens beside it in a window 1024 px wide.
 func (p *TicketPicture) MinSize() fyne.Size {
 	p.ExtendBaseWidget(p)
-	return fyne.NewSize(ticketart.Width*0.62, ticketart.Height*0.62)
+	return fyne.NewSize(ticketart.Width*0.35, ticketart.Height*0.35)
 }
 
 type pictureRenderer struct {
@@ -110,5 +122,5 @@ func (r *pictureRenderer) draw() {
 		return
 	}
 	d.ticket, d.serial, d.px = r.p.ticket, r.p.serial, px
-	r.img.Image = ticketart.Draw(r.p.ticket, r.p.serial, ticketart.Options{Scale: float64(px.X) / ticketart.Width})
+	r.img.Image = ticketart.Draw(r.p.ticket, r.p.serial, ticketart.Options{Scale: float64(px.X) / ticketart.Width, HideWins: r.p.hideWins})
 }
