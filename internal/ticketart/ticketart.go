@@ -139,8 +139,8 @@ func panel(p *pen, at [4]float32, fill color.Color, title string, win bool) {
 	p.text(x+14, y+8, w-28, title, 17, White, bold, -1)
 	if win {
 		tw := min(w-50, 106)
-		p.rect(x+w-12-tw, y-13, tw, 24, Gold, GoldDeep, 1.5, 12)
-		p.text(x+w-12-tw, y-10, tw, "GAGNANT", 14, Ink, bold, 0)
+		p.rect(x+w-12-tw, y-11, tw, 22, Gold, GoldDeep, 1.5, 11)
+		p.text(x+w-12-tw, y-9, tw, "GAGNANT", 13, Ink, bold, 0)
 	}
 }
 

@@ -59,7 +59,7 @@ func (k fieldKind) width() float32 {
 	case symbolField:
 		return 108
 	case amountField, bonusField:
-		return 92
+		return 84
 	}
 	return 64
 }
@@ -188,10 +188,15 @@ func newContentsScreen(d *desk) *contentsScreen {
 		c.errs[path] = t
 		return container.NewVBox(container.NewGridWrap(fyne.NewSize(kind.width(), e.MinSize().Height), e), t)
 	}
+	// Row labels take the width of the longest.
+	var labelWidth float32
+	for _, l := range []string{"NUMÉROS GAGNANTS", "VOS CARTES", lang.L("Chip no. {{.N}}", map[string]any{"N": 3}), lang.L("dice"), lang.L("amount")} {
+		labelWidth = max(labelWidth, widget.NewLabel(l).MinSize().Width)
+	}
 	// row lays out a label, then the fields and words.
 	row := func(label string, items ...fyne.CanvasObject) fyne.CanvasObject {
 		l := widget.NewLabel(label)
-		return container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(150, l.MinSize().Height), l)}, items...)...)
+		return container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(labelWidth, l.MinSize().Height), l)}, items...)...)
 	}
 	// surface puts a surface's name above its rows.
 	surface := func(name string, rows ...fyne.CanvasObject) fyne.CanvasObject {
@@ -244,7 +249,7 @@ func newContentsScreen(d *desk) *contentsScreen {
 		surface("JACKPOT", jack...), widget.NewSeparator(), surface("BONUS", bonus), widget.NewSeparator(),
 		container.NewHBox(checkBtn, clearBtn), c.general)
 
-	c.view = newVerdictView(44, 32, 2, c.askPay)
+	c.view = newVerdictView(44, 32, 3, c.askPay)
 	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
 	c.picture = NewTicketPicture()

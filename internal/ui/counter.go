@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -99,12 +100,19 @@ func newCounterScreen(d *desk) *counterScreen {
 	c.checks = widget.NewList(
 		func() int { return len(d.checks) },
 		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.TextStyle.Monospace = true
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
+			head := widget.NewLabel("")
+			head.TextStyle.Bold = true
+			head.Truncation = fyne.TextTruncateEllipsis
+			serial := widget.NewLabel("")
+			serial.TextStyle.Monospace = true
+			serial.Truncation = fyne.TextTruncateEllipsis
+			return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), head, serial)
 		},
-		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*widget.Label).SetText(checkLine(d.checks[id])) })
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(checkLine(d.checks[id]))
+			box.Objects[1].(*widget.Label).SetText(d.checks[id].serial)
+		})
 	c.checks.OnSelected = func(id widget.ListItemID) {
 		c.checks.UnselectAll()
 		if id < len(d.checks) {
@@ -114,7 +122,7 @@ func newCounterScreen(d *desk) *counterScreen {
 	samples := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
 	header := container.NewBorder(nil, nil, widget.NewLabelWithStyle(lang.L("Last checks"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), samples)
 	room := canvas.NewRectangle(color.Transparent)
-	room.SetMinSize(fyne.NewSize(0, 170))
+	room.SetMinSize(fyne.NewSize(0, 190))
 	history := container.NewBorder(header, nil, nil, nil, container.NewStack(room, c.checks))
 
 	top := container.NewVBox(prompt, c.entry, container.NewHBox(check, byContents))
@@ -126,11 +134,12 @@ func newCounterScreen(d *desk) *counterScreen {
 	return c
 }
 
-// checkLine is a line of the last checks: time, serial, verdict, amount.
+// checkLine is the first line of a check in the last checks: time,
+// verdict, amount; the serial is under it.
 func checkLine(ch checked) string {
-	s := ch.at.Format("15:04:05") + "  " + ch.serial + "  " + counterTitle(ch.kind)
+	s := ch.at.Format("15:04:05") + " · " + counterTitle(ch.kind)
 	if ch.amount != "" {
-		s += " " + ch.amount
+		s += " · " + ch.amount
 	}
 	return s
 }

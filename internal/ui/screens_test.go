@@ -220,14 +220,14 @@ func TestLastChecks(t *testing.T) {
 	scan(d, losers[0])
 	scan(d, win)
 	scan(d, "531-0001-12")
-	want := []string{"531-0001-12  NUMÉRO MAL SAISI", win + "  GAGNANT 6 €", losers[0] + "  PERDANT"}
-	line := regexp.MustCompile(`^\d\d:\d\d:\d\d  `)
+	want := []struct{ serial, line string }{{"531-0001-12", "NUMÉRO MAL SAISI"}, {win, "GAGNANT · 6 €"}, {losers[0], "PERDANT"}}
+	line := regexp.MustCompile(`^\d\d:\d\d:\d\d · `)
 	if got := d.counter.checks.Length(); got != len(want) {
 		t.Fatalf("%d checks listed, want %d", got, len(want))
 	}
 	for i, w := range want {
-		if got := checkLine(d.checks[i]); !line.MatchString(got) || !strings.HasSuffix(got, w) {
-			t.Errorf("check %d: %q, want the time and %q", i, got, w)
+		if got := checkLine(d.checks[i]); !line.MatchString(got) || !strings.HasSuffix(got, w.line) || d.checks[i].serial != w.serial {
+			t.Errorf("check %d: %q on %q, want the time and %q on %q", i, got, d.checks[i].serial, w.line, w.serial)
 		}
 	}
 	s := d.settings
@@ -236,7 +236,7 @@ func TestLastChecks(t *testing.T) {
 	if got := d.counter.checks.Length(); got != len(want) {
 		t.Fatalf("after the change of language: %d checks listed", got)
 	}
-	if got := checkLine(d.checks[1]); !strings.HasSuffix(got, win+"  WINNER 6 €") {
+	if got := checkLine(d.checks[1]); !strings.HasSuffix(got, "WINNER · 6 €") {
 		t.Errorf("in English: %q", got)
 	}
 	d.counter.checks.Select(1)
@@ -587,6 +587,11 @@ func TestTimeLeft(t *testing.T) {
 		got, ok := timeLeft(tt.elapsed, tt.done, tt.total)
 		if ok != tt.ok || (ok && got.Round(time.Second) != tt.want) {
 			t.Errorf("timeLeft(%v, %d, %d) = %v, %v; want %v, %v", tt.elapsed, tt.done, tt.total, got, ok, tt.want, tt.ok)
+		}
+	}
+	for d, want := range map[time.Duration]string{8 * time.Second: "8 s", 65 * time.Second: "1 min 05 s"} {
+		if got := duration(d); got != want {
+			t.Errorf("duration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -68,7 +68,7 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 		mu.Unlock()
 		left := ""
 		if rem, ok := timeLeft(now.Sub(start), done, total); ok {
-			left = " · " + lang.L("time left") + " " + rem.Round(time.Second).String()
+			left = " · " + lang.L("time left") + " " + duration(rem)
 		}
 		text := fmt.Sprintf("%s / %s%s", game.GroupDigits(done), game.GroupDigits(total), left)
 		frac := float64(done) / float64(total)
@@ -136,4 +136,14 @@ func timeLeft(elapsed time.Duration, done, total int) (time.Duration, bool) {
 	}
 	rem := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
 	return rem, rem >= 2*time.Second
+}
+
+// duration writes a time left to the second, as people write it: "8 s",
+// "1 min 05 s".
+func duration(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	if s < 60 {
+		return fmt.Sprintf("%d s", s)
+	}
+	return fmt.Sprintf("%d min %02d s", s/60, s%60)
 }
