@@ -511,8 +511,8 @@ func TestStartMissingLedger(t *testing.T) {
 		t.Fatal("the question does not name the file")
 	}
 	press(d.win, fyne.KeyEscape)
-	if d.tabs.SelectedIndex() != tabSettings || dialogs(d.win) != 0 {
-		t.Errorf("after Escape: tab %d, %d dialogs", d.tabs.SelectedIndex(), dialogs(d.win))
+	if d.tabs.SelectedIndex() != tabSettings || dialogs(d.win) != 0 || d.settings.path.Text != "aucun registre ouvert" {
+		t.Errorf("after Escape: tab %d, %d dialogs, ledger file %q", d.tabs.SelectedIndex(), dialogs(d.win), d.settings.path.Text)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatal("the folder was made")

@@ -42,7 +42,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	p := d.app.Preferences()
 	who := d.identity()
 
-	s.path = widget.NewLabel("")
+	s.path = widget.NewLabel(lang.L("no ledger open"))
 	s.path.Wrapping = fyne.TextWrapBreak
 	if d.ledger != nil {
 		s.path.SetText(d.ledger.Path())
