@@ -266,3 +266,38 @@ func FuzzParseDoc(f *testing.F) {
 		Check(&in.Ticket, in.Prize)
 	})
 }
+
+// The parser states no rule of its own: on contents it reads, its faults
+// are Validate's, with the values as given.
+func TestParseDocReportsValidate(t *testing.T) {
+	tk := losing()
+	tk.Roulette.Winning[1] = tk.Roulette.Winning[0]
+	tk.Roulette.Bets[2] = Bet{15, 12}
+	tk.Craps.Dice[0] = 7
+	tk.Duel.Bank = As
+	tk.Jackpot[0].Amount = 0
+	tk.Bonus = 2
+	var want Errors
+	if !errors.As(Validate(&tk), &want) {
+		t.Fatal("Validate accepts the ticket")
+	}
+	data, err := json.Marshal(NewDoc(&tk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseDoc(data)
+	var got Errors
+	if !errors.As(err, &got) || len(got) != len(want) {
+		t.Fatalf("ParseDoc: %v\nValidate: %v", err, want)
+	}
+	for i := range want {
+		if got[i].Field != want[i].Field || got[i].Kind != want[i].Kind || got[i].Problem != want[i].Problem {
+			t.Errorf("fault %d: ParseDoc %q (kind %d), Validate %q (kind %d)", i, got[i], got[i].Kind, want[i], want[i].Kind)
+		}
+	}
+	for i, e := range got {
+		if e.Field == "duel.bank" && (e.Value != `"AS"` || want[i].Value != "AS") {
+			t.Errorf("duel.bank: ParseDoc shows %s, Validate %s; want the value as given, \"AS\"", e.Value, want[i].Value)
+		}
+	}
+}

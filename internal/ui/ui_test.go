@@ -549,13 +549,29 @@ func TestClaimsScreen(t *testing.T) {
 	if !shown(d.win, path) {
 		t.Errorf("the export does not say where the file went")
 	}
+	press(d.win, fyne.KeyReturn) // closes the message
 	c.table.Select(widget.TableCellID{Row: 0, Col: 1})
 	test.Tap(c.void)
+	// Escape closes the dialog; its other button says Retour, not Annuler
+	// beside Annuler le paiement.
+	if !hasButton(d.win, "Retour") || hasButton(d.win, "Annuler") {
+		t.Error("the void dialog's buttons are not Annuler le paiement and Retour")
+	}
+	press(d.win, fyne.KeyEscape)
+	if dialogs(d.win) != 0 {
+		t.Fatal("Escape does not close the void dialog")
+	}
+	test.Tap(c.void)
 	reason := findEntry(t, d.win, "motif")
-	// An empty reason is refused: the dialog's button stays disabled.
+	if d.win.Canvas().Focused() != reason {
+		t.Error("the reason field has not the keyboard")
+	}
+	// An empty reason is refused: the dialog's button stays disabled, and
+	// Enter does nothing.
 	voidBtn := findButton(t, d.win, "Annuler le paiement")
 	test.Tap(voidBtn)
-	if !voidBtn.Disabled() || c.claims[0].Voided {
+	press(d.win, fyne.KeyReturn)
+	if !voidBtn.Disabled() || c.claims[0].Voided || dialogs(d.win) != 1 {
 		t.Fatalf("void without a reason: button disabled %v, voided %v", voidBtn.Disabled(), c.claims[0].Voided)
 	}
 	if cls, err := fixture.Claims(context.Background(), ledger.ClaimFilter{Desk: desk}); err != nil || len(cls) != 1 || cls[0].Voided {
@@ -565,7 +581,7 @@ func TestClaimsScreen(t *testing.T) {
 	if voidBtn.Disabled() {
 		t.Fatal("the void button stays disabled with a reason")
 	}
-	test.Tap(voidBtn)
+	press(d.win, fyne.KeyReturn)
 	if len(c.claims) != 1 || !c.claims[0].Voided || c.claims[0].VoidReason != "erreur de saisie" || c.claims[0].VoidedBy != "Alice" {
 		t.Fatalf("after void: %+v", c.claims)
 	}
