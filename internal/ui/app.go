@@ -8,9 +8,11 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
@@ -132,8 +134,13 @@ type desk struct {
 
 	tasks   map[*task]struct{} // the long tasks running
 	closing bool               // the window is closing: tasks finish silently
-	answers []*answer          // what Enter and Escape do in the dialogs shown
-	checks  []checked          // the counter's checks this session, newest first
+
+	// A shared ledger's server: whether it answered the last ping (nil
+	// before the first), and how to stop pinging it.
+	online    *bool
+	stopWatch context.CancelFunc
+	answers   []*answer // what Enter and Escape do in the dialogs shown
+	checks    []checked // the counter's checks this session, newest first
 }
 
 // newDesk builds the screens in w on ledger l (which may be nil).
@@ -179,15 +186,64 @@ func (d *desk) build() {
 	d.counter.focus()
 }
 
+// updateStatus says which ledger is open, who acts, and on a shared
+// ledger which counter's login it is and whether its server answers.
 func (d *desk) updateStatus() {
 	who := d.identity()
 	path := lang.L("no ledger open")
+	desk := lang.L("Desk") + " " + who.Desk
 	if d.ledger != nil {
 		path = d.ledger.Path()
+		if d.ledger.CounterDesk() != "" {
+			desk = lang.L("Counter {{.Desk}}'s login", map[string]any{"Desk": who.Desk})
+		}
+		if d.ledger.Shared() {
+			switch {
+			case d.online == nil:
+				path += " · " + lang.L("connecting…")
+			case *d.online:
+				path += " · " + lang.L("connected")
+			default:
+				path += " · " + lang.L("UNREACHABLE")
+			}
+		}
 	}
-	d.status.SetText(fmt.Sprintf("%s %s · %s %s · %s %s · %s",
-		lang.L("Desk"), who.Desk, lang.L("Operator"), who.Operator,
+	d.status.SetText(fmt.Sprintf("%s · %s %s · %s %s · %s",
+		desk, lang.L("Operator"), who.Operator,
 		lang.L("Payout limit"), game.FormatAmount(d.payoutLimit()), path))
+}
+
+// setOnline records whether the shared ledger answered, for the status line.
+func (d *desk) setOnline(ok bool) {
+	if d.online == nil || *d.online != ok {
+		d.online = &ok
+		d.updateStatus()
+	}
+}
+
+// watch pings a shared ledger every few seconds until ctx ends, and shows
+// on the status line whether it answers.
+func (d *desk) watch(ctx context.Context, l *ledger.Ledger) {
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := l.Ping(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		onMain(func() {
+			if d.ledger == l {
+				d.setOnline(err == nil)
+			}
+		})
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // identity is who acts at this desk: the settings, else the rule the
@@ -219,6 +275,11 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 	d.closeLedger()
 	d.ledger = l
 	d.app.Preferences().SetString(prefLedger, l.Path())
+	if l.Shared() {
+		ctx, cancel := context.WithCancel(context.Background())
+		d.stopWatch = cancel
+		go d.watch(ctx, l)
+	}
 	d.counter.clear()
 	d.contents.reset()
 	d.blocks.unselect()
@@ -229,6 +290,10 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 }
 
 func (d *desk) closeLedger() {
+	if d.stopWatch != nil {
+		d.stopWatch()
+		d.stopWatch, d.online = nil, nil
+	}
 	if d.ledger != nil {
 		d.ledger.Close()
 		d.ledger = nil

@@ -221,6 +221,7 @@ func (c *counterScreen) check(text string) {
 		_, detail := refusal(r.Verdict, r.Until)
 		c.show(text, verdictLocked, "", text+"\n"+detail)
 	case errors.Is(err, ledger.ErrUnreachable):
+		c.d.setOnline(false)
 		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText())
 	case err != nil:
 		c.showFailure(text, lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings."), err)
