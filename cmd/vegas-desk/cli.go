@@ -254,6 +254,8 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// defaultIdentity is who acts: the given desk and operator, else
+// ledger.DefaultIdentity's, the rule the app follows too.
 func defaultIdentity(desk, operator string) ledger.Identity {
 	return ledger.DefaultIdentity(desk, operator)
 }
@@ -282,6 +284,9 @@ func terminal(s string) string {
 	}
 	return b.String()
 }
+
+// timeLayout prints a time of the ledger, in local time.
+const timeLayout = "2006-01-02 15:04:05"
 
 func parseDate(field, s string) (time.Time, error) {
 	if s == "" {

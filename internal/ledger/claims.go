@@ -310,7 +310,7 @@ func (l *Ledger) Void(ctx context.Context, number int64, reason string, who Iden
 	}
 	if r.Voided {
 		return Claim{}, fmt.Errorf("void payment %d: already voided on %s by %s: %s", number,
-			parseTime(r.VoidedAt).Local().Format("02/01/2006 15:04"), r.VoidedBy, r.Reason)
+			parseTime(r.VoidedAt).Local().Format("2006-01-02 15:04:05"), r.VoidedBy, r.Reason)
 	}
 	var ticket sql.NullInt64
 	if err := get(ctx, tx, &ticket, "SELECT ticket FROM journal WHERE id = ?", r.ID); err != nil {

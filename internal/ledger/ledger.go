@@ -243,6 +243,14 @@ func (l *Ledger) Demo() bool { return l.demo }
 // "" for the back office.
 func (l *Ledger) CounterDesk() string { return l.desk }
 
+// CounterLimit returns the payout limit of a counter's login on a shared
+// ledger, which the database enforces, in euros (0 for the back office).
+func (l *Ledger) CounterLimit() int { return l.limit }
+
+// Ping says whether the ledger answers: on a shared ledger, whether its
+// server can be reached (ErrUnreachable otherwise).
+func (l *Ledger) Ping(ctx context.Context) error { return l.classify(l.r.PingContext(ctx)) }
+
 // ReadOnly reports whether the ledger was opened with OpenReadOnly.
 func (l *Ledger) ReadOnly() bool { return l.readOnly }
 

@@ -175,6 +175,8 @@ func classifyPostgres(err error) error {
 			return fmt.Errorf("%s: %w", pe.Message, ErrNotFound)
 		case strings.HasPrefix(pe.Code, "VD"):
 			return errors.New(pe.Message)
+		case pe.Code == "28P01" || pe.Code == "28000": // invalid password; invalid authorization
+			return fmt.Errorf("%w: %s", ErrPassword, pe.Message)
 		case pe.Code == "42501": // insufficient_privilege
 			return fmt.Errorf("%w: %s", ErrCounterOnly, pe.Message)
 		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
