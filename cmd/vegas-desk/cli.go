@@ -45,6 +45,7 @@ else the one last chosen in the app's settings).
   settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
                                                  what a counter and the operator owe each other
   settings [--identity-threshold EUROS] [--commission PERCENT] [--claim-days N] [--json]
+  print --block N --packs A-B -o FILE.pdf        demonstration sheets: the packs' tickets, 4 an A4 page
   report --block N [--json]                      a block's prizes, claims and liability
   export --block N                               a block as JSON Lines on stdout
   verify [--block N] [--json]                    check every ticket, digest and the journal
@@ -120,7 +121,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
 		"desks": c.desks, "copy": c.copyLedger,
 		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals,
-		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings,
+		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -210,35 +208,14 @@ func (c *cli) referrals(args []string) error {
 	return nil
 }
 
-// writeOut writes a document to path ("-": standard output) through a
-// temporary file in its directory, renamed when complete: a failure never
-// leaves half a document, nor destroys an existing one.
+// writeOut writes a document to path ("-": standard output), through
+// writeFile: a failure never leaves half a document, nor destroys an
+// existing one.
 func (c *cli) writeOut(path string, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(c.stdout)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return badInput("-o %s: %v", path, err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return writeFile(path, write)
 }
 
 func (c *cli) receipt(args []string) error {

@@ -15,6 +15,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/ticketart"
 )
 
 // winnersIn returns a serial of each prize found in pack (first ticket of
@@ -157,6 +158,9 @@ func TestRetailCLI(t *testing.T) {
 		{"settlement as PDF", []string{"settlement", "--desk", "D1", "--since", today, "--until", today, "-o", filepath.Join(dir, "s.pdf")}, 0, "", ""},
 		{"settlement backwards", []string{"settlement", "--desk", "D1", "--since", today, "--until", yesterday}, 2, "", "before"},
 		{"settlement without a desk", []string{"settlement", "--since", today, "--until", today}, 2, "", "--desk"},
+		{"print without -o", []string{"print", "--block", "1", "--packs", "10"}, 2, "", "-o FILE.pdf"},
+		{"print too many packs", []string{"print", "--block", "1", "--packs", "0-10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "at most 10 packs"},
+		{"print", []string{"print", "--block", "1", code11, "-o", filepath.Join(dir, "demo.pdf")}, 0, "", ""},
 		{"verify", []string{"verify", "--json"}, 0, `"ok": true`, ""},
 	}
 	for _, st := range steps {
@@ -190,6 +194,18 @@ func TestRetailCLI(t *testing.T) {
 		t.Errorf("the settlement at 5.5 %%:\n%s", out)
 	}
 
+	// The demonstration sheets hold the pack's 200 tickets, one picture each.
+	list, err := exec.Command("pdfimages", "-list", filepath.Join(dir, "demo.pdf")).Output()
+	images := 0
+	for _, line := range strings.Split(string(list), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[2] == "image" && f[3] == strconv.Itoa(ticketart.Width) {
+			images++
+		}
+	}
+	if err != nil || images != game.PackSize {
+		t.Errorf("pdfimages: %v, %d tickets, want %d", err, images, game.PackSize)
+	}
+
 	// The PDFs say what they should.
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Fatal("pdftotext not found: install poppler-utils (make deps-test does)")
@@ -198,6 +214,8 @@ func TestRetailCLI(t *testing.T) {
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
 		"day.pdf": {"Rapport du jour", "Carnets activés (2)", "531-0001-0010 à 0011"},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
+		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet 0011 — positions 0002200 à 0002203", "feuille 50/50",
+			"positions 0002396 à 0002399"},
 	} {
 		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()
 		if err != nil {
