@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -37,74 +36,16 @@ func (c *cli) packs(args []string) error {
 	return c.packsMove(args[0], args[1:])
 }
 
-// packSpan is packs First … Last of one block.
-type packSpan struct {
-	Game, Block, First, Last int
-}
-
-func (s packSpan) String() string {
-	first := game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()
-	if s.First == s.Last {
-		return first
+// parsePacks reads PACK arguments (game.ParsePacks); a fault is bad input.
+func parsePacks(args []string, gameCode, block int) ([]game.PackRange, error) {
+	rs, err := game.ParsePacks(args, gameCode, block)
+	if err != nil {
+		if block == 0 && strings.Contains(err.Error(), "needs its block") {
+			return nil, badInput("%v: give --block N", err)
+		}
+		return nil, badInput("%v", err)
 	}
-	return first + " to " + game.PackCode{Game: s.Game, Block: s.Block, Pack: s.Last}.String()
-}
-
-// parsePacks reads PACK arguments: numbers and ranges of block (game,
-// block), or pack codes. Consecutive packs of a block make one span.
-func parsePacks(args []string, gameCode, block int) ([]packSpan, error) {
-	var codes []game.PackCode
-	for _, a := range args {
-		a = strings.TrimSpace(a)
-		if game.LooksLikePackCode(a) || strings.Count(a, "-") >= 2 || len(strings.ReplaceAll(a, "-", "")) > 9 {
-			p, err := game.ParsePackCode(a)
-			if err != nil {
-				return nil, badInput("pack %q: %v", a, err)
-			}
-			if block != 0 && (p.Game != gameCode || p.Block != block) {
-				return nil, badInput("pack %s is of block %d/%d, not of --block %d/%d", p, p.Game, p.Block, gameCode, block)
-			}
-			codes = append(codes, p)
-			continue
-		}
-		lo, hi, isRange := strings.Cut(a, "-")
-		if !isRange {
-			hi = lo
-		}
-		first, err1 := strconv.Atoi(lo)
-		last, err2 := strconv.Atoi(hi)
-		if err1 != nil || err2 != nil || first < 0 || last < first || last >= game.Packs {
-			return nil, badInput("pack %q: want a pack number 0–%d, a range A-B or a pack code %s", a, game.Packs-1, game.PackCodeLayout)
-		}
-		if block == 0 {
-			return nil, badInput("pack %q: a pack number needs --block N (or scan the pack's code)", a)
-		}
-		for p := first; p <= last; p++ {
-			codes = append(codes, game.PackCode{Game: gameCode, Block: block, Pack: p})
-		}
-	}
-	if len(codes) == 0 {
-		return nil, badInput("name the packs: numbers with --block N, ranges A-B or scanned pack codes")
-	}
-	slices.SortFunc(codes, func(a, b game.PackCode) int {
-		if a.Game != b.Game {
-			return a.Game - b.Game
-		}
-		if a.Block != b.Block {
-			return a.Block - b.Block
-		}
-		return a.Pack - b.Pack
-	})
-	codes = slices.Compact(codes)
-	var spans []packSpan
-	for _, p := range codes {
-		if n := len(spans); n > 0 && spans[n-1].Game == p.Game && spans[n-1].Block == p.Block && spans[n-1].Last == p.Pack-1 {
-			spans[n-1].Last = p.Pack
-			continue
-		}
-		spans = append(spans, packSpan{p.Game, p.Block, p.Pack, p.Pack})
-	}
-	return spans, nil
+	return rs, nil
 }
 
 var pastTense = map[string]string{"deliver": "delivered", "receive": "received", "activate": "activated (on sale)",
@@ -153,10 +94,10 @@ func (c *cli) packsMove(move string, args []string) error {
 		}
 		if *asJSON {
 			done = append(done, map[string]any{"game": s.Game, "block": s.Block, "first": s.First, "last": s.Last,
-				"count": s.Last - s.First + 1, "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
+				"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
 			continue
 		}
-		fmt.Fprintf(c.stdout, "%s %s: %s\n", pastTense[move], count(s.Last-s.First+1, "pack"), s)
+		fmt.Fprintf(c.stdout, "%s %s: %s\n", pastTense[move], count(s.Count(), "pack"), s)
 	}
 	if *asJSON {
 		return c.json(done)
@@ -218,7 +159,7 @@ func (c *cli) packsList(args []string) error {
 	total := 0
 	for _, r := range runs {
 		total += r.Count()
-		line := fmt.Sprintf("%-36s %12s  %-10s", packSpan{r.Game, r.Block, r.First, r.Last}, count(r.Count(), "pack"), r.State)
+		line := fmt.Sprintf("%-36s %12s  %-10s", game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last}, count(r.Count(), "pack"), r.State)
 		if r.Desk != "" {
 			line += "  desk " + r.Desk
 		}

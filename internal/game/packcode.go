@@ -1,8 +1,11 @@
 package game
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -106,4 +109,78 @@ func ParsePackCode(in string) (PackCode, error) {
 		return PackCode{}, fmt.Errorf("pack code: pack %d is past the block's %d packs: %w", p.Pack, Packs, ErrPackCodeFormat)
 	}
 	return p, nil
+}
+
+// PackRange is packs First … Last of one block of a game.
+type PackRange struct{ Game, Block, First, Last int }
+
+// Count is the number of packs of the range.
+func (r PackRange) Count() int { return r.Last - r.First + 1 }
+
+// String names the range by its pack codes: "531-0001-0120-7" or
+// "531-0001-0120-7 to 531-0001-0139-4".
+func (r PackRange) String() string {
+	first := PackCode{r.Game, r.Block, r.First}.String()
+	if r.First == r.Last {
+		return first
+	}
+	return first + " to " + PackCode{r.Game, r.Block, r.Last}.String()
+}
+
+// ParsePacks reads packs as typed or scanned, each item a pack number
+// (0–9999) or a range A-B of block (gameCode, block), or a pack code, which
+// names its own game and block (and must name this one when block is not
+// 0). It returns the packs in order, each once, consecutive packs of a block
+// as one range. An item that looks like a pack code (more than 9 digits, or
+// two dashes) is read as one, so that a mistyped code says so.
+func ParsePacks(items []string, gameCode, block int) ([]PackRange, error) {
+	var codes []PackCode
+	for _, a := range items {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		if LooksLikePackCode(a) || strings.Count(a, "-") >= 2 || len(strings.ReplaceAll(a, "-", "")) > 9 {
+			p, err := ParsePackCode(a)
+			if err != nil {
+				return nil, err
+			}
+			if block != 0 && (p.Game != gameCode || p.Block != block) {
+				return nil, fmt.Errorf("pack %s is of block %d/%d, not of block %d/%d: %w", p, p.Game, p.Block, gameCode, block, ErrPackCodeFormat)
+			}
+			codes = append(codes, p)
+			continue
+		}
+		lo, hi, isRange := strings.Cut(a, "-")
+		if !isRange {
+			hi = lo
+		}
+		first, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		last, err2 := strconv.Atoi(strings.TrimSpace(hi))
+		if err1 != nil || err2 != nil || first < 0 || last < first || last >= Packs {
+			return nil, fmt.Errorf("pack %q: want a pack number 0–%d, a range A-B or a pack code %s: %w", a, Packs-1, PackCodeLayout, ErrPackCodeFormat)
+		}
+		if block == 0 {
+			return nil, fmt.Errorf("pack %q: a pack number needs its block (or scan the pack's code): %w", a, ErrPackCodeFormat)
+		}
+		for p := first; p <= last; p++ {
+			codes = append(codes, PackCode{gameCode, block, p})
+		}
+	}
+	if len(codes) == 0 {
+		return nil, fmt.Errorf("no pack given: type pack numbers, ranges A-B or scan pack codes: %w", ErrPackCodeFormat)
+	}
+	slices.SortFunc(codes, func(a, b PackCode) int {
+		return cmp.Or(cmp.Compare(a.Game, b.Game), cmp.Compare(a.Block, b.Block), cmp.Compare(a.Pack, b.Pack))
+	})
+	codes = slices.Compact(codes)
+	var out []PackRange
+	for _, p := range codes {
+		if n := len(out); n > 0 && out[n-1].Game == p.Game && out[n-1].Block == p.Block && out[n-1].Last == p.Pack-1 {
+			out[n-1].Last = p.Pack
+			continue
+		}
+		out = append(out, PackRange{p.Game, p.Block, p.Pack, p.Pack})
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package game
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,4 +114,40 @@ func FuzzParsePackCode(f *testing.F) {
 			t.Fatalf("round trip of %+v: %+v, %v", p, back, err)
 		}
 	})
+}
+
+func TestParsePacks(t *testing.T) {
+	c := func(p int) string { return PackCode{531, 1, p}.String() }
+	for _, tt := range []struct {
+		items []string
+		block int
+		want  []PackRange
+		err   string
+	}{
+		{[]string{"12"}, 1, []PackRange{{531, 1, 12, 12}}, ""},
+		{[]string{"10-12", "14", "13", c(15), "11"}, 1, []PackRange{{531, 1, 10, 15}}, ""},
+		{[]string{c(7), PackCode{531, 2, 7}.Compact()}, 0, []PackRange{{531, 1, 7, 7}, {531, 2, 7, 7}}, ""},
+		{[]string{"0-9999"}, 1, []PackRange{{531, 1, 0, 9999}}, ""},
+		{[]string{"12"}, 0, nil, "needs its block"},
+		{[]string{"12-10"}, 1, nil, "want a pack number"},
+		{[]string{"10000"}, 1, nil, "want a pack number"},
+		{[]string{"x"}, 1, nil, "want a pack number"},
+		{[]string{PackCode{531, 2, 7}.String()}, 1, nil, "not of block 531/1"},
+		{[]string{"531-0001-0013-"}, 1, nil, "11 digits"},
+		{[]string{" "}, 1, nil, "no pack given"},
+	} {
+		got, err := ParsePacks(tt.items, 531, tt.block)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParsePacks(%q) = %v, %v; want an error with %q", tt.items, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("ParsePacks(%q) = %v, %v; want %v", tt.items, got, err, tt.want)
+		}
+	}
+	if r := (PackRange{531, 1, 10, 12}); r.Count() != 3 || r.String() != c(10)+" to "+c(12) {
+		t.Errorf("%v: %d, %s", r, r.Count(), r)
+	}
 }
