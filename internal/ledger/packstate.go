@@ -183,3 +183,14 @@ func fromNames(states []string) []string {
 
 // ErrPackMove: a move that a pack's state does not allow.
 var ErrPackMove = errors.New("pack move not allowed")
+
+// PackMoveFrom lists the states (of PackStates) that move takes a pack
+// from, and the state it leads to; ok is false for no such move. The app
+// says with it why a move was refused.
+func PackMoveFrom(move string) (from []string, to string, ok bool) {
+	m, ok := packMoves[move]
+	if !ok {
+		return nil, "", false
+	}
+	return fromNames(m.from), m.to, true
+}

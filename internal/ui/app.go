@@ -113,6 +113,7 @@ const (
 	tabCounter = iota
 	tabContents
 	tabClaims
+	tabPacks
 	tabBlocks
 	tabSettings
 )
@@ -128,6 +129,7 @@ type desk struct {
 	counter  *counterScreen
 	contents *contentsScreen
 	claims   *claimsScreen
+	packs    *packsScreen
 	blocks   *blocksScreen
 	settings *settingsScreen
 	status   *widget.Label
@@ -141,6 +143,9 @@ type desk struct {
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
 	checks    []checked // the counter's checks this session, newest first
+	// lastPayment is the number of the payment this desk made last, whose
+	// receipt the PAID verdict offers to print.
+	lastPayment int64
 }
 
 // newDesk builds the screens in w on ledger l (which may be nil).
@@ -157,12 +162,14 @@ func (d *desk) build() {
 	d.counter = newCounterScreen(d)
 	d.contents = newContentsScreen(d)
 	d.claims = newClaimsScreen(d)
+	d.packs = newPacksScreen(d)
 	d.blocks = newBlocksScreen(d)
 	d.settings = newSettingsScreen(d)
 	d.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon(lang.L("Counter"), theme.ConfirmIcon(), d.counter.content),
 		container.NewTabItemWithIcon(lang.L("Enter contents"), theme.DocumentCreateIcon(), d.contents.content),
 		container.NewTabItemWithIcon(lang.L("Payments"), theme.ListIcon(), d.claims.content),
+		container.NewTabItemWithIcon(lang.L("Packs"), theme.GridIcon(), d.packs.content),
 		container.NewTabItemWithIcon(lang.L("Blocks"), theme.StorageIcon(), d.blocks.content),
 		container.NewTabItemWithIcon(lang.L("Settings"), theme.SettingsIcon(), d.settings.content),
 	)
@@ -174,6 +181,9 @@ func (d *desk) build() {
 			d.contents.focus()
 		case d.claims.content:
 			d.claims.reload()
+		case d.packs.content:
+			d.packs.reload()
+			d.packs.focus()
 		case d.blocks.content:
 			d.blocks.reload()
 		}
@@ -283,6 +293,9 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 	d.counter.clear()
 	d.contents.reset()
 	d.blocks.unselect()
+	d.packs.clear()
+	d.packs.reload()
+	d.settings.loadRules()
 	d.claims.reload()
 	d.blocks.reload()
 	d.updateStatus()

@@ -32,6 +32,9 @@ type claimsScreen struct {
 	table  *widget.Table
 	totals *widget.Label
 	void   *widget.Button
+	// The papers: the selected payment's receipt, the day report of the
+	// desk and day filtered (this desk's, today, by default), a settlement.
+	receipt, day2, settle *widget.Button
 
 	claims   []ledger.Claim
 	selected int // row in claims, -1 for none
@@ -98,6 +101,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	c.table.OnSelected = func(id widget.TableCellID) {
 		c.selected = id.Row
 		c.void.Enable()
+		c.receipt.Enable()
 	}
 	c.totals = widget.NewLabel("")
 	c.totals.TextStyle.Bold = true
@@ -105,12 +109,20 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	c.void.Importance = widget.DangerImportance
 	c.void.Disable()
 	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
+	c.receipt = widget.NewButtonWithIcon(lang.L("Receipt…"), theme.DocumentPrintIcon(), func() {
+		if c.selected >= 0 && c.selected < len(c.claims) {
+			c.d.printReceipt(c.claims[c.selected].Number)
+		}
+	})
+	c.receipt.Disable()
+	c.day2 = widget.NewButtonWithIcon(lang.L("Day report…"), theme.DocumentPrintIcon(), c.printDay)
+	c.settle = widget.NewButtonWithIcon(lang.L("Settlement…"), theme.DocumentPrintIcon(), c.askSettlement)
 
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(230, c.day.MinSize().Height), c.day), today,
 		container.NewGridWrap(fyne.NewSize(130, c.desk.MinSize().Height), c.desk),
 		container.NewGridWrap(fyne.NewSize(150, c.block.MinSize().Height), c.block), filter, all)
-	bottom := container.NewBorder(nil, nil, c.totals, container.NewHBox(export, c.void))
+	bottom := container.NewBorder(nil, nil, c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void))
 	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, c.table))
 	return c
 }
@@ -194,6 +206,14 @@ func (c *claimsScreen) reload() {
 	c.claims = cls
 	c.selected = -1
 	c.void.Disable()
+	c.receipt.Disable()
+	if c.d.ledger.CounterDesk() != "" {
+		c.settle.Hide() // the back office's
+		c.void.Hide()
+	} else {
+		c.settle.Show()
+		c.void.Show()
+	}
 	c.table.UnselectAll()
 	c.table.Refresh()
 	n, sum, voided := 0, 0, 0
@@ -287,4 +307,56 @@ func (c *claimsScreen) exportTo(w fyne.URIWriteCloser) {
 		return
 	}
 	c.d.inform(lang.L("Export"), lang.L("Payments exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}))
+}
+
+// printDay prints the day report of the desk and the day the filters
+// name: this desk and today when they name none.
+func (c *claimsScreen) printDay() {
+	desk := strings.TrimSpace(c.desk.Text)
+	if desk == "" {
+		desk = c.d.identity().Desk
+	}
+	day := time.Now()
+	if s := strings.TrimSpace(c.day.Text); s != "" {
+		t, err := time.ParseInLocation(dayLayout, s, time.Local)
+		if err != nil {
+			c.d.showError(fmt.Errorf("%s: %q", lang.L("give the day as DD/MM/YYYY"), s))
+			return
+		}
+		day = t
+	}
+	c.d.printDay(desk, day)
+}
+
+// askSettlement asks for the counter and the period, then prints the
+// settlement. The period is the last full month unless changed.
+func (c *claimsScreen) askSettlement() {
+	desk := c.d.newDialogEntry()
+	desk.SetText(strings.TrimSpace(c.desk.Text))
+	desk.SetPlaceHolder(lang.L("counter"))
+	now := time.Now()
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local).AddDate(0, -1, 0)
+	last := first.AddDate(0, 1, -1)
+	from, to := widget.NewDateEntry(), widget.NewDateEntry()
+	from.SetDate(&first)
+	to.SetDate(&last)
+	items := []*widget.FormItem{
+		widget.NewFormItem(lang.L("Counter"), desk),
+		widget.NewFormItem(lang.L("From"), from),
+		widget.NewFormItem(lang.L("To (included)"), to),
+	}
+	dlg := dialog.NewForm(lang.L("Settlement"), lang.L("Print"), lang.L("Back"), items, func(ok bool) {
+		if !ok {
+			return
+		}
+		if strings.TrimSpace(desk.Text) == "" || from.Date == nil || to.Date == nil {
+			c.d.showError(fmt.Errorf("%s", lang.L("name the counter and the period")))
+			return
+		}
+		c.d.printSettlement(strings.TrimSpace(desk.Text), *from.Date, *to.Date)
+	}, c.d.win)
+	c.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
+	dlg.Show()
+	c.d.win.Canvas().Focus(desk)
 }

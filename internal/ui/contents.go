@@ -250,6 +250,7 @@ func newContentsScreen(d *desk) *contentsScreen {
 		container.NewHBox(checkBtn, clearBtn), c.general)
 
 	c.view = newVerdictView(44, 32, 3, c.askPay)
+	c.view.onReceipt = func() { d.printReceipt(d.lastPayment) }
 	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
 	c.picture = NewTicketPicture()

@@ -107,6 +107,7 @@ func newCounterScreen(d *desk) *counterScreen {
 	prompt.TextStyle.Bold = true
 
 	c.view = newVerdictView(64, 44, 4, c.askPay)
+	c.view.onReceipt = func() { d.printReceipt(d.lastPayment) }
 	c.picture = NewTicketPicture()
 
 	c.checks = widget.NewList(
@@ -264,7 +265,11 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 	case ledger.AlreadyClaimed:
 		c.show(serial, verdictPaid, game.FormatAmount(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
 	case ledger.OverLimit:
-		c.show(serial, verdictOverLimit, game.FormatAmount(t.Prize), where+"\n"+c.d.limitText())
+		detail := where + "\n" + c.d.limitText()
+		if msg := c.d.refer(t); msg != "" {
+			detail += "\n" + msg
+		}
+		c.show(serial, verdictOverLimit, game.FormatAmount(t.Prize), detail)
 	default: // Payable, and IdentityRequired: the payment asks for it
 		c.show(serial, verdictWinner, game.FormatAmount(t.Prize), where+"\n"+winsText(&t.Ticket))
 	}

@@ -101,6 +101,30 @@ func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payR
 		return payResult{verdictError, "",
 			t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
+	d.lastPayment = cl.Number
 	return payResult{verdictJustPaid, game.FormatAmount(cl.Amount),
 		t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.Number}) + " · " + lang.L("Ready for the next ticket.")}
+}
+
+// refer records the referral of t, a prize above this desk's payout limit,
+// for the back office, which pays it: a claim the ledger refuses as above
+// the limit records it. The limit asked is below the prize whatever the
+// settings say now, so that a referral never pays. It returns what to tell
+// the cashier, or "" when nothing was recorded.
+func (d *desk) refer(t ledger.Ticket) string {
+	if d.ledger == nil || d.ledger.ReadOnly() || t.Prize < 2 {
+		return ""
+	}
+	limit := d.payoutLimit()
+	if limit <= 0 || limit >= t.Prize {
+		limit = t.Prize - 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: ledger.MethodSerial, Who: d.identity(), Limit: limit})
+	var r *ledger.Refusal
+	if errors.As(err, &r) && r.Verdict == ledger.OverLimit {
+		return lang.L("Referral recorded: the back office expects the player.")
+	}
+	return ""
 }

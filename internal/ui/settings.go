@@ -36,6 +36,12 @@ type settingsScreen struct {
 	operator *widget.Entry
 	limit    *widget.Entry
 	language *widget.Select
+
+	// The ledger's rules, which the back office sets: the emission's
+	// dates, the identity threshold, the commission and the claim days.
+	rules                      *fyne.Container
+	onSale, endSale, deadline  *widget.DateEntry
+	threshold, rate, claimDays *widget.Entry
 }
 
 func newSettingsScreen(d *desk) *settingsScreen {
@@ -89,7 +95,9 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	save := widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
 	demo := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
-	s.content = container.NewPadded(container.NewVBox(form, container.NewHBox(save, demo)))
+	s.buildRules()
+	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form, container.NewHBox(save, demo), s.rules)))
+	s.loadRules()
 	return s
 }
 

@@ -923,6 +923,9 @@ func TestTranslations(t *testing.T) {
 	for _, c := range claimColumns {
 		dynamic = append(dynamic, c.title)
 	}
+	for _, c := range packColumns {
+		dynamic = append(dynamic, c.title)
+	}
 	for _, k := range dynamic {
 		if !simple(k) {
 			t.Errorf("run-time key %q has no French translation", k)

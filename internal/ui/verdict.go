@@ -92,6 +92,10 @@ type verdictView struct {
 	detail  *widget.Label
 	pay     *keyButton
 	kind    verdict
+	// receipt prints the receipt of the payment just made; it shows with
+	// the PAID verdict when onReceipt is set.
+	receipt   *keyButton
+	onReceipt func()
 }
 
 // newVerdictView makes a verdict box whose details keep room for lines
@@ -104,6 +108,12 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 		detail: widget.NewLabel(""),
 		pay:    payButton(lang.L("PAY"), pay),
 	}
+	v.receipt = newKeyButton(lang.L("Print the receipt"), theme.DocumentPrintIcon(), func() {
+		if v.onReceipt != nil {
+			v.onReceipt()
+		}
+	})
+	v.receipt.Hide()
 	v.bg.CornerRadius = 14
 	v.detail.Alignment = fyne.TextAlignCenter
 	v.detail.Wrapping = fyne.TextWrapWord
@@ -115,7 +125,7 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 	payRoom.SetMinSize(v.pay.MinSize())
 	v.content = container.NewStack(v.bg, container.NewPadded(container.NewBorder(
 		container.NewVBox(v.title, v.amount),
-		container.NewStack(payRoom, container.NewCenter(v.pay)), nil, nil,
+		container.NewStack(payRoom, container.NewCenter(v.pay), container.NewCenter(v.receipt)), nil, nil,
 		container.NewStack(detailRoom, container.NewVScroll(v.detail)))))
 	return v
 }
@@ -132,6 +142,11 @@ func (v *verdictView) show(k verdict, title, amount, detail string) {
 		v.pay.Show()
 	} else {
 		v.pay.Hide()
+	}
+	if k == verdictJustPaid && v.onReceipt != nil {
+		v.receipt.Show()
+	} else {
+		v.receipt.Hide()
 	}
 }
 

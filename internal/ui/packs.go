@@ -1,0 +1,458 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// packsScreen is Carnets: scan or type packs to deliver, receive, activate,
+// return or report them, and the packs where they are, filtered by state
+// and counter. A counter's login on a shared ledger receives and activates
+// its own packs, and sees only those.
+type packsScreen struct {
+	d       *desk
+	content fyne.CanvasObject
+
+	move   *widget.Select
+	block  *widget.Select
+	entry  *packEntry
+	desk   *widget.Entry
+	reason *widget.Entry
+	apply  *widget.Button
+
+	banner *canvas.Rectangle
+	result *widget.Label
+
+	state    *widget.Select
+	deskList *widget.Entry
+	table    *widget.Table
+	total    *widget.Label
+	runs     []ledger.PackRun
+}
+
+// packMoves are the moves the screen offers, in the order of a pack's life.
+var packMoves = []string{"deliver", "receive", "activate", "settle", "return", "stolen", "destroyed"}
+
+// moveName is a move as the screen says it.
+func moveName(m string) string {
+	switch m {
+	case "deliver":
+		return lang.L("Deliver to a counter")
+	case "receive":
+		return lang.L("Receive")
+	case "activate":
+		return lang.L("Activate (put on sale)")
+	case "settle":
+		return lang.L("Settle")
+	case "return":
+		return lang.L("Return")
+	case "stolen":
+		return lang.L("Report stolen")
+	case "destroyed":
+		return lang.L("Report destroyed")
+	case "generate":
+		return lang.L("Put on sale at generation")
+	}
+	return m
+}
+
+// stateName is a pack state as the screen says it.
+func stateName(s string) string {
+	switch s {
+	case "stock", "":
+		return lang.L("in stock")
+	case "delivered":
+		return lang.L("delivered")
+	case "received":
+		return lang.L("received")
+	case "on-sale":
+		return lang.L("on sale")
+	case "settled":
+		return lang.L("settled")
+	case "returned":
+		return lang.L("returned")
+	case "stolen":
+		return lang.L("stolen")
+	case "destroyed":
+		return lang.L("destroyed")
+	}
+	return s
+}
+
+// packEntry is the field packs are scanned or typed in: Enter applies the
+// move, as a scanner sends it after the digits.
+type packEntry struct{ widget.Entry }
+
+func newPackEntry() *packEntry {
+	e := &packEntry{}
+	e.ExtendBaseWidget(e)
+	e.SetPlaceHolder(game.PackCode{Game: DefaultGame, Block: 1, Pack: 120}.String() + " · 120 · 120-139")
+	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
+	return e
+}
+
+var packColumns = []struct {
+	title string
+	width float32
+}{
+	{"Packs", 330}, {"Count", 80}, {"State", 110}, {"Desk", 110}, {"Last move", 220}, {"On", 150}, {"By", 120},
+}
+
+func newPacksScreen(d *desk) *packsScreen {
+	p := &packsScreen{d: d}
+	p.move = widget.NewSelect(nil, func(string) { p.moveChanged() })
+	p.block = widget.NewSelect(nil, nil)
+	p.block.PlaceHolder = lang.L("block")
+	p.entry = newPackEntry()
+	p.entry.OnSubmitted = func(string) { p.applyMove() }
+	p.desk = widget.NewEntry()
+	p.desk.SetPlaceHolder(lang.L("counter"))
+	p.reason = widget.NewEntry()
+	p.reason.SetPlaceHolder(lang.L("reason (return, theft, destruction)"))
+	p.apply = widget.NewButtonWithIcon(lang.L("Apply"), theme.ConfirmIcon(), p.applyMove)
+	p.apply.Importance = widget.HighImportance
+
+	p.banner = canvas.NewRectangle(verdictStyle[verdictNone])
+	p.banner.CornerRadius = 10
+	p.result = widget.NewLabel(lang.L("Choose the move, then scan or type the packs and press Enter."))
+	p.result.Wrapping = fyne.TextWrapWord
+	p.result.TextStyle.Bold = true
+
+	p.state = widget.NewSelect(nil, func(string) { p.reload() })
+	p.deskList = widget.NewEntry()
+	p.deskList.SetPlaceHolder(lang.L("counter"))
+	p.deskList.OnSubmitted = func(string) { p.reload() }
+	filter := widget.NewButtonWithIcon(lang.L("Filter"), theme.SearchIcon(), p.reload)
+	all := widget.NewButton(lang.L("All"), func() {
+		p.deskList.SetText("")
+		p.state.SetSelectedIndex(0)
+	})
+	p.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(p.runs), len(packColumns) },
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(packCell(p.runs[id.Row], id.Col))
+		})
+	p.table.ShowHeaderColumn = false
+	p.table.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
+	p.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		l := o.(*widget.Label)
+		l.TextStyle.Bold = true
+		if id.Col >= 0 {
+			l.SetText(lang.L(packColumns[id.Col].title))
+		}
+	}
+	for i, col := range packColumns {
+		p.table.SetColumnWidth(i, col.width)
+	}
+	p.total = widget.NewLabel("")
+	p.total.TextStyle.Bold = true
+
+	form := widget.NewForm(
+		widget.NewFormItem(lang.L("Move"), p.move),
+		widget.NewFormItem(lang.L("Packs"), container.NewBorder(nil, nil,
+			container.NewGridWrap(fyne.NewSize(120, p.block.MinSize().Height), p.block), p.apply, p.entry)),
+		widget.NewFormItem(lang.L("Counter"), p.desk),
+		widget.NewFormItem(lang.L("Reason"), p.reason),
+	)
+	banner := container.NewStack(p.banner, container.NewPadded(p.result))
+	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
+		container.NewGridWrap(fyne.NewSize(170, p.state.MinSize().Height), p.state),
+		container.NewGridWrap(fyne.NewSize(130, p.deskList.MinSize().Height), p.deskList), filter, all)
+	top := container.NewVBox(form, banner, widget.NewSeparator(), bar)
+	p.content = container.NewPadded(container.NewBorder(top, p.total, nil, nil, p.table))
+	p.setRole()
+	return p
+}
+
+// setRole offers the moves this login may make: a counter's login its own
+// packs' receipt and activation, the back office every move.
+func (p *packsScreen) setRole() {
+	moves := packMoves
+	counter := p.d.ledger != nil && p.d.ledger.CounterDesk() != ""
+	if counter {
+		moves = []string{"receive", "activate"}
+	}
+	names := make([]string, len(moves))
+	for i, m := range moves {
+		names[i] = moveName(m)
+	}
+	p.move.SetOptions(names)
+	if slices.Index(names, p.move.Selected) < 0 {
+		p.move.SetSelectedIndex(0)
+	}
+	states := []string{lang.L("all states")}
+	for _, s := range ledger.PackStates {
+		states = append(states, stateName(s))
+	}
+	sel := p.state.SelectedIndex()
+	p.state.Options = states
+	if sel < 0 {
+		sel = 0
+	}
+	p.state.SetSelectedIndex(sel)
+	if counter {
+		p.desk.SetText(p.d.ledger.CounterDesk())
+		p.desk.Disable()
+		p.deskList.SetText(p.d.ledger.CounterDesk())
+		p.deskList.Disable()
+	} else {
+		p.desk.Enable()
+		p.deskList.Enable()
+	}
+}
+
+// selectedMove is the move chosen, by its name in packMoves.
+func (p *packsScreen) selectedMove() string {
+	for _, m := range packMoves {
+		if moveName(m) == p.move.Selected {
+			return m
+		}
+	}
+	return ""
+}
+
+// moveChanged shows the fields the move needs.
+func (p *packsScreen) moveChanged() {
+	if p.reason == nil {
+		return
+	}
+	switch p.selectedMove() {
+	case "return", "stolen", "destroyed":
+		p.reason.Enable()
+	default:
+		p.reason.Disable()
+	}
+	p.focus()
+}
+
+// focus gives the packs field the keyboard, ready for the next scan.
+func (p *packsScreen) focus() {
+	if cv := p.d.win.Canvas(); cv != nil && p.entry != nil {
+		cv.Focus(p.entry)
+	}
+}
+
+// say shows the result of a move in the banner: ok green, else red.
+func (p *packsScreen) say(ok bool, text string) {
+	k := verdictJustPaid
+	if !ok {
+		k = verdictError
+	}
+	p.banner.FillColor = verdictStyle[k]
+	p.banner.Refresh()
+	p.result.SetText(text)
+}
+
+// blockOf is the block chosen ("531/1"), or 0, 0.
+func (p *packsScreen) blockOf() (int, int) {
+	var g, b int
+	if p.block.Selected != "" {
+		fmt.Sscanf(p.block.Selected, "%d/%d", &g, &b)
+	}
+	return g, b
+}
+
+// applyMove moves the packs typed or scanned; each run of consecutive
+// packs is one move, all or nothing. A refusal says why, in the screen's
+// language.
+func (p *packsScreen) applyMove() {
+	defer func() {
+		p.entry.SetText("")
+		p.focus()
+	}()
+	text := strings.TrimSpace(p.entry.Text)
+	if text == "" {
+		return
+	}
+	if !p.d.needLedger() {
+		return
+	}
+	move := p.selectedMove()
+	g, b := p.blockOf()
+	ranges, err := game.ParsePacks(strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == ';' }), g, b)
+	if err != nil {
+		msg := lang.L("Type pack numbers (with their block), ranges A-B, or scan the packs' codes.")
+		if errors.Is(err, game.ErrCheckDigit) {
+			msg = lang.L("The check digit does not match: a digit was mistyped. Scan or type the pack's code again.")
+		}
+		p.say(false, text+"\n"+msg)
+		return
+	}
+	desk := strings.TrimSpace(p.desk.Text)
+	if move == "deliver" && desk == "" {
+		p.say(false, lang.L("Name the counter the packs are delivered to."))
+		return
+	}
+	if move != "deliver" && move != "receive" && move != "activate" && move != "settle" && move != "return" {
+		desk = "" // stolen and destroyed: wherever the packs are
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var done []string
+	for _, r := range ranges {
+		err := p.d.ledger.MovePacks(ctx, ledger.PackMove{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last, Move: move,
+			Desk: desk, Reason: strings.TrimSpace(p.reason.Text)}, p.d.identity())
+		if err != nil {
+			msg := p.refusal(ctx, move, r, desk, err)
+			if len(done) > 0 {
+				msg += "\n" + lang.L("Moved before this refusal: {{.Packs}}", map[string]any{"Packs": strings.Join(done, ", ")})
+			}
+			p.say(false, msg)
+			p.reload()
+			return
+		}
+		done = append(done, rangeText(r))
+	}
+	n := 0
+	for _, r := range ranges {
+		n += r.Count()
+	}
+	p.say(true, lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": n})+" · "+moveName(move)+" ✓\n"+strings.Join(done, ", "))
+	p.reload()
+}
+
+// rangeText names packs by their codes: "531-0001-0120-7 à 531-0001-0139-4".
+func rangeText(r game.PackRange) string {
+	first := game.PackCode{Game: r.Game, Block: r.Block, Pack: r.First}.String()
+	if r.First == r.Last {
+		return first
+	}
+	return lang.L("{{.First}} to {{.Last}}", map[string]any{"First": first,
+		"Last": game.PackCode{Game: r.Game, Block: r.Block, Pack: r.Last}.String()})
+}
+
+// refusal says why move of r was refused: the first pack whose state or
+// counter does not allow it, from the packs as the ledger has them now.
+func (p *packsScreen) refusal(ctx context.Context, move string, r game.PackRange, desk string, err error) string {
+	if !errors.Is(err, ledger.ErrPackMove) {
+		if errors.Is(err, ledger.ErrCounterOnly) {
+			return lang.L("Only the back office does this.")
+		}
+		return lang.L("Refused.") + "\n(" + err.Error() + ")"
+	}
+	from, _, _ := ledger.PackMoveFrom(move)
+	runs, lerr := p.d.ledger.Packs(ctx, ledger.PackFilter{Game: r.Game, Block: r.Block})
+	if lerr != nil {
+		return lang.L("Refused.") + "\n(" + err.Error() + ")"
+	}
+	own := p.d.ledger.CounterDesk() // a counter sees its own packs only
+	at := func(pack int) (string, string, bool) {
+		for _, x := range runs {
+			if pack >= x.First && pack <= x.Last {
+				return x.State, x.Desk, true
+			}
+		}
+		return "stock", "", own == ""
+	}
+	states := make([]string, len(from))
+	for i, s := range from {
+		states[i] = stateName(s)
+	}
+	for pack := r.First; pack <= r.Last; pack++ {
+		code := game.PackCode{Game: r.Game, Block: r.Block, Pack: pack}.String()
+		state, where, known := at(pack)
+		if !known {
+			return lang.L("Pack {{.Pack}} was not delivered to this counter.", map[string]any{"Pack": code})
+		}
+		if !slices.Contains(from, state) {
+			return lang.L("Pack {{.Pack}} is {{.State}}: “{{.Move}}” takes a pack {{.From}}.", map[string]any{
+				"Pack": code, "State": stateName(state), "Move": moveName(move), "From": strings.Join(states, lang.L(" or "))})
+		}
+		if desk != "" && where != desk {
+			return lang.L("Pack {{.Pack}} was delivered to counter {{.Where}}, not {{.Desk}}.", map[string]any{
+				"Pack": code, "Where": where, "Desk": desk})
+		}
+	}
+	return lang.L("Refused.") + "\n(" + err.Error() + ")"
+}
+
+// packCell is a cell of the packs table.
+func packCell(r ledger.PackRun, col int) string {
+	switch col {
+	case 0:
+		return rangeText(game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last})
+	case 1:
+		return game.GroupDigits(r.Count())
+	case 2:
+		return stateName(r.State)
+	case 3:
+		return r.Desk
+	case 4:
+		if r.Entry != 0 {
+			return moveName(r.Move)
+		}
+	case 5:
+		if !r.At.IsZero() {
+			return r.At.Local().Format(dayLayout + " 15:04")
+		}
+	case 6:
+		return r.Operator
+	}
+	return ""
+}
+
+// reload reads the blocks and the packs again, with the filters.
+func (p *packsScreen) reload() {
+	if p.d.ledger == nil || p.table == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if bs, err := p.d.ledger.Blocks(ctx); err == nil {
+		opts := make([]string, len(bs))
+		for i, b := range bs {
+			opts[i] = fmt.Sprintf("%d/%d", b.Game, b.Number)
+		}
+		p.block.SetOptions(opts)
+		if !slices.Contains(opts, p.block.Selected) {
+			p.block.Selected = ""
+			if len(opts) > 0 {
+				p.block.Selected = opts[len(opts)-1]
+			}
+			p.block.Refresh()
+		}
+	}
+	f := ledger.PackFilter{Desk: strings.TrimSpace(p.deskList.Text)}
+	if i := p.state.SelectedIndex(); i > 0 {
+		f.State = ledger.PackStates[i-1]
+	}
+	runs, err := p.d.ledger.Packs(ctx, f)
+	if err != nil {
+		p.d.showError(err)
+		return
+	}
+	p.runs = runs
+	p.table.Refresh()
+	n := 0
+	for _, r := range runs {
+		n += r.Count()
+	}
+	p.total.SetText(lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": n}))
+}
+
+// clear forgets what the last ledger showed.
+func (p *packsScreen) clear() {
+	p.runs = nil
+	p.table.Refresh()
+	p.total.SetText("")
+	p.banner.FillColor = verdictStyle[verdictNone]
+	p.banner.Refresh()
+	p.result.SetText(lang.L("Choose the move, then scan or type the packs and press Enter."))
+	p.block.ClearSelected()
+	p.setRole()
+}
