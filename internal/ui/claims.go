@@ -44,8 +44,8 @@ var claimColumns = []struct {
 	title string
 	width float32
 }{
-	{"No.", 60}, {"Date", 150}, {"Serial", 240}, {"Block", 80}, {"Amount", 100},
-	{"Desk", 120}, {"Operator", 120}, {"Method", 90}, {"Voided", 260},
+	{"No.", 60}, {"Date", 150}, {"Serial", 340}, {"Block", 80}, {"Amount", 100},
+	{"Desk", 120}, {"Operator", 120}, {"Method", 90}, {"Voided", 200},
 }
 
 func newClaimsScreen(d *desk) *claimsScreen {

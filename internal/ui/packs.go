@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"slices"
 	"strings"
 	"time"
@@ -169,7 +170,11 @@ func newPacksScreen(d *desk) *packsScreen {
 		widget.NewFormItem(lang.L("Counter"), p.desk),
 		widget.NewFormItem(lang.L("Reason"), p.reason),
 	)
-	banner := container.NewStack(p.banner, container.NewPadded(p.result))
+	// Room for two lines, so that the list does not move from one result
+	// to the next.
+	room := canvas.NewRectangle(color.Transparent)
+	room.SetMinSize(fyne.NewSize(0, 2*fyne.MeasureText("Ég", theme.TextSize(), p.result.TextStyle).Height+2*theme.Padding()))
+	banner := container.NewStack(p.banner, room, container.NewPadded(p.result))
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(170, p.state.MinSize().Height), p.state),
 		container.NewGridWrap(fyne.NewSize(130, p.deskList.MinSize().Height), p.deskList), filter, all)

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/paper"
@@ -60,19 +63,28 @@ func (d *desk) writeDocument(name string, write func(io.Writer) error) (string, 
 	return path, nil
 }
 
-// offerPDF says a paper is ready and offers to open it (Enter) or to save
-// it elsewhere.
+// offerPDF says a paper is ready and offers to open it (Enter), to save
+// it elsewhere, or to close (Escape).
 func (d *desk) offerPDF(title, name string, write func(io.Writer) error) {
 	msg := widget.NewLabel(lang.L("{{.Paper}} is ready. Open it to read or print it, or save it where you choose.", map[string]any{"Paper": title}))
 	msg.Wrapping = fyne.TextWrapWord
-	dlg := d.confirm(title, msg, lang.L("Open"), lang.L("Save as…"), func(open bool) {
-		if open {
-			d.openPDF(name, write)
-			return
-		}
+	var dlg dialog.Dialog
+	open := func() {
+		dlg.Hide()
+		d.openPDF(name, write)
+	}
+	openB := widget.NewButtonWithIcon(lang.L("Open"), theme.DocumentIcon(), open)
+	openB.Importance = widget.HighImportance
+	saveB := widget.NewButtonWithIcon(lang.L("Save as…"), theme.DocumentSaveIcon(), func() {
+		dlg.Hide()
 		d.savePDF(name, write)
 	})
-	dlg.Resize(fyne.NewSize(540, dlg.MinSize().Height))
+	closeB := widget.NewButton(lang.L("Close"), func() { dlg.Hide() })
+	dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(msg,
+		container.NewHBox(layout.NewSpacer(), closeB, saveB, openB)), d.win)
+	d.answerKeys(dlg, open, dlg.Hide)
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+	dlg.Show()
 }
 
 // openPDF writes the paper in the documents folder and opens it with the
@@ -85,7 +97,8 @@ func (d *desk) openPDF(name string, write func(io.Writer) error) (string, error)
 	}
 	u := &url.URL{Scheme: "file", Path: path}
 	if err := d.app.OpenURL(u); err != nil {
-		d.inform(lang.L("Papers"), lang.L("Saved to {{.Path}}", map[string]any{"Path": path})+"\n("+err.Error()+")")
+		fyne.LogError("open "+path, err)
+		d.inform(lang.L("Papers"), lang.L("Saved to {{.Path}}. No program could open it here: open it from that folder.", map[string]any{"Path": path}))
 	}
 	return path, nil
 }

@@ -27,6 +27,8 @@ import (
 func (s *settingsScreen) buildRules() {
 	s.onSale, s.endSale, s.deadline = widget.NewDateEntry(), widget.NewDateEntry(), widget.NewDateEntry()
 	s.threshold, s.rate, s.claimDays = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	s.onSale.SetPlaceHolder(lang.L("day DD/MM/YYYY"))
+	s.endSale.SetPlaceHolder(lang.L("day DD/MM/YYYY"))
 	s.deadline.SetPlaceHolder(lang.L("default: end of sale + claim days"))
 	whole := func(v string) error {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 {
