@@ -467,22 +467,16 @@ func TestCounterPacks(t *testing.T) {
 func TestVerifyPackDesk(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
-		l := mustOpen(t, e.empty(t))
-		if _, err := l.Generate(ctx, 531, game.Seed{13}, GenerateOptions{Who: Identity{"BO", "eve"}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 0, Last: 9, Move: "deliver", Desk: "D1"}, Identity{"BO", "eve"}); err != nil {
-			t.Fatal(err)
-		}
+		l := mustOpen(t, e.fresh(t)) // every pack on sale, at no counter
 		tx, err := l.begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		forged := entry{Kind: "packs", Game: 531, Block: 1, PackFirst: 0, PackLast: 9, State: "received", Method: "receive", Desk: "D2", Operator: "mallory"}
+		forged := entry{Kind: "packs", Game: 531, Block: 1, PackFirst: 0, PackLast: 9, State: "settled", Method: "settle", Desk: "D2", Operator: "mallory"}
 		if err := l.appendJournal(ctx, tx, &forged); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := execute(ctx, tx, "UPDATE pack_states SET state = 'received', entry = ? WHERE pack BETWEEN 0 AND 9", forged.ID); err != nil {
+		if _, err := execute(ctx, tx, "UPDATE pack_states SET state = 'settled', entry = ? WHERE pack BETWEEN 0 AND 9", forged.ID); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(); err != nil {
