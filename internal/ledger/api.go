@@ -320,6 +320,10 @@ type VerifyReport struct {
 	// the chain must still hold that entry unchanged.
 	Head     string
 	Problems []Problem
+	// Key is, for a sealed counter ledger, the public key (hex) that signed
+	// its seal: the back office's, which the caller compares with the one
+	// it trusts.
+	Key string
 }
 
 // OK reports whether everything matched.

@@ -198,8 +198,8 @@ func (l *Ledger) appendJournal(ctx context.Context, tx querier, e *entry) error 
 // Head returns the hash of the journal's last entry, in hex ("" for an
 // empty journal).
 func (l *Ledger) Head(ctx context.Context) (string, error) {
-	if err := l.backOffice("journal head"); err != nil {
-		return "", err
+	if l.desk != "" {
+		return "", l.backOffice("journal head")
 	}
 	var h []byte
 	err := get(ctx, l.r, &h, "SELECT hash FROM journal ORDER BY id DESC LIMIT 1")
