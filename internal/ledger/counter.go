@@ -541,8 +541,7 @@ func (l *Ledger) writeCounter(ctx context.Context, q querier, path string, src *
 		return CounterIssue{}, err
 	}
 	is.Seal = spec.Key.Sign(body)
-	digest := sha256.Sum256([]byte(is.Seal))
-	is.Digest = hex.EncodeToString(digest[:])
+	is.Digest = sealDigest(is.Seal)
 	if _, err := w.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('seal', ?)", is.Seal); err != nil {
 		return CounterIssue{}, err
 	}
@@ -727,7 +726,7 @@ func (l *Ledger) verifyCounter(ctx context.Context, progress func(done, total in
 	if err := sel(ctx, tx, &entries, "SELECT "+entryCols+" FROM journal ORDER BY id"); err != nil {
 		return rep, err
 	}
-	digest := sha256.Sum256([]byte(l.counter.seal))
+	digest := sealDigest(l.counter.seal)
 	var prev []byte
 	paid := map[int64]int64{}
 	lastNum := map[string]int64{}
@@ -747,7 +746,7 @@ func (l *Ledger) verifyCounter(ctx context.Context, progress func(done, total in
 		}
 		lastNum[e.Kind] = e.Number
 		switch {
-		case i == 0 && (e.Kind != "issue" || e.Detail != hex.EncodeToString(digest[:])):
+		case i == 0 && (e.Kind != "issue" || e.Detail != digest):
 			rep.add(where, "the journal does not start with the issue of this seal")
 		case i > 0 && e.Kind == "issue":
 			rep.add(where, "a second issue entry")
