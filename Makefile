@@ -82,6 +82,9 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzLookup$$' ./internal/ledger/
 	$(FUZZ) -fuzz '^FuzzCheck$$' ./internal/ledger/
+	# Ledger files of a few dozen kilobytes: minimizing each new input for
+	# the default minute would leave no time to fuzz.
+	$(FUZZ) -fuzz '^FuzzOpen$$' -fuzzminimizetime 20x ./internal/ledger/
 
 clean:
 	rm -rf bin

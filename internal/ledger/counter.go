@@ -818,10 +818,10 @@ func (l *Ledger) CounterSeal() (string, bool) {
 
 // counterIssued is the back office's record of a counter ledger it issued.
 type counterIssued struct {
-	entry          int64
-	at             time.Time
-	desk           string
-	seal, genesis  string
+	entry         int64
+	at            time.Time
+	desk          string
+	seal, genesis string
 }
 
 // issuedCounter reads the back office's record of counter ledger id.

@@ -179,7 +179,9 @@ func TestImportForged(t *testing.T) {
 		data := exportOf(t, c1)
 		for name, change := range map[string]func([]byte) []byte{
 			"an amount": func(d []byte) []byte { return bytes.Replace(d, []byte(`"amount":15`), []byte(`"amount":50`), 1) },
-			"a desk":    func(d []byte) []byte { return bytes.Replace(d, []byte(`"operator":"ann"`), []byte(`"operator":"bob"`), 1) },
+			"an operator": func(d []byte) []byte {
+				return bytes.Replace(d, []byte(`"operator":"ann"`), []byte(`"operator":"bob"`), 1)
+			},
 			"a payment removed": func(d []byte) []byte {
 				lines := bytes.Split(d, []byte("\n"))
 				return bytes.Join(append(lines[:2:2], lines[3:]...), []byte("\n"))

@@ -3,8 +3,8 @@ package ledger
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -158,7 +158,7 @@ type sealRow struct {
 // sealedBlock is what sealing a block makes: its rows, and (for the
 // tests) the position of each record in stored order.
 type sealedBlock struct {
-	serials, contents           []sealRow
+	serials, contents          []sealRow
 	serialOrder, contentsOrder []int32
 }
 

@@ -88,11 +88,11 @@ func (k *Key) Sign(body string) string {
 
 // Signed is a signed text, checked.
 type Signed struct {
-	Kind   string     // its first line, e.g. "vegas-desk block certificate 1"
-	Fields []Field    // the lines after it, before public_key, in order
-	Key    PublicKey  // who signed it
-	Text   string     // the whole text, signature included
-	Digest [32]byte   // SHA-256 of Text
+	Kind   string    // its first line, e.g. "vegas-desk block certificate 1"
+	Fields []Field   // the lines after it, before public_key, in order
+	Key    PublicKey // who signed it
+	Text   string    // the whole text, signature included
+	Digest [32]byte  // SHA-256 of Text
 }
 
 // Field is one line "name=value" of a signed text.
