@@ -39,7 +39,7 @@ func (c *cli) void(args []string) error {
 	if *asJSON {
 		return c.json(claimJSON(&cl))
 	}
-	fmt.Fprintf(c.stdout, "payment %d voided: %s\n", cl.Number, cl.VoidReason)
+	fmt.Fprintf(c.stdout, "payment %d voided: %s\n", cl.Number, term(cl.VoidReason))
 	return nil
 }
 
@@ -68,11 +68,12 @@ func (c *cli) claims(args []string) error {
 	filter := c.claimFilter(fs)
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
+	asJSONL := fs.Bool("jsonl", false, "a counter ledger's journal with its hashes, for import-claims at the back office")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
-	if *asCSV && *asJSON {
-		return badInput("claims: choose --csv or --json")
+	if *asCSV && *asJSON || *asJSONL && (*asCSV || *asJSON) {
+		return badInput("claims: choose one of --csv, --json and --jsonl")
 	}
 	f, err := filter()
 	if err != nil {
@@ -83,6 +84,12 @@ func (c *cli) claims(args []string) error {
 		return err
 	}
 	defer l.Close()
+	if *asJSONL {
+		if f != (ledger.ClaimFilter{}) {
+			return badInput("claims --jsonl: the export is the whole journal; drop --block, --since, --until and --desk")
+		}
+		return l.ExportJournal(c.ctx, c.stdout)
+	}
 	cs, err := l.Claims(c.ctx, f)
 	if err != nil {
 		return err
@@ -100,7 +107,7 @@ func (c *cli) claims(args []string) error {
 	for _, cl := range cs {
 		line := describeClaim(&cl) + "  " + cl.Serial
 		if cl.Voided {
-			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, cl.VoidReason)
+			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, term(cl.VoidReason))
 		}
 		fmt.Fprintln(c.stdout, line)
 	}
@@ -135,7 +142,7 @@ func (c *cli) daily(args []string) error {
 		return c.json(out)
 	}
 	for _, d := range ds {
-		fmt.Fprintf(c.stdout, "%s  %-16s %6d claims  %12s €\n", d.Day, d.Desk, d.Count, game.GroupDigits(d.Sum))
+		fmt.Fprintf(c.stdout, "%s  %-16s %6d claims  %12s €\n", d.Day, term(d.Desk), d.Count, game.GroupDigits(d.Sum))
 	}
 	return nil
 }

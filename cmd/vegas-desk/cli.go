@@ -27,13 +27,22 @@ else the one last chosen in the app's settings).
   check [--json] FILE|-                          check one ticket in the interchange format
   claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--json]
   void CLAIM-ID --reason TEXT [--operator NAME]  void a claim
-  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json]
+  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
   report --block N [--json]                      a block's prizes, claims and liability
   export --block N                               a block as JSON Lines on stdout
-  verify [--block N] [--json]                    check every ticket, digest and the journal
+  verify [--block N] [--head HEX] [--key PUBKEY] [--json]   check every ticket, digest and the journal
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
+
+  keygen -o FILE                                 make the back office's signing key (asks a passphrase)
+  counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
+                                                 seal blocks into a ledger for one offline counter
+  claims --jsonl                                 (on a counter ledger) its journal, for import-claims
+  import-claims FILE [--json]                    record a counter's payments at the back office
+  certificate --block N --key-file F [-o FILE.pdf] [--json]   sign a block's certificate
+  verify-certificate FILE --key PUBKEY           check a certificate, checkpoint or counter ledger
+  checkpoint --key-file F [-o FILE]              sign the journal head, to keep outside the ledger
 
 --game CODE (default 531) picks the game where a block is named.
 --db PATH (or VEGAS_DESK_DB) picks the ledger; commands default to $XDG_DATA_HOME/vegas-desk/ledger.db.
@@ -97,6 +106,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,
 		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
+		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
+		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)
@@ -123,7 +134,7 @@ func (c *cli) fail(err error) int {
 	if errors.Is(err, errRefused) {
 		return exitRefused
 	}
-	fmt.Fprintln(c.stderr, "vegas-desk:", err)
+	fmt.Fprintln(c.stderr, "vegas-desk:", termLines(err.Error()))
 	var ue usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),

@@ -136,7 +136,7 @@ func (c *cli) check(args []string) error {
 		fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
 	}
 	for _, r := range out["reasons"].([]string) {
-		fmt.Fprintf(c.stdout, "reason   %s\n", r)
+		fmt.Fprintf(c.stdout, "reason   %s\n", term(r))
 	}
 	return nil
 }
@@ -184,7 +184,7 @@ func (c *cli) claim(args []string) error {
 	if *asJSON {
 		return c.json(claimJSON(&cl))
 	}
-	fmt.Fprintf(c.stdout, "PAY %s\n%s\n", game.FormatAmount(cl.Amount), describeClaim(&cl))
+	fmt.Fprintf(c.stdout, "PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), describeClaim(&cl), cl.Hash)
 	return nil
 }
 

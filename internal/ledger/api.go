@@ -126,7 +126,7 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("serial %s: this ticket loses, there is nothing to pay", s)
 	case AlreadyClaimed:
 		if c := r.First; c != nil {
-			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %s by %s; do not pay again", s, c.Number,
+			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %q by %q; do not pay again", s, c.Number,
 				game.FormatAmount(c.Amount), c.At.Local().Format("02/01/2006 15:04:05"), c.Desk, c.Operator)
 		}
 		return fmt.Sprintf("serial %s: already claimed", s)

@@ -305,7 +305,7 @@ func (l *Ledger) Void(ctx context.Context, number int64, reason string, who Iden
 		return Claim{}, fmt.Errorf("void payment %d: %w", number, l.classify(err))
 	}
 	if r.Voided {
-		return Claim{}, fmt.Errorf("void payment %d: already voided on %s by %s: %s", number,
+		return Claim{}, fmt.Errorf("void payment %d: already voided on %s by %q: %q", number,
 			parseTime(r.VoidedAt).Local().Format("02/01/2006 15:04"), r.VoidedBy, r.Reason)
 	}
 	var ticket sql.NullInt64

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// writeOutput writes a command's -o file: into a temporary file beside
+// path, renamed over path only once complete and flushed to disk, so that
+// a failure (an error, a full disk, an interrupt) never destroys a file
+// that was there. Every command's -o goes through it. The file is made
+// 0600: what vegas-desk writes is for its owner.
+func writeOutput(path string, write func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// term makes text typed by an operator (or read from a file) safe to print
+// on a terminal: control characters (escape sequences could rewrite the
+// screen, a carriage return hide what came before), bidirectional
+// overrides and invalid UTF-8 are written as Go escapes (\x1b, \u202e).
+func term(s string) string {
+	clean := true
+	for _, r := range s {
+		if !printable(r) {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case printable(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// termLines is term for a message of several lines of our own: each line
+// is made safe, the line breaks kept.
+func termLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = term(lines[i])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func printable(r rune) bool {
+	switch {
+	case r == '\t':
+		return true
+	case unicode.IsControl(r):
+		return false
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f', r == '\u061c':
+		return false // bidirectional controls
+	}
+	return true
+}
+
+// passphrase returns the passphrase of a key file: the first line of
+// --passphrase-file, else $VEGAS_DESK_PASSPHRASE, else typed at the
+// terminal without echo (twice when confirm, for a new key file).
+func (c *cli) passphrase(file string, confirm bool) ([]byte, error) {
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, badInput("--passphrase-file: %v", err)
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		return []byte(strings.TrimSuffix(line, "\r")), nil
+	}
+	if p := os.Getenv("VEGAS_DESK_PASSPHRASE"); p != "" {
+		return []byte(p), nil
+	}
+	in, ok := c.stdin.(*os.File)
+	if !ok || !isTerminal(in) {
+		return nil, badInput("no passphrase: type it at a terminal, or give --passphrase-file FILE or VEGAS_DESK_PASSPHRASE")
+	}
+	fmt.Fprint(c.stderr, "passphrase: ")
+	p, err := readHidden(in)
+	fmt.Fprintln(c.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if confirm {
+		fmt.Fprint(c.stderr, "passphrase again: ")
+		again, err := readHidden(in)
+		fmt.Fprintln(c.stderr)
+		if err != nil {
+			return nil, err
+		}
+		if string(again) != string(p) {
+			return nil, badInput("the two passphrases differ; run keygen again")
+		}
+	}
+	return p, nil
+}
+
+// readLine reads one line from f, one byte at a time (nothing is read
+// past it).
+func readLine(f *os.File) ([]byte, error) {
+	var line []byte
+	var b [1]byte
+	for {
+		n, err := f.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				return []byte(strings.TrimSuffix(string(line), "\r")), nil
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(line) > 0 {
+				return line, nil
+			}
+			return nil, err
+		}
+	}
+}
