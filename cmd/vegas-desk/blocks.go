@@ -2,9 +2,9 @@ package main
 
 import (
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
-	"errors"
 	"os"
 	"time"
 
