@@ -49,9 +49,9 @@ CREATE TABLE blocks (
 
 -- Serial records, one per ticket: 12 bytes of index then the ticket's
 -- 14-byte encoding XORed with a pad, both from the serial (seal.go). A
--- block's records sorted by index are cut into rows of about 512, never
--- between two records of one 4-byte index prefix; id = blocks.id * 2^32 +
--- the first record's prefix.
+-- block's records sorted by index are cut into rows of about 16,000 bytes
+-- (one to a page), never between two records of one 4-byte index prefix;
+-- id = blocks.id * 2^32 + the first record's prefix.
 CREATE TABLE serials (
     id      INTEGER PRIMARY KEY,
     records BLOB NOT NULL

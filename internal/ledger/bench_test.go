@@ -138,3 +138,48 @@ func BenchmarkSealBlock(b *testing.B) {
 	b.ReportMetric(gen.Seconds()/n, "s/generate(ref)")
 	b.ReportMetric(seal.Seconds()/gen.Seconds(), "seal/generate")
 }
+
+// BenchmarkCounterLookup looks a serial up in a sealed counter ledger of
+// one block (the row of its index, a binary search, the record opened).
+func BenchmarkCounterLookup(b *testing.B) {
+	_, counters := counterCopies(b)
+	l, err := OpenReadOnly(counters[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	bo, _ := OpenReadOnly(fixture)
+	blk, _ := bo.Block(context.Background(), 531, 1)
+	bo.Close()
+	serial := serialOf(blk, 1_234_567)
+	for b.Loop() {
+		if _, err := l.Lookup(context.Background(), serial, Identity{"C1", "bench"}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, _ := os.Stat(counters[0])
+	b.ReportMetric(float64(st.Size())/game.BlockSize, "file-bytes/ticket")
+}
+
+// BenchmarkCounterFindByContents finds a winner by its contents in a
+// sealed counter ledger (ContentsIterations SHA-256 a block).
+func BenchmarkCounterFindByContents(b *testing.B) {
+	_, counters := counterCopies(b)
+	l, err := OpenReadOnly(counters[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	bo, _ := OpenReadOnly(fixture)
+	blk, _ := bo.Block(context.Background(), 531, 1)
+	t, err := bo.Lookup(context.Background(), serialOf(blk, ticketsWith(b, bo, blk, 15, 1)[0]), Identity{}, 0)
+	bo.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := l.FindByContents(context.Background(), &t.Ticket, Identity{"C1", "bench"}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

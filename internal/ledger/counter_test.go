@@ -29,7 +29,8 @@ var (
 )
 
 func makeCounterFixture() {
-	counterDir, counterErr = os.MkdirTemp("", "counter-fixture-")
+	// Beside the fixture, which TestMain removes at the end.
+	counterDir, counterErr = os.MkdirTemp(filepath.Dir(fixture), "counter-")
 	if counterErr != nil {
 		return
 	}

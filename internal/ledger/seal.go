@@ -43,7 +43,7 @@ import (
 // block). No prize is stored: it is game.Prize of the decoded ticket.
 //
 // A block's records are sorted by index and cut into rows of about
-// sealRowRecords, never between two records of one 4-byte prefix; a row's
+// sealRowBytes, never between two records of one 4-byte prefix; a row's
 // id is the block's id × 2^32 + the first record's prefix, so that a lookup
 // reads one row and binary-searches it.
 //
@@ -60,7 +60,10 @@ const (
 	sealIndexSize      = 12
 	serialRecordSize   = sealIndexSize + game.EncodedSize
 	contentsRecordSize = sealIndexSize + 4 + 8
-	sealRowRecords     = 512
+	// sealRowBytes fills a 16 KiB page with one row (SQLite keeps up to
+	// 16,349 bytes of a row in its page): 615 serial or 666 contents
+	// records. Rows of 512 records left a fifth of each page empty.
+	sealRowBytes = 16000
 )
 
 const (
@@ -299,7 +302,7 @@ func cutRows(blockID int64, records []byte, size int) []sealRow {
 	prefix := func(i int) uint32 { return binary.BigEndian.Uint32(records[i*size:]) }
 	var rows []sealRow
 	for start := 0; start < n; {
-		end := min(start+sealRowRecords, n)
+		end := min(start+sealRowBytes/size, n)
 		for end < n && prefix(end) == prefix(end-1) {
 			end++
 		}
