@@ -214,3 +214,53 @@ func TestCounterLedger(t *testing.T) {
 		t.Errorf("verify: %+v %v", rep, err)
 	}
 }
+
+// A counter ledger issued from a shared PostgreSQL back office answers as
+// it does, and its payments come home to it.
+func TestCounterFromPostgres(t *testing.T) {
+	ctx := context.Background()
+	bo := mustOpen(t, pgCopy(t))
+	path := filepath.Join(t.TempDir(), "c.db")
+	is, err := bo.IssueCounter(ctx, path, CounterSpec{Desk: "P1", Limit: 0, Key: testKey, Who: Identity{"BO", "issuer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(is.Blocks) != 1 || is.Limit != 0 {
+		t.Errorf("issued %+v", is)
+	}
+	c := mustOpen(t, path)
+	b := mustBlock(t, bo)
+	who := Identity{"P1", "ann"}
+	for _, prize := range []int{0, 3, 100, 50000} {
+		s := serialOf(b, ticketsWith(t, bo, b, prize, 1)[0])
+		want, err := bo.Lookup(ctx, s, who, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Lookup(ctx, s, who, 0)
+		if err != nil || got.Prize != want.Prize || got.Ticket != want.Ticket || got.Verdict != want.Verdict {
+			t.Errorf("%s: counter %+v %v, back office %+v", s, got, err, want)
+		}
+	}
+	s := serialOf(b, ticketsWith(t, bo, b, 9, 1)[0])
+	if _, err := c.Claim(ctx, claimReq(s, who)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := c.ExportJournal(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{"BO", "clerk"})
+	if err != nil || !rep.OK() || rep.Recorded != 1 {
+		t.Fatalf("import into PostgreSQL: %+v %v", rep, err)
+	}
+	if rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{"BO", "clerk"}); err != nil || rep.Already != 1 || rep.Recorded != 0 {
+		t.Errorf("again: %+v %v", rep, err)
+	}
+	if tk, err := bo.Lookup(ctx, s, who, 0); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "P1" {
+		t.Errorf("the back office does not keep it paid: %+v %v", tk.Claim, err)
+	}
+	if rep, err := bo.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+		t.Errorf("verify: %v %v", rep.Problems, err)
+	}
+}
