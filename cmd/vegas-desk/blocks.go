@@ -228,7 +228,11 @@ func (c *cli) verify(args []string) error {
 		for _, p := range r.Problems {
 			probs = append(probs, map[string]any{"where": p.Where, "what": p.What})
 		}
-		if err := c.json(map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}); err != nil {
+		out := map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}
+		if r.Key != "" {
+			out["sealed_by"] = r.Key
+		}
+		if err := c.json(out); err != nil {
 			return err
 		}
 	} else {
@@ -240,6 +244,9 @@ func (c *cli) verify(args []string) error {
 			status = fmt.Sprintf("%d PROBLEM(S)", len(r.Problems))
 		}
 		fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
+		if r.Key != "" {
+			fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", term(l.CounterDesk()), r.Key)
+		}
 		if anchor != nil {
 			fmt.Fprintf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, anchor.Kind,
 				anchor.At.Local().Format("2006-01-02 15:04:05"))

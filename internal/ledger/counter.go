@@ -306,7 +306,7 @@ func (l *Ledger) IssueCounter(ctx context.Context, path string, spec CounterSpec
 	if err := l.appendJournal(ctx, w, &e); err != nil {
 		return CounterIssue{}, err
 	}
-	if err := os.Link(tmp, path); err != nil {
+	if err := placeFile(tmp, path); err != nil {
 		return CounterIssue{}, fmt.Errorf("counter ledger: %w", err)
 	}
 	if err := w.Commit(); err != nil {
@@ -316,6 +316,21 @@ func (l *Ledger) IssueCounter(ctx context.Context, path string, spec CounterSpec
 	syncDir(filepath.Dir(path))
 	is.Path, is.Entry = path, e.ID
 	return is, nil
+}
+
+// placeFile gives the complete file tmp its name path, never replacing a
+// file there: a hard link, or where the file system has none (a FAT
+// removable drive, to carry the ledger to the counter) a rename after a
+// last look.
+func placeFile(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil || errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("%s: %w", path, os.ErrExist)
+	}
+	return os.Rename(tmp, path)
 }
 
 // removeSQLite removes a SQLite file and what may lie beside it.

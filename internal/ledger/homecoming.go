@@ -256,6 +256,11 @@ func (l *Ledger) ImportClaims(ctx context.Context, r io.Reader, who Identity) (I
 	case hdr.Desk != issued.desk:
 		return reject("broken-chain", 0, "the file says desk %q; the ledger was issued to desk %q", hdr.Desk, issued.desk)
 	}
+	for i := range entries {
+		if entries[i].Desk != issued.desk {
+			return reject("broken-chain", entries[i].ID, "names desk %q; the ledger was issued to desk %q, and a counter ledger records its own desk only", entries[i].Desk, issued.desk)
+		}
+	}
 	var last entry
 	err = get(ctx, tx, &last, "SELECT "+entryCols+" FROM journal WHERE kind = 'import' AND reason = 'head' AND request = ? ORDER BY id DESC LIMIT 1", hdr.Ledger)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -140,6 +140,19 @@ func TestImportForged(t *testing.T) {
 			t.Error("the forged payment made the ticket paid")
 		}
 	})
+	t.Run("a payment in another desk's name", func(t *testing.T) {
+		boPath, counters := counterCopies(t)
+		bo, c1 := mustOpen(t, boPath), mustOpen(t, counters[0])
+		b := mustBlock(t, bo)
+		pos := ticketsWith(t, bo, b, 15, 1)[0]
+		s, _ := game.ParseSerial(serialOf(b, pos))
+		appendForged(t, c1, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.first + int64(pos), Valid: true}, Serial: s.String(),
+			Game: 531, Block: 1, Position: pos, Amount: 15, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "y"})
+		rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), who)
+		if err != nil || !rep.Rejected || rep.Flags[0].Kind != "broken-chain" {
+			t.Fatalf("%+v %v", rep, err)
+		}
+	})
 	t.Run("a rewritten counter journal", func(t *testing.T) {
 		boPath, counters := counterCopies(t)
 		bo, c1 := mustOpen(t, boPath), mustOpen(t, counters[0])
