@@ -72,6 +72,7 @@ bench: deps-test
 	$(BENCH) -bench 'Evaluate|Encode|DecodeValidate|ParseDoc' ./internal/game/
 	$(BENCH) -bench 'Generate$$|Verify' -benchtime 2x ./internal/ledger/
 	$(BENCH) -bench 'Lookup|FindByContents' -benchtime 200x ./internal/ledger/
+	$(BENCH) -bench 'PostgresFigures' -benchtime 1x ./internal/ledger/
 	# Sealing a block for a counter ledger (target: at most 10 s on 2
 	# cores), beside generating the same block in memory, in the same run.
 	$(BENCH) -bench 'SealBlock' -benchtime 3x ./internal/ledger/

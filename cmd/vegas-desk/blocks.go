@@ -237,7 +237,7 @@ func (c *cli) verify(args []string) error {
 		}
 	} else {
 		for _, p := range r.Problems {
-			fmt.Fprintln(c.stdout, term(p.String()))
+			fmt.Fprintln(c.stdout, terminal(p.String()))
 		}
 		status := "OK"
 		if !r.OK() {
@@ -245,7 +245,7 @@ func (c *cli) verify(args []string) error {
 		}
 		fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
 		if r.Key != "" {
-			fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", term(l.CounterDesk()), r.Key)
+			fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", terminal(l.CounterDesk()), r.Key)
 		}
 		if anchor != nil {
 			fmt.Fprintf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, anchor.Kind,

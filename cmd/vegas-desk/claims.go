@@ -39,7 +39,7 @@ func (c *cli) void(args []string) error {
 	if *asJSON {
 		return c.json(claimJSON(&cl))
 	}
-	fmt.Fprintf(c.stdout, "payment %d voided: %s\n", cl.Number, term(cl.VoidReason))
+	fmt.Fprintf(c.stdout, "payment %d voided %s by %s: %s\n", cl.Number, cl.VoidedAt.Local().Format(timeLayout), terminal(cl.VoidedBy), terminal(cl.VoidReason))
 	return nil
 }
 
@@ -107,7 +107,7 @@ func (c *cli) claims(args []string) error {
 	for _, cl := range cs {
 		line := describeClaim(&cl) + "  " + cl.Serial
 		if cl.Voided {
-			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, term(cl.VoidReason))
+			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
 		}
 		fmt.Fprintln(c.stdout, line)
 	}
@@ -141,8 +141,23 @@ func (c *cli) daily(args []string) error {
 		}
 		return c.json(out)
 	}
-	for _, d := range ds {
-		fmt.Fprintf(c.stdout, "%s  %-16s %6d claims  %12s €\n", d.Day, term(d.Desk), d.Count, game.GroupDigits(d.Sum))
+	// Every day and desk, then the total, also when no claim stands.
+	line := func(day, desk string, n, sum int) {
+		fmt.Fprintf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, terminal(desk), n, plural(n, "claim", "claims"), game.GroupDigits(sum))
 	}
+	n, sum := 0, 0
+	for _, d := range ds {
+		line(d.Day, d.Desk, d.Count, d.Sum)
+		n, sum = n+d.Count, sum+d.Sum
+	}
+	line("total", "", n, sum)
 	return nil
+}
+
+// plural picks the English form for n things.
+func plural(n int, one, other string) string {
+	if n == 1 {
+		return one
+	}
+	return other
 }

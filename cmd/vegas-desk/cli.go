@@ -21,12 +21,13 @@ const usage = `usage: vegas-desk [--db PATH] [COMMAND [ARGS]]
 With no command, opens the desktop app (on the ledger of --db or VEGAS_DESK_DB,
 else the one last chosen in the app's settings).
 
-  generate [--seed HEX] [--game CODE] [--json]   generate the next block of a game
+  generate [--seed HEX] [--game CODE] [--activate] [--demo] [--json]   generate the next block of a game
   blocks [--json]                                list the blocks
-  lookup SERIAL [--json]                         a ticket by serial
+  lookup SERIAL [--limit EUROS] [--json]         a ticket by serial, and what a claim would answer
   check [--json] FILE|-                          check one ticket in the interchange format
-  claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--json]
-  void CLAIM-ID --reason TEXT [--operator NAME]  void a claim
+  claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
+        [--winner-name NAME --winner-doc TYPE --winner-doc-number N] [--json]
+  void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
   claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
   report --block N [--json]                      a block's prizes, claims and liability
@@ -34,6 +35,9 @@ else the one last chosen in the app's settings).
   verify [--block N] [--head HEX] [--key PUBKEY] [--json]   check every ticket, digest and the journal
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
+  desks add ID [--password-file FILE] [--limit EUROS] [--json]   add a counter (a login on a shared ledger)
+  desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
+  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
 
   keygen -o FILE                                 make the back office's signing key (asks a passphrase)
   counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
@@ -45,7 +49,9 @@ else the one last chosen in the app's settings).
   checkpoint --key-file F [-o FILE]              sign the journal head, to keep outside the ledger
 
 --game CODE (default 531) picks the game where a block is named.
---db PATH (or VEGAS_DESK_DB) picks the ledger; commands default to $XDG_DATA_HOME/vegas-desk/ledger.db.
+--db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
+(postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
+$XDG_DATA_HOME/vegas-desk/ledger.db.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
 `
 
@@ -106,6 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,
 		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
+		"desks": c.desks, "copy": c.copyLedger,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
 	}
@@ -241,6 +248,8 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// defaultIdentity is who acts: the given desk and operator, else
+// ledger.DefaultIdentity's, the rule the app follows too.
 func defaultIdentity(desk, operator string) ledger.Identity {
 	return ledger.DefaultIdentity(desk, operator)
 }
@@ -253,6 +262,9 @@ func (c *cli) who(l *ledger.Ledger, desk, operator string) ledger.Identity {
 	}
 	return ledger.DefaultIdentity(desk, operator)
 }
+
+// timeLayout prints a time of the ledger, in local time.
+const timeLayout = "2006-01-02 15:04:05"
 
 func parseDate(field, s string) (time.Time, error) {
 	if s == "" {

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"image/png"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +17,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ticketart"
 )
 
 // vd runs one command line in-process against db.
@@ -40,6 +46,7 @@ func TestCLI(t *testing.T) {
 		t.Fatal("export failed")
 	}
 	var winner, loser, winnerLine string
+	var winnerPrize int
 	for _, ln := range strings.SplitN(exp, "\n", 50) {
 		var d struct {
 			Serial string
@@ -49,7 +56,7 @@ func TestCLI(t *testing.T) {
 			continue
 		}
 		if d.Prize > 0 && winner == "" {
-			winner, winnerLine = d.Serial, ln
+			winner, winnerLine, winnerPrize = d.Serial, ln, d.Prize
 		}
 		if d.Prize == 0 && loser == "" {
 			loser = d.Serial
@@ -74,6 +81,9 @@ func TestCLI(t *testing.T) {
 		t.Errorf("status %v", lk["status"])
 	}
 
+	// Times are shown in local time, to the second, as the claims command
+	// shows them.
+	today := time.Now().Format("2006-01-02 ")
 	bad := []byte(winner)
 	bad[len(bad)-1] = '0' + (bad[len(bad)-1]-'0'+1)%10
 	tests := []struct {
@@ -84,7 +94,8 @@ func TestCLI(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"lookup bad check digit", []string{"lookup", string(bad)}, "", 2, "", "check digit"},
+		{"lookup bad check digit", []string{"lookup", string(bad)}, "", 2, "",
+			"vegas-desk: serial \"" + string(bad) + "\": check digit does not match: a digit was mistyped; type the serial again\n"},
 		{"lookup unknown block", []string{"lookup", game.Serial{Game: 531, Block: 9, Position: 1}.String()}, "", 1, "", "unknown serial"},
 		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
 		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `at desk "D1" by "ann"`},
@@ -92,7 +103,9 @@ func TestCLI(t *testing.T) {
 		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "number,at,serial,game", ""},
 		{"claims json", []string{"claims", "--json"}, "", 0, `"operator": "ann"`, ""},
 		{"void without reason", []string{"void", "1"}, "", 2, "", "--reason"},
-		{"void", []string{"void", "1", "--reason", "wrong ticket"}, "", 0, "voided", ""},
+		{"void", []string{"void", "1", "--reason", "wrong ticket"}, "", 0, "payment 1 voided " + today, ""},
+		{"void again", []string{"void", "1", "--reason", "twice"}, "", 1, "", "already voided on " + today},
+		{"daily of a desk whose one claim was voided", []string{"daily", "--desk", "D1"}, "", 0, "total                             0 claims            0 €\n", ""},
 		{"claim after void", []string{"claim", winner, "--desk", "D2"}, "", 0, "PAY", ""},
 		{"report", []string{"report", "--block", "1", "--json"}, "", 0, `"liability"`, ""},
 		{"report no block", []string{"report"}, "", 2, "", "--block"},
@@ -102,7 +115,7 @@ func TestCLI(t *testing.T) {
 		{"verify", []string{"verify", "--json"}, "", 0, `"ok": true`, ""},
 		{"catalogue", []string{"catalogue"}, "", 0, "ROULETTE", ""},
 		{"unknown command", []string{"frobnicate"}, "", 2, "", "unknown command"},
-		{"daily", []string{"daily"}, "", 0, "D2", ""},
+		{"daily", []string{"daily"}, "", 0, fmt.Sprintf("  %-16s %6d %-6s %12s €\ntotal", "D2", 1, "claim", game.GroupDigits(winnerPrize)), ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +208,53 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("render", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "ticket.png")
+		if _, errs, code := vd(t, db, "", "render", winner, "-o", path); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		assertRendered(t, db, winner, path)
+		// A failed render leaves the file that was there, and nothing else.
+		if err := os.WriteFile(path, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, code := vd(t, db, "", "render", string(bad), "-o", path); code != 2 {
+			t.Errorf("render of a mistyped serial: exit %d", code)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "keep" {
+			t.Error("a failed render changed the file")
+		}
+		if es, _ := os.ReadDir(dir); len(es) != 1 {
+			t.Errorf("%d files left in the directory", len(es))
+		}
+	})
+
+	// The binaries themselves: make cli renders, and no command of the full
+	// build lets Fyne write to its output.
+	t.Run("the command-line build renders", func(t *testing.T) {
+		bin := build(t, "0", "nogui")
+		path := filepath.Join(t.TempDir(), "ticket.png")
+		cmd := exec.Command(bin, "--db", db, "render", winner, "-o", path)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		assertRendered(t, db, winner, path)
+	})
+	t.Run("nothing from Fyne in a command's output", func(t *testing.T) {
+		bin := build(t, "0", "ci,migrated_fynedo")
+		for _, locale := range []string{"LANG=C", "LANG=C.UTF-8", "LC_ALL=C.utf8", "LANG=fr_FR.UTF-8"} {
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, "--db", db, "blocks")
+			cmd.Env = append(withoutLocale(os.Environ()), locale)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || stderr.Len() > 0 || !strings.Contains(string(out), "531/1") {
+				t.Errorf("%s: %v\nstdout %s\nstderr %s", locale, err, out, stderr.String())
+			}
+		}
+	})
+
 	t.Run("not a ledger", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "notes.txt")
 		os.WriteFile(p, []byte("hello"), 0o644)
@@ -206,4 +266,123 @@ func TestCLI(t *testing.T) {
 			t.Error("file changed")
 		}
 	})
+}
+
+// assertRendered checks that the PNG at path is ticketart's drawing of the
+// ledger's ticket serial.
+func assertRendered(t *testing.T, db, serial, path string) {
+	t.Helper()
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tk, err := l.Lookup(context.Background(), serial, ledger.Identity{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ticketart.Draw(&tk.Ticket, &tk.Serial, ticketart.Options{})
+	if img.Bounds() != want.Bounds() {
+		t.Fatalf("size %v, want %v", img.Bounds(), want.Bounds())
+	}
+	for y := range want.Bounds().Dy() {
+		for x := range want.Bounds().Dx() {
+			r1, g1, b1, _ := img.At(x, y).RGBA()
+			r2, g2, b2, _ := want.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 {
+				t.Fatalf("pixel (%d, %d) differs from ticketart's drawing", x, y)
+			}
+		}
+	}
+}
+
+// build builds this command with the build tags tags (and cgo on or off)
+// and returns the binary's path.
+func build(t *testing.T, cgo, tags string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "vegas-desk")
+	cmd := exec.Command(goTool, "build", "-tags", tags, "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags %s: %v\n%s", tags, err, out)
+	}
+	return bin
+}
+
+// withoutLocale drops the locale variables from env.
+func withoutLocale(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if !strings.HasPrefix(e, "LANG") && !strings.HasPrefix(e, "LC_") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// The shipped app links no test driver: the ticket picture is drawn by
+// ticketart, not by Fyne's software canvas of its test package.
+func TestAppLinksNoTestPackage(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tags, cgo, banned string }{
+		{"migrated_fynedo", "1", "fyne.io/fyne/v2/test"},
+		{"nogui", "0", "fyne.io/"},
+	} {
+		cmd := exec.Command(goTool, "list", "-deps", "-tags", tc.tags, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED="+tc.cgo)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -tags %s: %v", tc.tags, err)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			if strings.HasPrefix(p, tc.banned) {
+				t.Errorf("-tags %s links %s", tc.tags, p)
+			}
+		}
+	}
+}
+
+// writeFile leaves an existing file as it was when the writing fails, and
+// no temporary file.
+func TestWriteFileKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ticket.png")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := writeFile(path, func(w io.Writer) error {
+		io.WriteString(w, "half a pic")
+		return errors.New("disk full")
+	})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("the file now holds %q", b)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("%d files in the directory, want 1", len(es))
+	}
+	if err := writeFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Errorf("the file holds %q, want new", b)
+	}
 }

@@ -2,17 +2,10 @@
 
 package main
 
-import (
-	"errors"
-	"io"
-
-	"vegas-desk/internal/ledger"
-)
+import "errors"
 
 // The nogui build (make cli) is the command line alone, for scripts: it
 // links no Fyne, so a command process starts in a third of the time.
-var errNoGUI = errors.New("this build of vegas-desk is the command line alone (-tags nogui); use the full build (make build) for the desktop app and render")
+var errNoGUI = errors.New("this build of vegas-desk is the command line alone (-tags nogui); use the full build (make build) for the desktop app")
 
 func openApp(string) error { return badInput("%v", errNoGUI) }
-
-func renderPNG(io.Writer, ledger.Ticket) error { return badInput("%v", errNoGUI) }

@@ -1,64 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// writeOutput writes a command's -o file: into a temporary file beside
-// path, renamed over path only once complete and flushed to disk, so that
-// a failure (an error, a full disk, an interrupt) never destroys a file
-// that was there. Every command's -o goes through it. The file is made
-// 0600: what vegas-desk writes is for its owner.
-func writeOutput(path string, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := write(bw); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// term makes text typed by an operator (or read from a file) safe to print
-// on a terminal: control characters (escape sequences could rewrite the
+// terminal makes text typed by an operator (or read from a file) safe to
+// print on a terminal: control characters (escape sequences could rewrite the
 // screen, a carriage return hide what came before), bidirectional
 // overrides and invalid UTF-8 are written as Go escapes (\x1b, \u202e).
-func term(s string) string {
+func terminal(s string) string {
 	clean := true
 	for _, r := range s {
 		if !printable(r) {
@@ -86,12 +43,12 @@ func term(s string) string {
 	return b.String()
 }
 
-// termLines is term for a message of several lines of our own: each line
+// termLines is terminal for a message of several lines of our own: each line
 // is made safe, the line breaks kept.
 func termLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i := range lines {
-		lines[i] = term(lines[i])
+		lines[i] = terminal(lines[i])
 	}
 	return strings.Join(lines, "\n")
 }

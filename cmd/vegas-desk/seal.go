@@ -219,7 +219,7 @@ func (c *cli) certificate(args []string) error {
 	if *out == "" {
 		return write(c.stdout)
 	}
-	if err := writeOutput(*out, write); err != nil {
+	if err := writeFile(*out, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.stdout, "certificate of block %s written to %s\n", cert.Block.Name(), *out)
@@ -305,7 +305,7 @@ func (c *cli) verifyCertificate(args []string) error {
 		return badInput("verify-certificate: %v", err)
 	}
 	refuse := func(format string, args ...any) error {
-		fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], term(fmt.Sprintf(format, args...)))
+		fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(fmt.Sprintf(format, args...)))
 		return errRefused
 	}
 	text, form := data, "text"
@@ -356,7 +356,7 @@ func (c *cli) verifyCertificate(args []string) error {
 			}
 		}
 		fmt.Fprintf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", form, s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
-		fmt.Fprintf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, term(cert.GameName), cert.Block.Number,
+		fmt.Fprintf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, terminal(cert.GameName), cert.Block.Number,
 			game.GroupDigits(cert.Block.Tickets), cert.Block.Digest)
 		for _, t := range cert.Counts {
 			fmt.Fprintf(c.stdout, "%10s € × %s\n", game.GroupDigits(t.Prize), game.GroupDigits(t.Generated))
@@ -367,11 +367,11 @@ func (c *cli) verifyCertificate(args []string) error {
 		at, _ := s.Get("signed_at")
 		id, _ := s.Get("ledger")
 		fmt.Fprintf(c.stdout, "OK: checkpoint signed by %s at %s\nledger %s  entry %s  head %s\ncheck a ledger against it: vegas-desk verify --head %s\n",
-			s.Key, term(at), term(id), term(entry), term(head), term(head))
+			s.Key, terminal(at), terminal(id), terminal(entry), terminal(head), terminal(head))
 	case "vegas-desk counter ledger 1":
 		desk, _ := s.Get("desk")
 		id, _ := s.Get("ledger")
-		fmt.Fprintf(c.stdout, "OK: counter ledger seal signed by %s\nledger %s  desk %s\n", s.Key, term(id), term(desk))
+		fmt.Fprintf(c.stdout, "OK: counter ledger seal signed by %s\nledger %s  desk %s\n", s.Key, terminal(id), terminal(desk))
 	default:
 		return refuse("signed text of an unknown kind %q", s.Kind)
 	}
@@ -397,14 +397,14 @@ func (c *cli) verifyCounterFile(path string, key signing.PublicKey) error {
 		rep.Problems = append(rep.Problems, ledger.Problem{Where: "seal", What: fmt.Sprintf("signed by key %s, not by %s", rep.Key, key)})
 	}
 	for _, p := range rep.Problems {
-		fmt.Fprintln(c.stdout, term(p.String()))
+		fmt.Fprintln(c.stdout, terminal(p.String()))
 	}
 	if !rep.OK() {
 		fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %d problem(s)\n", path, len(rep.Problems))
 		return errRefused
 	}
 	fmt.Fprintf(c.stdout, "OK: counter ledger of desk %s sealed by %s: %d block(s), %d journal entries\njournal head %s\n",
-		term(l.CounterDesk()), rep.Key, rep.Blocks, rep.Entries, rep.Head)
+		terminal(l.CounterDesk()), rep.Key, rep.Blocks, rep.Entries, rep.Head)
 	return nil
 }
 
@@ -434,7 +434,7 @@ func (c *cli) checkpoint(args []string) error {
 		if err := write(c.stdout); err != nil {
 			return err
 		}
-	} else if err := writeOutput(*out, write); err != nil {
+	} else if err := writeFile(*out, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.stderr, "journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n",
@@ -480,13 +480,13 @@ func (c *cli) importClaims(args []string) error {
 		}
 	} else {
 		for _, f := range rep.Flags {
-			fmt.Fprintln(c.stdout, "FLAG "+term(f.String()))
+			fmt.Fprintln(c.stdout, "FLAG "+terminal(f.String()))
 		}
 		if rep.Rejected {
-			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", term(rep.Ledger), term(rep.Desk))
+			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", terminal(rep.Ledger), terminal(rep.Desk))
 		} else {
 			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d refused serials at the counter\ncounter journal head %s\n",
-				term(rep.Ledger), term(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Refused, rep.Head)
+				terminal(rep.Ledger), terminal(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Refused, rep.Head)
 		}
 	}
 	if !rep.OK() {

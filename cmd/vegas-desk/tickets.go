@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
+	"path/filepath"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ticketart"
 )
 
 func claimJSON(cl *ledger.Claim) any {
@@ -31,8 +34,8 @@ func ticketJSON(t ledger.Ticket) map[string]any {
 }
 
 func describeClaim(cl *ledger.Claim) string {
-	return fmt.Sprintf("payment %d: %s € paid %s at desk %q by %q (%s)", cl.Number, game.GroupDigits(cl.Amount),
-		cl.At.Local().Format("2006-01-02 15:04:05"), cl.Desk, cl.Operator, cl.Method)
+	return fmt.Sprintf("payment %d: %s € paid %s at desk %s by %s (%s)", cl.Number, game.GroupDigits(cl.Amount),
+		cl.At.Local().Format(timeLayout), terminal(cl.Desk), terminal(cl.Operator), cl.Method)
 }
 
 func (c *cli) lookup(args []string) error {
@@ -46,7 +49,7 @@ func (c *cli) lookup(args []string) error {
 		return err
 	}
 	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return err
+		return err // it names the serial, what is wrong and what to do
 	}
 	l, err := c.read()
 	if err != nil {
@@ -136,7 +139,7 @@ func (c *cli) check(args []string) error {
 		fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
 	}
 	for _, r := range out["reasons"].([]string) {
-		fmt.Fprintf(c.stdout, "reason   %s\n", term(r))
+		fmt.Fprintf(c.stdout, "reason   %s\n", terminal(r))
 	}
 	return nil
 }
@@ -157,7 +160,7 @@ func (c *cli) claim(args []string) error {
 		return err
 	}
 	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return err
+		return err // it names the serial, what is wrong and what to do
 	}
 	if *method != ledger.MethodSerial && *method != ledger.MethodContents {
 		return badInput("--method %q: want serial or contents", *method)
@@ -198,6 +201,9 @@ func (c *cli) render(args []string) error {
 	if *out == "" {
 		return badInput("render: -o FILE is required")
 	}
+	if _, err := game.ParseSerial(pos[0]); err != nil {
+		return err
+	}
 	l, err := c.read()
 	if err != nil {
 		return err
@@ -207,14 +213,34 @@ func (c *cli) render(args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(*out)
+	img := ticketart.Draw(&t.Ticket, &t.Serial, ticketart.Options{})
+	return writeFile(*out, func(w io.Writer) error { return png.Encode(w, img) })
+}
+
+// writeFile writes path through write into a temporary file of the same
+// directory, renamed over path once complete: a failure leaves an existing
+// file as it was, and no partial file.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
-	if err := renderPNG(f, t); err != nil {
-		f.Close()
-		os.Remove(*out)
-		return err
+	err = write(f)
+	if err == nil {
+		err = f.Sync() // on disk before it takes the name
 	}
-	return f.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

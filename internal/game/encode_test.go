@@ -99,21 +99,32 @@ func TestValidate(t *testing.T) {
 	if !errors.As(Validate(&tk), &es) {
 		t.Fatal("invalid ticket accepted")
 	}
-	want := []string{
-		"roulette.winning[3]: 4 repeats a number of the same zone",
-		"roulette.bets[0].amount: 7 is not an amount of the game",
-		"roulette.bets[0].number: 9 is not a roulette number",
-		"craps.dice[1]: 0 is not a die face",
-		"duel.bank: AS cannot be the bank's card",
-		"jackpot[1].symbols[0]: Symbol(8) is not a jackpot symbol",
-		"bonus: 1 is not an amount of the game",
+	// Every fault in ticket order, with its kind: the commit that gave
+	// every fault a kind left Validate's out.
+	want := []struct {
+		msg  string
+		kind Kind
+	}{
+		{"roulette.winning[3]: 4 repeats roulette.winning[0]; a number appears once in NUMÉROS GAGNANTS", KindRepeat},
+		{"roulette.bets[0].number: 9 is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15", KindValue},
+		{"roulette.bets[0].amount: 7 is not an amount of the game; give one of 3, 6, 9, 15, 50, 100, 1000, 50000 (euros)", KindValue},
+		{"craps.dice[1]: 0 is not a die face; give 1 to 6 pips", KindValue},
+		{"duel.bank: AS cannot be the bank's card; the bank shows 2 to R, never AS", KindValue},
+		{"jackpot[1].symbols[0]: Symbol(8) is not a jackpot symbol; give one of 7 BAR CERISE CLOCHE TREFLE CITRON PASTEQUE DIAMANT", KindValue},
+		{"bonus: 1 is not an amount of the game; BONUS shows 0 or one of 3, 6, 9, 15, 50, 100, 1000, 50000 (euros)", KindValue},
 	}
 	if len(es) != len(want) {
 		t.Fatalf("errors:\n%v\nwant %d", es, len(want))
 	}
-	for i := range want {
-		if es[i].Error() != want[i] {
-			t.Errorf("error %d = %q, want %q", i, es[i], want[i])
+	for i, w := range want {
+		if es[i].Error() != w.msg || es[i].Kind != w.kind {
+			t.Errorf("error %d = %q of kind %d, want %q of kind %d", i, es[i], es[i].Kind, w.msg, w.kind)
 		}
+	}
+	// A number off the roulette is not also a repeat.
+	tk = losing()
+	tk.Roulette.Winning[0], tk.Roulette.Winning[1] = 15, 15
+	if !errors.As(Validate(&tk), &es) || len(es) != 2 || es[0].Kind != KindValue || es[1].Kind != KindValue {
+		t.Errorf("two 15s: %v", es)
 	}
 }

@@ -142,10 +142,12 @@ type Input struct {
 // accepts and ignores them.
 var exportKeys = map[string]bool{"game": true, "block": true, "pack": true, "position": true}
 
-// ParseDoc reads one ticket in the interchange format, strictly: every
-// constraint of the regulation and of rules.md is checked and every fault is
-// reported, as Errors, each naming its field. Unknown keys are faults, except
-// the keys of the project's export.
+// ParseDoc reads one ticket in the interchange format, strictly, and reports
+// every fault at once, as Errors in document order, each naming its field.
+// It reads the JSON itself (syntax, types, list lengths, missing and unknown
+// keys; the keys of the project's export are accepted) and builds a Ticket,
+// whose values Validate then checks: the rules of the game are stated once.
+// A fault's Value is the value as it was given.
 func ParseDoc(data []byte) (Input, error) {
 	var in Input
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -157,7 +159,7 @@ func ParseDoc(data []byte) (Input, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return in, Errors{{Field: "ticket", Kind: KindSyntax, Problem: "has text after the JSON object; give one ticket"}}
 	}
-	p := &parser{}
+	p := &parser{given: map[string]string{}}
 	obj, ok := p.object("ticket", root)
 	if !ok {
 		return in, p.errs
@@ -166,9 +168,9 @@ func ParseDoc(data []byte) (Input, error) {
 	t := &in.Ticket
 	if v, ok := obj["serial"]; ok {
 		if s, ok := v.(string); !ok {
-			p.fail("serial", v, KindType, "is not a string; give the serial as printed, "+SerialLayout)
+			p.fail("serial", v, KindType, "is not a string; give the serial as printed, e.g. "+strconv.Quote(exampleSerial.String()))
 		} else if _, err := ParseSerial(s); err != nil {
-			p.fail("serial", v, KindSerial, strings.TrimPrefix(err.Error(), "serial: "))
+			p.fail("serial", v, KindSerial, strings.TrimPrefix(err.Error(), "serial "+strconv.Quote(s)+": "))
 		} else {
 			in.Serial = s
 		}
@@ -188,28 +190,25 @@ func ParseDoc(data []byte) (Input, error) {
 		}
 	}
 	if v, ok := obj["bonus"]; ok {
-		if n, ok := p.int("bonus", v); ok {
-			if n != 0 && !IsAmount(n) {
-				p.fail("bonus", v, KindValue, "is not an amount of the game; BONUS shows 0 or one of "+amountList())
-			}
-			t.Bonus = n
-		}
+		p.int("bonus", v, &t.Bonus)
 	} else {
 		p.fail("bonus", nil, KindMissing, "is missing; give 0 or one of "+amountList())
 	}
 	if v, ok := obj["prize"]; ok {
-		if n, ok := p.int("prize", v); ok {
-			if n < 0 {
-				p.fail("prize", v, KindValue, "is negative; give the whole prize in euros or leave it out")
-			}
+		var n int
+		if p.int("prize", v, &n) {
 			in.Prize = &n
 		}
 	}
+	p.validate(t)
 	if len(p.errs) > 0 {
 		return in, p.errs
 	}
 	return in, nil
 }
+
+// exampleSerial is the serial the messages show as an example.
+var exampleSerial = Serial{Game: 531, Block: 1, Position: 456789, Secret: 1234_5678_9012_3456}
 
 func jsonProblem(err error, data []byte) string {
 	var se *json.SyntaxError
@@ -222,11 +221,109 @@ func jsonProblem(err error, data []byte) string {
 	return err.Error()
 }
 
-// parser collects field errors while walking a decoded JSON value.
-type parser struct{ errs Errors }
+// parser collects the faults of the JSON while walking it, and what was
+// given for each value it put in the ticket.
+type parser struct {
+	errs  Errors
+	given map[string]string // by field path, the value as given
+}
 
 func (p *parser) fail(field string, v any, kind Kind, problem string) {
 	p.errs = append(p.errs, &FieldError{Field: field, Value: show(v), Kind: kind, Problem: problem})
+}
+
+// validate adds the faults Validate finds in t, except on fields the walk
+// already faulted (or inside them: their values were not read), with the
+// values as given, and puts every fault in document order.
+func (p *parser) validate(t *Ticket) {
+	walked := len(p.errs)
+	var es Errors
+	errors.As(Validate(t), &es)
+	for _, e := range es {
+		if p.faulted(e.Field, walked) {
+			continue
+		}
+		if v, ok := p.given[e.Field]; ok {
+			e.Value = v
+		}
+		p.errs = append(p.errs, e)
+	}
+	sort.SliceStable(p.errs, func(i, j int) bool { return docRank(p.errs[i].Field) < docRank(p.errs[j].Field) })
+}
+
+// faulted says whether one of the first n faults is on field or on a field
+// that holds it.
+func (p *parser) faulted(field string, n int) bool {
+	for _, e := range p.errs[:n] {
+		if field == e.Field || strings.HasPrefix(field, e.Field+".") || strings.HasPrefix(field, e.Field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// docFields lists the field paths of the format in document order.
+var docFields = func() map[string]int {
+	var paths []string
+	add := func(format string, args ...any) { paths = append(paths, fmt.Sprintf(format, args...)) }
+	add("serial")
+	add("roulette")
+	add("roulette.winning")
+	for i := range 4 {
+		add("roulette.winning[%d]", i)
+	}
+	add("roulette.bets")
+	for i := range 3 {
+		add("roulette.bets[%d]", i)
+		add("roulette.bets[%d].number", i)
+		add("roulette.bets[%d].amount", i)
+	}
+	add("craps")
+	add("craps.dice")
+	add("craps.dice[0]")
+	add("craps.dice[1]")
+	add("craps.amount")
+	add("duel")
+	add("duel.cards")
+	for i := range 3 {
+		add("duel.cards[%d]", i)
+	}
+	add("duel.bank")
+	add("duel.amount")
+	add("jackpot")
+	for i := range 3 {
+		add("jackpot[%d]", i)
+		add("jackpot[%d].symbols", i)
+		for j := range 3 {
+			add("jackpot[%d].symbols[%d]", i, j)
+		}
+		add("jackpot[%d].amount", i)
+	}
+	add("bonus")
+	add("prize")
+	m := make(map[string]int, len(paths))
+	for i, f := range paths {
+		m[f] = i + 1
+	}
+	return m
+}()
+
+// docRank is the place of a fault on field in document order: the place of
+// the field, or of the nearest field that holds it (an unknown key sits at
+// the start of its object); 0 for the whole ticket and unknown top-level
+// keys.
+func docRank(field string) int {
+	for f := field; f != ""; {
+		if r, ok := docFields[f]; ok {
+			return r
+		}
+		i := strings.LastIndexAny(f, ".[")
+		if i < 0 {
+			break
+		}
+		f = f[:i]
+	}
+	return 0
 }
 
 // show renders a JSON value as it was given, for an error message.
@@ -328,31 +425,28 @@ func (p *parser) array(obj map[string]any, path, key string, n int, hint string)
 	return a, true
 }
 
-func (p *parser) int(field string, v any) (int, bool) {
+// int reads a whole number into dst, reporting any other JSON value.
+func (p *parser) int(field string, v any, dst *int) bool {
 	num, ok := v.(json.Number)
 	if !ok {
 		p.fail(field, v, KindType, "is not a number")
-		return 0, false
+		return false
 	}
 	n, err := strconv.Atoi(num.String())
 	if err != nil || n > 1_000_000_000 || n < -1_000_000_000 {
 		p.fail(field, v, KindType, "is not a whole number of reasonable size")
-		return 0, false
+		return false
 	}
-	return n, true
+	*dst = n
+	p.given[field] = show(v)
+	return true
 }
 
 func (p *parser) amount(field string, obj map[string]any, dst *int) {
-	v, ok := obj["amount"]
-	if !ok {
+	if v, ok := obj["amount"]; ok {
+		p.int(field, v, dst)
+	} else {
 		p.fail(field, nil, KindMissing, "is missing; give one of "+amountList())
-		return
-	}
-	if n, ok := p.int(field, v); ok {
-		if !IsAmount(n) {
-			p.fail(field, v, KindValue, "is not an amount of the game; give one of "+amountList())
-		}
-		*dst = n
 	}
 }
 
@@ -367,20 +461,11 @@ func amountList() string {
 func (p *parser) roulette(obj map[string]any, r *RouletteSurface) {
 	p.keys("roulette", obj, []string{"winning", "bets"}, nil)
 	if a, ok := p.array(obj, "roulette", "winning", 4, "NUMÉROS GAGNANTS shows 4 numbers"); ok {
-		seen := map[int]int{}
 		for i, v := range a {
-			f := fmt.Sprintf("roulette.winning[%d]", i)
-			if n, ok := p.rouletteNumber(f, v); ok {
-				if j, dup := seen[n]; dup {
-					p.fail(f, v, KindRepeat, fmt.Sprintf("repeats roulette.winning[%d]; a number appears once in NUMÉROS GAGNANTS", j))
-				}
-				seen[n] = i
-				r.Winning[i] = n
-			}
+			p.int(fmt.Sprintf("roulette.winning[%d]", i), v, &r.Winning[i])
 		}
 	}
 	if a, ok := p.array(obj, "roulette", "bets", 3, "VOS MISES shows 3 chips"); ok {
-		seen := map[int]int{}
 		for i, v := range a {
 			f := fmt.Sprintf("roulette.bets[%d]", i)
 			b, ok := p.object(f, v)
@@ -388,83 +473,64 @@ func (p *parser) roulette(obj map[string]any, r *RouletteSurface) {
 				continue
 			}
 			p.keys(f, b, []string{"number", "amount"}, nil)
-			if nv, ok := b["number"]; !ok {
+			if nv, ok := b["number"]; ok {
+				p.int(f+".number", nv, &r.Bets[i].Number)
+			} else {
 				p.fail(f+".number", nil, KindMissing, "is missing")
-			} else if n, ok := p.rouletteNumber(f+".number", nv); ok {
-				if j, dup := seen[n]; dup {
-					p.fail(f+".number", nv, KindRepeat, fmt.Sprintf("repeats roulette.bets[%d].number; a number appears once in VOS MISES", j))
-				}
-				seen[n] = i
-				r.Bets[i].Number = n
 			}
 			p.amount(f+".amount", b, &r.Bets[i].Amount)
 		}
 	}
 }
 
-func (p *parser) rouletteNumber(field string, v any) (int, bool) {
-	n, ok := p.int(field, v)
-	if !ok {
-		return 0, false
-	}
-	if !IsRouletteNumber(n) {
-		p.fail(field, v, KindValue, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
-		return 0, false
-	}
-	return n, true
-}
-
 func (p *parser) craps(obj map[string]any, c *CrapsSurface) {
 	p.keys("craps", obj, []string{"dice", "amount"}, nil)
 	if a, ok := p.array(obj, "craps", "dice", 2, "give the 2 dice faces"); ok {
 		for i, v := range a {
-			f := fmt.Sprintf("craps.dice[%d]", i)
-			if n, ok := p.int(f, v); ok {
-				if n < 1 || n > 6 {
-					p.fail(f, v, KindValue, "is not a die face; give 1 to 6 pips")
-				}
-				c.Dice[i] = n
-			}
+			p.int(fmt.Sprintf("craps.dice[%d]", i), v, &c.Dice[i])
 		}
 	}
 	p.amount("craps.amount", obj, &c.Amount)
 }
 
-func (p *parser) card(field string, v any, bank bool) (Card, bool) {
+// Values a typed-in ticket may hold that the game does not have, for
+// Validate to report: a card or a symbol name the game does not know.
+const (
+	unknownCard   Card   = 0xff
+	unknownSymbol Symbol = 0xff
+)
+
+// card reads a card value: a string, or 2 to 10 typed as a number.
+func (p *parser) card(field string, v any, dst *Card) {
 	var s string
 	switch v := v.(type) {
 	case string:
 		s = strings.ToUpper(strings.TrimSpace(v))
-	case json.Number: // 2 to 10 typed without quotes
+	case json.Number:
 		s = v.String()
 	default:
-		p.fail(field, v, KindType, "is not a card value")
-		return 0, false
+		p.fail(field, v, KindType, "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS, as a string")
+		return
 	}
 	c, ok := ParseCard(s)
-	switch {
-	case !ok:
-		p.fail(field, v, KindValue, "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS")
-	case bank && c == As:
-		p.fail(field, v, KindValue, "cannot be the bank's card; the bank shows 2 to R, never AS")
-		ok = false
+	if !ok {
+		c = unknownCard
 	}
-	return c, ok
+	*dst = c
+	p.given[field] = show(v)
 }
 
 func (p *parser) duel(obj map[string]any, d *DuelSurface) {
 	p.keys("duel", obj, []string{"cards", "bank", "amount"}, nil)
 	if a, ok := p.array(obj, "duel", "cards", 3, "VOS CARTES shows 3 cards"); ok {
 		for i, v := range a {
-			if c, ok := p.card(fmt.Sprintf("duel.cards[%d]", i), v, false); ok {
-				d.Cards[i] = c
-			}
+			p.card(fmt.Sprintf("duel.cards[%d]", i), v, &d.Cards[i])
 		}
 	}
-	if v, ok := obj["bank"]; !ok {
+	if v, ok := obj["bank"]; ok {
+		p.card("duel.bank", v, &d.Bank)
+	} else {
 		p.fail("duel.bank", nil, KindMissing, "is missing; give the bank's card, 2 to R")
-	} else if c, ok := p.card("duel.bank", v, true); ok {
-		d.Bank = c
 	}
 	p.amount("duel.amount", obj, &d.Amount)
 }
@@ -478,13 +544,17 @@ func (p *parser) line(field string, v any, l *Line) {
 	if a, ok := p.array(obj, field, "symbols", 3, "a line shows 3 symbols"); ok {
 		for i, v := range a {
 			f := fmt.Sprintf("%s.symbols[%d]", field, i)
-			s, isStr := v.(string)
-			sym, ok := ParseSymbol(foldSymbol(s))
-			if !isStr || !ok {
-				p.fail(f, v, KindValue, "is not a jackpot symbol; give one of "+strings.Join(symbolNames[:], " "))
+			s, ok := v.(string)
+			if !ok {
+				p.fail(f, v, KindType, "is not a string; give one of "+strings.Join(symbolNames[:], " "))
 				continue
 			}
+			sym, ok := ParseSymbol(foldSymbol(s))
+			if !ok {
+				sym = unknownSymbol
+			}
 			l.Symbols[i] = sym
+			p.given[f] = show(v)
 		}
 	}
 	p.amount(field+".amount", obj, &l.Amount)

@@ -79,6 +79,8 @@ func TestDocRoundTrip(t *testing.T) {
 // Each constraint of the regulation and rules.md gives an error naming the
 // field path and the value.
 func TestParseDocErrors(t *testing.T) {
+	good := exampleSerial.String()
+	mistyped := good[:len(good)-1] + string('0'+(good[len(good)-1]-'0'+1)%10)
 	tests := []struct {
 		name string
 		edit func(string) string
@@ -123,11 +125,20 @@ func TestParseDocErrors(t *testing.T) {
 			[]string{`craps.dice[0]: "3" is not a number`}},
 		{"fractional number", r(`"bonus": 0`, `"bonus": 1.5`),
 			[]string{`bonus: 1.5 is not a whole number`}},
-		{"bad serial", r(`"bonus": 0`, `"bonus": 0, "serial": "531-0001-0456789-1234-5678-9012-3456-1"`),
-			[]string{`serial: "531-0001-0456789-1234-5678-9012-3456-1" the check digit does not match`}},
+		{"bad serial", r(`"bonus": 0`, `"bonus": 0, "serial": "`+mistyped+`"`),
+			[]string{`serial: "` + mistyped + `" check digit does not match: a digit was mistyped`}},
 		{"not JSON", func(string) string { return `{"roulette": ` }, []string{"ticket: is not JSON"}},
 		{"not an object", func(string) string { return `[1, 2]` }, []string{"ticket: […] is not an object"}},
 		{"two objects", func(s string) string { return s + s }, []string{"ticket: has text after the JSON object"}},
+		{"faults of the JSON and of the rules in document order", func(s string) string {
+			s = strings.Replace(s, `[4, 12, 27, 33]`, `[15, 12, 27, 33]`, 1)
+			s = strings.Replace(s, `, {"number": 36, "amount": 50}]`, `]`, 1)
+			s = strings.Replace(s, `["2", "9", "V"]`, `["2", "9", "C"]`, 1)
+			return strings.Replace(s, `"bank": "10", `, ``, 1)
+		}, []string{"roulette.winning[0]: 15 is not a roulette number", "roulette.bets: has 2 entries",
+			`duel.cards[2]: "C" is not a card value`, "duel.bank: is missing"}},
+		{"no fault of the rules inside a faulty list", r(`[3, 4]`, `[3, "x"]`),
+			[]string{`craps.dice[1]: "x" is not a number`}},
 		{"every fault reported", func(s string) string {
 			s = strings.Replace(s, `[3, 4]`, `[9, 4]`, 1)
 			s = strings.Replace(s, `"bank": "10"`, `"bank": "AS"`, 1)
@@ -254,4 +265,39 @@ func FuzzParseDoc(f *testing.F) {
 		}
 		Check(&in.Ticket, in.Prize)
 	})
+}
+
+// The parser states no rule of its own: on contents it reads, its faults
+// are Validate's, with the values as given.
+func TestParseDocReportsValidate(t *testing.T) {
+	tk := losing()
+	tk.Roulette.Winning[1] = tk.Roulette.Winning[0]
+	tk.Roulette.Bets[2] = Bet{15, 12}
+	tk.Craps.Dice[0] = 7
+	tk.Duel.Bank = As
+	tk.Jackpot[0].Amount = 0
+	tk.Bonus = 2
+	var want Errors
+	if !errors.As(Validate(&tk), &want) {
+		t.Fatal("Validate accepts the ticket")
+	}
+	data, err := json.Marshal(NewDoc(&tk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ParseDoc(data)
+	var got Errors
+	if !errors.As(err, &got) || len(got) != len(want) {
+		t.Fatalf("ParseDoc: %v\nValidate: %v", err, want)
+	}
+	for i := range want {
+		if got[i].Field != want[i].Field || got[i].Kind != want[i].Kind || got[i].Problem != want[i].Problem {
+			t.Errorf("fault %d: ParseDoc %q (kind %d), Validate %q (kind %d)", i, got[i], got[i].Kind, want[i], want[i].Kind)
+		}
+	}
+	for i, e := range got {
+		if e.Field == "duel.bank" && (e.Value != `"AS"` || want[i].Value != "AS") {
+			t.Errorf("duel.bank: ParseDoc shows %s, Validate %s; want the value as given, \"AS\"", e.Value, want[i].Value)
+		}
+	}
 }

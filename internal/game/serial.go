@@ -42,7 +42,7 @@ const SerialLayout = "GGG-BBBB-PPPPPPP-SSSS-SSSS-SSSS-SSSS-C"
 // Errors a caller must tell apart when parsing a serial.
 var (
 	ErrSerialFormat = errors.New("not a serial")
-	ErrCheckDigit   = errors.New("wrong check digit")
+	ErrCheckDigit   = errors.New("check digit does not match")
 )
 
 // Serial identifies one ticket.
@@ -61,7 +61,7 @@ func (s Serial) digits() string {
 	return fmt.Sprintf("%03d%04d%07d%016d", s.Game, s.Block, s.Position, s.Secret)
 }
 
-// String prints the serial in groups: "531-0001-0456789-1234-5678-9012-3456-7".
+// String prints the serial in groups: "531-0001-0456789-1234-5678-9012-3456-0".
 func (s Serial) String() string {
 	d := s.digits()
 	return fmt.Sprintf("%s-%s-%s-%s-%s-%s-%s-%c", d[0:3], d[3:7], d[7:14], d[14:18], d[18:22], d[22:26], d[26:30], dammDigit(d))
@@ -89,8 +89,8 @@ func (s Serial) Valid() bool {
 
 // ParseSerial reads a serial as typed or scanned. Spaces and dashes are
 // ignored. A wrong check digit is reported as ErrCheckDigit before anything
-// else is looked at; any other fault wraps ErrSerialFormat. Each message
-// says what is wrong once, and what to do.
+// else is looked at; any other fault wraps ErrSerialFormat. The message
+// says each thing once: "serial INPUT: " + the sentinel + ": " + what to do.
 func ParseSerial(in string) (Serial, error) {
 	var b strings.Builder
 	for _, r := range in {
@@ -99,25 +99,24 @@ func ParseSerial(in string) (Serial, error) {
 		case r >= '0' && r <= '9':
 			b.WriteRune(r)
 		default:
-			return Serial{}, fmt.Errorf("serial: %q is not a digit; type the %d digits printed under the scratch layer (spaces and dashes allowed): %w",
-				r, SerialDigits, ErrSerialFormat)
+			return Serial{}, fmt.Errorf("serial %q: %w: %q is not a digit; type its %d digits (spaces and dashes may separate them)", in, ErrSerialFormat, r, SerialDigits)
 		}
 	}
 	d := b.String()
 	if len(d) != SerialDigits {
-		return Serial{}, fmt.Errorf("serial: %d digits, want %d (%s): %w", len(d), SerialDigits, SerialLayout, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: %d digits where a serial has %d (%s); type all of them", in, ErrSerialFormat, len(d), SerialDigits, SerialLayout)
 	}
 	if dammDigit(d[:SerialDigits-1]) != d[SerialDigits-1] {
-		return Serial{}, fmt.Errorf("serial: the check digit does not match, a digit was mistyped; type the serial again: %w", ErrCheckDigit)
+		return Serial{}, fmt.Errorf("serial %q: %w: a digit was mistyped; type the serial again", in, ErrCheckDigit)
 	}
 	s := Serial{Game: atoi(d[0:3]), Block: atoi(d[3:7]), Position: atoi(d[7:14]), Secret: int64(atoi(d[14:30]))}
 	switch {
 	case s.Game < MinGameCode:
-		return Serial{}, fmt.Errorf("serial: game code %03d is not a game code (%d to %d): %w", s.Game, MinGameCode, MaxGameCode, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: game code %03d does not exist (codes go from %d to %d); check the first 3 digits", in, ErrSerialFormat, s.Game, MinGameCode, MaxGameCode)
 	case s.Block < 1:
-		return Serial{}, fmt.Errorf("serial: block 0000 does not exist, blocks start at 0001: %w", ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: block 0000 does not exist (blocks start at 0001); check digits 4 to 7", in, ErrSerialFormat)
 	case s.Position >= BlockSize:
-		return Serial{}, fmt.Errorf("serial: position %d is past the block's %d tickets: %w", s.Position, BlockSize, ErrSerialFormat)
+		return Serial{}, fmt.Errorf("serial %q: %w: position %d is past the block's last ticket, %07d; check digits 8 to 14", in, ErrSerialFormat, s.Position, BlockSize-1)
 	}
 	return s, nil
 }

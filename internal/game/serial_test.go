@@ -2,6 +2,10 @@ package game
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,24 +86,37 @@ func TestCheckDigitCatchesTypos(t *testing.T) {
 
 func TestParseSerialErrors(t *testing.T) {
 	withCheck := func(d string) string { return d + string(dammDigit(d)) }
+	good := Serial{531, 1, 456789, 1234_5678_9012_3456}
+	typo := []byte(good.String())
+	typo[len(typo)-1] = '0' + (typo[len(typo)-1]-'0'+1)%10
 	tests := []struct {
-		in      string
-		want    error
-		message string
+		in   string
+		want error
+		what string // what to do, after the sentinel
 	}{
-		{"", ErrSerialFormat, "0 digits, want 31"},
-		{"531-0001", ErrSerialFormat, "7 digits, want 31"},
-		{"531-0001-0456789-1234-5678-9012-3456-0x", ErrSerialFormat, `'x' is not a digit`},
-		{"53100010456789123456789012345611", ErrSerialFormat, "32 digits"},
-		{"531-0001-0456789-304172-9", ErrSerialFormat, "21 digits, want 31"}, // the serial of schema 1
-		{withCheck("099000100000000000000000000000"), ErrSerialFormat, "game code 099"},
-		{withCheck("531000000000000000000000000000"), ErrSerialFormat, "block 0000"},
-		{withCheck("531000120000000000000000000000"), ErrSerialFormat, "position 2000000"},
+		{"", ErrSerialFormat, "0 digits where a serial has 31"},
+		{"531-0001", ErrSerialFormat, "7 digits where a serial has 31"},
+		{good.String() + "x", ErrSerialFormat, `'x' is not a digit`},
+		{good.Compact() + "6", ErrSerialFormat, "32 digits"},
+		{"531-0001-0456789-304172-9", ErrSerialFormat, "21 digits where a serial has 31"}, // the serial of schema 1
+		{string(typo), ErrCheckDigit, "a digit was mistyped; type the serial again"},
+		{withCheck("099000100000000000000000000000"), ErrSerialFormat, "game code 099 does not exist"},
+		{withCheck("531000000000000000000000000000"), ErrSerialFormat, "block 0000 does not exist"},
+		{withCheck("531000120000000000000000000000"), ErrSerialFormat, "position 2000000 is past the block's last ticket, 1999999"},
 	}
 	for _, tt := range tests {
 		_, err := ParseSerial(tt.in)
-		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.message) {
-			t.Errorf("ParseSerial(%q) = %v, want %v mentioning %q", tt.in, err, tt.want, tt.message)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("ParseSerial(%q) = %v, want %v", tt.in, err, tt.want)
+			continue
+		}
+		// Each thing is said once: the input, what is wrong, what to do.
+		msg := err.Error()
+		if head := "serial " + strconv.Quote(tt.in) + ": " + tt.want.Error() + ": " + tt.what; !strings.HasPrefix(msg, head) {
+			t.Errorf("ParseSerial(%q) = %q, want it to start with %q", tt.in, msg, head)
+		}
+		if (tt.in != "" && strings.Count(msg, tt.in) != 1) || strings.Count(msg, tt.want.Error()) != 1 {
+			t.Errorf("ParseSerial(%q): %q repeats itself", tt.in, msg)
 		}
 	}
 }
@@ -137,8 +154,8 @@ func FuzzParseSerial(f *testing.F) {
 			if !errors.Is(err, ErrSerialFormat) && !errors.Is(err, ErrCheckDigit) {
 				t.Fatalf("ParseSerial(%q): %v wraps neither ErrSerialFormat nor ErrCheckDigit", in, err)
 			}
-			if !strings.HasPrefix(err.Error(), "serial: ") {
-				t.Fatalf("error %q does not name the field", err)
+			if !strings.HasPrefix(err.Error(), "serial "+strconv.Quote(in)+": ") {
+				t.Fatalf("error %q does not name the serial", err)
 			}
 			return
 		}
@@ -161,5 +178,38 @@ func TestParseSeed(t *testing.T) {
 		if _, err := ParseSeed(bad); err == nil || !strings.Contains(err.Error(), "64 hexadecimal digits") {
 			t.Errorf("ParseSeed(%q) = %v", bad, err)
 		}
+	}
+}
+
+// Every serial written out in the documentation and in this package's
+// comments is a valid serial (someone will type the example), and none is
+// in the 21-digit layout of schema 1.
+func TestDocumentedSerials(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	docs, _ := filepath.Glob("../../docs/*.md")
+	files = append(append(files, "../../README.md"), docs...)
+	serial := regexp.MustCompile(`\b\d{3}-\d{4}-\d{7}-\d{4}-\d{4}-\d{4}-\d{4}-\d\b`)
+	old := regexp.MustCompile(`\b\d{3}-\d{4}-\d{7}-\d{6}-\d\b`)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range serial.FindAllString(string(b), -1) {
+			n++
+			if _, err := ParseSerial(s); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+		for _, s := range old.FindAllString(string(b), -1) {
+			t.Errorf("%s: %s is a serial of schema 1; write one of 31 digits", f, s)
+		}
+	}
+	if n < 3 {
+		t.Errorf("found %d serials in %v: the pattern misses them", n, files)
 	}
 }

@@ -1,67 +1,82 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Validate checks a ticket against every constraint of the regulation and
 // rules.md (numbers, no repeat within a zone, dice, card values, bank never
-// AS, symbols, amounts) and returns every fault as Errors, or nil.
+// AS, symbols, amounts) and returns every fault as Errors, in ticket order,
+// or nil. Each fault names its field path in the interchange format, has the
+// kind KindValue or KindRepeat, and says what the zone shows instead. It is
+// the one statement of these rules: ParseDoc reports its faults too.
 func Validate(t *Ticket) error {
 	var es Errors
-	bad := func(field string, v any, problem string) {
-		es = append(es, &FieldError{Field: field, Value: fmt.Sprint(v), Problem: problem})
+	bad := func(field string, v any, kind Kind, problem string) {
+		es = append(es, &FieldError{Field: field, Value: fmt.Sprint(v), Kind: kind, Problem: problem})
 	}
-	checkNumbers := func(zone string, nums []int) {
-		for i, n := range nums {
-			if !IsRouletteNumber(n) {
-				bad(fmt.Sprintf(zone, i), n, "is not a roulette number")
-			}
-			for j := 0; j < i; j++ {
-				if nums[j] == n {
-					bad(fmt.Sprintf(zone, i), n, "repeats a number of the same zone")
-				}
+	amount := func(field string, a int) {
+		if !IsAmount(a) {
+			bad(field, a, KindValue, "is not an amount of the game; give one of "+amountList())
+		}
+	}
+	// number checks the i-th number of a roulette zone; a number that is
+	// not on the roulette is not also reported as a repeat.
+	number := func(zone, name string, nums []int, i int) {
+		f := fmt.Sprintf(zone, i)
+		n := nums[i]
+		if !IsRouletteNumber(n) {
+			bad(f, n, KindValue, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
+			return
+		}
+		for j := range i {
+			if nums[j] == n {
+				bad(f, n, KindRepeat, fmt.Sprintf("repeats %s; a number appears once in %s", fmt.Sprintf(zone, j), name))
+				return
 			}
 		}
 	}
-	checkNumbers("roulette.winning[%d]", t.Roulette.Winning[:])
+	for i := range t.Roulette.Winning {
+		number("roulette.winning[%d]", "NUMÉROS GAGNANTS", t.Roulette.Winning[:], i)
+	}
 	var bets [3]int
 	for i, b := range t.Roulette.Bets {
 		bets[i] = b.Number
-		if !IsAmount(b.Amount) {
-			bad(fmt.Sprintf("roulette.bets[%d].amount", i), b.Amount, "is not an amount of the game")
-		}
 	}
-	checkNumbers("roulette.bets[%d].number", bets[:])
+	for i, b := range t.Roulette.Bets {
+		number("roulette.bets[%d].number", "VOS MISES", bets[:], i)
+		amount(fmt.Sprintf("roulette.bets[%d].amount", i), b.Amount)
+	}
 	for i, d := range t.Craps.Dice {
 		if d < 1 || d > 6 {
-			bad(fmt.Sprintf("craps.dice[%d]", i), d, "is not a die face")
+			bad(fmt.Sprintf("craps.dice[%d]", i), d, KindValue, "is not a die face; give 1 to 6 pips")
 		}
 	}
-	if !IsAmount(t.Craps.Amount) {
-		bad("craps.amount", t.Craps.Amount, "is not an amount of the game")
-	}
+	amount("craps.amount", t.Craps.Amount)
+	const cards = "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS"
 	for i, c := range t.Duel.Cards {
 		if c >= NumCards {
-			bad(fmt.Sprintf("duel.cards[%d]", i), c, "is not a card value")
+			bad(fmt.Sprintf("duel.cards[%d]", i), c, KindValue, cards)
 		}
 	}
-	if t.Duel.Bank >= As {
-		bad("duel.bank", t.Duel.Bank, "cannot be the bank's card")
+	switch {
+	case t.Duel.Bank == As:
+		bad("duel.bank", t.Duel.Bank, KindValue, "cannot be the bank's card; the bank shows 2 to R, never AS")
+	case t.Duel.Bank > As:
+		bad("duel.bank", t.Duel.Bank, KindValue, cards)
 	}
-	if !IsAmount(t.Duel.Amount) {
-		bad("duel.amount", t.Duel.Amount, "is not an amount of the game")
-	}
+	amount("duel.amount", t.Duel.Amount)
 	for i, l := range t.Jackpot {
 		for j, s := range l.Symbols {
 			if s >= NumSymbols {
-				bad(fmt.Sprintf("jackpot[%d].symbols[%d]", i, j), s, "is not a jackpot symbol")
+				bad(fmt.Sprintf("jackpot[%d].symbols[%d]", i, j), s, KindValue, "is not a jackpot symbol; give one of "+strings.Join(symbolNames[:], " "))
 			}
 		}
-		if !IsAmount(l.Amount) {
-			bad(fmt.Sprintf("jackpot[%d].amount", i), l.Amount, "is not an amount of the game")
-		}
+		amount(fmt.Sprintf("jackpot[%d].amount", i), l.Amount)
 	}
 	if t.Bonus != 0 && !IsAmount(t.Bonus) {
-		bad("bonus", t.Bonus, "is not an amount of the game")
+		bad("bonus", t.Bonus, KindValue, "is not an amount of the game; BONUS shows 0 or one of "+amountList())
 	}
 	if len(es) > 0 {
 		return es

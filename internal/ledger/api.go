@@ -44,6 +44,9 @@ var (
 	ErrDeskMismatch = errors.New("desk is not this login's")
 	// ErrDeskDisabled: the back office disabled this counter.
 	ErrDeskDisabled = errors.New("desk disabled")
+	// ErrPassword: the shared ledger's server refused the login's password,
+	// or none was given (none in the URL, PGPASSWORD or ~/.pgpass).
+	ErrPassword = errors.New("password refused")
 )
 
 // Verdict is what a claim of a ticket at a desk answers, or would answer.
@@ -115,9 +118,9 @@ func (r *Refusal) Error() string {
 	case Locked:
 		return fmt.Sprintf("desk locked out until %s after too many unknown serials; the back office can unlock it", r.Until.Local().Format("15:04"))
 	case NotYetOnSale:
-		return fmt.Sprintf("serial %s: not yet on sale: the emission goes on sale on %s", s, r.Until.Local().Format("02/01/2006"))
+		return fmt.Sprintf("serial %s: not yet on sale: the emission goes on sale on %s", s, r.Until.Local().Format("2006-01-02"))
 	case Expired:
-		return fmt.Sprintf("serial %s: claim deadline passed on %s (forclos): do not pay", s, r.Until.Local().Format("02/01/2006"))
+		return fmt.Sprintf("serial %s: claim deadline passed on %s (forclos): do not pay", s, r.Until.Local().Format("2006-01-02"))
 	case Stolen:
 		return fmt.Sprintf("serial %s: its pack was reported stolen: keep the ticket and call the back office", s)
 	case NotActivated:
@@ -127,7 +130,7 @@ func (r *Refusal) Error() string {
 	case AlreadyClaimed:
 		if c := r.First; c != nil {
 			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %q by %q; do not pay again", s, c.Number,
-				game.FormatAmount(c.Amount), c.At.Local().Format("02/01/2006 15:04:05"), c.Desk, c.Operator)
+				game.FormatAmount(c.Amount), c.At.Local().Format("2006-01-02 15:04:05"), c.Desk, c.Operator)
 		}
 		return fmt.Sprintf("serial %s: already claimed", s)
 	case OverLimit:

@@ -258,6 +258,11 @@ func (l *Ledger) claimPostgres(ctx context.Context, s game.Serial, req ClaimRequ
 	if err != nil {
 		return Claim{}, fmt.Errorf("claim %s: %w", s, l.classify(err))
 	}
+	// The claim committed without waiting for the disk; its answer holds
+	// once the WAL is flushed past it (postgres.sql, vegas.claim).
+	if _, err := l.w.ExecContext(ctx, "SELECT vegas.durable()"); err != nil {
+		return Claim{}, fmt.Errorf("claim %s: %w", s, l.classify(err))
+	}
 	if a.Status == string(Paid) {
 		c := a.claim()
 		c.Request = req.Request
@@ -306,7 +311,7 @@ func (l *Ledger) Void(ctx context.Context, number int64, reason string, who Iden
 	}
 	if r.Voided {
 		return Claim{}, fmt.Errorf("void payment %d: already voided on %s by %q: %q", number,
-			parseTime(r.VoidedAt).Local().Format("02/01/2006 15:04"), r.VoidedBy, r.Reason)
+			parseTime(r.VoidedAt).Local().Format("2006-01-02 15:04:05"), r.VoidedBy, r.Reason)
 	}
 	var ticket sql.NullInt64
 	if err := get(ctx, tx, &ticket, "SELECT ticket FROM journal WHERE id = ?", r.ID); err != nil {

@@ -129,19 +129,19 @@ func IsURL(location string) bool {
 // ledger (ErrNotLedger) or comes from another version (ErrTooNew,
 // ErrTooOld) is refused untouched; so is a file whose schema holds anything
 // a ledger of its version does not (ErrNotLedger).
-func Open(location string) (*Ledger, error) { return open(location, false, false) }
+func Open(location string) (*Ledger, error) { return open(location, false, creation{}) }
 
 // OpenReadOnly opens an existing ledger for lookups, checks, reports,
 // exports and verification; every write answers ErrReadOnly and refused
 // lookups are not recorded. A SQLite ledger may be a read-only file in a
 // read-only directory.
-func OpenReadOnly(location string) (*Ledger, error) { return open(location, true, false) }
+func OpenReadOnly(location string) (*Ledger, error) { return open(location, true, creation{}) }
 
 // CreateDemo opens the demonstration ledger at location, creating it
 // marked as such. An existing ledger that is not one is refused: a
 // demonstration ledger is a new one.
 func CreateDemo(location string) (*Ledger, error) {
-	l, err := open(location, false, true)
+	l, err := open(location, false, creation{demo: true})
 	if err != nil {
 		return nil, err
 	}
@@ -152,14 +152,34 @@ func CreateDemo(location string) (*Ledger, error) {
 	return l, nil
 }
 
-func open(location string, readOnly, demo bool) (*Ledger, error) {
+// creation says what a ledger created by open is.
+type creation struct {
+	demo bool
+	// meta, when not nil, are the meta rows of the new ledger (a copy's:
+	// its source's), and a ledger that exists already is refused.
+	meta [][2]string
+}
+
+// rows are the meta rows of the new ledger.
+func (c creation) rows(at time.Time) [][2]string {
+	if c.meta != nil {
+		return c.meta
+	}
+	d := "0"
+	if c.demo {
+		d = "1"
+	}
+	return [][2]string{{"id", newLedgerID()}, {"kind", "back-office"}, {"demo", d}, {"created_at", formatTime(at)}}
+}
+
+func open(location string, readOnly bool, c creation) (*Ledger, error) {
 	if location == "" {
 		return nil, errors.New("open ledger: no file name or URL given")
 	}
 	if IsURL(location) {
-		return openPostgres(location, readOnly, demo)
+		return openPostgres(location, readOnly, c)
 	}
-	return openSQLite(location, readOnly, demo)
+	return openSQLite(location, readOnly, c)
 }
 
 // newLedgerID names a new ledger: 128 random bits in hex.
@@ -192,15 +212,6 @@ func (l *Ledger) readMeta(ctx context.Context) error {
 		return fmt.Errorf("%w: %s has no ledger id", ErrNotLedger, l.location)
 	}
 	return l.readCounterMeta(meta)
-}
-
-// metaRows are the meta rows of a new ledger.
-func metaRows(demo bool, at time.Time) [][2]string {
-	d := "0"
-	if demo {
-		d = "1"
-	}
-	return [][2]string{{"id", newLedgerID()}, {"kind", "back-office"}, {"demo", d}, {"created_at", formatTime(at)}}
 }
 
 // Close closes the ledger.
@@ -241,6 +252,14 @@ func (l *Ledger) CounterDesk() string {
 	}
 	return l.desk
 }
+
+// CounterLimit returns the payout limit of a counter's login on a shared
+// ledger, which the database enforces, in euros (0 for the back office).
+func (l *Ledger) CounterLimit() int { return l.limit }
+
+// Ping says whether the ledger answers: on a shared ledger, whether its
+// server can be reached (ErrUnreachable otherwise).
+func (l *Ledger) Ping(ctx context.Context) error { return l.classify(l.r.PingContext(ctx)) }
 
 // ReadOnly reports whether the ledger was opened with OpenReadOnly.
 func (l *Ledger) ReadOnly() bool { return l.readOnly }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
 	"slices"
 	"strings"
 	"testing"
@@ -166,7 +168,7 @@ func TestClaims(t *testing.T) {
 		if r.First.Number != c1.Number || r.First.Desk != "D1" || r.First.Operator != "ann" || !r.First.At.Equal(c1.At) {
 			t.Errorf("first claim %+v, want %+v", r.First, c1)
 		}
-		for _, s := range []string{"D1", "ann", c1.At.Local().Format("02/01/2006 15:04:05"), "n° 1"} {
+		for _, s := range []string{"D1", "ann", c1.At.Local().Format("2006-01-02 15:04:05"), "n° 1"} {
 			if !strings.Contains(err.Error(), s) {
 				t.Errorf("%q does not say %q", err, s)
 			}
@@ -648,6 +650,13 @@ func TestTicketAtAndSamples(t *testing.T) {
 		if next := ticketsWith(t, demo, b, 6, 2)[1]; again[slices.Index(prizes, 6)].Position != next {
 			t.Errorf("after paying the 6 € sample: %d, want %d", again[slices.Index(prizes, 6)].Position, next)
 		}
+		// A void gives it back.
+		if _, err := demo.Void(ctx, 1, "test", Identity{"D1", "ann"}); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := demo.Samples(ctx, 531, 1); err != nil || again[slices.Index(prizes, 6)].Position != six.Position {
+			t.Errorf("after the void: %+v, %v; want the first 6 € ticket again", again, err)
+		}
 		// A ledger that is not a demonstration one does not become one.
 		if _, err := CreateDemo(e.fresh(t)); !errors.Is(err, ErrNotDemo) {
 			t.Errorf("CreateDemo of a real ledger: %v", err)
@@ -830,4 +839,25 @@ func TestDesks(t *testing.T) {
 			t.Errorf("verify: %v, %v", vr.Problems, err)
 		}
 	})
+}
+
+// The command line and the app take who acts from one rule: what was
+// named, else $USER, else the account's name; the host name for the desk.
+func TestDefaultIdentity(t *testing.T) {
+	host, _ := os.Hostname()
+	t.Setenv("USER", "ann")
+	if got := DefaultIdentity("", ""); got != (Identity{host, "ann"}) {
+		t.Errorf("with USER=ann: %+v", got)
+	}
+	if got := DefaultIdentity("D7", "bob"); got != (Identity{"D7", "bob"}) {
+		t.Errorf("named: %+v", got)
+	}
+	t.Setenv("USER", "")
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := DefaultIdentity("", ""); got != (Identity{host, u.Username}) {
+		t.Errorf("without USER: %+v, want %q", got, u.Username)
+	}
 }

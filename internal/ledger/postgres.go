@@ -59,7 +59,7 @@ func redact(location string) string {
 	return u.String()
 }
 
-func openPostgres(location string, readOnly, demo bool) (*Ledger, error) {
+func openPostgres(location string, readOnly bool, c creation) (*Ledger, error) {
 	dsn, shown, dbname, err := pgConfig(location)
 	if err != nil {
 		return nil, err
@@ -88,11 +88,14 @@ func openPostgres(location string, readOnly, demo bool) (*Ledger, error) {
 	if err := db.GetContext(ctx, &schema, "SELECT to_regnamespace('vegas')::text"); err != nil {
 		return fail(classifyPostgres(err))
 	}
+	if schema != nil && c.meta != nil {
+		return fail(fmt.Errorf("database %s holds a ledger already: a copy goes to an empty database", dbname))
+	}
 	if schema == nil {
 		if readOnly {
 			return fail(fmt.Errorf("%w: database %s holds no vegas-desk ledger; the back office creates one with vegas-desk --db URL generate", ErrNoLedger, dbname))
 		}
-		if err := l.createPostgres(ctx, dbname, demo); err != nil {
+		if err := l.createPostgres(ctx, dbname, c); err != nil {
 			return fail(err)
 		}
 	}
@@ -126,7 +129,7 @@ func openPostgres(location string, readOnly, demo bool) (*Ledger, error) {
 
 // createPostgres installs the schema in an empty database, as its owner,
 // in one transaction.
-func (l *Ledger) createPostgres(ctx context.Context, dbname string, demo bool) error {
+func (l *Ledger) createPostgres(ctx context.Context, dbname string, c creation) error {
 	if strings.ContainsAny(dbname, `"'\`) || len("vd_"+dbname+"_counters") > 63 {
 		return fmt.Errorf("database name %q: use letters, digits and _ (at most 50)", dbname)
 	}
@@ -138,7 +141,7 @@ func (l *Ledger) createPostgres(ctx context.Context, dbname string, demo bool) e
 	if _, err := tx.ExecContext(ctx, strings.ReplaceAll(postgresSchema, "{{db}}", dbname)); err != nil {
 		return fmt.Errorf("create the ledger's schema (connect as the database's owner, with CREATEROLE): %w", classifyPostgres(err))
 	}
-	rows := append(metaRows(demo, l.now()), [2]string{"schema", fmt.Sprint(SchemaVersion)}, [2]string{"counters", counterGroup(dbname)})
+	rows := append(c.rows(l.now()), [2]string{"schema", fmt.Sprint(SchemaVersion)}, [2]string{"counters", counterGroup(dbname)})
 	for _, m := range rows {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vegas.meta (key, value) VALUES ($1, $2)", m[0], m[1]); err != nil {
 			return err
@@ -168,6 +171,8 @@ func classifyPostgres(err error) error {
 			return fmt.Errorf("%w: %s", ErrDeskDisabled, pe.Message)
 		case strings.HasPrefix(pe.Code, "VD"):
 			return errors.New(pe.Message)
+		case pe.Code == "28P01" || pe.Code == "28000": // invalid password; invalid authorization
+			return fmt.Errorf("%w: %s", ErrPassword, pe.Message)
 		case pe.Code == "42501": // insufficient_privilege
 			return fmt.Errorf("%w: %s", ErrCounterOnly, pe.Message)
 		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":

@@ -126,6 +126,13 @@ CREATE TABLE vegas.identities (
     doc_number text   NOT NULL
 );
 
+-- One row per login that claims: vegas.durable writes it, so that its
+-- commit waits for the WAL to be flushed (see vegas.claim).
+CREATE TABLE vegas.flushes (
+    login text   PRIMARY KEY,
+    n     bigint NOT NULL
+);
+
 -- Nothing of the record is changed in place, deleted or truncated.
 CREATE FUNCTION vegas.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -150,44 +157,31 @@ CREATE TRIGGER meta_no_change BEFORE UPDATE OR DELETE ON vegas.meta
 CREATE TRIGGER identities_no_change BEFORE UPDATE OR DELETE ON vegas.identities
     FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('identities are never changed');
 
+-- The small helpers below are PL/pgSQL, not SQL functions: called from
+-- PL/pgSQL, a SQL function is planned again at each call, and the claims
+-- of every counter wait for them under the journal's lock.
+
 -- The time of an entry: UTC, fixed width, as the Go side writes it.
-CREATE FUNCTION vegas.now_text() RETURNS text LANGUAGE sql VOLATILE
+CREATE FUNCTION vegas.now_text() RETURNS text LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
-    SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"')
-$$;
+BEGIN
+    RETURN to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"');
+END $$;
 
--- A string of the canonical text: its length in bytes, ':', its bytes.
-CREATE FUNCTION vegas.str(s text) RETURNS text LANGUAGE sql IMMUTABLE
+-- The canonical text an entry's hash covers (journal.go has the same): one
+-- line per column, integers in decimal, a missing reference as null, a
+-- string as its length in bytes, ':' and its bytes; last the previous
+-- entry's hash in hex.
+CREATE FUNCTION vegas.canonical(e vegas.journal, prev bytea) RETURNS text LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp AS $$
-    SELECT octet_length(s) || ':' || s
-$$;
-
--- The canonical text an entry's hash covers (journal.go has the same).
-CREATE FUNCTION vegas.canonical(e vegas.journal, prev bytea) RETURNS text LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
-    SELECT 'vegas-desk journal 2' || E'\n'
-        || 'id=' || e.id || E'\n'
-        || 'kind=' || vegas.str(e.kind) || E'\n'
-        || 'at=' || vegas.str(e.at) || E'\n'
-        || 'number=' || e.number || E'\n'
-        || 'ticket=' || coalesce(e.ticket::text, 'null') || E'\n'
-        || 'serial=' || vegas.str(e.serial) || E'\n'
-        || 'game=' || e.game || E'\n'
-        || 'block=' || e.block || E'\n'
-        || 'position=' || e.position || E'\n'
-        || 'pack_first=' || e.pack_first || E'\n'
-        || 'pack_last=' || e.pack_last || E'\n'
-        || 'state=' || vegas.str(e.state) || E'\n'
-        || 'amount=' || e.amount || E'\n'
-        || 'desk=' || vegas.str(e.desk) || E'\n'
-        || 'operator=' || vegas.str(e.operator) || E'\n'
-        || 'method=' || vegas.str(e.method) || E'\n'
-        || 'ref=' || coalesce(e.ref::text, 'null') || E'\n'
-        || 'request=' || vegas.str(e.request) || E'\n'
-        || 'reason=' || vegas.str(e.reason) || E'\n'
-        || 'detail=' || vegas.str(e.detail) || E'\n'
-        || 'prev=' || encode(prev, 'hex') || E'\n'
-$$;
+BEGIN
+    RETURN format(E'vegas-desk journal 2\nid=%s\nkind=%s:%s\nat=%s:%s\nnumber=%s\nticket=%s\nserial=%s:%s\ngame=%s\nblock=%s\nposition=%s\npack_first=%s\npack_last=%s\nstate=%s:%s\namount=%s\ndesk=%s:%s\noperator=%s:%s\nmethod=%s:%s\nref=%s\nrequest=%s:%s\nreason=%s:%s\ndetail=%s:%s\nprev=%s\n',
+        e.id, octet_length(e.kind), e.kind, octet_length(e.at), e.at, e.number, coalesce(e.ticket::text, 'null'),
+        octet_length(e.serial), e.serial, e.game, e.block, e.position, e.pack_first, e.pack_last,
+        octet_length(e.state), e.state, e.amount, octet_length(e.desk), e.desk, octet_length(e.operator), e.operator,
+        octet_length(e.method), e.method, coalesce(e.ref::text, 'null'), octet_length(e.request), e.request,
+        octet_length(e.reason), e.reason, octet_length(e.detail), e.detail, encode(prev, 'hex'));
+END $$;
 
 -- append adds an entry after the last one, under the journal's lock: its
 -- id, its number among its kind, its time (taken under the lock, unless the
@@ -263,10 +257,11 @@ BEGIN
 END $$;
 
 -- The prize of a stored prize byte.
-CREATE FUNCTION vegas.prize_of(b integer) RETURNS integer LANGUAGE sql IMMUTABLE
+CREATE FUNCTION vegas.prize_of(b integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp AS $$
-    SELECT CASE WHEN b = 0 THEN 0 ELSE (ARRAY[50000, 1000, 100, 50, 15, 9, 6, 3])[b] END
-$$;
+BEGIN
+    RETURN CASE WHEN b = 0 THEN 0 ELSE (ARRAY[50000, 1000, 100, 50, 15, 9, 6, 3])[b] END;
+END $$;
 
 -- Who calls: a counter (its login is a desk's role: its desk, whatever it
 -- names) or the back office (the owner: the desk it names).
@@ -341,14 +336,16 @@ BEGIN
 END $$;
 
 -- Instants as text (UTC, fixed width) and back.
-CREATE FUNCTION vegas.instant(t text) RETURNS timestamp LANGUAGE sql STABLE
+CREATE FUNCTION vegas.instant(t text) RETURNS timestamp LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp AS $$
-    SELECT t::timestamptz AT TIME ZONE 'UTC'
-$$;
-CREATE FUNCTION vegas.instant_text(t timestamp) RETURNS text LANGUAGE sql IMMUTABLE
+BEGIN
+    RETURN t::timestamptz AT TIME ZONE 'UTC';
+END $$;
+CREATE FUNCTION vegas.instant_text(t timestamp) RETURNS text LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp AS $$
-    SELECT to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"')
-$$;
+BEGIN
+    RETURN to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"');
+END $$;
 
 -- A refused serial (unknown, or a wrong secret part) of a counter: the
 -- 20th in 10 minutes locks the counter out for 30 minutes.
@@ -463,9 +460,19 @@ BEGIN
     RETURN a;
 END $$;
 
--- claim: pays a ticket once. The journal's lock is taken first, so that the
--- check and the payment are one step for every counter at once. A request
--- id already used by this desk answers what it answered the first time.
+-- claim: pays a ticket once. The check and the payment are one step under
+-- the journal's lock, for every counter at once. A request id already used
+-- by this desk answers what it answered the first time.
+--
+-- The lock is held until the commit; for the commit not to wait for the
+-- disk with the lock held (which would serialise every counter behind
+-- each flush), a claim commits with synchronous_commit off, and the client
+-- calls vegas.durable before it acts on the answer: that commit waits for
+-- the WAL to be flushed up to it, hence past the claim, and the counters'
+-- flushes are grouped. A crash before the flush loses only the end of the
+-- WAL: the last entries of the chain, whose answers nobody acted on (a
+-- client that asks again with the request id gets them made again). The
+-- chain keeps no hole.
 CREATE FUNCTION vegas.claim(p_game integer, p_block integer, p_position integer, p_secret bigint,
     p_method text, p_desk text, p_operator text, p_request text, p_limit integer,
     p_name text, p_doc_type text, p_doc_number text, p_at text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
@@ -479,9 +486,11 @@ DECLARE
     e     vegas.journal;
     at    text;
     lim   integer;
+    known boolean;
     ident boolean := coalesce(p_name, '') <> '' AND coalesce(p_doc_type, '') <> '' AND coalesce(p_doc_number, '') <> '';
     serial text := vegas.serial_text(p_game, p_block, p_position, p_secret);
 BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
     SELECT * INTO who FROM vegas.caller(p_desk);
     IF p_method NOT IN ('serial', 'contents') THEN
         RAISE EXCEPTION 'method %: want serial or contents', p_method USING ERRCODE = 'VD004';
@@ -489,9 +498,16 @@ BEGIN
     IF coalesce(btrim(p_operator), '') = '' OR coalesce(btrim(who.desk), '') = '' THEN
         RAISE EXCEPTION 'a payment records its desk and its operator: name both' USING ERRCODE = 'VD005';
     END IF;
+    -- What never changes is read before the journal's lock: the block and
+    -- the secret part. A wrong one is refused (and appended, under the lock).
+    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
+    known := FOUND AND p_position >= 0 AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
+    -- The rest under the lock, so that the check and the payment are one
+    -- step for every counter at once.
     PERFORM pg_advisory_xact_lock(1447511123);
     IF who.counter THEN
         at := vegas.now_text(); lim := who.payout_limit;
+        SELECT d.locked_until INTO who.locked_until FROM vegas.desks d WHERE d.id = who.desk;
     ELSE
         at := coalesce(p_at, vegas.now_text()); lim := p_limit;
     END IF;
@@ -514,8 +530,7 @@ BEGIN
         a.status := 'locked'; a.until := who.locked_until; a.entry := e.id;
         RETURN a;
     END IF;
-    SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
-    IF NOT FOUND OR p_position < 0 OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) <> p_secret THEN
+    IF NOT known THEN
         e := vegas.append('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
             p_operator, 'claim', NULL, p_request, 'unknown-serial', '');
         IF who.counter THEN
@@ -531,8 +546,8 @@ BEGIN
         e := vegas.append('claim', at, f.ticket, serial, p_game, p_block, p_position, 0, 0, '', f.prize, who.desk,
             p_operator, p_method, NULL, coalesce(p_request, ''), '',
             CASE WHEN ident THEN encode(sha256(convert_to(
-                'name=' || vegas.str(p_name) || E'\n' || 'doc_type=' || vegas.str(p_doc_type) || E'\n'
-                || 'doc_number=' || vegas.str(p_doc_number) || E'\n', 'UTF8')), 'hex') ELSE '' END);
+                format(E'name=%s:%s\ndoc_type=%s:%s\ndoc_number=%s:%s\n', octet_length(p_name), p_name,
+                    octet_length(p_doc_type), p_doc_type, octet_length(p_doc_number), p_doc_number), 'UTF8')), 'hex') ELSE '' END);
         INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, e.id);
         IF ident THEN
             INSERT INTO vegas.identities (claim, name, doc_type, doc_number) VALUES (e.id, p_name, p_doc_type, p_doc_number);
@@ -645,6 +660,14 @@ BEGIN
     ORDER BY c.id;
 END $$;
 
+-- durable returns once the WAL is flushed up to now: after a claim, once
+-- its answer can no longer be lost.
+CREATE FUNCTION vegas.durable() RETURNS void LANGUAGE sql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp SET synchronous_commit = on AS $$
+    INSERT INTO vegas.flushes (login, n) VALUES (session_user, 1)
+    ON CONFLICT (login) DO UPDATE SET n = vegas.flushes.n + 1
+$$;
+
 -- Who this login is: the desk of a counter, or the back office.
 CREATE FUNCTION vegas.whoami() RETURNS TABLE (desk text, counter boolean, payout_limit integer)
 LANGUAGE plpgsql SECURITY DEFINER STABLE
@@ -668,6 +691,7 @@ GRANT EXECUTE ON FUNCTION vegas.lookup(integer, integer, integer, bigint, text, 
     vegas.find(bytea, text, text),
     vegas.blocks_public(),
     vegas.my_claims(text, text),
+    vegas.durable(),
     vegas.whoami()
     TO "vd_{{db}}_counters";
 REVOKE ALL ON DATABASE "{{db}}" FROM PUBLIC;

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -88,7 +89,7 @@ func TestCounterRole(t *testing.T) {
 		}
 	}
 	// The functions: only the counter's may be called.
-	granted := []string{"blocks_public", "claim", "find", "lookup", "my_claims", "whoami"}
+	granted := []string{"blocks_public", "claim", "durable", "find", "lookup", "my_claims", "whoami"}
 	var fns []struct {
 		Name string `db:"proname"`
 		Can  bool   `db:"can"`
@@ -531,5 +532,82 @@ func TestSQLAgreesWithGame(t *testing.T) {
 		if err := l.r.Get(&p, "SELECT vegas.prize_of($1)", b); err != nil || p != want {
 			t.Errorf("prize byte %d: %d, Go says %d (%v)", b, p, want, err)
 		}
+	}
+}
+
+// A ledger copied from a file to PostgreSQL and back verifies alike: the
+// same block digests, the same journal head, the same payments.
+func TestCopyBothWays(t *testing.T) {
+	ctx := context.Background()
+	src := mustOpen(t, copyFixture(t))
+	b := mustBlock(t, src)
+	who := Identity{"BO", "eve"}
+	pos := ticketsWith(t, src, b, 15, 3)
+	for _, p := range pos {
+		if _, err := src.Claim(ctx, claimReq(serialOf(b, p), Identity{"D1", "ann"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := src.Void(ctx, 2, "wrong ticket", who); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.AddDesk(ctx, "D1", 150, "", who); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetSetting(ctx, SettingCommission, 450, who); err != nil {
+		t.Fatal(err)
+	}
+	w := ticketsWith(t, src, b, 50000, 1)[0]
+	if _, err := src.Claim(ctx, ClaimRequest{Serial: serialOf(b, w), Method: MethodSerial, Who: who,
+		Winner: &Winner{"Jeanne Martin", "CNI", "X123"}}); err != nil {
+		t.Fatal(err)
+	}
+	src.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 5}.String(), Identity{"D1", "ann"}, 0) // a refusal
+	want, err := src.Verify(ctx, 0, 0, nil)
+	if err != nil || !want.OK() {
+		t.Fatalf("source: %v, %v", want.Problems, err)
+	}
+	dst := pg.URL(pgtest.Owner, pg.NewDatabase(t))
+	calls := 0
+	toPG, err := Copy(ctx, src, dst, func(done, total int) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer toPG.Close()
+	back := filepath.Join(t.TempDir(), "back.db")
+	toFile, err := Copy(ctx, toPG, back, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer toFile.Close()
+	for name, l := range map[string]*Ledger{"postgres": toPG, "file again": toFile} {
+		got, err := l.Verify(ctx, 0, 0, nil)
+		if err != nil || !got.OK() || got.Head != want.Head || got.Entries != want.Entries || got.Tickets != want.Tickets {
+			t.Errorf("%s: %+v, %v; want head %s", name, got, err, want.Head)
+		}
+		bs, _ := l.Blocks(ctx)
+		if len(bs) != 1 || bs[0].Digest != b.Digest {
+			t.Errorf("%s: blocks %+v", name, bs)
+		}
+		cs, _ := l.Claims(ctx, ClaimFilter{})
+		if len(cs) != 4 || !cs[1].Voided {
+			t.Errorf("%s: claims %+v", name, cs)
+		}
+		if l.ID() != src.ID() {
+			t.Errorf("%s: id %s, the source's %s", name, l.ID(), src.ID())
+		}
+		if v, _ := l.Setting(ctx, SettingCommission); v != 450 {
+			t.Errorf("%s: commission %d", name, v)
+		}
+	}
+	if calls == 0 {
+		t.Error("no progress")
+	}
+	// Only into a new file or an empty database.
+	if _, err := Copy(ctx, src, back, nil); err == nil || !strings.Contains(err.Error(), "new file") {
+		t.Errorf("copy onto a ledger: %v", err)
+	}
+	if _, err := Copy(ctx, src, dst, nil); err == nil || !strings.Contains(err.Error(), "empty database") {
+		t.Errorf("copy onto a ledger: %v", err)
 	}
 }

@@ -55,7 +55,7 @@ var commonPragmas = []string{
 	"_pragma=trusted_schema(0)",
 }
 
-func openSQLite(path string, readOnly, demo bool) (*Ledger, error) {
+func openSQLite(path string, readOnly bool, c creation) (*Ledger, error) {
 	if err := precheck(path); err != nil {
 		return nil, err
 	}
@@ -65,6 +65,11 @@ func openSQLite(path string, readOnly, demo bool) (*Ledger, error) {
 			return nil, fmt.Errorf("open ledger: %w", statErr)
 		}
 		return openSQLiteReadOnly(path)
+	}
+	if statErr == nil && c.meta != nil {
+		if st, _ := os.Stat(path); st.Size() > 0 {
+			return nil, fmt.Errorf("%s exists already: a copy goes to a new file", path)
+		}
 	}
 	if statErr == nil {
 		// Before any write connection touches it (switching a file to WAL
@@ -111,7 +116,7 @@ func openSQLite(path string, readOnly, demo bool) (*Ledger, error) {
 		return fail(fmt.Errorf("journal_mode is %q, want wal", mode))
 	}
 	l := &Ledger{location: path, eng: sqliteEngine, w: w}
-	if err := l.createSQLite(demo); err != nil {
+	if err := l.createSQLite(c); err != nil {
 		return fail(err)
 	}
 	if err := checkSchema(context.Background(), w, path); err != nil {
@@ -252,7 +257,7 @@ func classifySQLite(err error) error {
 // createSQLite makes a new file a ledger: the schema, its meta rows, the
 // application id and version, in one BEGIN IMMEDIATE transaction that reads
 // the version again. An existing ledger is left alone.
-func (l *Ledger) createSQLite(demo bool) error {
+func (l *Ledger) createSQLite(c creation) error {
 	var v int
 	if err := l.w.Get(&v, "PRAGMA user_version"); err != nil {
 		return classifySQLite(err)
@@ -282,7 +287,7 @@ func (l *Ledger) createSQLite(demo bool) error {
 	if _, err := tx.Exec(vegasdesk.Schema); err != nil {
 		return fmt.Errorf("create the schema: %w", err)
 	}
-	for _, m := range metaRows(demo, l.now()) {
+	for _, m := range c.rows(l.now()) {
 		if _, err := tx.Exec("INSERT INTO meta (key, value) VALUES (?, ?)", m[0], m[1]); err != nil {
 			return err
 		}

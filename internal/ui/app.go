@@ -8,13 +8,15 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -46,10 +48,11 @@ const (
 
 // Run opens the desktop app on the ledger at dbPath and returns when its
 // window closes. An empty dbPath opens the ledger chosen last in Réglages,
-// or ledger.DefaultPath().
+// or ledger.DefaultPath(). A ledger named by dbPath or chosen last that is
+// not there is not created unasked: a mistyped --db must not make an empty
+// ledger, as the commands refuse a missing file.
 func Run(dbPath string) error {
 	a := app.NewWithID(AppID)
-	appRunning = true
 	setLanguage(a.Preferences().StringWithFallback(prefLanguage, "fr"))
 	a.Settings().SetTheme(vegasTheme{})
 	a.SetIcon(Icon())
@@ -57,29 +60,52 @@ func Run(dbPath string) error {
 	if dbPath == "" {
 		dbPath = a.Preferences().String(prefLedger)
 	}
-	if dbPath == "" {
+	named := dbPath != ""
+	if !named {
 		dbPath = ledger.DefaultPath() // the command line's default too
 	}
 	w := a.NewWindow("vegas-desk")
 	w.Resize(fyne.NewSize(1360, 900))
-	open := ledger.Open
-	if _, err := os.Stat(dbPath); os.IsNotExist(err) && !ledger.IsURL(dbPath) {
-		// The first run: a demonstration ledger, whose serials to try the
-		// app may list.
-		open = ledger.CreateDemo
-	}
-	l, err := open(dbPath)
-	d := newDesk(a, w, l)
+	d := newDesk(a, w, nil)
 	defer d.closeLedger()
-	if err != nil {
-		d.tabs.SelectIndex(tabSettings)
-		dialog.ShowError(fmt.Errorf("%s %s: %w", lang.L("Cannot open the ledger"), dbPath, err), w)
-	} else {
-		a.Preferences().SetString(prefLedger, dbPath)
-		d.firstRun()
-	}
+	d.start(dbPath, named)
 	w.ShowAndRun()
 	return nil
+}
+
+// start opens the ledger at path. When there is no file there and ask is
+// set, it asks first whether to create one; without a ledger the app opens
+// on Réglages.
+func (d *desk) start(path string, ask bool) {
+	_, err := os.Stat(path)
+	switch {
+	case ledger.IsURL(path):
+		d.settings.openAt(path)
+		return
+	case !ask && errors.Is(err, os.ErrNotExist):
+		// The first run, on the default ledger: a demonstration ledger,
+		// whose serials to try the app may list.
+		if !d.settings.openWith(path, ledger.CreateDemo) {
+			d.tabs.SelectIndex(tabSettings)
+		}
+		return
+	}
+	if ask && errors.Is(err, os.ErrNotExist) {
+		msg := widget.NewLabel(lang.L("There is no ledger at {{.Path}}. Create a new, empty ledger there?", map[string]any{"Path": path}))
+		msg.Wrapping = fyne.TextWrapWord
+		dlg := d.confirm(lang.L("No ledger"), msg, lang.L("Create"), lang.L("Choose in Settings"), func(ok bool) {
+			if ok {
+				d.settings.openAt(path)
+			} else {
+				d.tabs.SelectIndex(tabSettings)
+			}
+		})
+		dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+		return
+	}
+	if !d.settings.openAt(path) {
+		d.tabs.SelectIndex(tabSettings)
+	}
 }
 
 // Tab indexes.
@@ -108,12 +134,20 @@ type desk struct {
 
 	tasks   map[*task]struct{} // the long tasks running
 	closing bool               // the window is closing: tasks finish silently
+
+	// A shared ledger's server: whether it answered the last ping (nil
+	// before the first), and how to stop pinging it.
+	online    *bool
+	stopWatch context.CancelFunc
+	answers   []*answer // what Enter and Escape do in the dialogs shown
+	checks    []checked // the counter's checks this session, newest first
 }
 
 // newDesk builds the screens in w on ledger l (which may be nil).
 func newDesk(a fyne.App, w fyne.Window, l *ledger.Ledger) *desk {
 	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}}
 	w.SetCloseIntercept(d.quit)
+	w.Canvas().SetOnTypedKey(d.typedKey)
 	d.build()
 	return d
 }
@@ -136,6 +170,8 @@ func (d *desk) build() {
 		switch t.Content {
 		case d.counter.content:
 			d.counter.focus()
+		case d.contents.content:
+			d.contents.focus()
 		case d.claims.content:
 			d.claims.reload()
 		case d.blocks.content:
@@ -144,37 +180,91 @@ func (d *desk) build() {
 	}
 	d.status = widget.NewLabel("")
 	d.status.TextStyle.Italic = true
+	d.status.Truncation = fyne.TextTruncateEllipsis
 	d.updateStatus()
 	d.win.SetContent(container.NewBorder(nil, d.status, nil, nil, d.tabs))
 	d.counter.focus()
 }
 
+// updateStatus says which ledger is open, who acts, and on a shared
+// ledger which counter's login it is and whether its server answers.
 func (d *desk) updateStatus() {
 	who := d.identity()
 	path := lang.L("no ledger open")
+	desk := lang.L("Desk") + " " + who.Desk
 	if d.ledger != nil {
 		path = d.ledger.Path()
+		if d.ledger.CounterDesk() != "" {
+			desk = lang.L("Counter {{.Desk}}'s login", map[string]any{"Desk": who.Desk})
+		}
+		if d.ledger.Shared() {
+			switch {
+			case d.online == nil:
+				path += " · " + lang.L("connecting…")
+			case *d.online:
+				path += " · " + lang.L("connected")
+			default:
+				path += " · " + lang.L("UNREACHABLE")
+			}
+		}
 	}
-	d.status.SetText(fmt.Sprintf("%s %s · %s %s · %s %s · %s",
-		lang.L("Desk"), who.Desk, lang.L("Operator"), who.Operator,
+	d.status.SetText(fmt.Sprintf("%s · %s %s · %s %s · %s",
+		desk, lang.L("Operator"), who.Operator,
 		lang.L("Payout limit"), game.FormatAmount(d.payoutLimit()), path))
 }
 
-// identity is who acts at this desk, from the settings.
-func (d *desk) identity() ledger.Identity {
-	p := d.app.Preferences()
-	host, _ := os.Hostname()
-	if host == "" {
-		host = "guichet-1"
-	}
-	return ledger.Identity{
-		Desk:     p.StringWithFallback(prefDesk, host),
-		Operator: p.StringWithFallback(prefOperator, "opérateur"),
+// setOnline records whether the shared ledger answered, for the status line.
+func (d *desk) setOnline(ok bool) {
+	if d.online == nil || *d.online != ok {
+		d.online = &ok
+		d.updateStatus()
 	}
 }
 
-// payoutLimit is the largest prize this desk pays, in euros.
+// watch pings a shared ledger every few seconds until ctx ends, and shows
+// on the status line whether it answers.
+func (d *desk) watch(ctx context.Context, l *ledger.Ledger) {
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := l.Ping(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		onMain(func() {
+			if d.ledger == l {
+				d.setOnline(err == nil)
+			}
+		})
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// identity is who acts at this desk: the settings, else the rule the
+// command line follows too (ledger.DefaultIdentity). On a shared ledger, a
+// counter's login is its desk, whatever the settings say.
+func (d *desk) identity() ledger.Identity {
+	p := d.app.Preferences()
+	who := ledger.DefaultIdentity("", "")
+	desk := p.StringWithFallback(prefDesk, who.Desk)
+	if d.ledger != nil && d.ledger.CounterDesk() != "" {
+		desk = d.ledger.CounterDesk()
+	}
+	return ledger.Identity{Desk: desk, Operator: p.StringWithFallback(prefOperator, who.Operator)}
+}
+
+// payoutLimit is the largest prize this desk pays, in euros: the settings',
+// or on a shared ledger the one the database holds for the counter's login.
 func (d *desk) payoutLimit() int {
+	if d.ledger != nil && d.ledger.CounterDesk() != "" {
+		return d.ledger.CounterLimit()
+	}
 	return d.app.Preferences().IntWithFallback(prefLimit, 5000)
 }
 
@@ -185,6 +275,11 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 	d.closeLedger()
 	d.ledger = l
 	d.app.Preferences().SetString(prefLedger, l.Path())
+	if l.Shared() {
+		ctx, cancel := context.WithCancel(context.Background())
+		d.stopWatch = cancel
+		go d.watch(ctx, l)
+	}
 	d.counter.clear()
 	d.contents.reset()
 	d.blocks.unselect()
@@ -195,6 +290,10 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 }
 
 func (d *desk) closeLedger() {
+	if d.stopWatch != nil {
+		d.stopWatch()
+		d.stopWatch, d.online = nil, nil
+	}
 	if d.ledger != nil {
 		d.ledger.Close()
 		d.ledger = nil
@@ -204,13 +303,8 @@ func (d *desk) closeLedger() {
 // needLedger says so and returns false when no ledger is open.
 func (d *desk) needLedger() bool {
 	if d.ledger == nil {
-		dialog.ShowInformation(lang.L("No ledger"), lang.L("Open or create a ledger in Settings first."), d.win)
+		d.inform(lang.L("No ledger"), lang.L("Open or create a ledger in Settings first."))
 		return false
 	}
 	return true
-}
-
-// showError shows err in a dialog.
-func (d *desk) showError(err error) {
-	dialog.ShowError(err, d.win)
 }

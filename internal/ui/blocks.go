@@ -20,6 +20,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ticketart"
 )
 
 // blocksScreen is Blocs: the blocks with their digests, generation, a
@@ -34,8 +35,10 @@ type blocksScreen struct {
 	seq    int // counts the reports asked for; only the last one is shown
 
 	title  *widget.Label
-	digest *widget.Entry
-	report *widget.Table
+	digest *widget.Label
+	copy   *widget.Button  // copies the digest
+	report *fyne.Container // a header, a line per tier and the total
+	cells  [][]*canvas.Text
 	chart  *tierChart
 	rep    ledger.Report
 
@@ -75,46 +78,39 @@ func newBlocksScreen(d *desk) *blocksScreen {
 
 	b.title = widget.NewLabel(lang.L("Choose a block."))
 	b.title.TextStyle.Bold = true
-	b.digest = widget.NewEntry()
+	// The digest in the foreground colour, selectable, with a button that
+	// copies it: it is written down or sent to an auditor.
+	b.digest = widget.NewLabel("")
 	b.digest.TextStyle.Monospace = true
-	b.digest.Disable()
-	b.report = widget.NewTableWithHeaders(
-		func() (int, int) {
-			if len(b.rep.Tiers) == 0 {
-				return 0, len(reportColumns)
-			}
-			return len(b.rep.Tiers) + 1, len(reportColumns)
-		},
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			line := b.rep.Total
-			if id.Row < len(b.rep.Tiers) {
-				line = b.rep.Tiers[id.Row]
-			}
-			l := o.(*widget.Label)
-			l.TextStyle.Bold = id.Row == len(b.rep.Tiers)
+	b.digest.Selectable = true
+	b.digest.Truncation = fyne.TextTruncateEllipsis
+	b.copy = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { b.d.app.Clipboard().SetContent(b.digest.Text) })
+	b.copy.Disable()
+	// Every tier and the total, always all in view: a grid of labels, not
+	// a scrolling table.
+	b.report = container.NewGridWithColumns(len(reportColumns))
+	for row := range len(game.PrizeTable) + 2 {
+		var line []*canvas.Text
+		for col := range reportColumns {
+			l := canvas.NewText("", theme.Color(theme.ColorNameForeground))
 			l.Alignment = fyne.TextAlignTrailing
-			l.SetText(reportCell(line, id.Col, id.Row == len(b.rep.Tiers)))
-		})
-	b.report.ShowHeaderColumn = false
-	b.report.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
-	b.report.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		l := o.(*widget.Label)
-		l.TextStyle.Bold = true
-		if id.Col >= 0 {
-			l.SetText(lang.L(reportColumns[id.Col]))
+			l.TextStyle.Bold = row == 0 || row == len(game.PrizeTable)+1
+			if row == 0 {
+				l.Text = lang.L(reportColumns[col])
+			}
+			line = append(line, l)
+			b.report.Add(l)
 		}
-	}
-	for i := range reportColumns {
-		b.report.SetColumnWidth(i, 112)
+		b.cells = append(b.cells, line)
 	}
 	b.chart = newTierChart()
 
 	left := container.NewBorder(container.NewVBox(container.NewHBox(gen), widget.NewSeparator()), nil, nil, nil, b.list)
 	legend := container.NewHBox(swatch(colPaid), widget.NewLabel(lang.L("paid")), swatch(colOutstanding), widget.NewLabel(lang.L("outstanding")))
 	right := container.NewBorder(
-		container.NewVBox(b.title, b.digest, container.NewHBox(b.verify, b.export)), nil, nil, nil,
-		container.NewVSplit(b.report, container.NewBorder(legend, nil, nil, nil, b.chart)))
+		container.NewVBox(b.title, container.NewBorder(nil, nil, nil, b.copy, b.digest), container.NewHBox(b.verify, b.export),
+			widget.NewSeparator(), b.report, widget.NewSeparator(), legend), nil, nil, nil,
+		b.chart)
 	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(right))
 	split.Offset = 0.34
 	b.content = split
@@ -126,6 +122,22 @@ func swatch(c color.Color) fyne.CanvasObject {
 	r.SetMinSize(fyne.NewSize(18, 18))
 	r.CornerRadius = 3
 	return container.NewCenter(r)
+}
+
+// fillReport writes the report's lines, or empties them before a report
+// is read.
+func (b *blocksScreen) fillReport() {
+	lines := append(b.rep.Tiers, b.rep.Total)
+	for row, cells := range b.cells[1:] {
+		for col, l := range cells {
+			text := ""
+			if len(b.rep.Tiers) > 0 && row < len(lines) {
+				text = reportCell(lines[row], col, row == len(lines)-1)
+			}
+			l.Text = text
+			l.Refresh()
+		}
+	}
 }
 
 func reportCell(l ledger.TierLine, col int, total bool) string {
@@ -181,7 +193,8 @@ func (b *blocksScreen) unselect() {
 	b.rep = ledger.Report{}
 	b.title.SetText(lang.L("Choose a block."))
 	b.digest.SetText("")
-	b.report.Refresh()
+	b.copy.Disable()
+	b.fillReport()
 	b.chart.set(ledger.Report{})
 	b.verify.Disable()
 	b.export.Disable()
@@ -201,8 +214,9 @@ func (b *blocksScreen) showReport() {
 		game.GroupDigits(bl.Winners), lang.L("winners"), game.FormatAmount(bl.Payout), lang.L("of prizes"))
 	b.title.SetText(title + " · …")
 	b.digest.SetText(bl.Digest)
+	b.copy.Enable()
 	b.rep = ledger.Report{}
-	b.report.Refresh()
+	b.fillReport()
 	b.chart.set(b.rep)
 	b.verify.Enable()
 	b.export.Enable()
@@ -221,7 +235,7 @@ func (b *blocksScreen) showReport() {
 			}
 			b.rep = rep
 			b.title.SetText(title)
-			b.report.Refresh()
+			b.fillReport()
 			b.chart.set(rep)
 		})
 	}()
@@ -232,14 +246,13 @@ func (b *blocksScreen) generate() {
 	if !b.d.needLedger() {
 		return
 	}
-	dialog.ShowConfirm(lang.L("Generate a block"),
-		lang.L("Generate a new block of {{.Tickets}} tickets for game {{.Game}}? It takes a few seconds.",
-			map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}),
-		func(ok bool) {
-			if ok {
-				b.startGenerate(nil)
-			}
-		}, b.d.win)
+	msg := widget.NewLabel(lang.L("Generate a new block of {{.Tickets}} tickets for game {{.Game}}? It takes a few seconds.",
+		map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}))
+	b.d.confirm(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
+		if ok {
+			b.startGenerate(nil)
+		}
+	})
 }
 
 // startGenerate generates a block in a goroutine; then runs after it, on
@@ -258,7 +271,7 @@ func (b *blocksScreen) startGenerate(then func(ledger.Block, error)) *task {
 	}, func(err error) {
 		switch {
 		case cancelled(err):
-			dialog.ShowInformation(lang.L("Generation cancelled"), lang.L("Nothing was written to the ledger."), b.d.win)
+			b.d.inform(lang.L("Generation cancelled"), lang.L("Nothing was written to the ledger."))
 		case err != nil:
 			b.d.showError(err)
 		}
@@ -291,27 +304,50 @@ func (b *blocksScreen) runVerify() {
 	}, func(err error) {
 		switch {
 		case cancelled(err):
-			dialog.ShowInformation(lang.L("Verification cancelled"), lang.L("The verification was stopped before the end."), b.d.win)
+			b.d.inform(lang.L("Verification cancelled"), lang.L("The verification was stopped before the end."))
 			return
 		case err != nil:
 			b.d.showError(err)
 			return
 		}
-		if rep.OK() {
-			dialog.ShowInformation(lang.L("Verification"), lang.L("Everything matches: {{.Tickets}} tickets, {{.Entries}} journal entries.",
-				map[string]any{"Tickets": game.GroupDigits(rep.Tickets), "Entries": rep.Entries}), b.d.win)
+		if !rep.OK() {
+			var s []string
+			for i, p := range rep.Problems {
+				if i == 30 {
+					s = append(s, fmt.Sprintf("… (%d)", len(rep.Problems)))
+					break
+				}
+				s = append(s, p.String())
+			}
+			b.d.showError(errors.New(lang.L("The ledger does not match:") + "\n" + strings.Join(s, "\n")))
 			return
 		}
-		var s []string
-		for i, p := range rep.Problems {
-			if i == 30 {
-				s = append(s, fmt.Sprintf("… (%d)", len(rep.Problems)))
-				break
-			}
-			s = append(s, p.String())
-		}
-		dialog.ShowError(errors.New(lang.L("The ledger does not match:")+"\n"+strings.Join(s, "\n")), b.d.win)
+		b.showVerified(rep)
 	})
+}
+
+// showVerified says that everything matched, and shows the journal's head
+// hash with a button that copies it: written down outside the file, it
+// proves at the next verification that nothing was changed since.
+func (b *blocksScreen) showVerified(rep ledger.VerifyReport) {
+	msg := widget.NewLabel(lang.L("Everything matches: {{.Tickets}} tickets, {{.Entries}} journal entries.",
+		map[string]any{"Tickets": game.GroupDigits(rep.Tickets), "Entries": rep.Entries}))
+	box := container.NewVBox(msg)
+	if rep.Head != "" {
+		note := widget.NewLabel(lang.L("Write down the journal head outside this computer (a register, a message); the next verification must show it, or a later one."))
+		note.Wrapping = fyne.TextWrapWord
+		head := widget.NewLabel(rep.Head)
+		head.TextStyle.Monospace = true
+		head.Selectable = true
+		copyHead := widget.NewButtonWithIcon(lang.L("Copy"), theme.ContentCopyIcon(), func() { b.d.app.Clipboard().SetContent(rep.Head) })
+		box.Add(widget.NewLabelWithStyle(lang.L("Journal head"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		box.Add(container.NewBorder(nil, nil, nil, copyHead, head))
+		box.Add(note)
+	}
+	dlg := dialog.NewCustom(lang.L("Verification"), lang.L("Close"), box, b.d.win)
+	b.d.answerKeys(dlg, dlg.Hide, dlg.Hide)
+	dlg.Resize(fyne.NewSize(760, dlg.MinSize().Height))
+	dlg.Show()
 }
 
 // askExport asks for a file, then exports the selected block to it.
@@ -342,11 +378,11 @@ func (b *blocksScreen) startExport(bl ledger.Block, w fyne.URIWriteCloser) *task
 	}, func(err error) {
 		switch {
 		case cancelled(err):
-			dialog.ShowInformation(lang.L("Export cancelled"), lang.L("The partial file was deleted."), b.d.win)
+			b.d.inform(lang.L("Export cancelled"), lang.L("The partial file was deleted."))
 		case err != nil:
 			b.d.showError(err)
 		default:
-			dialog.ShowInformation(lang.L("Export"), lang.L("Block exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}), b.d.win)
+			b.d.inform(lang.L("Export"), lang.L("Block exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}))
 		}
 	})
 	return b.task
@@ -406,7 +442,7 @@ type chartRenderer struct {
 
 func (r *chartRenderer) Destroy()                     {}
 func (r *chartRenderer) Objects() []fyne.CanvasObject { return r.objs }
-func (r *chartRenderer) MinSize() fyne.Size           { return fyne.NewSize(300, 200) }
+func (r *chartRenderer) MinSize() fyne.Size           { return fyne.NewSize(300, 160) }
 func (r *chartRenderer) Layout(s fyne.Size)           { r.size = s; r.draw() }
 func (r *chartRenderer) Refresh()                     { r.draw(); canvas.Refresh(r.c) }
 
@@ -443,7 +479,7 @@ func (r *chartRenderer) draw() {
 		p.CornerRadius = 4
 		p.Move(fyne.NewPos(labelW, y))
 		p.Resize(fyne.NewSize(barW*frac, h))
-		n := canvas.NewText(note, colInk)
+		n := canvas.NewText(note, ticketart.Ink)
 		n.TextSize = min(12, h*0.7)
 		n.Move(fyne.NewPos(labelW+6, y+(h-n.TextSize)/2-2))
 		r.objs = append(r.objs, t, bg, p, n)

@@ -26,11 +26,12 @@ type claimsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	day, desk *widget.Entry
-	block     *widget.Select
-	table     *widget.Table
-	totals    *widget.Label
-	void      *widget.Button
+	day    *widget.DateEntry
+	desk   *widget.Entry
+	block  *widget.Select
+	table  *widget.Table
+	totals *widget.Label
+	void   *widget.Button
 
 	claims   []ledger.Claim
 	selected int // row in claims, -1 for none
@@ -46,8 +47,10 @@ var claimColumns = []struct {
 
 func newClaimsScreen(d *desk) *claimsScreen {
 	c := &claimsScreen{d: d, selected: -1}
-	c.day = widget.NewEntry()
-	c.day.SetPlaceHolder(lang.L("day YYYY-MM-DD"))
+	// The day as the table shows it, JJ/MM/AAAA, typed or picked.
+	c.day = widget.NewDateEntry()
+	c.day.SetPlaceHolder(lang.L("day DD/MM/YYYY"))
+	c.day.OnChanged = func(*time.Time) { c.reload() }
 	c.day.OnSubmitted = func(string) { c.reload() }
 	c.desk = widget.NewEntry()
 	c.desk.SetPlaceHolder(lang.L("desk"))
@@ -55,11 +58,11 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	c.block = widget.NewSelect(nil, func(string) { c.reload() })
 	c.block.PlaceHolder = lang.L("all blocks")
 	today := widget.NewButton(lang.L("Today"), func() {
-		c.day.SetText(time.Now().Format("2006-01-02"))
-		c.reload()
+		now := time.Now()
+		c.day.SetDate(&now)
 	})
 	all := widget.NewButton(lang.L("All"), func() {
-		c.day.SetText("")
+		c.day.SetDate(nil)
 		c.desk.SetText("")
 		c.block.ClearSelected()
 		c.reload()
@@ -79,14 +82,14 @@ func newClaimsScreen(d *desk) *claimsScreen {
 			}
 			l.Refresh()
 		})
+	// The claim's number is its first column: no row numbers beside it.
+	c.table.ShowHeaderColumn = false
 	c.table.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
 	c.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		l := o.(*widget.Label)
 		l.TextStyle.Bold = true
-		if id.Row < 0 && id.Col >= 0 {
+		if id.Col >= 0 {
 			l.SetText(lang.L(claimColumns[id.Col].title))
-		} else if id.Col < 0 && id.Row >= 0 {
-			l.SetText(strconv.Itoa(id.Row + 1))
 		}
 	}
 	for i, col := range claimColumns {
@@ -104,7 +107,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
 
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
-		container.NewGridWrap(fyne.NewSize(150, c.day.MinSize().Height), c.day), today,
+		container.NewGridWrap(fyne.NewSize(230, c.day.MinSize().Height), c.day), today,
 		container.NewGridWrap(fyne.NewSize(130, c.desk.MinSize().Height), c.desk),
 		container.NewGridWrap(fyne.NewSize(150, c.block.MinSize().Height), c.block), filter, all)
 	bottom := container.NewBorder(nil, nil, c.totals, container.NewHBox(export, c.void))
@@ -112,12 +115,16 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	return c
 }
 
+// dayLayout is how the app writes a day, JJ/MM/AAAA, and how the day
+// filter reads it (Fyne's date entry writes it so in French and English).
+const dayLayout = "02/01/2006"
+
 func claimCell(cl ledger.Claim, col int) string {
 	switch col {
 	case 0:
 		return strconv.FormatInt(cl.Number, 10)
 	case 1:
-		return cl.At.Local().Format("02/01/2006 15:04")
+		return cl.At.Local().Format(dayLayout + " 15:04")
 	case 2:
 		return cl.Serial
 	case 3:
@@ -142,9 +149,9 @@ func claimCell(cl ledger.Claim, col int) string {
 func (c *claimsScreen) filter() (ledger.ClaimFilter, error) {
 	var f ledger.ClaimFilter
 	if s := strings.TrimSpace(c.day.Text); s != "" {
-		day, err := time.ParseInLocation("2006-01-02", s, time.Local)
+		day, err := time.ParseInLocation(dayLayout, s, time.Local)
 		if err != nil {
-			return f, fmt.Errorf("%s: %q", lang.L("give the day as YYYY-MM-DD"), s)
+			return f, fmt.Errorf("%s: %q", lang.L("give the day as DD/MM/YYYY"), s)
 		}
 		f.Since, f.Until = day, day.AddDate(0, 0, 1)
 	}
@@ -217,10 +224,10 @@ func (c *claimsScreen) askVoid() {
 	}
 	cl := c.claims[c.selected]
 	if cl.Voided {
-		dialog.ShowInformation(lang.L("Void"), lang.L("This payment is already voided."), c.d.win)
+		c.d.inform(lang.L("Void"), lang.L("This payment is already voided."))
 		return
 	}
-	reason := widget.NewEntry()
+	reason := c.d.newDialogEntry()
 	reason.SetPlaceHolder(lang.L("reason"))
 	reason.Validator = func(s string) error {
 		if strings.TrimSpace(s) == "" {
@@ -232,11 +239,17 @@ func (c *claimsScreen) askVoid() {
 		widget.NewFormItem(lang.L("Payment"), widget.NewLabel(fmt.Sprintf("%d · %s · %s", cl.Number, cl.Serial, game.FormatAmount(cl.Amount)))),
 		widget.NewFormItem(lang.L("Reason"), reason),
 	}
-	dialog.ShowForm(lang.L("Void the payment"), lang.L("Void"), lang.L("Cancel"), items, func(ok bool) {
+	// "Back", not "Cancel", beside "Void the payment": both would say
+	// annuler in French.
+	dlg := dialog.NewForm(lang.L("Void the payment"), lang.L("Void"), lang.L("Back"), items, func(ok bool) {
 		if ok {
 			c.voidNow(cl.Number, reason.Text)
 		}
 	}, c.d.win)
+	c.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
+	dlg.Show()
+	c.d.win.Canvas().Focus(reason)
 }
 
 func (c *claimsScreen) voidNow(id int64, reason string) {
@@ -273,5 +286,5 @@ func (c *claimsScreen) exportTo(w fyne.URIWriteCloser) {
 		c.d.showError(err)
 		return
 	}
-	dialog.ShowInformation(lang.L("Export"), lang.L("Payments exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}), c.d.win)
+	c.d.inform(lang.L("Export"), lang.L("Payments exported to {{.Path}}", map[string]any{"Path": w.URI().Path()}))
 }

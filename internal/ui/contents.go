@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -21,49 +22,114 @@ import (
 	"vegas-desk/internal/ledger"
 )
 
-// contentsScreen is Saisir le contenu: the five surfaces typed in with
-// selects that offer only the values a ticket may show, checked by the
-// rules, and matched against the ledger so that a ticket with a torn serial
-// can still be paid.
+// contentsScreen is Saisir le contenu: the five surfaces typed in from the
+// keyboard (digits, Tab to the next field, Enter to check), checked by the
+// rules and matched against the ledger, so that a ticket with a torn serial
+// can still be paid. The headline carries the verdict in the counter's
+// colours.
 type contentsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	fields  map[string]*widget.Select // by field path of the interchange format
-	errs    map[string]*canvas.Text   // the error shown beside each field
+	paths   []string               // the fields' paths, in the order Tab visits them
+	fields  map[string]*valueEntry // by field path of the interchange format
+	errs    map[string]*canvas.Text
 	general *widget.Label
-	result  *widget.Label
-	prize   *canvas.Text
+	view    *verdictView
+	result  *widget.Label // the winning zones and the ledger's ticket
 	picture *TicketPicture
-	pay     *widget.Button
 	match   *ledger.Ticket
 }
 
+// fieldKind is what a field of the form holds.
+type fieldKind int
+
+const (
+	numberField fieldKind = iota // a roulette number
+	dieField
+	amountField
+	bonusField // an amount or 0
+	cardField
+	symbolField
+)
+
+// width is the field's width on screen.
+func (k fieldKind) width() float32 {
+	switch k {
+	case symbolField:
+		return 108
+	case amountField, bonusField:
+		return 84
+	}
+	return 64
+}
+
+// placeholder hints at what the field takes.
+func (k fieldKind) placeholder() string {
+	switch k {
+	case numberField:
+		return "1–36"
+	case dieField:
+		return "1–6"
+	case amountField:
+		return "€"
+	case bonusField:
+		return "0, €"
+	case cardField:
+		return "2…AS"
+	}
+	return "CERISE…"
+}
+
+// accepts says whether r can be typed into the field.
+func (k fieldKind) accepts(r rune) bool {
+	switch k {
+	case cardField, symbolField:
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	case amountField, bonusField:
+		return unicode.IsDigit(r) || r == ' '
+	}
+	return unicode.IsDigit(r)
+}
+
+// complete reads what was typed: a card or a symbol may be typed by its
+// first letters, without regard to case or accents ("CE" is CERISE, "A"
+// is AS, "1" is 10); a number may hold spaces ("1 000").
+func (k fieldKind) complete(s string) string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	var names []string
+	switch k {
+	case cardField:
+		names = cardChoices
+	case symbolField:
+		names = symbolChoices
+		s = strings.NewReplacer("È", "E", "É", "E", "Ê", "E", "À", "A", "Â", "A").Replace(s)
+	default:
+		return strings.ReplaceAll(s, " ", "")
+	}
+	var found []string
+	for _, n := range names {
+		if n == s {
+			return n
+		}
+		if s != "" && strings.HasPrefix(n, s) {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return s
+}
+
 var (
-	numberChoices = func() []string {
-		s := make([]string, len(game.RouletteNumbers))
-		for i, n := range game.RouletteNumbers {
-			s[i] = strconv.Itoa(n)
-		}
-		return s
-	}()
-	amountChoices = func() []string {
-		s := make([]string, len(game.Amounts))
-		for i, a := range game.Amounts {
-			s[i] = strconv.Itoa(a)
-		}
-		return s
-	}()
-	bonusChoices = append([]string{"0"}, amountChoices...)
-	dieChoices   = []string{"1", "2", "3", "4", "5", "6"}
-	cardChoices  = func() []string {
+	cardChoices = func() []string {
 		s := make([]string, game.NumCards)
 		for i := range s {
 			s[i] = game.Card(i).String()
 		}
 		return s
 	}()
-	bankChoices   = cardChoices[:game.NumCards-1] // never AS
 	symbolChoices = func() []string {
 		s := make([]string, game.NumSymbols)
 		for i := range s {
@@ -73,60 +139,101 @@ var (
 	}()
 )
 
-func newContentsScreen(d *desk) *contentsScreen {
-	c := &contentsScreen{d: d, fields: map[string]*widget.Select{}, errs: map[string]*canvas.Text{}}
+// valueEntry is a field of the contents form: it takes only what can be
+// typed for its kind, completes a card or symbol when the keyboard leaves
+// it, and checks the form on Enter.
+type valueEntry struct {
+	widget.Entry
+	kind fieldKind
+}
 
-	// field makes a select for a field path, with its error beside it.
-	field := func(path string, choices []string, width float32) fyne.CanvasObject {
-		s := widget.NewSelect(choices, nil)
-		s.PlaceHolder = "—"
-		c.fields[path] = s
-		e := canvas.NewText("", theme.Color(theme.ColorNameError))
-		e.TextSize = 11
-		c.errs[path] = e
-		return container.NewVBox(container.NewGridWrap(fyne.NewSize(width, s.MinSize().Height), s), e)
+func newValueEntry(kind fieldKind, submit func()) *valueEntry {
+	e := &valueEntry{kind: kind}
+	e.ExtendBaseWidget(e)
+	e.SetPlaceHolder(kind.placeholder())
+	e.OnSubmitted = func(string) { submit() }
+	return e
+}
+
+// TypedRune types r when the field takes it, in capitals.
+func (e *valueEntry) TypedRune(r rune) {
+	if e.kind.accepts(r) {
+		e.Entry.TypedRune(unicode.ToUpper(r))
 	}
-	heading := func(s string) fyne.CanvasObject {
-		t := canvas.NewText(s, theme.Color(theme.ColorNamePrimary))
+}
+
+// FocusLost shows the completed value.
+func (e *valueEntry) FocusLost() {
+	if v := e.value(); v != e.Text {
+		e.SetText(v)
+	}
+	e.Entry.FocusLost()
+}
+
+// value is the field's value as the form reads it.
+func (e *valueEntry) value() string { return e.kind.complete(e.Text) }
+
+func newContentsScreen(d *desk) *contentsScreen {
+	c := &contentsScreen{d: d, fields: map[string]*valueEntry{}, errs: map[string]*canvas.Text{}}
+
+	// field makes the entry of a field path, with its error under it,
+	// shown when there is one.
+	field := func(path string, kind fieldKind) fyne.CanvasObject {
+		e := newValueEntry(kind, c.check)
+		c.fields[path] = e
+		c.paths = append(c.paths, path)
+		t := canvas.NewText("", theme.Color(theme.ColorNameError))
+		t.TextSize = 11
+		t.Hide()
+		c.errs[path] = t
+		return container.NewVBox(container.NewGridWrap(fyne.NewSize(kind.width(), e.MinSize().Height), e), t)
+	}
+	// Row labels take the width of the longest.
+	var labelWidth float32
+	for _, l := range []string{"NUMÉROS GAGNANTS", "VOS CARTES", lang.L("Chip no. {{.N}}", map[string]any{"N": 3}), lang.L("dice"), lang.L("amount")} {
+		labelWidth = max(labelWidth, widget.NewLabel(l).MinSize().Width)
+	}
+	// row lays out a label, then the fields and words.
+	row := func(label string, items ...fyne.CanvasObject) fyne.CanvasObject {
+		l := widget.NewLabel(label)
+		return container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(labelWidth, l.MinSize().Height), l)}, items...)...)
+	}
+	// surface puts a surface's name above its rows.
+	surface := func(name string, rows ...fyne.CanvasObject) fyne.CanvasObject {
+		t := canvas.NewText(name, theme.Color(theme.ColorNamePrimary))
 		t.TextStyle.Bold = true
 		t.TextSize = 16
-		return t
+		return container.NewVBox(append([]fyne.CanvasObject{t}, rows...)...)
 	}
-	label := func(s string) fyne.CanvasObject { return widget.NewLabel(s) }
+	word := func(s string) fyne.CanvasObject { return widget.NewLabel(s) }
+	amount := lang.L("amount")
 
-	roul := container.NewVBox(heading("ROULETTE"), label("NUMÉROS GAGNANTS"))
-	row := container.NewHBox()
-	for i := 0; i < 4; i++ {
-		row.Add(field(fmt.Sprintf("roulette.winning[%d]", i), numberChoices, 80))
+	var winning []fyne.CanvasObject
+	for i := range 4 {
+		winning = append(winning, field(fmt.Sprintf("roulette.winning[%d]", i), numberField))
 	}
-	roul.Add(row)
-	roul.Add(label("VOS MISES (" + lang.L("number, amount €") + ")"))
-	row = container.NewHBox()
-	for i := 0; i < 3; i++ {
-		row.Add(field(fmt.Sprintf("roulette.bets[%d].number", i), numberChoices, 80))
-		row.Add(field(fmt.Sprintf("roulette.bets[%d].amount", i), amountChoices, 100))
+	roul := []fyne.CanvasObject{row("NUMÉROS GAGNANTS", winning...)}
+	for i := range 3 {
+		roul = append(roul, row(lang.L("Chip no. {{.N}}", map[string]any{"N": i + 1}),
+			word(lang.L("number")), field(fmt.Sprintf("roulette.bets[%d].number", i), numberField),
+			word(amount), field(fmt.Sprintf("roulette.bets[%d].amount", i), amountField), word("€")))
 	}
-	roul.Add(row)
-
-	craps := container.NewVBox(heading("CRAPS"), container.NewHBox(
-		field("craps.dice[0]", dieChoices, 70), field("craps.dice[1]", dieChoices, 70),
-		widget.NewLabel("€"), field("craps.amount", amountChoices, 100)))
-
-	duel := container.NewVBox(heading("DUEL"), container.NewHBox(
-		label("VOS CARTES"),
-		field("duel.cards[0]", cardChoices, 72), field("duel.cards[1]", cardChoices, 72), field("duel.cards[2]", cardChoices, 72),
-		label("BANQUE"), field("duel.bank", bankChoices, 72),
-		label("€"), field("duel.amount", amountChoices, 100)))
-
-	jack := container.NewVBox(heading("JACKPOT"))
-	for i := 0; i < 3; i++ {
-		jack.Add(container.NewHBox(label(fmt.Sprintf("LIGNE %d", i+1)),
-			field(fmt.Sprintf("jackpot[%d].symbols[0]", i), symbolChoices, 120),
-			field(fmt.Sprintf("jackpot[%d].symbols[1]", i), symbolChoices, 120),
-			field(fmt.Sprintf("jackpot[%d].symbols[2]", i), symbolChoices, 120),
-			label("€"), field(fmt.Sprintf("jackpot[%d].amount", i), amountChoices, 100)))
+	craps := row(lang.L("dice"),
+		field("craps.dice[0]", dieField), word("+"), field("craps.dice[1]", dieField),
+		word(amount), field("craps.amount", amountField), word("€"))
+	duel := []fyne.CanvasObject{
+		row("VOS CARTES", field("duel.cards[0]", cardField), field("duel.cards[1]", cardField), field("duel.cards[2]", cardField)),
+		row("BANQUE", field("duel.bank", cardField), word(amount), field("duel.amount", amountField), word("€")),
 	}
-	bonus := container.NewVBox(heading("BONUS"), container.NewHBox(label("€"), field("bonus", bonusChoices, 100)))
+	var jack []fyne.CanvasObject
+	for i := range 3 {
+		jack = append(jack, row(fmt.Sprintf("LIGNE %d", i+1),
+			field(fmt.Sprintf("jackpot[%d].symbols[0]", i), symbolField),
+			field(fmt.Sprintf("jackpot[%d].symbols[1]", i), symbolField),
+			field(fmt.Sprintf("jackpot[%d].symbols[2]", i), symbolField),
+			field(fmt.Sprintf("jackpot[%d].amount", i), amountField), word("€")))
+	}
+	bonus := row(amount, field("bonus", bonusField), word("€"))
 
 	c.general = widget.NewLabel("")
 	c.general.Importance = widget.DangerImportance
@@ -134,70 +241,81 @@ func newContentsScreen(d *desk) *contentsScreen {
 	checkBtn := widget.NewButtonWithIcon(lang.L("Check the contents"), theme.SearchIcon(), c.check)
 	checkBtn.Importance = widget.HighImportance
 	clearBtn := widget.NewButtonWithIcon(lang.L("Clear"), theme.ContentClearIcon(), c.reset)
-	form := container.NewVBox(roul, widget.NewSeparator(), craps, widget.NewSeparator(), duel,
-		widget.NewSeparator(), jack, widget.NewSeparator(), bonus, widget.NewSeparator(),
+	hint := widget.NewLabel(lang.L("Type each value, Tab to the next field, Enter to check."))
+	hint.Importance = widget.LowImportance
+	hint.Wrapping = fyne.TextWrapWord
+	form := container.NewVBox(hint, surface("ROULETTE", roul...), widget.NewSeparator(),
+		surface("CRAPS", craps), widget.NewSeparator(), surface("DUEL", duel...), widget.NewSeparator(),
+		surface("JACKPOT", jack...), widget.NewSeparator(), surface("BONUS", bonus), widget.NewSeparator(),
 		container.NewHBox(checkBtn, clearBtn), c.general)
 
-	c.prize = canvas.NewText("", theme.Color(theme.ColorNamePrimary))
-	c.prize.TextSize = 40
-	c.prize.TextStyle.Bold = true
-	c.result = widget.NewLabel(lang.L("Choose the values printed on the ticket, then check."))
+	c.view = newVerdictView(44, 32, 3, c.askPay)
+	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
-	c.pay = widget.NewButtonWithIcon(lang.L("PAY"), theme.ConfirmIcon(), c.askPay)
-	c.pay.Importance = widget.SuccessImportance
-	c.pay.Hide()
 	c.picture = NewTicketPicture()
-	right := container.NewBorder(container.NewVBox(c.prize, c.result, c.pay), nil, nil, nil, c.picture)
+	right := container.NewBorder(container.NewVBox(c.view.content, c.result), nil, nil, nil, c.picture)
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(form)), container.NewPadded(right))
 	split.Offset = 0.5
 	c.content = split
+	c.reset()
 	return c
 }
 
-// reset empties the form.
+// focus gives the keyboard to the first field.
+func (c *contentsScreen) focus() {
+	c.d.win.Canvas().Focus(c.fields[c.paths[0]])
+}
+
+// reset empties the form and the verdict.
 func (c *contentsScreen) reset() {
-	for _, s := range c.fields {
-		s.ClearSelected()
+	c.clearFields()
+	c.view.show(verdictNone, "", "", lang.L("Type the values printed on the ticket, then check."))
+	c.result.SetText("")
+	c.picture.SetTicket(nil, nil)
+	c.match = nil
+}
+
+// clearFields empties every field and its error.
+func (c *contentsScreen) clearFields() {
+	for _, e := range c.fields {
+		e.SetText("")
 	}
 	c.clearErrors()
-	c.prize.Text = ""
-	c.prize.Refresh()
-	c.result.SetText(lang.L("Choose the values printed on the ticket, then check."))
-	c.picture.SetTicket(nil, nil)
-	c.pay.Hide()
-	c.match = nil
 }
 
 func (c *contentsScreen) clearErrors() {
 	for _, e := range c.errs {
 		e.Text = ""
-		e.Refresh()
+		e.Hide()
 	}
 	c.general.SetText("")
 }
 
-// doc builds the interchange document of the form; an empty select is a
-// null, which the parser reports against its field.
+// doc builds the interchange document of the form: an empty field is a
+// null, a field that holds no number where one is wanted a string, which
+// the parser reports against its field.
 func (c *contentsScreen) doc() map[string]any {
 	num := func(path string) any {
-		v := c.fields[path].Selected
+		v := c.fields[path].value()
 		if v == "" {
 			return nil
 		}
-		n, _ := strconv.Atoi(v)
-		return n
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+		return v
 	}
 	str := func(path string) any {
-		if v := c.fields[path].Selected; v != "" {
+		if v := c.fields[path].value(); v != "" {
 			return v
 		}
 		return nil
 	}
 	var winning, bets, lines []any
-	for i := 0; i < 4; i++ {
+	for i := range 4 {
 		winning = append(winning, num(fmt.Sprintf("roulette.winning[%d]", i)))
 	}
-	for i := 0; i < 3; i++ {
+	for i := range 3 {
 		bets = append(bets, map[string]any{
 			"number": num(fmt.Sprintf("roulette.bets[%d].number", i)),
 			"amount": num(fmt.Sprintf("roulette.bets[%d].amount", i)),
@@ -240,112 +358,153 @@ func (c *contentsScreen) fieldFor(f string) string {
 	return keys[0]
 }
 
-// check validates the form, shows errors beside their fields, or the prize,
-// its breakdown and the ledger's matching ticket.
+// faultText says a fault of a field in a few words, under it.
+func faultText(fe *game.FieldError) string {
+	switch {
+	case fe.Kind == game.KindMissing || fe.Value == "":
+		return lang.L("to fill in")
+	case fe.Kind == game.KindRepeat:
+		return lang.L("twice in the zone")
+	case fe.Kind == game.KindValue:
+		return lang.L("not on a ticket")
+	}
+	return lang.L("to correct")
+}
+
+// check validates the form and shows the errors beside their fields, or
+// the verdict: whether the contents are genuine, the ledger's ticket with
+// them, and PAYER when it may be paid here, with the keyboard on it.
 func (c *contentsScreen) check() {
 	c.clearErrors()
 	c.match = nil
-	c.pay.Hide()
+	c.result.SetText("")
 	data, _ := json.Marshal(c.doc())
 	in, err := game.ParseDoc(data)
 	if err != nil {
-		var es game.Errors
-		if !errors.As(err, &es) {
-			c.general.SetText(err.Error())
-			return
-		}
-		var other []string
-		for _, fe := range es {
-			msg := fe.Problem
-			switch {
-			case fe.Kind == game.KindMissing || fe.Value == "":
-				msg = lang.L("to fill in")
-			case fe.Kind == game.KindRepeat:
-				msg = lang.L("already in this zone: a number appears once")
-			case fe.Kind == game.KindValue:
-				msg = lang.L("not a value this zone can show")
-			}
-			if k := c.fieldFor(fe.Field); k != "" {
-				if c.errs[k].Text == "" {
-					c.errs[k].Text = msg
-					c.errs[k].Refresh()
-				}
-			} else {
-				other = append(other, fe.Error())
-			}
-		}
-		c.general.SetText(lang.L("Correct the fields marked in red.") + "\n" + strings.Join(other, "\n"))
-		c.prize.Text = ""
-		c.prize.Refresh()
-		c.result.SetText("")
-		c.picture.SetTicket(nil, nil)
+		c.showFaults(err)
 		return
 	}
 	t := in.Ticket
-	v := game.Check(&t, nil)
-	c.picture.SetTicket(&t, nil)
-	c.prize.Text = lang.L("Prize") + " " + game.FormatAmount(v.Prize)
-	c.prize.Refresh()
-	var b strings.Builder
-	for _, w := range v.Wins {
-		fmt.Fprintf(&b, "• %s : %s\n", zoneName(w), game.FormatAmount(w.Amount))
-	}
-	if len(v.Wins) == 0 {
-		b.WriteString(lang.L("No winning zone: this ticket loses.") + "\n")
-	}
-	if !v.Genuine {
-		// Without a stated prize, the one reason: a sum that is not a prize.
-		b.WriteString(lang.L("No genuine ticket can show these contents: its zones add up to {{.Sum}}, which is not a prize of the game.",
-			map[string]any{"Sum": game.FormatAmount(v.Prize)}) + "\n")
-	}
-	if v.Prize > 0 && v.Genuine && c.d.ledger != nil {
+	// The rules, and the ledger's ticket with these contents: one check,
+	// the check command's (ledger.CheckContents).
+	var v ledger.ContentsCheck
+	var err2 error
+	if c.d.ledger != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		m, err := c.d.ledger.FindByContents(ctx, &t, c.d.identity(), c.d.payoutLimit())
-		switch {
-		case errors.Is(err, ledger.ErrUnknownContents):
-			b.WriteString(lang.L("No ticket of the ledger has these contents. Do not pay."))
-		case err != nil:
-			b.WriteString(err.Error())
-		default:
-			c.match = &m
-			c.picture.SetTicket(&m.Ticket, &m.Serial)
-			fmt.Fprintf(&b, "%s %s · %s\n", lang.L("Ledger ticket"), m.Serial.String(), statusText(m))
-			switch {
-			case m.Status == ledger.StatusPaid:
-				b.WriteString(claimText(m.Claim))
-			case m.Prize > c.d.payoutLimit():
-				b.WriteString(c.d.limitText())
-			default:
-				c.pay.Show()
-			}
+		v, err2 = c.d.ledger.CheckContents(ctx, in, c.d.identity(), c.d.payoutLimit())
+		cancel()
+	} else {
+		v.Verdict = game.Check(&t, nil)
+	}
+	c.picture.SetTicket(&t, nil)
+	var zones []string
+	for _, w := range v.Wins {
+		zones = append(zones, "• "+winText(w))
+	}
+	c.result.SetText(strings.Join(zones, "\n"))
+	prize := game.FormatAmount(v.Prize)
+	var r *ledger.Refusal
+	switch {
+	case err2 == nil && !v.Genuine && !v.NotInLedger:
+		// Without a stated prize, the one reason: a sum that is not a prize.
+		c.picture.SetUnmarked(&t)
+		c.view.show(verdictError, lang.L("DO NOT PAY"), "", lang.L("No genuine ticket can show these contents: its zones add up to {{.Sum}}, which is not a prize of the game.",
+			map[string]any{"Sum": prize}))
+		return
+	case err2 == nil && v.Prize == 0:
+		c.view.show(verdictLoser, lang.L("LOSER"), "", lang.L("No winning zone: this ticket loses."))
+		return
+	case c.d.ledger == nil:
+		c.picture.SetUnmarked(&t)
+		c.view.show(verdictError, lang.L("ERROR — DO NOT PAY"), "", lang.L("No ledger is open: open or create one in Settings."))
+		return
+	case err2 == nil && v.NotInLedger:
+		c.picture.SetUnmarked(&t)
+		c.view.show(verdictUnknown, lang.L("UNKNOWN TICKET"), "", lang.L("No ticket of the ledger has these contents. Do not pay."))
+		return
+	case errors.As(err2, &r) && r.Verdict == ledger.Locked:
+		c.picture.SetUnmarked(&t)
+		_, detail := refusal(r.Verdict, r.Until)
+		c.view.show(verdictLocked, counterTitle(verdictLocked), "", detail)
+		return
+	case errors.Is(err2, ledger.ErrUnreachable):
+		c.picture.SetUnmarked(&t)
+		c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
+		return
+	case err2 != nil:
+		c.picture.SetUnmarked(&t)
+		c.view.show(verdictError, lang.L("ERROR — DO NOT PAY"), "", lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings.")+"\n("+err2.Error()+")")
+		return
+	}
+	m := *v.Ticket
+	c.match = &m
+	c.picture.SetTicket(&m.Ticket, &m.Serial)
+	ticket := lang.L("Ledger ticket") + " " + m.Serial.String()
+	if k, detail := refusal(m.Verdict, m.Until); k != verdictNone {
+		c.match = nil
+		c.view.show(k, counterTitle(k), "", ticket+"\n"+detail)
+		return
+	}
+	switch m.Verdict {
+	case ledger.AlreadyClaimed:
+		c.match = nil
+		c.view.show(verdictPaid, lang.L("ALREADY PAID"), prize, ticket+"\n"+claimText(m.Claim)+"\n"+lang.L("Do not pay again."))
+	case ledger.OverLimit:
+		c.view.show(verdictOverLimit, counterTitle(verdictOverLimit), prize, ticket+"\n"+c.d.limitText())
+	default:
+		c.view.show(verdictWinner, lang.L("WINNER"), prize, ticket+" · "+lang.L("not paid yet"))
+		c.d.win.Canvas().Focus(c.view.pay)
+	}
+}
+
+// showFaults shows each fault of the form under its field, and gives the
+// keyboard to the first faulty field.
+func (c *contentsScreen) showFaults(err error) {
+	c.picture.SetTicket(nil, nil)
+	c.view.show(verdictMistyped, lang.L("TO CORRECT"), "", lang.L("Correct the fields marked in red."))
+	var es game.Errors
+	if !errors.As(err, &es) {
+		c.general.SetText(err.Error())
+		return
+	}
+	var other []string
+	for _, fe := range es {
+		k := c.fieldFor(fe.Field)
+		if k == "" {
+			other = append(other, fe.Error())
+			continue
+		}
+		if c.errs[k].Text == "" {
+			c.errs[k].Text = faultText(fe)
+			c.errs[k].Show()
 		}
 	}
-	c.result.SetText(strings.TrimSpace(b.String()))
-}
-
-// statusText names a ledger ticket's status.
-func statusText(t ledger.Ticket) string {
-	switch t.Status {
-	case ledger.StatusPaid:
-		return lang.L("ALREADY PAID")
-	case ledger.StatusUnpaid:
-		return lang.L("not paid yet")
+	c.general.SetText(strings.Join(other, "\n"))
+	for _, p := range c.paths {
+		if c.errs[p].Text != "" {
+			c.d.win.Canvas().Focus(c.fields[p])
+			return
+		}
 	}
-	return lang.L("LOSER")
 }
 
-// askPay pays the matching ticket after a confirmation.
+// askPay pays the matching ticket after a confirmation. A payment clears
+// the form for the next ticket, with the keyboard on its first field.
 func (c *contentsScreen) askPay() {
-	if c.match == nil {
+	if c.match == nil || c.view.kind != verdictWinner {
 		return
 	}
 	c.d.pay(*c.match, ledger.MethodContents, func(r payResult) {
 		if r.kind == verdictNone {
 			return // not confirmed
 		}
-		c.result.SetText(strings.TrimSpace(r.title + " " + r.amount + "\n" + r.detail))
-		c.pay.Hide()
 		c.match = nil
+		c.view.show(r.kind, counterTitle(r.kind), r.amount, r.detail)
+		if r.kind == verdictJustPaid {
+			c.clearFields()
+			c.result.SetText("")
+			c.picture.SetTicket(nil, nil)
+			c.focus()
+		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -19,37 +20,52 @@ import (
 	"vegas-desk/internal/ledger"
 )
 
-// verdict is what the counter says about the last serial checked.
-type verdict int
-
-const (
-	verdictNone      verdict = iota
-	verdictWinner            // GAGNANT: payable here
-	verdictLoser             // PERDANT
-	verdictPaid              // DÉJÀ PAYÉ
-	verdictUnknown           // NUMÉRO INCONNU
-	verdictMistyped          // NUMÉRO MAL SAISI
-	verdictOverLimit         // a winner above this desk's payout limit
-	verdictJustPaid          // PAYÉ: the claim was just recorded
-	verdictError             // ERREUR: the ledger could not answer; do not pay
-	verdictRefused           // CARNET NON ACTIVÉ, PAS ENCORE EN VENTE, FORCLOS: do not pay
-	verdictStolen            // CARNET DÉCLARÉ VOLÉ: keep the ticket
-)
-
-// verdictStyle gives each verdict its background colour.
-var verdictStyle = map[verdict]color.NRGBA{
-	verdictNone:      {0x2a, 0x20, 0x40, 0xff},
-	verdictWinner:    {0x0e, 0x8a, 0x3e, 0xff},
-	verdictLoser:     {0x4a, 0x4a, 0x55, 0xff},
-	verdictPaid:      {0xc0, 0x1a, 0x2a, 0xff},
-	verdictUnknown:   {0x23, 0x3a, 0x6e, 0xff},
-	verdictMistyped:  {0xd8, 0x6a, 0x00, 0xff},
-	verdictOverLimit: {0x9a, 0x2b, 0xb0, 0xff},
-	verdictJustPaid:  {0x0a, 0x5c, 0x2c, 0xff},
-	verdictError:     {0x8b, 0x00, 0x00, 0xff},
-	verdictRefused:   {0xb3, 0x4a, 0x00, 0xff},
-	verdictStolen:    {0x6e, 0x00, 0x1a, 0xff},
+// counterTitle is the counter's word for a verdict.
+func counterTitle(k verdict) string {
+	switch k {
+	case verdictWinner:
+		return lang.L("WINNER")
+	case verdictLoser:
+		return lang.L("LOSER")
+	case verdictPaid:
+		return lang.L("ALREADY PAID")
+	case verdictUnknown:
+		return lang.L("UNKNOWN SERIAL")
+	case verdictMistyped:
+		return lang.L("MISTYPED SERIAL")
+	case verdictOverLimit:
+		return lang.L("TO BE PAID BY THE BACK OFFICE")
+	case verdictJustPaid:
+		return lang.L("PAID")
+	case verdictError:
+		return lang.L("ERROR — DO NOT PAY")
+	case verdictNotActivated:
+		return lang.L("PACK NOT ACTIVATED")
+	case verdictStolen:
+		return lang.L("PACK REPORTED STOLEN — KEEP THE TICKET")
+	case verdictNotYet:
+		return lang.L("NOT YET ON SALE")
+	case verdictExpired:
+		return lang.L("EXPIRED")
+	case verdictLocked:
+		return lang.L("DESK LOCKED — DO NOT PAY")
+	case verdictUnreachable:
+		return lang.L("LEDGER UNREACHABLE — DO NOT PAY")
+	}
+	return lang.L("READY")
 }
+
+// checked is one check at the counter. The desk keeps them for the
+// session, newest first, whatever the screens are rebuilt for.
+type checked struct {
+	at     time.Time
+	serial string // as typed
+	kind   verdict
+	amount string // the amount shown, or ""
+}
+
+// maxChecks is how many checks the counter lists.
+const maxChecks = 500
 
 // counterScreen is the Guichet: scan or type a serial, read the verdict,
 // pay.
@@ -58,16 +74,10 @@ type counterScreen struct {
 	content fyne.CanvasObject
 
 	entry   *serialEntry
-	bg      *canvas.Rectangle
-	title   *canvas.Text
-	amount  *canvas.Text
-	detail  *widget.Label
+	view    *verdictView
 	picture *TicketPicture
-	pay     *widget.Button
-	tries   *widget.Label
+	checks  *widget.List // the desk's checks
 
-	history []string // the last verdicts, newest first
-	kind    verdict
 	current *ledger.Ticket // the ticket last looked up, nil when none
 }
 
@@ -78,7 +88,7 @@ type serialEntry struct{ widget.Entry }
 func newSerialEntry() *serialEntry {
 	e := &serialEntry{}
 	e.ExtendBaseWidget(e)
-	e.SetPlaceHolder("531-0001-0456789-304172-6")
+	e.SetPlaceHolder(game.Serial{Game: DefaultGame, Block: 1, Position: 456789, Secret: 1234_5678_9012_3456}.String())
 	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
 	return e
 }
@@ -96,37 +106,54 @@ func newCounterScreen(d *desk) *counterScreen {
 	prompt.TextSize = 16
 	prompt.TextStyle.Bold = true
 
-	c.bg = canvas.NewRectangle(verdictStyle[verdictNone])
-	c.bg.CornerRadius = 14
-	c.title = canvas.NewText("", color.White)
-	c.title.TextSize = 64
-	c.title.TextStyle.Bold = true
-	c.title.Alignment = fyne.TextAlignCenter
-	c.amount = canvas.NewText("", color.White)
-	c.amount.TextSize = 44
-	c.amount.TextStyle.Bold = true
-	c.amount.Alignment = fyne.TextAlignCenter
-	c.detail = widget.NewLabel("")
-	c.detail.Alignment = fyne.TextAlignCenter
-	c.detail.Wrapping = fyne.TextWrapWord
-	c.detail.TextStyle.Bold = true
-	c.pay = widget.NewButtonWithIcon(lang.L("PAY"), theme.ConfirmIcon(), c.askPay)
-	c.pay.Importance = widget.SuccessImportance
-	c.pay.Hide()
-	verdictBox := container.NewStack(c.bg, container.NewPadded(container.NewVBox(
-		c.title, c.amount, c.detail, container.NewCenter(c.pay))))
-
+	c.view = newVerdictView(64, 44, 4, c.askPay)
 	c.picture = NewTicketPicture()
-	c.tries = widget.NewLabel("")
-	c.tries.Wrapping = fyne.TextWrapWord
+
+	c.checks = widget.NewList(
+		func() int { return len(d.checks) },
+		func() fyne.CanvasObject {
+			head := widget.NewLabel("")
+			head.TextStyle.Bold = true
+			head.Truncation = fyne.TextTruncateEllipsis
+			serial := widget.NewLabel("")
+			serial.TextStyle.Monospace = true
+			serial.Truncation = fyne.TextTruncateEllipsis
+			return container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), head, serial)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(checkLine(d.checks[id]))
+			box.Objects[1].(*widget.Label).SetText(d.checks[id].serial)
+		})
+	c.checks.OnSelected = func(id widget.ListItemID) {
+		c.checks.UnselectAll()
+		if id < len(d.checks) {
+			c.check(d.checks[id].serial)
+		}
+	}
+	samples := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	header := container.NewBorder(nil, nil, widget.NewLabelWithStyle(lang.L("Last checks"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), samples)
+	room := canvas.NewRectangle(color.Transparent)
+	room.SetMinSize(fyne.NewSize(0, 190))
+	history := container.NewBorder(header, nil, nil, nil, container.NewStack(room, c.checks))
 
 	top := container.NewVBox(prompt, c.entry, container.NewHBox(check, byContents))
-	left := container.NewBorder(top, c.tries, nil, nil, container.NewVBox(verdictBox))
+	left := container.NewBorder(top, history, nil, nil, c.view.content)
 	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(c.picture))
 	split.Offset = 0.4
 	c.content = split
-	c.show(verdictNone, lang.L("READY"), "", lang.L("The verdict appears here."))
+	c.clear()
 	return c
+}
+
+// checkLine is the first line of a check in the last checks: time,
+// verdict, amount; the serial is under it.
+func checkLine(ch checked) string {
+	s := ch.at.Format("15:04:05") + " · " + counterTitle(ch.kind)
+	if ch.amount != "" {
+		s += " · " + ch.amount
+	}
+	return s
 }
 
 // focus gives the serial field the keyboard, ready for the next scan.
@@ -140,54 +167,43 @@ func (c *counterScreen) focus() {
 func (c *counterScreen) clear() {
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
-	c.show(verdictNone, lang.L("READY"), "", lang.L("The verdict appears here."))
+	c.view.show(verdictNone, counterTitle(verdictNone), "", lang.L("The verdict appears here."))
 }
 
-func (c *counterScreen) show(k verdict, title, amount, detail string) {
-	c.kind = k
-	if k != verdictNone {
-		line := time.Now().Format("15:04:05") + "  " + title
-		if amount != "" {
-			line += " " + amount
-		}
-		c.history = append([]string{line}, c.history...)
-		if len(c.history) > 8 {
-			c.history = c.history[:8]
-		}
-		c.tries.SetText(lang.L("Last checks") + "\n" + strings.Join(c.history, "\n"))
+// show shows a verdict on serial and adds it to the last checks.
+func (c *counterScreen) show(serial string, k verdict, amount, detail string) {
+	c.view.show(k, counterTitle(k), amount, detail)
+	c.d.checks = append([]checked{{time.Now(), serial, k, amount}}, c.d.checks...)
+	if len(c.d.checks) > maxChecks {
+		c.d.checks = c.d.checks[:maxChecks]
 	}
-	c.bg.FillColor = verdictStyle[k]
-	c.bg.Refresh()
-	c.title.Text = title
-	c.title.Refresh()
-	c.amount.Text = amount
-	c.amount.Refresh()
-	c.detail.SetText(detail)
-	if k == verdictWinner {
-		c.pay.Show()
-	} else {
-		c.pay.Hide()
-	}
+	c.checks.Refresh()
 }
 
 // check looks up a serial and shows the verdict. The serial's check digit is
 // checked before any lookup. The previous verdict is cleared first, so that
 // nothing of the last ticket (its PAYER above all) survives a failed check.
+// Enter on the empty field asks to pay the winner shown: a scanner user
+// pays without the mouse.
 func (c *counterScreen) check(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		if c.view.kind == verdictWinner {
+			c.askPay()
+		}
+		return
+	}
 	defer func() {
 		c.entry.SetText("")
 		c.focus()
 	}()
-	if text == "" {
-		return
-	}
 	c.blank()
 	if _, err := game.ParseSerial(text); err != nil {
-		msg := lang.L("The serial has 21 digits: check them and type it again.")
+		msg := lang.L("The serial has 31 digits: check them and type it again.")
 		if errors.Is(err, game.ErrCheckDigit) {
 			msg = lang.L("The check digit does not match: a digit was mistyped. Type the serial again.")
 		}
-		c.show(verdictMistyped, lang.L("MISTYPED SERIAL"), "", text+"\n"+msg)
+		c.show(text, verdictMistyped, "", text+"\n"+msg)
 		return
 	}
 	if c.d.ledger == nil {
@@ -200,12 +216,13 @@ func (c *counterScreen) check(text string) {
 	var r *ledger.Refusal
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):
-		c.show(verdictUnknown, lang.L("UNKNOWN SERIAL"), "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
+		c.show(text, verdictUnknown, "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
 	case errors.As(err, &r) && r.Verdict == ledger.Locked:
-		c.show(verdictError, lang.L("DESK LOCKED — DO NOT PAY"), "", lang.L("Too many unknown serials: this desk is locked until {{.Time}}. Call the back office.",
-			map[string]any{"Time": r.Until.Local().Format("15:04")}))
+		_, detail := refusal(r.Verdict, r.Until)
+		c.show(text, verdictLocked, "", text+"\n"+detail)
 	case errors.Is(err, ledger.ErrUnreachable):
-		c.show(verdictError, lang.L("LEDGER UNREACHABLE — DO NOT PAY"), "", text+"\n"+lang.L("The shared ledger does not answer. Check the network, then try again."))
+		c.d.setOnline(false)
+		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText())
 	case err != nil:
 		c.showFailure(text, lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings."), err)
 	default:
@@ -216,16 +233,8 @@ func (c *counterScreen) check(text string) {
 // blank clears the verdict, the ticket and PAYER without recording a check.
 func (c *counterScreen) blank() {
 	c.current = nil
-	c.kind = verdictNone
 	c.picture.SetTicket(nil, nil)
-	c.pay.Hide()
-	c.bg.FillColor = verdictStyle[verdictNone]
-	c.bg.Refresh()
-	c.title.Text = ""
-	c.title.Refresh()
-	c.amount.Text = ""
-	c.amount.Refresh()
-	c.detail.SetText("")
+	c.view.show(verdictNone, "", "", "")
 }
 
 // showFailure shows the error verdict: the ledger gave no answer for serial,
@@ -236,45 +245,29 @@ func (c *counterScreen) showFailure(serial, msg string, err error) {
 	if err != nil {
 		detail += "\n(" + err.Error() + ")"
 	}
-	c.show(verdictError, lang.L("ERROR — DO NOT PAY"), "", detail)
+	c.show(serial, verdictError, "", detail)
 }
 
 // showTicket shows the verdict of a ticket found in the ledger.
 func (c *counterScreen) showTicket(t ledger.Ticket) {
 	c.current = &t
 	c.picture.SetTicket(&t.Ticket, &t.Serial)
-	where := fmt.Sprintf("%s · %s %d/%d · %s %d", t.Serial.String(), lang.L("block"), t.Block.Game, t.Block.Number, lang.L("pack"), t.Pack)
-	if kind, title, detail := refusalText(t.Verdict, t.Until); kind != verdictNone {
-		c.show(kind, title, "", where+"\n"+detail)
+	serial := t.Serial.String()
+	where := fmt.Sprintf("%s · %s %d/%d · %s %d", serial, lang.L("block"), t.Block.Game, t.Block.Number, lang.L("pack"), t.Pack)
+	if k, detail := refusal(t.Verdict, t.Until); k != verdictNone {
+		c.show(serial, k, "", where+"\n"+detail)
 		return
 	}
 	switch t.Verdict {
 	case ledger.NotWinner:
-		c.show(verdictLoser, lang.L("LOSER"), "", where+"\n"+lang.L("This ticket wins nothing."))
+		c.show(serial, verdictLoser, "", where+"\n"+lang.L("This ticket wins nothing."))
 	case ledger.AlreadyClaimed:
-		c.show(verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
+		c.show(serial, verdictPaid, game.FormatAmount(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
 	case ledger.OverLimit:
-		c.show(verdictOverLimit, lang.L("TO BE PAID BY THE BACK OFFICE"), game.FormatAmount(t.Prize), where+"\n"+c.d.limitText())
-	default: // Payable, IdentityRequired (the payment asks for it)
-		c.show(verdictWinner, lang.L("WINNER"), game.FormatAmount(t.Prize), where+"\n"+winsText(&t.Ticket))
+		c.show(serial, verdictOverLimit, game.FormatAmount(t.Prize), where+"\n"+c.d.limitText())
+	default: // Payable, and IdentityRequired: the payment asks for it
+		c.show(serial, verdictWinner, game.FormatAmount(t.Prize), where+"\n"+winsText(&t.Ticket))
 	}
-}
-
-// refusalText is the verdict of a ticket whose pack or dates refuse it,
-// or verdictNone.
-func refusalText(v ledger.Verdict, until time.Time) (verdict, string, string) {
-	switch v {
-	case ledger.NotActivated:
-		return verdictRefused, lang.L("PACK NOT ACTIVATED"), lang.L("This ticket's pack is not on sale. Do not pay.")
-	case ledger.Stolen:
-		return verdictStolen, lang.L("PACK REPORTED STOLEN — KEEP THE TICKET"), lang.L("Do not pay and do not give the ticket back: call the back office.")
-	case ledger.NotYetOnSale:
-		return verdictRefused, lang.L("NOT YET ON SALE"), lang.L("The game goes on sale on {{.Date}}. Do not pay.", map[string]any{"Date": until.Local().Format("02/01/2006")})
-	case ledger.Expired:
-		return verdictRefused, lang.L("EXPIRED — CLAIM DEADLINE PASSED ON {{.Date}}", map[string]any{"Date": until.Local().Format("02/01/2006")}),
-			lang.L("The claim period is over. Do not pay.")
-	}
-	return verdictNone, "", ""
 }
 
 // claimText says when, where and by whom a ticket was paid.
@@ -286,34 +279,33 @@ func claimText(cl *ledger.Claim) string {
 		"When": cl.At.Local().Format("02/01/2006 15:04:05"), "Desk": cl.Desk, "Operator": cl.Operator})
 }
 
-// winsText lists the winning zones: "ROULETTE mise 2 : 6 € · CRAPS : 15 €".
+// winsText lists the winning zones: "ROULETTE mise n° 2 : 6 € · CRAPS : 15 €".
 func winsText(t *game.Ticket) string {
 	_, wins := game.Evaluate(t)
-	s := ""
+	s := make([]string, len(wins))
 	for i, w := range wins {
-		if i > 0 {
-			s += " · "
-		}
-		s += zoneName(w) + " " + game.FormatAmount(w.Amount)
+		s[i] = winText(w)
 	}
-	return s
+	return strings.Join(s, " · ")
 }
 
-// zoneName names a winning zone as a player reads it.
-func zoneName(w game.Win) string {
+// winText names a winning zone and its amount, as a player reads them:
+// "ROULETTE mise n° 2 : 50 €", never "mise 2 50 €".
+func winText(w game.Win) string {
+	zone := w.Surface.String()
 	switch w.Surface {
 	case game.Roulette:
-		return fmt.Sprintf("ROULETTE %s %d", lang.L("chip"), w.Index+1)
+		zone += " " + lang.L("chip no. {{.N}}", map[string]any{"N": w.Index + 1})
 	case game.Jackpot:
-		return fmt.Sprintf("JACKPOT %s %d", lang.L("line"), w.Index+1)
+		zone += " " + lang.L("line {{.N}}", map[string]any{"N": w.Index + 1})
 	}
-	return w.Surface.String()
+	return lang.L("{{.Zone}}: {{.Amount}}", map[string]any{"Zone": zone, "Amount": game.FormatAmount(w.Amount)})
 }
 
 // askPay pays the ticket shown, after a confirmation.
 func (c *counterScreen) askPay() {
 	t := c.current
-	if t == nil || c.kind != verdictWinner {
+	if t == nil || c.view.kind != verdictWinner {
 		return
 	}
 	c.d.pay(*t, ledger.MethodSerial, c.paid)
@@ -326,7 +318,11 @@ func (c *counterScreen) paid(r payResult) {
 	if r.kind == verdictNone {
 		return // not confirmed: the verdict stays
 	}
+	serial := ""
+	if c.current != nil {
+		serial = c.current.Serial.String()
+	}
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
-	c.show(r.kind, r.title, r.amount, r.detail)
+	c.show(serial, r.kind, r.amount, r.detail)
 }

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"sync"
+	"vegas-desk/internal/ticketart"
 
 	"fyne.io/fyne/v2"
 )
@@ -66,7 +67,7 @@ func iconAt(x, y float64) color.NRGBA {
 		return transparent
 	}
 	if !inRoundRect(x, y, 0.045, 0.045, 0.955, 0.955, 0.18) {
-		return colGold
+		return ticketart.Gold
 	}
 	// Die, drawn over the wheel at the bottom right, slightly turned.
 	dx, dy := rotate(x-0.72, y-0.72, 12*math.Pi/180)
@@ -77,12 +78,12 @@ func iconAt(x, y float64) color.NRGBA {
 		for _, p := range [][2]float64{{-0.08, -0.08}, {0.08, -0.08}, {0, 0}, {-0.08, 0.08}, {0.08, 0.08}} {
 			if math.Hypot(dx-p[0], dy-p[1]) < 0.032 {
 				if p == [2]float64{0, 0} {
-					return colRed
+					return ticketart.Red
 				}
-				return colInk
+				return ticketart.Ink
 			}
 		}
-		return colPaper
+		return ticketart.Paper
 	}
 	// Roulette wheel.
 	cx, cy := 0.44, 0.44
@@ -90,15 +91,15 @@ func iconAt(x, y float64) color.NRGBA {
 	ang := math.Atan2(y-cy, x-cx)
 	switch {
 	case d < 0.065:
-		return colGold
+		return ticketart.Gold
 	case d < 0.085:
-		return colGoldDeep
+		return ticketart.GoldDeep
 	case d < 0.2:
 		// Turret spokes over the cone.
 		for k := 0; k < 4; k++ {
 			a := float64(k) * math.Pi / 2
 			if math.Abs(math.Sin(ang-a)) < 0.06/d*0.35 && math.Cos(ang-a) > 0 {
-				return colGold
+				return ticketart.Gold
 			}
 		}
 		return color.NRGBA{0x5a, 0x2a, 0x10, 0xff}
@@ -107,28 +108,28 @@ func iconAt(x, y float64) color.NRGBA {
 		k := int(math.Floor((ang + math.Pi) / (2 * math.Pi) * 18))
 		edge := math.Mod((ang+math.Pi)/(2*math.Pi)*18, 1)
 		if edge < 0.06 || d > 0.322 || d < 0.208 {
-			return colGold
+			return ticketart.Gold
 		}
 		if k == 0 {
-			return colFelt
+			return ticketart.Felt
 		}
 		if k%2 == 0 {
-			return colRed
+			return ticketart.Red
 		}
-		return colBlack
+		return ticketart.Black
 	case d < 0.39:
 		// Wooden rim with a white ball.
 		bx, by := cx+0.36*math.Cos(-2.2), cy+0.36*math.Sin(-2.2)
 		if math.Hypot(x-bx, y-by) < 0.03 {
-			return colWhite
+			return ticketart.White
 		}
 		return color.NRGBA{0x7a, 0x3a, 0x12, 0xff}
 	case d < 0.405:
-		return colGold
+		return ticketart.Gold
 	}
 	// Night background with a glow.
 	t := math.Min(1, math.Hypot(x-0.4, y-0.35)/0.8)
-	return mix(color.NRGBA{0x5a, 0x1a, 0x8a, 0xff}, colNight2, t)
+	return mix(color.NRGBA{0x5a, 0x1a, 0x8a, 0xff}, ticketart.NightDeep, t)
 }
 
 func rotate(x, y, a float64) (float64, float64) {

@@ -3,10 +3,10 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
@@ -14,10 +14,11 @@ import (
 	"vegas-desk/internal/ledger"
 )
 
-// payResult is what became of a payment, as a verdict the screens show.
+// payResult is what became of a payment, as a verdict the screens show
+// (with counterTitle's words).
 type payResult struct {
-	kind                  verdict // verdictJustPaid, verdictPaid, verdictOverLimit or verdictError
-	title, amount, detail string
+	kind           verdict // verdictJustPaid, verdictPaid, verdictOverLimit or verdictError
+	amount, detail string
 }
 
 // limitText says that this desk does not pay above its payout limit.
@@ -28,59 +29,78 @@ func (d *desk) limitText() string {
 
 // overLimit is the verdict on a prize above this desk's payout limit.
 func (d *desk) overLimit(t ledger.Ticket) payResult {
-	return payResult{verdictOverLimit, lang.L("TO BE PAID BY THE BACK OFFICE"), game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
+	return payResult{verdictOverLimit, game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
 }
 
 // pay is the one payment flow of the app: the payout limit is checked, a
-// confirmation asked, the limit checked again and the claim recorded; then
-// runs with the result, on the app goroutine. A cancelled confirmation
-// runs then with a verdictNone result.
+// confirmation asked (Enter pays, Escape cancels), the limit checked again
+// and the claim recorded; then runs with the result, on the app goroutine.
+// A cancelled confirmation runs then with a verdictNone result.
 func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	if t.Prize > d.payoutLimit() {
 		then(d.overLimit(t))
 		return
 	}
 	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": game.FormatAmount(t.Prize), "Serial": t.Serial.String()})
-	dialog.ShowCustomConfirm(lang.L("Pay this ticket"), lang.L("PAY"), lang.L("Cancel"), widget.NewLabel(msg), func(ok bool) {
+	var content fyne.CanvasObject = widget.NewLabel(msg)
+	var winner *ledger.Winner
+	if t.Verdict == ledger.IdentityRequired {
+		// From the identity threshold, the winner's identity is recorded
+		// with the payment (and never shown at a counter again).
+		name, doc, number := d.newDialogEntry(), d.newDialogEntry(), d.newDialogEntry()
+		doc.SetPlaceHolder(lang.L("identity card, passport…"))
+		content = container.NewVBox(widget.NewLabel(msg), widget.NewLabel(lang.L("This prize is paid against the winner's identity:")),
+			widget.NewForm(widget.NewFormItem(lang.L("Winner's name"), name), widget.NewFormItem(lang.L("Identity document"), doc),
+				widget.NewFormItem(lang.L("Document number"), number)))
+		winner = &ledger.Winner{}
+		name.OnChanged = func(s string) { winner.Name = s }
+		doc.OnChanged = func(s string) { winner.DocType = s }
+		number.OnChanged = func(s string) { winner.DocNumber = s }
+		defer d.win.Canvas().Focus(name)
+	}
+	d.confirm(lang.L("Pay this ticket"), content, lang.L("PAY"), lang.L("Cancel"), func(ok bool) {
 		if !ok {
 			then(payResult{kind: verdictNone})
 			return
 		}
-		then(d.claim(t, method))
-	}, d.win)
+		then(d.claim(t, method, winner))
+	})
 }
 
 // claim records the claim of t, without a confirmation, unless its prize
 // is above the payout limit (which may have been lowered since the lookup).
-func (d *desk) claim(t ledger.Ticket, method string) payResult {
+// winner is the winner's identity, from the identity threshold on.
+func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payResult {
 	if t.Prize > d.payoutLimit() {
 		return d.overLimit(t)
 	}
 	if d.ledger == nil {
-		return payResult{verdictError, lang.L("ERROR — DO NOT PAY"), "", t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}
+		return payResult{verdictError, "", t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(), Limit: d.payoutLimit()})
+	cl, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(),
+		Limit: d.payoutLimit(), Winner: winner})
 	var r *ledger.Refusal
 	if errors.As(err, &r) {
-		if kind, title, detail := refusalText(r.Verdict, r.Until); kind != verdictNone {
-			return payResult{kind, title, "", t.Serial.String() + "\n" + detail}
+		if k, detail := refusal(r.Verdict, r.Until); k != verdictNone {
+			return payResult{k, "", t.Serial.String() + "\n" + detail}
 		}
 	}
 	switch {
 	case errors.Is(err, ledger.ErrAlreadyClaimed):
-		return payResult{verdictPaid, lang.L("ALREADY PAID"), game.FormatAmount(t.Prize),
+		return payResult{verdictPaid, game.FormatAmount(t.Prize),
 			t.Serial.String() + "\n" + claimText(r.First) + "\n" + lang.L("Do not pay again.")}
 	case errors.Is(err, ledger.ErrOverLimit):
 		return d.overLimit(t)
 	case errors.Is(err, ledger.ErrUnreachable):
-		return payResult{verdictError, lang.L("LEDGER UNREACHABLE — DO NOT PAY"), "",
-			t.Serial.String() + "\n" + lang.L("The shared ledger does not answer. Check the network, then try again.")}
+		return payResult{verdictUnreachable, "", t.Serial.String() + "\n" + unreachableText()}
+	case errors.Is(err, ledger.ErrIdentityRequired):
+		return payResult{verdictError, "", t.Serial.String() + "\n" + lang.L("Record the winner's name and identity document to pay this prize.")}
 	case err != nil:
-		return payResult{verdictError, lang.L("ERROR — DO NOT PAY"), "",
+		return payResult{verdictError, "",
 			t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
-	return payResult{verdictJustPaid, lang.L("PAID"), game.FormatAmount(cl.Amount),
-		fmt.Sprintf("%s\n%s %d · %s", t.Serial.String(), lang.L("Claim"), cl.Number, lang.L("Ready for the next ticket."))}
+	return payResult{verdictJustPaid, game.FormatAmount(cl.Amount),
+		t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.Number}) + " · " + lang.L("Ready for the next ticket.")}
 }

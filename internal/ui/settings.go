@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,13 +43,14 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	p := d.app.Preferences()
 	who := d.identity()
 
-	s.path = widget.NewLabel("")
+	s.path = widget.NewLabel(lang.L("no ledger open"))
 	s.path.Wrapping = fyne.TextWrapBreak
 	if d.ledger != nil {
 		s.path.SetText(d.ledger.Path())
 	}
 	open := widget.NewButtonWithIcon(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
 	create := widget.NewButtonWithIcon(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
+	shared := widget.NewButtonWithIcon(lang.L("Shared ledger…"), theme.ComputerIcon(), s.askAddress)
 
 	s.desk = widget.NewEntry()
 	s.desk.SetText(who.Desk)
@@ -76,7 +80,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	}
 
 	form := widget.NewForm(
-		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create))),
+		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared))),
 		widget.NewFormItem(lang.L("Desk id"), s.desk),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
 		widget.NewFormItem(lang.L("Payout limit (€)"), s.limit),
@@ -84,7 +88,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	)
 	save := widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
-	demo := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), func() { d.showSamples() })
+	demo := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
 	s.content = container.NewPadded(container.NewVBox(form, container.NewHBox(save, demo)))
 	return s
 }
@@ -105,7 +109,7 @@ func notBlank(msg string) fyne.StringValidator {
 func (s *settingsScreen) save() {
 	for _, e := range []*widget.Entry{s.desk, s.operator, s.limit} {
 		if err := e.Validate(); err != nil {
-			dialog.ShowError(err, s.d.win)
+			s.d.showError(err)
 			return
 		}
 	}
@@ -133,19 +137,7 @@ func (s *settingsScreen) save() {
 // choose opens an existing ledger or creates one.
 func (s *settingsScreen) choose(create bool) {
 	if create {
-		// Fyne's save dialog opens its writer, which truncates an existing
-		// file, before its callback runs: a folder and a name never touch
-		// a file before createAt has checked that there is none.
-		fd := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
-			if err != nil {
-				s.d.showError(err)
-				return
-			}
-			if dir != nil {
-				s.askName(dir.Path())
-			}
-		}, s.d.win)
-		fd.Show()
+		s.askNew()
 		return
 	}
 	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
@@ -159,9 +151,34 @@ func (s *settingsScreen) choose(create bool) {
 	fd.Show()
 }
 
-// askName asks for the file name of a new ledger in dir.
-func (s *settingsScreen) askName(dir string) {
-	name := widget.NewEntry()
+// askNew asks where to create a ledger, in one dialog: the folder (the
+// current ledger's, or another chosen with a button) and a file name, in a
+// field wide enough to read it. Fyne's save dialog is not used: it opens,
+// and so empties, an existing file before the app hears of it, and asks
+// its own question in English; createAt refuses an existing file instead.
+func (s *settingsScreen) askNew() {
+	dir := filepath.Dir(ledger.DefaultPath())
+	if s.d.ledger != nil {
+		dir = filepath.Dir(s.d.ledger.Path())
+	}
+	folder := widget.NewLabel(dir)
+	folder.Wrapping = fyne.TextWrapBreak
+	change := widget.NewButtonWithIcon(lang.L("Another folder…"), theme.FolderOpenIcon(), func() {
+		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+			if err == nil && u != nil {
+				dir = u.Path()
+				folder.SetText(dir)
+			}
+		}, s.d.win)
+		fd.SetTitleText(lang.L("Folder of the new ledger"))
+		fd.SetConfirmText(lang.L("Choose"))
+		fd.SetDismissText(lang.L("Back"))
+		if u, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			fd.SetLocation(u)
+		}
+		fd.Show()
+	})
+	name := s.d.newDialogEntry()
 	name.SetText("vegas-desk.db")
 	name.Validator = func(v string) error {
 		v = strings.TrimSpace(v)
@@ -171,14 +188,19 @@ func (s *settingsScreen) askName(dir string) {
 		return nil
 	}
 	items := []*widget.FormItem{
-		widget.NewFormItem(lang.L("Folder"), widget.NewLabel(dir)),
+		widget.NewFormItem(lang.L("Folder"), container.NewBorder(nil, nil, nil, change, folder)),
 		widget.NewFormItem(lang.L("File name"), name),
 	}
-	dialog.ShowForm(lang.L("Create a ledger"), lang.L("Create"), lang.L("Cancel"), items, func(ok bool) {
+	dlg := dialog.NewForm(lang.L("Create a ledger"), lang.L("Create"), lang.L("Cancel"), items, func(ok bool) {
 		if ok {
 			s.createAt(filepath.Join(dir, strings.TrimSpace(name.Text)))
 		}
 	}, s.d.win)
+	s.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	dlg.Resize(fyne.NewSize(640, dlg.MinSize().Height))
+	dlg.Show()
+	s.d.win.Canvas().Focus(name)
+	name.TypedShortcut(&fyne.ShortcutSelectAll{}) // to type another name over it
 }
 
 // createAt creates a new ledger at path and uses it. It refuses a path
@@ -191,24 +213,125 @@ func (s *settingsScreen) createAt(path string) {
 		return
 	}
 	if exists {
-		dialog.ShowInformation(lang.L("Create a ledger"),
+		s.d.inform(lang.L("Create a ledger"),
 			lang.L("A file named {{.Path}} already exists: it was left untouched. Choose another name, or open it with Open a ledger….",
-				map[string]any{"Path": path}), s.d.win)
+				map[string]any{"Path": path}))
 		return
 	}
 	s.openAt(path)
 }
 
 // openAt opens the ledger at path (creating it when there is no file) and
-// uses it.
-func (s *settingsScreen) openAt(path string) {
-	l, err := ledger.Open(path)
+// uses it. It says why it cannot in the app's language and terms, and
+// reports whether it could.
+func (s *settingsScreen) openAt(path string) bool {
+	if ledger.IsURL(path) {
+		s.openShared(path, "")
+		return true
+	}
+	return s.openWith(path, ledger.Open)
+}
+
+// openWith opens the ledger at path with open and uses it.
+func (s *settingsScreen) openWith(path string, open func(string) (*ledger.Ledger, error)) bool {
+	l, err := open(path)
 	if err != nil {
-		dialog.ShowError(fmt.Errorf("%s %s: %w", lang.L("Cannot open the ledger"), path, err), s.d.win)
+		s.d.showError(errors.New(openError(path, err)))
+		return false
+	}
+	s.d.useLedger(l)
+	s.path.SetText(l.Path())
+	return true
+}
+
+// openShared opens the shared ledger at address (a postgres:// URL), with
+// password when not empty. The password comes from the URL, PGPASSWORD or
+// ~/.pgpass, as libpq's does; when the server refuses the login without
+// one, the app asks for it, keeps it in memory for this connection and
+// never stores it.
+func (s *settingsScreen) openShared(address, password string) {
+	location := address
+	if password != "" {
+		if u, err := url.Parse(address); err == nil && u.User != nil {
+			u.User = url.UserPassword(u.User.Username(), password)
+			location = u.String()
+		}
+	}
+	l, err := ledger.Open(location)
+	if errors.Is(err, ledger.ErrPassword) {
+		s.askPassword(address, password != "")
+		return
+	}
+	if err != nil {
+		s.d.showError(errors.New(openError(address, err)))
 		return
 	}
 	s.d.useLedger(l)
 	s.path.SetText(l.Path())
+}
+
+// askPassword asks the password of the login of a shared ledger.
+func (s *settingsScreen) askPassword(address string, wrong bool) {
+	pw := s.d.newDialogEntry()
+	pw.Password = true
+	msg := lang.L("The shared ledger {{.Address}} asks for this login's password.", map[string]any{"Address": address})
+	if wrong {
+		msg = lang.L("The password was refused. Type it again.") + "\n" + msg
+	}
+	label := widget.NewLabel(msg)
+	label.Wrapping = fyne.TextWrapWord
+	dlg := s.d.confirm(lang.L("Password"), container.NewVBox(label, pw), lang.L("Connect"), lang.L("Back"), func(ok bool) {
+		if ok {
+			s.openShared(address, pw.Text)
+		}
+	})
+	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
+	s.d.win.Canvas().Focus(pw)
+}
+
+// askAddress asks the address of a shared ledger and opens it.
+func (s *settingsScreen) askAddress() {
+	addr := s.d.newDialogEntry()
+	addr.SetPlaceHolder("postgres://login@server/base")
+	if s.d.ledger != nil && s.d.ledger.Shared() {
+		addr.SetText(s.d.ledger.Location())
+	}
+	label := widget.NewLabel(lang.L("The address of the shared ledger, as the back office gave it. Its password is asked, never stored."))
+	label.Wrapping = fyne.TextWrapWord
+	dlg := s.d.confirm(lang.L("Open a shared ledger"), container.NewVBox(label, addr), lang.L("Connect"), lang.L("Back"), func(ok bool) {
+		a := strings.TrimSpace(addr.Text)
+		if !ok || a == "" {
+			return
+		}
+		if !ledger.IsURL(a) {
+			s.d.showError(errors.New(lang.L("{{.Address}} is not the address of a shared ledger: it starts with postgres://", map[string]any{"Address": a})))
+			return
+		}
+		s.openShared(a, "")
+	})
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+	s.d.win.Canvas().Focus(addr)
+}
+
+// openError says why the ledger at path cannot be opened, as the app's
+// user understands it; the cause that is not the ledger's own stays for
+// whoever maintains the desk.
+func openError(path string, err error) string {
+	switch {
+	case errors.Is(err, ledger.ErrNotLedger):
+		return lang.L("{{.Path}} is not a vegas-desk ledger. It was left untouched. Open a ledger file made by vegas-desk, or create a new one.", map[string]any{"Path": path})
+	case errors.Is(err, ledger.ErrTooNew):
+		return lang.L("{{.Path}} was written by a newer version of vegas-desk. It was left untouched. Open it with that version.", map[string]any{"Path": path})
+	case errors.Is(err, ledger.ErrTooOld):
+		return lang.L("{{.Path}} is a ledger of a development version of vegas-desk, whose serials are too short to protect unsold tickets. It was left untouched. Generate new blocks in a new ledger.", map[string]any{"Path": path})
+	case errors.Is(err, ledger.ErrUnreachable):
+		return lang.L("The shared ledger {{.Path}} does not answer. Check the address and the network, then try again.", map[string]any{"Path": path})
+	case errors.Is(err, ledger.ErrNoLedger):
+		return lang.L("The database {{.Path}} holds no ledger yet: the back office creates it.", map[string]any{"Path": path})
+	case errors.Is(err, os.ErrPermission):
+		return lang.L("vegas-desk may not read or write {{.Path}}. Choose a ledger in a folder of yours.", map[string]any{"Path": path})
+	}
+	return lang.L("Cannot open the ledger {{.Path}}.", map[string]any{"Path": path}) + "\n(" + err.Error() + ")"
 }
 
 // firstRun offers a demonstration block when the ledger has none.
@@ -222,80 +345,96 @@ func (d *desk) firstRun() {
 	if err != nil || len(bs) > 0 {
 		return
 	}
-	dialog.ShowConfirm(lang.L("Welcome to vegas-desk"),
-		lang.L("This ledger holds no block yet. Generate a demonstration block of {{.Tickets}} tickets (game {{.Game}}) to try the counter?",
-			map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}),
-		func(ok bool) {
-			if !ok {
-				return
+	msg := widget.NewLabel(lang.L("This ledger holds no block yet. Generate a demonstration block of {{.Tickets}} tickets (game {{.Game}}) to try the counter?",
+		map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}))
+	msg.Wrapping = fyne.TextWrapWord
+	dlg := d.confirm(lang.L("Welcome to vegas-desk"), msg, lang.L("Generate"), lang.L("Not now"), func(ok bool) {
+		if !ok {
+			return
+		}
+		d.blocks.startGenerate(func(_ ledger.Block, err error) {
+			if err == nil {
+				d.showSamples()
 			}
-			d.blocks.startGenerate(func(_ ledger.Block, err error) {
-				if err == nil {
-					d.showSamples()
-				}
-			})
-		}, d.win)
+		})
+	})
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
 }
 
-// samples returns a loser and an unpaid winner of each tier of the
-// ledger's first block (ledger.Samples), the smallest prizes first.
-func samples(ctx context.Context, l *ledger.Ledger) ([]ledger.Ticket, error) {
-	bs, err := l.Blocks(ctx)
-	if err != nil || len(bs) == 0 {
-		return nil, err
-	}
-	bl := bs[0]
+// samples returns the serials to try of block bl (ledger.Samples): a
+// loser and each tier's first unpaid winner, the smallest prizes first.
+func samples(ctx context.Context, l *ledger.Ledger, bl ledger.Block) ([]ledger.Ticket, error) {
 	ts, err := l.Samples(ctx, bl.Game, bl.Number)
 	if err != nil {
 		return nil, err
 	}
-	out := ts[:0]
-	for _, t := range ts {
-		if t.Status != ledger.StatusPaid {
-			out = append(out, t)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Prize < out[j].Prize })
-	return out, nil
+	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Prize < ts[j].Prize })
+	return ts, nil
 }
 
-// showSamples shows a few serials to try: a loser, small and large winners.
-// They are read in a goroutine; the dialog shows "…" meanwhile.
+// showSamples shows serials to try at the counter, for the block chosen
+// among the ledger's blocks (the last one first): a loser, and each
+// prize's first ticket not yet paid. They are read in a goroutine.
 func (d *desk) showSamples() {
 	if !d.needLedger() {
 		return
 	}
 	l := d.ledger
-	box := container.NewVBox(widget.NewLabel("…"))
-	dlg := dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
-	dlg.Show()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		ts, err := samples(ctx, l)
-		onMain(func() {
-			if d.closing || d.ledger != l {
-				dlg.Hide()
-				return
-			}
-			d.fillSamples(dlg, ts, err)
-		})
-	}()
-}
-
-// fillSamples replaces the samples dialog by the serials ts, or err.
-func (d *desk) fillSamples(wait dialog.Dialog, ts []ledger.Ticket, err error) {
-	wait.Hide()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	bs, err := l.Blocks(ctx)
+	cancel()
 	if err != nil {
 		d.showError(err)
 		return
 	}
-	if len(ts) == 0 {
-		dialog.ShowInformation(lang.L("Serials to try"), lang.L("Generate a block first."), d.win)
+	if len(bs) == 0 {
+		d.inform(lang.L("Serials to try"), lang.L("Generate a block first."))
 		return
 	}
-	box := container.NewVBox(widget.NewLabel(lang.L("Type or paste one of these serials at the counter:")))
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = lang.L("Block") + " " + b.Name()
+	}
+	list := container.NewVBox()
 	var dlg dialog.Dialog
+	pick := widget.NewSelect(names, nil)
+	seq := 0 // only the last block chosen is shown
+	pick.OnChanged = func(name string) {
+		i := slices.Index(names, name)
+		if i < 0 {
+			return
+		}
+		seq++
+		mine := seq
+		list.Objects = []fyne.CanvasObject{widget.NewLabel("…")}
+		list.Refresh()
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			ts, err := samples(ctx, l, bs[i])
+			onMain(func() {
+				if mine != seq || d.closing || d.ledger != l {
+					return
+				}
+				d.fillSamples(dlg, list, ts, err)
+			})
+		}()
+	}
+	box := container.NewBorder(container.NewVBox(pick,
+		widget.NewLabel(lang.L("Type or paste one of these serials at the counter, or check it from here:"))), nil, nil, nil, list)
+	dlg = dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), box, d.win)
+	d.answerKeys(dlg, dlg.Hide, dlg.Hide)
+	dlg.Resize(fyne.NewSize(680, 520))
+	dlg.Show()
+	pick.SetSelectedIndex(len(bs) - 1)
+}
+
+// fillSamples lists the serials ts in the samples dialog, or err.
+func (d *desk) fillSamples(dlg dialog.Dialog, list *fyne.Container, ts []ledger.Ticket, err error) {
+	list.Objects = nil
+	if err != nil {
+		list.Add(widget.NewLabel(err.Error()))
+	}
 	for _, t := range ts {
 		e := widget.NewEntry()
 		e.SetText(t.Serial.String())
@@ -305,14 +444,13 @@ func (d *desk) fillSamples(wait dialog.Dialog, ts []ledger.Ticket, err error) {
 			label = lang.L("winner") + " " + game.FormatAmount(t.Prize)
 		}
 		serial := t.Serial.String()
-		try := widget.NewButton(lang.L("Check"), nil)
-		box.Add(container.NewBorder(nil, nil, widget.NewLabel(label), try, e))
-		try.OnTapped = func() {
+		try := widget.NewButton(lang.L("Check"), func() {
 			dlg.Hide()
 			d.tabs.SelectIndex(tabCounter)
 			d.counter.check(serial)
-		}
+		})
+		name := widget.NewLabel(label)
+		list.Add(container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(150, name.MinSize().Height), name), try, e))
 	}
-	dlg = dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), container.NewGridWrap(fyne.NewSize(620, box.MinSize().Height), box), d.win)
-	dlg.Show()
+	list.Refresh()
 }

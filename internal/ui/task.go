@@ -39,13 +39,15 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 	d.tasks[t] = struct{}{}
 	bar := widget.NewProgressBar()
 	count := widget.NewLabel(lang.L("Starting…"))
-	cancelBtn := widget.NewButton(lang.L("Cancel"), func() {
+	stop := func() {
 		cancel()
 		count.SetText(lang.L("Cancelling…"))
-	})
+	}
+	cancelBtn := widget.NewButton(lang.L("Cancel"), stop)
 	cancelBtn.Importance = widget.DangerImportance
 	content := container.NewVBox(bar, count, container.NewCenter(cancelBtn))
 	t.dlg = dialog.NewCustomWithoutButtons(title, container.NewGridWrap(fyne.NewSize(460, content.MinSize().Height), content), win)
+	d.answerKeys(t.dlg, func() {}, stop) // Escape cancels, Enter does nothing
 	t.dlg.Show()
 
 	start := time.Now()
@@ -65,10 +67,8 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 		lastShown = now
 		mu.Unlock()
 		left := ""
-		if done > 0 && done < total {
-			el := now.Sub(start)
-			rem := time.Duration(float64(el) * float64(total-done) / float64(done))
-			left = " · " + lang.L("time left") + " " + rem.Round(time.Second).String()
+		if rem, ok := timeLeft(now.Sub(start), done, total); ok {
+			left = " · " + lang.L("time left") + " " + duration(rem)
 		}
 		text := fmt.Sprintf("%s / %s%s", game.GroupDigits(done), game.GroupDigits(total), left)
 		frac := float64(done) / float64(total)
@@ -122,4 +122,28 @@ func (d *desk) quit() {
 			d.win.Close()
 		})
 	}()
+}
+
+// timeLeft estimates the time a task still needs, from the time it took
+// for done of total. There is no estimate (false) until it means something:
+// the first batches of a block cost more than the others (start-up, the
+// first pages of the file), so an estimate after a fraction of a second
+// says 14 to 31 s of a job of 1.5 s. It waits for 2 s and a tenth of the
+// work, and for at least 2 s left to say.
+func timeLeft(elapsed time.Duration, done, total int) (time.Duration, bool) {
+	if done <= 0 || done >= total || elapsed < 2*time.Second || done*10 < total {
+		return 0, false
+	}
+	rem := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+	return rem, rem >= 2*time.Second
+}
+
+// duration writes a time left to the second, as people write it: "8 s",
+// "1 min 05 s".
+func duration(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	if s < 60 {
+		return fmt.Sprintf("%d s", s)
+	}
+	return fmt.Sprintf("%d min %02d s", s/60, s%60)
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"vegas-desk/internal/ticketart"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -18,7 +19,7 @@ func (vegasTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 	switch n {
 	case theme.ColorNamePrimary:
 		if dark {
-			return colGold
+			return ticketart.Gold
 		}
 		return color.NRGBA{0x6b, 0x1f, 0x9e, 0xff}
 	case theme.ColorNameBackground:
@@ -35,7 +36,7 @@ func (vegasTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 		}
 	case theme.ColorNameForegroundOnPrimary:
 		if dark {
-			return colInk
+			return ticketart.Ink
 		}
 	}
 	return theme.DefaultTheme().Color(n, v)

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// Commands of a shared ledger: its desks, and copying a ledger between a
+// file and a database.
+
+func (c *cli) desks(args []string) error {
+	if len(args) == 0 {
+		return badInput("desks: want add, list, disable, enable, unlock or limit (see vegas-desk help)")
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("desks "+sub, flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	operator := fs.String("operator", "", "operator name (default: $USER)")
+	switch sub {
+	case "add":
+		pwFile := fs.String("password-file", "", "file holding the counter's password (shared ledger)")
+		limit := fs.Int("limit", 150, "the counter's payout limit in euros")
+		pos, err := c.positional(fs, args, 1, "one desk ID")
+		if err != nil {
+			return err
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		var password string
+		if l.Shared() {
+			if *pwFile == "" {
+				return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it")
+			}
+			b, err := os.ReadFile(*pwFile)
+			if err != nil {
+				return badInput("desks add: %v", err)
+			}
+			password = string(bytes.TrimRight(b, "\r\n"))
+		}
+		d, err := l.AddDesk(c.ctx, pos[0], *limit, password, defaultIdentity("", *operator))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.json(deskJSON(d))
+		}
+		fmt.Fprintf(c.stdout, "desk %s added, payout limit %s", d.ID, game.FormatAmount(d.Limit))
+		if d.Role != "" {
+			fmt.Fprintf(c.stdout, ", login %s", d.Role)
+		}
+		fmt.Fprintln(c.stdout)
+		return nil
+	case "list":
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		ds, err := l.Desks(c.ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := []any{}
+			for _, d := range ds {
+				out = append(out, deskJSON(d))
+			}
+			return c.json(out)
+		}
+		for _, d := range ds {
+			state := "active"
+			switch {
+			case d.Disabled:
+				state = "disabled"
+			case !d.LockedUntil.IsZero():
+				state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(c.stdout, "%-16s %12s  %-10s %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state, d.Role)
+		}
+		if len(ds) == 0 {
+			fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
+		}
+		return nil
+	case "disable", "enable", "unlock":
+		pos, err := c.positional(fs, args, 1, "one desk ID")
+		if err != nil {
+			return err
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		change := map[string]func(*ledger.Ledger) error{
+			"disable": func(l *ledger.Ledger) error { return l.DisableDesk(c.ctx, pos[0], defaultIdentity("", *operator)) },
+			"enable":  func(l *ledger.Ledger) error { return l.EnableDesk(c.ctx, pos[0], defaultIdentity("", *operator)) },
+			"unlock":  func(l *ledger.Ledger) error { return l.UnlockDesk(c.ctx, pos[0], defaultIdentity("", *operator)) },
+		}[sub]
+		if err := change(l); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "desk %s %sd\n", terminal(pos[0]), sub)
+		return nil
+	case "limit":
+		pos, err := c.positional(fs, args, 2, "a desk ID and a limit in euros")
+		if err != nil {
+			return err
+		}
+		limit, err := strconv.Atoi(pos[1])
+		if err != nil || limit < 0 {
+			return badInput("desks limit: %q is not a number of euros", pos[1])
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		if err := l.SetDeskLimit(c.ctx, pos[0], limit, defaultIdentity("", *operator)); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
+		return nil
+	}
+	return badInput("desks %s: want add, list, disable, enable, unlock or limit", sub)
+}
+
+func deskJSON(d ledger.Desk) map[string]any {
+	m := map[string]any{"id": d.ID, "role": d.Role, "limit": d.Limit, "disabled": d.Disabled, "locked_until": nil}
+	if !d.LockedUntil.IsZero() {
+		m["locked_until"] = d.LockedUntil
+	}
+	return m
+}
+
+func (c *cli) copyLedger(args []string) error {
+	fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := c.positional(fs, args, 2, "FROM and TO, each a file path or a postgres:// URL")
+	if err != nil {
+		return err
+	}
+	from, to := pos[0], pos[1]
+	if !ledger.IsURL(from) {
+		if _, err := os.Stat(from); err != nil {
+			return badInput("copy: no ledger at %s", from)
+		}
+	}
+	src, err := ledger.OpenReadOnly(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var progress func(done, total int)
+	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
+		progress = func(done, total int) { fmt.Fprintf(c.stderr, "\rcopying: %3d %%", done*100/max(total, 1)) }
+	}
+	dst, err := ledger.Copy(c.ctx, src, to, progress)
+	if progress != nil {
+		fmt.Fprintln(c.stderr)
+	}
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	head, err := dst.Head(c.ctx)
+	if err != nil {
+		return err
+	}
+	bs, err := dst.Blocks(c.ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := []any{}
+		for _, b := range bs {
+			out = append(out, blockJSON(b))
+		}
+		return c.json(map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head})
+	}
+	fmt.Fprintf(c.stdout, "copied %s to %s: %d block(s), journal head %s\n", src.Location(), dst.Location(), len(bs), head)
+	if dst.Shared() {
+		fmt.Fprintln(c.stdout, "counters' logins are not copied: give each desk one with vegas-desk desks add ID --password-file FILE")
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vegas-desk/internal/pgtest"
+)
+
+var pg *pgtest.Server
+
+func TestMain(m *testing.M) {
+	var err error
+	pg, err = pgtest.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	pg.Stop()
+	os.Exit(code)
+}
+
+// A pilot's day on a shared ledger, from the command line: a file copied
+// into PostgreSQL, counters added, a counter's login paying, refused what
+// is not its own, and the copy verified like its source.
+func TestSharedLedger(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bo.db")
+	if _, errs, code := vd(t, file, "", "generate", "--seed", strings.Repeat("cd", 32), "--activate"); code != 0 {
+		t.Fatalf("generate: %s", errs)
+	}
+	exp, _, _ := vd(t, file, "", "export", "--block", "1")
+	var winner string
+	for _, ln := range strings.SplitN(exp, "\n", 50) {
+		var d struct {
+			Serial string
+			Prize  int
+		}
+		if json.Unmarshal([]byte(ln), &d) == nil && d.Prize > 0 && d.Prize <= 100 {
+			winner = d.Serial
+			break
+		}
+	}
+	db := pg.NewDatabase(t)
+	url := pg.URL(pgtest.Owner, db)
+	out, errs, code := vd(t, file, "", "copy", file, url, "--json")
+	var copied struct{ Head string }
+	if code != 0 || json.Unmarshal([]byte(out), &copied) != nil || len(copied.Head) != 64 {
+		t.Fatalf("copy: exit %d\n%s\n%s", code, out, errs)
+	}
+	vf, _, _ := vd(t, file, "", "verify", "--json")
+	vp, errs, code := vd(t, url, "", "verify", "--json")
+	var a, b struct {
+		OK   bool
+		Head string
+	}
+	json.Unmarshal([]byte(vf), &a)
+	json.Unmarshal([]byte(vp), &b)
+	if code != 0 || !a.OK || !b.OK || a.Head != b.Head || b.Head != copied.Head {
+		t.Fatalf("verify: file %s, database %s (%s)", vf, vp, errs)
+	}
+
+	pw := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)
+	out, errs, code = vd(t, url, "", "desks", "add", "D1", "--password-file", pw, "--limit", "150", "--json")
+	var desk struct{ Role string }
+	if code != 0 || json.Unmarshal([]byte(out), &desk) != nil || desk.Role == "" {
+		t.Fatalf("desks add: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, errs, code := vd(t, url, "", "desks", "add", "D2"); code != 2 || !strings.Contains(errs, "--password-file") {
+		t.Errorf("desks add without a password: exit %d, %s", code, errs)
+	}
+	if out, _, code := vd(t, url, "", "desks", "list", "--json"); code != 0 || !strings.Contains(out, `"id": "D1"`) {
+		t.Errorf("desks list: %s", out)
+	}
+
+	// The counter's login: its password from PGPASSWORD, as libpq does.
+	t.Setenv("PGPASSWORD", "a-counter-password")
+	counter := pg.URLWithout(desk.Role, db)
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"lookup", winner}, 0, "payable", ""},
+		{[]string{"claim", winner, "--desk", "D9", "--operator", "ann"}, 1, "", "desk"},
+		{[]string{"claim", winner, "--operator", "ann", "--json"}, 0, `"desk": "D1"`, ""},
+		{[]string{"claim", winner, "--operator", "ann"}, 1, "", "already claimed"},
+		{[]string{"claims", "--json"}, 0, `"operator": "ann"`, ""},
+		{[]string{"generate"}, 1, "", "back office"},
+		{[]string{"verify"}, 1, "", "back office"},
+		{[]string{"export", "--block", "1"}, 1, "", "back office"},
+		{[]string{"desks", "list"}, 1, "", "back office"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errs, code := vd(t, counter, "", tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
+				t.Errorf("exit %d (want %d)\nstdout %s\nstderr %s", code, tc.code, out, errs)
+			}
+		})
+	}
+
+	// A server that does not answer: exit 1, saying so.
+	start, err := pg.Stopped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code = vd(t, counter, "", "lookup", winner)
+	if err := start(); err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 || !strings.Contains(errs, "unreachable") {
+		t.Errorf("lookup with the server away: exit %d, %s", code, errs)
+	}
+}
