@@ -74,15 +74,6 @@ func (l *Ledger) limitFor(asked int) int {
 	return asked
 }
 
-// PayoutLimit is a counter's payout limit in euros (0: none): a sealed
-// counter ledger's, or a counter login's on a shared ledger.
-func (l *Ledger) PayoutLimit() int {
-	if l.counter != nil {
-		return l.counter.limit
-	}
-	return l.limit
-}
-
 // publicSerial is the part of a serial printed outside the scratch layer:
 // game, block and position, "531-0001-0456789".
 func publicSerial(s game.Serial) string {

@@ -98,8 +98,8 @@ func TestCounterLedger(t *testing.T) {
 	boPath, counters := counterCopies(t)
 	bo := mustOpen(t, boPath)
 	c := mustOpen(t, counters[0])
-	if c.Kind() != "counter" || c.CounterDesk() != "C1" || c.PayoutLimit() != 100 || bo.Kind() != "back-office" {
-		t.Fatalf("kind %q desk %q limit %d", c.Kind(), c.CounterDesk(), c.PayoutLimit())
+	if c.Kind() != "counter" || c.CounterDesk() != "C1" || c.CounterLimit() != 100 || bo.Kind() != "back-office" {
+		t.Fatalf("kind %q desk %q limit %d", c.Kind(), c.CounterDesk(), c.CounterLimit())
 	}
 	if st, err := os.Stat(counterFiles[0]); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("the counter ledger's mode: %v %v", st.Mode(), err)

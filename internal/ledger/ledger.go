@@ -255,7 +255,12 @@ func (l *Ledger) CounterDesk() string {
 
 // CounterLimit returns the payout limit of a counter's login on a shared
 // ledger, which the database enforces, in euros (0 for the back office).
-func (l *Ledger) CounterLimit() int { return l.limit }
+func (l *Ledger) CounterLimit() int {
+	if l.counter != nil {
+		return l.counter.limit
+	}
+	return l.limit
+}
 
 // Ping says whether the ledger answers: on a shared ledger, whether its
 // server can be reached (ErrUnreachable otherwise).
