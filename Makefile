@@ -73,6 +73,9 @@ bench: deps-test
 	$(BENCH) -bench 'Generate$$|Verify' -benchtime 2x ./internal/ledger/
 	$(BENCH) -bench 'Lookup|FindByContents' -benchtime 200x ./internal/ledger/
 	$(BENCH) -bench 'PostgresFigures' -benchtime 1x ./internal/ledger/
+	# Sealing a block for a counter ledger (target: at most 10 s on 2
+	# cores), beside generating the same block in memory, in the same run.
+	$(BENCH) -bench 'SealBlock' -benchtime 3x ./internal/ledger/
 	GO=$(GO) ./internal/ledger/testdata/bench.sh
 
 # Each fuzz target for a minute (the seed corpora also run in make test).
@@ -84,6 +87,9 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzLookup$$' ./internal/ledger/
 	$(FUZZ) -fuzz '^FuzzCheck$$' ./internal/ledger/
+	# Ledger files of a few dozen kilobytes: minimizing each new input for
+	# the default minute would leave no time to fuzz.
+	$(FUZZ) -fuzz '^FuzzOpen$$' -fuzzminimizetime 20x ./internal/ledger/
 
 clean:
 	rm -rf bin

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/signing"
 )
 
 func (c *cli) generate(args []string) error {
@@ -169,6 +171,9 @@ func (c *cli) export(args []string) error {
 		return err
 	}
 	defer l.Close()
+	if l.Kind() == "back-office" {
+		fmt.Fprintln(c.stderr, "vegas-desk: export: WARNING: the output gives every ticket's full serial and prize; whoever reads it can claim every unpaid winner: keep it like cash, and never on a counter")
+	}
 	return l.Export(c.ctx, *code, *block, c.stdout, nil)
 }
 
@@ -176,6 +181,8 @@ func (c *cli) verify(args []string) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	code, block := blockFlags(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
+	head := fs.String("head", "", "a journal head kept outside the ledger (a receipt, a checkpoint): the chain must still hold it unchanged")
+	keyHex := fs.String("key", "", "a counter ledger: the back office's public key, which must have signed its seal")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
@@ -192,25 +199,60 @@ func (c *cli) verify(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *keyHex != "" {
+		key, err := signing.ParsePublicKey(*keyHex)
+		if err != nil {
+			return badInput("verify: --key: %v", err)
+		}
+		if l.Kind() != "counter" {
+			return badInput("verify: --key checks a counter ledger's seal; this is the back office's ledger")
+		}
+		if r.Key != key.String() {
+			r.Problems = append(r.Problems, ledger.Problem{Where: "seal", What: fmt.Sprintf("signed by key %s, not by %s", r.Key, key)})
+		}
+	}
+	var anchor *ledger.Anchor
+	if *head != "" {
+		a, err := l.CheckHead(c.ctx, *head)
+		switch {
+		case errors.Is(err, ledger.ErrNotAnchored):
+			r.Problems = append(r.Problems, ledger.Problem{Where: "journal head " + *head, What: err.Error()})
+		case err != nil:
+			return badInput("verify: --head: %v", err)
+		default:
+			anchor = &a
+		}
+	}
 	if *asJSON {
 		probs := []any{}
 		for _, p := range r.Problems {
 			probs = append(probs, map[string]any{"where": p.Where, "what": p.What})
 		}
-		if err := c.json(map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}); err != nil {
+		out := map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}
+		if r.Key != "" {
+			out["sealed_by"] = r.Key
+		}
+		if err := c.json(out); err != nil {
 			return err
 		}
 	} else {
 		for _, p := range r.Problems {
-			fmt.Fprintln(c.stdout, p)
+			fmt.Fprintln(c.stdout, terminal(p.String()))
 		}
 		status := "OK"
 		if !r.OK() {
 			status = fmt.Sprintf("%d PROBLEM(S)", len(r.Problems))
 		}
 		fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
+		if r.Key != "" {
+			fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", terminal(l.CounterDesk()), r.Key)
+		}
+		if anchor != nil {
+			fmt.Fprintf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, anchor.Kind,
+				anchor.At.Local().Format("2006-01-02 15:04:05"))
+		}
 		if r.Head != "" {
-			fmt.Fprintf(c.stdout, "journal head %s (keep it outside the file: the next verify must show it or a later entry)\n", r.Head)
+			fmt.Fprintf(c.stdout, "journal head %s (keep it outside the file: verify --head %s must pass later)\n", r.Head, r.Head)
 		}
 	}
 	if !r.OK() {

@@ -69,11 +69,12 @@ func (c *cli) claims(args []string) error {
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
 	withIdentity := fs.Bool("with-identity", false, "add the winners' identities (personal data) to --csv or --json")
+	asJSONL := fs.Bool("jsonl", false, "a counter ledger's journal with its hashes, for import-claims at the back office")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
-	if *asCSV && *asJSON {
-		return badInput("claims: choose --csv or --json")
+	if *asCSV && *asJSON || *asJSONL && (*asCSV || *asJSON) {
+		return badInput("claims: choose one of --csv, --json and --jsonl")
 	}
 	if *withIdentity && !*asCSV && !*asJSON {
 		return badInput("claims: --with-identity goes with --csv or --json")
@@ -87,6 +88,12 @@ func (c *cli) claims(args []string) error {
 		return err
 	}
 	defer l.Close()
+	if *asJSONL {
+		if f != (ledger.ClaimFilter{}) {
+			return badInput("claims --jsonl: the export is the whole journal; drop --block, --since, --until and --desk")
+		}
+		return l.ExportJournal(c.ctx, c.stdout)
+	}
 	cs, err := l.Claims(c.ctx, f)
 	if err != nil {
 		return err
@@ -112,7 +119,7 @@ func (c *cli) claims(args []string) error {
 	for _, cl := range cs {
 		line := describeClaim(&cl) + "  " + cl.Serial
 		if cl.Voided {
-			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, cl.VoidReason)
+			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
 		}
 		fmt.Fprintln(c.stdout, line)
 	}
@@ -157,7 +164,7 @@ func (c *cli) daily(args []string) error {
 	}
 	// Every day and desk, then the total, also when no claim stands.
 	line := func(day, desk string, n, sum int) {
-		fmt.Fprintf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, desk, n, plural(n, "claim", "claims"), game.GroupDigits(sum))
+		fmt.Fprintf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, terminal(desk), n, plural(n, "claim", "claims"), game.GroupDigits(sum))
 	}
 	n, sum := 0, 0
 	for _, d := range ds {

@@ -9,10 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -30,7 +28,7 @@ else the one last chosen in the app's settings).
   claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
         [--winner-name NAME --winner-doc TYPE --winner-doc-number N] [--json]
   void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
-  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json] [--with-identity]
+  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl] [--with-identity]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
   daily --desk ID --day DATE [-o FILE.pdf|--csv|--json]      a counter's day report
   emission [--game CODE] [--on-sale DAY] [--end-of-sale DAY] [--deadline DAY] [--json]
@@ -48,12 +46,21 @@ else the one last chosen in the app's settings).
   print --block N --packs A-B -o FILE.pdf        demonstration sheets: the packs' tickets, 4 an A4 page
   report --block N [--json]                      a block's prizes, claims and liability
   export --block N                               a block as JSON Lines on stdout
-  verify [--block N] [--json]                    check every ticket, digest and the journal
+  verify [--block N] [--head HEX] [--key PUBKEY] [--json]   check every ticket, digest and the journal
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
   desks add ID [--password-file FILE] [--limit EUROS] [--json]   add a counter (a login on a shared ledger)
   desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
+
+  keygen -o FILE                                 make the back office's signing key (asks a passphrase)
+  counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
+                                                 seal blocks into a ledger for one offline counter
+  claims --jsonl                                 (on a counter ledger) its journal, for import-claims
+  import-claims FILE [--json]                    record a counter's payments at the back office
+  certificate --block N --key-file F [-o FILE.pdf] [--json]   sign a block's certificate
+  verify-certificate FILE --key PUBKEY           check a certificate, checkpoint or counter ledger
+  checkpoint --key-file F [-o FILE]              sign the journal head, to keep outside the ledger
 
 --game CODE (default 531) picks the game where a block is named.
 --db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
@@ -122,6 +129,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"desks": c.desks, "copy": c.copyLedger,
 		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals,
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
+		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
+		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)
@@ -148,7 +157,7 @@ func (c *cli) fail(err error) int {
 	if errors.Is(err, errRefused) {
 		return exitRefused
 	}
-	fmt.Fprintln(c.stderr, "vegas-desk:", err)
+	fmt.Fprintln(c.stderr, "vegas-desk:", termLines(err.Error()))
 	var ue usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),
@@ -268,22 +277,6 @@ func (c *cli) who(l *ledger.Ledger, desk, operator string) ledger.Identity {
 		desk = l.CounterDesk()
 	}
 	return ledger.DefaultIdentity(desk, operator)
-}
-
-// terminal makes operator-typed text safe to print on a terminal: control
-// characters (an escape sequence could rewrite what the screen shows) are
-// written as Go escapes.
-func terminal(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) || r == '\u202e' || r == '\u202d' || r == '\u2066' || r == '\u2067' || r == '\u2068' || r == '\u2069' {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // timeLayout prints a time of the ledger, in local time.

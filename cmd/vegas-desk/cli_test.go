@@ -98,7 +98,7 @@ func TestCLI(t *testing.T) {
 			"vegas-desk: serial \"" + string(bad) + "\": check digit does not match: a digit was mistyped; type the serial again\n"},
 		{"lookup unknown block", []string{"lookup", game.Serial{Game: 531, Block: 9, Position: 1}.String()}, "", 1, "", "unknown serial"},
 		{"claim", []string{"claim", winner, "--desk", "D1", "--operator", "ann"}, "", 0, "PAY", ""},
-		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `at desk D1 by ann`},
+		{"claim again", []string{"claim", winner, "--desk", "D2", "--operator", "bob"}, "", 1, "", `at desk "D1" by "ann"`},
 		{"claim loser", []string{"claim", loser}, "", 1, "", "this ticket loses"},
 		{"claims csv", []string{"claims", "--block", "1", "--csv"}, "", 0, "number,at,serial,game", ""},
 		{"claims json", []string{"claims", "--json"}, "", 0, `"operator": "ann"`, ""},

@@ -139,7 +139,7 @@ func (c *cli) check(args []string) error {
 		fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
 	}
 	for _, r := range out["reasons"].([]string) {
-		fmt.Fprintf(c.stdout, "reason   %s\n", r)
+		fmt.Fprintf(c.stdout, "reason   %s\n", terminal(r))
 	}
 	return nil
 }
@@ -187,7 +187,7 @@ func (c *cli) claim(args []string) error {
 	if *asJSON {
 		return c.json(claimJSON(&cl))
 	}
-	fmt.Fprintf(c.stdout, "PAY %s\n%s\n", game.FormatAmount(cl.Amount), describeClaim(&cl))
+	fmt.Fprintf(c.stdout, "PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), describeClaim(&cl), cl.Hash)
 	return nil
 }
 
@@ -226,6 +226,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	err = write(f)
+	if err == nil {
+		err = f.Sync() // on disk before it takes the name
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -129,7 +129,7 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("serial %s: this ticket loses, there is nothing to pay", s)
 	case AlreadyClaimed:
 		if c := r.First; c != nil {
-			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %s by %s; do not pay again", s, c.Number,
+			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %q by %q; do not pay again", s, c.Number,
 				game.FormatAmount(c.Amount), c.At.Local().Format("2006-01-02 15:04:05"), c.Desk, c.Operator)
 		}
 		return fmt.Sprintf("serial %s: already claimed", s)
@@ -323,6 +323,10 @@ type VerifyReport struct {
 	// the chain must still hold that entry unchanged.
 	Head     string
 	Problems []Problem
+	// Key is, for a sealed counter ledger, the public key (hex) that signed
+	// its seal: the back office's, which the caller compares with the one
+	// it trusts.
+	Key string
 }
 
 // OK reports whether everything matched.

@@ -62,6 +62,10 @@ func (l *Ledger) Blocks(ctx context.Context) ([]Block, error) {
 		}
 		return out, nil
 	}
+	if l.counter != nil {
+		bs, err := counterBlocks(ctx, l.r)
+		return bs, l.classify(err)
+	}
 	bs, err := listBlocks(ctx, l.r)
 	return bs, l.classify(err)
 }
@@ -81,7 +85,7 @@ func listBlocks(ctx context.Context, q querier) ([]Block, error) {
 
 // Block returns block number of game gameCode, or ErrNotFound.
 func (l *Ledger) Block(ctx context.Context, gameCode, number int) (Block, error) {
-	if l.desk != "" {
+	if l.desk != "" || l.counter != nil {
 		bs, err := l.Blocks(ctx)
 		if err != nil {
 			return Block{}, err

@@ -81,14 +81,15 @@ func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
 		return Claim{}, fmt.Errorf("claim: method %q: want %q or %q", req.Method, MethodSerial, MethodContents)
 	}
 	req.Who.Desk, req.Who.Operator = strings.TrimSpace(req.Who.Desk), strings.TrimSpace(req.Who.Operator)
-	if l.desk != "" && req.Who.Desk == "" {
-		req.Who.Desk = l.desk
+	own := l.CounterDesk() // a counter's login or sealed ledger pays as its desk only
+	if own != "" && req.Who.Desk == "" {
+		req.Who.Desk = own
 	}
 	if req.Who.Desk == "" || req.Who.Operator == "" {
 		return Claim{}, fmt.Errorf("claim: desk %q, operator %q: a payment records both; name the desk and the operator", req.Who.Desk, req.Who.Operator)
 	}
-	if l.desk != "" && req.Who.Desk != l.desk {
-		return Claim{}, fmt.Errorf("claim: %w: this login is desk %s's, not %s's", ErrDeskMismatch, l.desk, req.Who.Desk)
+	if own != "" && req.Who.Desk != own {
+		return Claim{}, fmt.Errorf("claim: %w: this ledger or login is desk %s's, not %s's", ErrDeskMismatch, own, req.Who.Desk)
 	}
 	for _, f := range [][2]string{{"desk", req.Who.Desk}, {"operator", req.Who.Operator}, {"request id", req.Request}} {
 		if err := checkText(f[0], f[1]); err != nil {
@@ -156,7 +157,7 @@ func (l *Ledger) claimSQLite(ctx context.Context, s game.Serial, req ClaimReques
 	}
 	at := l.now()
 	refuse := func(e entry, refusal error) (Claim, error) {
-		e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
+		e.At, e.Serial, e.Game, e.Block, e.Position = at, l.refusedSerial(s), s.Game, s.Block, s.Position
 		e.Desk, e.Operator, e.Request = req.Who.Desk, req.Who.Operator, req.Request
 		if err := l.appendJournal(ctx, tx, &e); err != nil {
 			return Claim{}, errors.Join(refusal, err)
@@ -170,7 +171,7 @@ func (l *Ledger) claimSQLite(ctx context.Context, s game.Serial, req ClaimReques
 		}
 		return Claim{}, refusal
 	}
-	f, err := factsBySerial(ctx, tx, s)
+	f, err := l.serialFacts(ctx, tx, s)
 	var r *Refusal
 	if errors.As(err, &r) {
 		return refuse(entry{Kind: "refusal", Method: "claim", Reason: string(r.Verdict)}, r)
@@ -186,7 +187,7 @@ func (l *Ledger) claimSQLite(ctx context.Context, s game.Serial, req ClaimReques
 	if err != nil {
 		return Claim{}, fmt.Errorf("claim: %w", err)
 	}
-	v := decide(f, em, formatTime(at), req.Limit, threshold, req.Winner.given())
+	v := decide(f, em, formatTime(at), l.limitFor(req.Limit), threshold, req.Winner.given())
 	t, err := ticketOf(f, v, em)
 	if err != nil {
 		return Claim{}, err
@@ -309,7 +310,7 @@ func (l *Ledger) Void(ctx context.Context, number int64, reason string, who Iden
 		return Claim{}, fmt.Errorf("void payment %d: %w", number, l.classify(err))
 	}
 	if r.Voided {
-		return Claim{}, fmt.Errorf("void payment %d: already voided on %s by %s: %s", number,
+		return Claim{}, fmt.Errorf("void payment %d: already voided on %s by %q: %q", number,
 			parseTime(r.VoidedAt).Local().Format("2006-01-02 15:04:05"), r.VoidedBy, r.Reason)
 	}
 	var ticket sql.NullInt64

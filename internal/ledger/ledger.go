@@ -60,6 +60,9 @@ type Ledger struct {
 	limit int // the payout limit of the counter's login, in euros
 	id    string
 	demo  bool
+	// counter is what a sealed counter ledger is (counter.go); nil for the
+	// back office's ledger.
+	counter *counterInfo
 }
 
 // querier is what the helpers read and write through: a database or a
@@ -195,7 +198,9 @@ func (l *Ledger) readMeta(ctx context.Context) error {
 	if err := sel(ctx, l.r, &rows, "SELECT key, value FROM meta"); err != nil {
 		return err
 	}
+	meta := map[string]string{}
 	for _, r := range rows {
+		meta[r.Key] = r.Value
 		switch r.Key {
 		case "id":
 			l.id = r.Value
@@ -206,7 +211,7 @@ func (l *Ledger) readMeta(ctx context.Context) error {
 	if l.id == "" {
 		return fmt.Errorf("%w: %s has no ledger id", ErrNotLedger, l.location)
 	}
-	return nil
+	return l.readCounterMeta(meta)
 }
 
 // Close closes the ledger.
@@ -239,13 +244,23 @@ func (l *Ledger) ID() string { return l.id }
 // first run or generate --demo), whose unpaid winners may be listed.
 func (l *Ledger) Demo() bool { return l.demo }
 
-// CounterDesk returns the desk of a counter's login on a shared ledger, and
-// "" for the back office.
-func (l *Ledger) CounterDesk() string { return l.desk }
+// CounterDesk returns the desk of a counter's login on a shared ledger or
+// of a sealed counter ledger, and "" for the back office.
+func (l *Ledger) CounterDesk() string {
+	if l.counter != nil {
+		return l.counter.desk
+	}
+	return l.desk
+}
 
 // CounterLimit returns the payout limit of a counter's login on a shared
 // ledger, which the database enforces, in euros (0 for the back office).
-func (l *Ledger) CounterLimit() int { return l.limit }
+func (l *Ledger) CounterLimit() int {
+	if l.counter != nil {
+		return l.counter.limit
+	}
+	return l.limit
+}
 
 // Ping says whether the ledger answers: on a shared ledger, whether its
 // server can be reached (ErrUnreachable otherwise).
@@ -266,6 +281,9 @@ func (l *Ledger) now() time.Time {
 func (l *Ledger) backOffice(what string) error {
 	if l.desk != "" {
 		return fmt.Errorf("%s: %w: this login is counter %s's; the back office's login does this", what, ErrCounterOnly, l.desk)
+	}
+	if l.counter != nil {
+		return fmt.Errorf("%s: %w: %s is the sealed ledger of counter %s, which holds no prize in clear; do it on the back office's ledger", what, ErrCounterOnly, l.location, l.counter.desk)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,6 +47,9 @@ func setup(m *testing.M) (int, error) {
 	if err := makeFixture(fixture); err != nil {
 		return 0, fmt.Errorf("SQLite fixture: %w", err)
 	}
+	if fuzzing() {
+		return m.Run(), nil // the fuzz targets need no PostgreSQL
+	}
 	pg, err = pgtest.Start()
 	if err != nil {
 		return 0, err
@@ -58,6 +62,18 @@ func setup(m *testing.M) (int, error) {
 		return 0, fmt.Errorf("PostgreSQL fixture: %w", err)
 	}
 	return m.Run(), nil
+}
+
+// fuzzing reports whether this process fuzzes (go test -fuzz, or one of
+// its workers): each worker runs TestMain again, so it starts no server.
+func fuzzing() bool {
+	flag.Parse()
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
 
 func makeFixture(location string) error {

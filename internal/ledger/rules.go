@@ -20,6 +20,7 @@ type facts struct {
 	block     Block
 	position  int
 	ticket    int64 // global number
+	secret    int64 // the serial's secret part
 	prize     int
 	code      []byte
 	packState string // "" when the pack is in stock
@@ -73,7 +74,7 @@ func factsOf(ctx context.Context, q querier, b Block, pos int) (*facts, error) {
 	if !ok {
 		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, pb)
 	}
-	f := &facts{block: b, position: pos, ticket: b.first + int64(pos), prize: prize, code: code}
+	f := &facts{block: b, position: pos, ticket: b.first + int64(pos), secret: b.key.Secret(pos), prize: prize, code: code}
 	err = get(ctx, q, &f.packState, "SELECT state FROM pack_states WHERE block = ? AND pack = ?", b.ID, pos/game.PackSize)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
@@ -114,7 +115,7 @@ func ticketOf(f *facts, v Verdict, em emission) (Ticket, error) {
 		return Ticket{}, fmt.Errorf("block %s ticket %d: %w (run verify)", f.block.Name(), f.position, err)
 	}
 	t := Ticket{
-		Serial:    game.Serial{Game: f.block.Game, Block: f.block.Number, Position: f.position, Secret: f.block.key.Secret(f.position)},
+		Serial:    game.Serial{Game: f.block.Game, Block: f.block.Number, Position: f.position, Secret: f.secret},
 		Block:     f.block,
 		Pack:      f.position / game.PackSize,
 		Position:  f.position,

@@ -23,8 +23,15 @@ import (
 
 // The SQLite engine: one file, schema.sql.
 
-// ApplicationID marks a SQLite file as a vegas-desk ledger ("VGDS").
-const ApplicationID = 0x56474453
+// ApplicationID marks a SQLite file as a vegas-desk ledger ("VGDS"), and
+// CounterApplicationID as a sealed counter ledger ("VGDC", counter.sql).
+const (
+	ApplicationID        = 0x56474453
+	CounterApplicationID = 0x56474443
+)
+
+// ours reports whether a SQLite application id is one of vegas-desk's.
+func ours(app uint32) bool { return app == ApplicationID || app == CounterApplicationID }
 
 // dsn builds a modernc.org/sqlite DSN: a file: URI whose pragmas every
 // pooled connection runs when it opens.
@@ -192,7 +199,7 @@ func precheck(path string) error {
 	}
 	version := int(binary.BigEndian.Uint32(hdr[60:]))
 	app := binary.BigEndian.Uint32(hdr[68:])
-	if app == ApplicationID {
+	if ours(app) {
 		if err := versionCheck(path, version); err != nil || version == SchemaVersion {
 			return err
 		}
@@ -217,7 +224,7 @@ func precheck(path string) error {
 		return fmt.Errorf("open ledger %s: %w", path, err)
 	}
 	switch {
-	case app == ApplicationID:
+	case ours(app):
 		return versionCheck(path, version)
 	case app == 0 && version == 0 && tables == 0:
 		return nil // an empty database becomes a new ledger
@@ -305,28 +312,40 @@ func (r masterRow) String() string {
 
 const masterQuery = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
 
+// expectedSchema is sqlite_master as a schema makes it, computed once.
+type expectedSchema struct {
+	sql    string
+	once   sync.Once
+	master []masterRow
+	err    error
+}
+
 var (
-	expectedOnce   sync.Once
-	expectedMaster []masterRow
-	expectedErr    error
+	backOfficeSchema = &expectedSchema{sql: vegasdesk.Schema}
+	counterSchema    = &expectedSchema{sql: vegasdesk.CounterSchema}
 )
 
-// expected is sqlite_master as schema.sql makes it, in a database in memory.
-func expected() ([]masterRow, error) {
-	expectedOnce.Do(func() {
+// expected is sqlite_master as the schema of a file whose application id
+// is app makes it (schema.sql, or counter.sql), in a database in memory.
+func expected(app uint32) ([]masterRow, error) {
+	s := backOfficeSchema
+	if app == CounterApplicationID {
+		s = counterSchema
+	}
+	s.once.Do(func() {
 		db, err := sqlx.Open("sqlite", "file:expected?mode=memory")
 		if err != nil {
-			expectedErr = err
+			s.err = err
 			return
 		}
 		defer db.Close()
-		if _, err := db.Exec(vegasdesk.Schema); err != nil {
-			expectedErr = err
+		if _, err := db.Exec(s.sql); err != nil {
+			s.err = err
 			return
 		}
-		expectedErr = db.Select(&expectedMaster, masterQuery)
+		s.err = db.Select(&s.master, masterQuery)
 	})
-	return expectedMaster, expectedErr
+	return s.master, s.err
 }
 
 // checkSchemaFile checks the schema of the file at path through a
@@ -355,10 +374,15 @@ func checkSchemaFile(path string) error {
 }
 
 // checkSchema refuses a ledger whose schema is not exactly what schema.sql
-// makes: an extra trigger (which could rewrite a payment as it is written),
-// view, table or index, or a changed definition.
+// (or counter.sql, for a sealed counter ledger) makes: an extra trigger
+// (which could rewrite a payment as it is written), view, table or index,
+// or a changed definition.
 func checkSchema(ctx context.Context, q querier, path string) error {
-	want, err := expected()
+	var app uint32
+	if err := get(ctx, q, &app, "PRAGMA application_id"); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, classifySQLite(err))
+	}
+	want, err := expected(app)
 	if err != nil {
 		return fmt.Errorf("open ledger: the expected schema: %w", err)
 	}

@@ -31,13 +31,16 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit 
 	if l.eng == postgresEngine {
 		return l.lookupPostgres(ctx, s, who)
 	}
-	t, err := l.ticketBySerial(ctx, s, limit)
+	if l.counter != nil {
+		who.Desk = l.counter.desk
+	}
+	t, err := l.ticketBySerial(ctx, s, l.limitFor(limit))
 	var r *Refusal
 	if l.readOnly || !(errors.As(err, &r) || err == nil && t.Verdict == Stolen) {
 		return t, err
 	}
 	// Record the unknown serial, or the stolen pack's ticket.
-	e := entry{Kind: "refusal", Serial: s.String(), Game: s.Game, Block: s.Block, Position: s.Position,
+	e := entry{Kind: "refusal", Serial: l.refusedSerial(s), Game: s.Game, Block: s.Block, Position: s.Position,
 		Desk: who.Desk, Operator: who.Operator, Method: "lookup", Reason: string(UnknownSerial)}
 	if err == nil {
 		e.Reason = string(Stolen)
@@ -73,7 +76,7 @@ func (l *Ledger) ticketBySerial(ctx context.Context, s game.Serial, limit int) (
 		return Ticket{}, err
 	}
 	defer tx.Rollback()
-	f, err := factsBySerial(ctx, tx, s)
+	f, err := l.serialFacts(ctx, tx, s)
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -223,9 +226,13 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket, who Identit
 	who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
 	var found []Ticket
 	var err error
-	if l.eng == postgresEngine {
+	switch {
+	case l.eng == postgresEngine:
 		found, err = l.findPostgres(ctx, code[:], who)
-	} else {
+	case l.counter != nil:
+		who.Desk = l.counter.desk
+		found, err = l.findCounter(ctx, code[:])
+	default:
 		found, err = l.findSQLite(ctx, code[:], limit)
 	}
 	if err != nil {

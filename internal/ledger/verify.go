@@ -36,6 +36,9 @@ func (r *VerifyReport) add(where, format string, args ...any) {
 // its row. progress may be nil.
 func (l *Ledger) Verify(ctx context.Context, gameCode, number int, progress func(done, total int)) (VerifyReport, error) {
 	var rep VerifyReport
+	if l.counter != nil {
+		return l.verifyCounter(ctx, progress)
+	}
 	if err := l.backOffice("verify"); err != nil {
 		return rep, err
 	}

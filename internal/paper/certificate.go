@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/go-pdf/fpdf"
 )
 
 // Certificate is what a block certificate shows: the block, its digest,
@@ -22,7 +24,13 @@ type Certificate struct {
 	// PrintedAt is when the certificate is printed; it is the PDF's date
 	// too (GeneratedAt when zero).
 	PrintedAt time.Time
+	// Document, when given, is the signed text of the certificate, attached
+	// to the PDF as a file (AttachmentName), which verify-certificate reads.
+	Document string
 }
+
+// AttachmentName is the name of the signed text attached to a certificate.
+const AttachmentName = "certificat.txt"
 
 // Prize is a line of a prize table: so many tickets win so much.
 type Prize struct {
@@ -38,6 +46,10 @@ func WriteCertificate(w io.Writer, c Certificate) error {
 		date:  docDate(c.PrintedAt, c.GeneratedAt),
 	}
 	return writeA4(w, m, func(d *doc) {
+		if c.Document != "" {
+			d.pdf.SetAttachments([]fpdf.Attachment{{Content: []byte(c.Document), Filename: AttachmentName,
+				Description: "Texte signé du certificat"}})
+		}
 		d.title("Certificat de bloc", block)
 
 		d.heading("Le bloc", 30)

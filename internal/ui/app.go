@@ -204,7 +204,10 @@ func (d *desk) updateStatus() {
 	desk := lang.L("Desk") + " " + who.Desk
 	if d.ledger != nil {
 		path = d.ledger.Path()
-		if d.ledger.CounterDesk() != "" {
+		switch {
+		case d.ledger.Kind() == "counter":
+			desk = lang.L("Counter {{.Desk}}'s sealed ledger (offline)", map[string]any{"Desk": who.Desk})
+		case d.ledger.CounterDesk() != "":
 			desk = lang.L("Counter {{.Desk}}'s login", map[string]any{"Desk": who.Desk})
 		}
 		if d.ledger.Shared() {
@@ -270,7 +273,8 @@ func (d *desk) identity() ledger.Identity {
 }
 
 // payoutLimit is the largest prize this desk pays, in euros: the settings',
-// or on a shared ledger the one the database holds for the counter's login.
+// or on a shared ledger the one the database holds for the counter's login,
+// or on a sealed counter ledger the one the back office sealed in it.
 func (d *desk) payoutLimit() int {
 	if d.ledger != nil && d.ledger.CounterDesk() != "" {
 		return d.ledger.CounterLimit()

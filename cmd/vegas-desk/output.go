@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// terminal makes text typed by an operator (or read from a file) safe to
+// print on a terminal: control characters (escape sequences could rewrite the
+// screen, a carriage return hide what came before), bidirectional
+// overrides and invalid UTF-8 are written as Go escapes (\x1b, \u202e).
+func terminal(s string) string {
+	clean := true
+	for _, r := range s {
+		if !printable(r) {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case printable(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// termLines is terminal for a message of several lines of our own: each line
+// is made safe, the line breaks kept.
+func termLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = terminal(lines[i])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func printable(r rune) bool {
+	switch {
+	case r == '\t':
+		return true
+	case unicode.IsControl(r):
+		return false
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f', r == '\u061c':
+		return false // bidirectional controls
+	}
+	return true
+}
+
+// passphrase returns the passphrase of a key file: the first line of
+// --passphrase-file, else $VEGAS_DESK_PASSPHRASE, else typed at the
+// terminal without echo (twice when confirm, for a new key file).
+func (c *cli) passphrase(file string, confirm bool) ([]byte, error) {
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, badInput("--passphrase-file: %v", err)
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		return []byte(strings.TrimSuffix(line, "\r")), nil
+	}
+	if p := os.Getenv("VEGAS_DESK_PASSPHRASE"); p != "" {
+		return []byte(p), nil
+	}
+	in, ok := c.stdin.(*os.File)
+	if !ok || !isTerminal(in) {
+		return nil, badInput("no passphrase: type it at a terminal, or give --passphrase-file FILE or VEGAS_DESK_PASSPHRASE")
+	}
+	fmt.Fprint(c.stderr, "passphrase: ")
+	p, err := readHidden(in)
+	fmt.Fprintln(c.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if confirm {
+		fmt.Fprint(c.stderr, "passphrase again: ")
+		again, err := readHidden(in)
+		fmt.Fprintln(c.stderr)
+		if err != nil {
+			return nil, err
+		}
+		if string(again) != string(p) {
+			return nil, badInput("the two passphrases differ; run keygen again")
+		}
+	}
+	return p, nil
+}
+
+// readLine reads one line from f, one byte at a time (nothing is read
+// past it).
+func readLine(f *os.File) ([]byte, error) {
+	var line []byte
+	var b [1]byte
+	for {
+		n, err := f.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				return []byte(strings.TrimSuffix(string(line), "\r")), nil
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(line) > 0 {
+				return line, nil
+			}
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// run1 runs one command line without --db.
+func run1(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// The commands of issue 9 end to end: a key, two sealed counter ledgers
+// paying one ticket, their payments brought home, a certificate and a
+// checkpoint checked, a kept head.
+func TestSealCLI(t *testing.T) {
+	dir := t.TempDir()
+	bo := filepath.Join(dir, "bo.db")
+	key := filepath.Join(dir, "keys", "bo.key")
+	pass := filepath.Join(dir, "pass")
+	os.WriteFile(pass, []byte("correct horse battery staple\n"), 0o600)
+	wrong := filepath.Join(dir, "wrong")
+	os.WriteFile(wrong, []byte("incorrect horse battery\n"), 0o600)
+	t.Setenv("VEGAS_DESK_PASSPHRASE", "")
+	t.Setenv("VEGAS_DESK_KEY_FILE", "")
+
+	if _, errs, code := vd(t, bo, "", "generate", "--seed", strings.Repeat("cd", 32), "--activate"); code != 0 {
+		t.Fatalf("generate: %s", errs)
+	}
+	exp, errs, code := vd(t, bo, "", "export", "--block", "1")
+	if code != 0 || !strings.Contains(errs, "WARNING") || !strings.Contains(errs, "claim every unpaid winner") {
+		t.Fatalf("export on the back office warns: exit %d, %q", code, errs)
+	}
+	var fifty, thousand, loser string
+	for _, ln := range strings.Split(exp, "\n") {
+		var d struct {
+			Serial string
+			Prize  int
+		}
+		if json.Unmarshal([]byte(ln), &d) != nil {
+			continue
+		}
+		switch {
+		case d.Prize == 50 && fifty == "":
+			fifty = d.Serial
+		case d.Prize == 1000 && thousand == "":
+			thousand = d.Serial
+		case d.Prize == 0 && loser == "":
+			loser = d.Serial
+		}
+	}
+
+	out, errs, code := run1(t, "", "keygen", "-o", key, "--passphrase-file", pass)
+	pub := regexp.MustCompile(`public key  ([0-9a-f]{64})`).FindStringSubmatch(out)
+	if code != 0 || pub == nil {
+		t.Fatalf("keygen: exit %d\n%s%s", code, out, errs)
+	}
+	if st, err := os.Stat(key); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("key file: %v %v", st.Mode(), err)
+	}
+	if _, errs, code := run1(t, "", "keygen", "-o", key, "--passphrase-file", pass); code != 2 || !strings.Contains(errs, "never replaced") {
+		t.Errorf("keygen over a key file: exit %d %s", code, errs)
+	}
+	signFlags := []string{"--key-file", key, "--passphrase-file", pass}
+
+	c1, c2 := filepath.Join(dir, "c1.db"), filepath.Join(dir, "c2.db")
+	if _, errs, code := vd(t, bo, "", "counter-ledger", "--desk", "C1", "--limit", "100", "--key-file", key, "--passphrase-file", wrong, "-o", c1); code != 2 || !strings.Contains(errs, "wrong passphrase") {
+		t.Fatalf("a wrong passphrase: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(c1); err == nil {
+		t.Fatal("a counter ledger was written with a wrong passphrase")
+	}
+	for _, c := range []struct{ desk, file string }{{"C1", c1}, {"C2", c2}} {
+		out, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", c.desk, "--limit", "100", "--block", "1", "-o", c.file}, signFlags...)...)
+		if code != 0 || !strings.Contains(out, "counter ledger "+c.file) {
+			t.Fatalf("counter-ledger %s: exit %d\n%s%s", c.desk, code, out, errs)
+		}
+	}
+	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C1", "--limit", "100", "-o", c1}, signFlags...)...); code != 2 || !strings.Contains(errs, "exists") {
+		t.Errorf("counter-ledger over a counter ledger: exit %d %s", code, errs)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		db     string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"lookup at a counter", c1, []string{"lookup", fifty}, 0, "verdict  payable", ""},
+		{"a loser at a counter", c1, []string{"lookup", loser}, 0, "verdict  not-winner", ""},
+		{"pay at counter 1", c1, []string{"claim", fifty, "--operator", "ann"}, 0, "PAY 50 €", ""},
+		{"pay again at counter 1", c1, []string{"claim", fifty, "--operator", "ann"}, 1, "", "already claimed"},
+		{"above the counter's limit", c1, []string{"claim", thousand, "--operator", "ann"}, 1, "", "above this desk's payout limit"},
+		{"pay at counter 2", c2, []string{"claim", fifty, "--operator", "bob"}, 0, "PAY 50 €", ""},
+		{"generate at a counter", c1, []string{"generate"}, 1, "", "sealed ledger of counter C1"},
+		{"export at a counter", c1, []string{"export", "--block", "1"}, 1, "", "sealed ledger of counter C1"},
+		{"report at a counter", c1, []string{"report", "--block", "1"}, 1, "", "sealed ledger of counter C1"},
+		{"verify a counter", c1, []string{"verify", "--key", pub[1]}, 0, "OK", ""},
+		{"verify a counter with another key", c1, []string{"verify", "--key", strings.Repeat("0", 64)}, 1, "signed by key", ""},
+		{"jsonl on the back office", bo, []string{"claims", "--jsonl"}, 1, "", "a counter ledger exports"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := vd(t, tc.db, "", tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
+				t.Errorf("exit %d (want %d)\nstdout %s\nstderr %s\nwant %q / %q", code, tc.code, out, errs, tc.stdout, tc.stderr)
+			}
+		})
+	}
+
+	// The payments come home.
+	for i, c := range []string{c1, c2} {
+		jsonl, errs, code := vd(t, c, "", "claims", "--jsonl")
+		if code != 0 {
+			t.Fatalf("claims --jsonl: %s", errs)
+		}
+		f := filepath.Join(dir, "c.jsonl")
+		os.WriteFile(f, []byte(jsonl), 0o600)
+		out, errs, code := vd(t, bo, "", "import-claims", f, "--json")
+		var rep struct {
+			Recorded int
+			Flags    []struct{ Kind string }
+		}
+		json.Unmarshal([]byte(out), &rep)
+		switch i {
+		case 0:
+			if code != 0 || rep.Recorded != 1 || len(rep.Flags) != 0 {
+				t.Errorf("import of counter 1: exit %d\n%s%s", code, out, errs)
+			}
+		case 1:
+			if code != 1 || rep.Recorded != 0 || len(rep.Flags) != 1 || rep.Flags[0].Kind != "double-payment" {
+				t.Errorf("import of counter 2: exit %d\n%s%s", code, out, errs)
+			}
+		}
+		out, _, code = vd(t, bo, "", "import-claims", f)
+		if (i == 0 && code != 0) || !strings.Contains(out, "0 recorded now") {
+			t.Errorf("import again: exit %d\n%s", code, out)
+		}
+	}
+	if out, _, code := vd(t, bo, "", "claims", "--desk", "C1"); code != 0 || !strings.Contains(out, fifty) {
+		t.Errorf("the back office lists counter 1's payment: %s", out)
+	}
+
+	// A certificate in its three forms, checked; one byte changed, refused.
+	text, errs, code := vd(t, bo, "", append([]string{"certificate", "--block", "1"}, signFlags...)...)
+	if code != 0 || !strings.HasPrefix(text, "vegas-desk block certificate 1\n") {
+		t.Fatalf("certificate: exit %d %s", code, errs)
+	}
+	jsonCert, _, _ := vd(t, bo, "", append([]string{"certificate", "--block", "1", "--json"}, signFlags...)...)
+	pdf := filepath.Join(dir, "cert.pdf")
+	if _, errs, code := vd(t, bo, "", append([]string{"certificate", "--block", "1", "-o", pdf}, signFlags...)...); code != 0 {
+		t.Fatalf("certificate -o: %s", errs)
+	}
+	pdfData, _ := os.ReadFile(pdf)
+	forms := map[string][]byte{"cert.txt": []byte(text), "cert.json": []byte(jsonCert), "cert.pdf": pdfData}
+	for name, data := range forms {
+		f := filepath.Join(dir, "check-"+name)
+		os.WriteFile(f, data, 0o600)
+		if out, errs, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 0 || !strings.Contains(out, "OK: block certificate") {
+			t.Errorf("verify-certificate %s: exit %d\n%s%s", name, code, out, errs)
+		}
+		if _, errs, code := run1(t, "", "verify-certificate", f, "--key", strings.Repeat("ab", 32)); code != 1 || !strings.Contains(errs, "REFUSED") {
+			t.Errorf("verify-certificate %s with another key: exit %d %s", name, code, errs)
+		}
+	}
+	// Every byte of the text, changed in turn.
+	f := filepath.Join(dir, "changed.txt")
+	for i := range text {
+		changed := []byte(text)
+		changed[i] ^= 0x01
+		os.WriteFile(f, changed, 0o600)
+		if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 1 {
+			t.Fatalf("byte %d of the certificate changed (%q): exit %d", i, text[i], code)
+		}
+	}
+	// Bytes of the PDF, at places spread over it; and of the JSON's fields.
+	for i := 0; i < len(pdfData); i += len(pdfData)/97 + 1 {
+		changed := bytes.Clone(pdfData)
+		changed[i] ^= 0x01
+		os.WriteFile(f, changed, 0o600)
+		if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 1 {
+			t.Fatalf("byte %d of the PDF changed: exit %d", i, code)
+		}
+	}
+	changed := strings.Replace(jsonCert, `"winners": 524722`, `"winners": 524723`, 1)
+	os.WriteFile(f, []byte(changed), 0o600)
+	if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 1 || changed == jsonCert {
+		t.Errorf("a JSON field changed: exit %d", code)
+	}
+	if out, _, code := run1(t, "", "verify-certificate", c1, "--key", pub[1]); code != 0 || !strings.Contains(out, "OK: counter ledger of desk C1") {
+		t.Errorf("verify-certificate of a counter ledger: exit %d %s", code, out)
+	}
+
+	// A checkpoint, then a kept head.
+	cpFile := filepath.Join(dir, "checkpoint.txt")
+	if _, errs, code := vd(t, bo, "", append([]string{"checkpoint", "-o", cpFile}, signFlags...)...); code != 0 {
+		t.Fatalf("checkpoint: %s", errs)
+	}
+	out, errs, code = run1(t, "", "verify-certificate", cpFile, "--key", pub[1])
+	head := regexp.MustCompile(`head ([0-9a-f]{64})`).FindStringSubmatch(out)
+	if code != 0 || head == nil {
+		t.Fatalf("verify-certificate of a checkpoint: exit %d %s %s", code, out, errs)
+	}
+	if out, errs, code := vd(t, bo, "", "verify", "--head", head[1]); code != 0 || !strings.Contains(out, "unchanged in the chain") {
+		t.Errorf("verify --head of the checkpoint: exit %d\n%s%s", code, out, errs)
+	}
+	if out, _, code := vd(t, bo, "", "verify", "--head", strings.Repeat("5", 64)); code != 1 || !strings.Contains(out, "does not hold this head") {
+		t.Errorf("verify --head of another hash: exit %d\n%s", code, out)
+	}
+	if _, errs, code := vd(t, bo, "", "verify", "--head", "xyz"); code != 2 {
+		t.Errorf("verify --head of a malformed hash: exit %d %s", code, errs)
+	}
+}
+
+// Text an operator typed, printed back: control characters escaped.
+func TestTerminalEscapes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	if _, errs, code := vd(t, db, "", "generate", "--seed", strings.Repeat("ef", 32), "--activate"); code != 0 {
+		t.Fatal(errs)
+	}
+	exp, _, _ := vd(t, db, "", "export", "--block", "1")
+	var winners []string
+	for _, ln := range strings.Split(exp, "\n") {
+		var d struct {
+			Serial string
+			Prize  int
+		}
+		if json.Unmarshal([]byte(ln), &d) == nil && d.Prize > 0 && d.Prize <= 100 && len(winners) < 2 {
+			winners = append(winners, d.Serial)
+		}
+	}
+	evil := "ann\x1b[2J\r\u202eX"
+	if _, errs, code := vd(t, db, "", "claim", winners[0], "--desk", "D\x1b]0;pwned\x07", "--operator", evil); code != 0 {
+		t.Fatal(errs)
+	}
+	vd(t, db, "", "void", "1", "--reason", "oops\x1b[31m red\nfake line", "--operator", evil)
+	var all strings.Builder
+	if _, errs, code := vd(t, db, "", "claim", winners[1], "--desk", "D\x1b[1m", "--operator", evil); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, cmd := range [][]string{{"claims"}, {"daily"}, {"void", "1", "--reason", "again"}, {"lookup", winners[1]}} {
+		out, errs, _ := vd(t, db, "", cmd...)
+		all.WriteString(out + errs)
+	}
+	if _, errs, _ := vd(t, db, "", "claim", winners[1], "--desk", "D3", "--operator", "eve"); !strings.Contains(errs, `\x1b`) {
+		t.Errorf("the first payer's name is not shown escaped: %q", errs)
+	} else {
+		all.WriteString(errs)
+	}
+	for _, bad := range []string{"\x1b", "\r", "\u202e", "\x07"} {
+		if strings.Contains(all.String(), bad) {
+			t.Errorf("%q reached the terminal:\n%q", bad, all.String())
+		}
+	}
+	if !strings.Contains(all.String(), `\x1b[2J`) {
+		t.Errorf("the escape is not shown escaped:\n%s", all.String())
+	}
+}

@@ -1,0 +1,92 @@
+package game
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// The derived odds (odds.go) against the generator itself: for a few ways,
+// Build is sampled 300,000 times and the most frequent surface's share
+// is compared with the derived largest probability of that surface.
+func TestMaxContentsProbability(t *testing.T) {
+	if testing.Short() {
+		t.Skip("samples millions of tickets")
+	}
+	wayOf := func(name string) *Way {
+		for i := range Catalogue {
+			if Catalogue[i].String() == name {
+				return &Catalogue[i]
+			}
+		}
+		t.Fatalf("no way %q", name)
+		return nil
+	}
+	const n = 300_000
+	type surface struct {
+		name string
+		key  func(t *Ticket) string
+		want float64
+	}
+	for _, tc := range []struct {
+		way      string
+		surfaces []surface
+	}{
+		{"JACKPOT 3 + JACKPOT 3 + JACKPOT 3", []surface{
+			{"jackpot", func(t *Ticket) string { return fmt.Sprint(t.Jackpot) }, maxJackpot([]int{3, 3, 3})},
+			{"craps (loses)", func(t *Ticket) string { return fmt.Sprint(t.Craps) }, maxCraps(0)},
+			{"duel (loses)", func(t *Ticket) string { return fmt.Sprint(t.Duel) }, maxDuel(0)},
+		}},
+		{"JACKPOT 6 + JACKPOT 6 + JACKPOT 3", []surface{
+			{"jackpot", func(t *Ticket) string { return fmt.Sprint(t.Jackpot) }, maxJackpot([]int{6, 6, 3})},
+		}},
+		{"DUEL 3", []surface{
+			{"duel (wins)", func(t *Ticket) string { return fmt.Sprint(t.Duel) }, maxDuel(3)},
+			{"a losing jackpot line", func(t *Ticket) string { return fmt.Sprint(t.Jackpot[0]) }, maxDecoyLine() * maxDecoy()},
+			{"a losing chip's amount", func(t *Ticket) string { return fmt.Sprint(t.Roulette.Bets[0].Amount) }, maxDecoy()},
+		}},
+		{"CRAPS 3", []surface{
+			{"craps (wins)", func(t *Ticket) string { return fmt.Sprint(t.Craps) }, maxCraps(3)},
+		}},
+	} {
+		w := wayOf(tc.way)
+		counts := make([]map[string]int, len(tc.surfaces))
+		for i := range counts {
+			counts[i] = map[string]int{}
+		}
+		r := NewRand([32]byte{byte(len(tc.way)), 5})
+		var tk Ticket
+		for range n {
+			Build(r, w, &tk)
+			for i, s := range tc.surfaces {
+				counts[i][s.key(&tk)]++
+			}
+		}
+		for i, s := range tc.surfaces {
+			best := 0
+			for _, c := range counts[i] {
+				best = max(best, c)
+			}
+			got := float64(best) / n
+			// The most frequent of many outcomes of equal odds comes out
+			// a little above them.
+			sd := math.Sqrt(s.want * (1 - s.want) / n)
+			if got < s.want-4*sd || got > s.want+6*sd {
+				t.Errorf("%s, %s: the most frequent comes out %.6f of the time, the derivation says %.6f", tc.way, s.name, got, s.want)
+			}
+		}
+	}
+}
+
+// Every way has a largest contents probability below 2^-60, and the table
+// of the README's "Trust model" is this one.
+func TestContentsOddsTable(t *testing.T) {
+	for i := range Catalogue[1:] {
+		w := &Catalogue[i+1]
+		p := MaxContentsProbability(w)
+		if p <= 0 || p > math.Exp2(-60) {
+			t.Errorf("%s: most likely contents %.3g", w, p)
+		}
+		t.Logf("%-55s %6d  %6.2f bits", w, w.Count, -math.Log2(p))
+	}
+}

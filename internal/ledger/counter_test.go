@@ -1,0 +1,272 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/signing"
+)
+
+// testKey is the back office's signing key in the tests.
+var testKey = signing.KeyFromSeed(bytes.Repeat([]byte{7}, 32))
+
+// The counter fixture: a copy of the SQLite fixture that issued two counter
+// ledgers of its block, C1 (payout limit 100 €) and C2 (no limit), made
+// once and copied by each test.
+var (
+	counterOnce             sync.Once
+	counterDir              string
+	counterErr              error
+	counterIssues           [2]CounterIssue
+	counterBO, counterFiles = "", [2]string{}
+)
+
+func makeCounterFixture() {
+	// Beside the fixture, which TestMain removes at the end.
+	counterDir, counterErr = os.MkdirTemp(filepath.Dir(fixture), "counter-")
+	if counterErr != nil {
+		return
+	}
+	counterBO = filepath.Join(counterDir, "bo.db")
+	if counterErr = copyFile(fixture, counterBO); counterErr != nil {
+		return
+	}
+	l, err := Open(counterBO)
+	if err != nil {
+		counterErr = err
+		return
+	}
+	defer l.Close()
+	l.Now = fixedClock()
+	for i, spec := range []CounterSpec{{Desk: "C1", Limit: 100}, {Desk: "C2", Limit: 0}} {
+		spec.Key, spec.Who = testKey, Identity{"BO", "issuer"}
+		counterFiles[i] = filepath.Join(counterDir, spec.Desk+".db")
+		if counterIssues[i], counterErr = l.IssueCounter(context.Background(), counterFiles[i], spec); counterErr != nil {
+			return
+		}
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// counterCopies returns fresh copies of the back office that issued the
+// counter ledgers and of the two counter ledgers.
+func counterCopies(tb testing.TB) (bo string, counters [2]string) {
+	tb.Helper()
+	counterOnce.Do(makeCounterFixture)
+	if counterErr != nil {
+		tb.Fatal("counter fixture:", counterErr)
+	}
+	dir := tb.TempDir()
+	bo = filepath.Join(dir, "bo.db")
+	if err := copyFile(counterBO, bo); err != nil {
+		tb.Fatal(err)
+	}
+	for i, f := range counterFiles {
+		counters[i] = filepath.Join(dir, filepath.Base(f))
+		if err := copyFile(f, counters[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return bo, counters
+}
+
+func TestCounterLedger(t *testing.T) {
+	ctx := context.Background()
+	boPath, counters := counterCopies(t)
+	bo := mustOpen(t, boPath)
+	c := mustOpen(t, counters[0])
+	if c.Kind() != "counter" || c.CounterDesk() != "C1" || c.CounterLimit() != 100 || bo.Kind() != "back-office" {
+		t.Fatalf("kind %q desk %q limit %d", c.Kind(), c.CounterDesk(), c.CounterLimit())
+	}
+	if st, err := os.Stat(counterFiles[0]); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the counter ledger's mode: %v %v", st.Mode(), err)
+	}
+	b := mustBlock(t, bo)
+	if cb := mustBlock(t, c); cb.Digest != b.Digest || cb.Tickets != b.Tickets || cb.Winners != b.Winners {
+		t.Fatalf("counter block %+v, back office %+v", cb, b)
+	}
+	who := Identity{"C1", "ann"}
+
+	// Every tier, a loser and a few of each: the same ticket and verdict on
+	// both ledgers.
+	var positions []int
+	for _, tier := range append([]game.Tier{{Prize: 0}}, game.PrizeTable[:]...) {
+		positions = append(positions, ticketsWith(t, bo, b, tier.Prize, 2)...)
+	}
+	for _, pos := range positions {
+		s := serialOf(b, pos)
+		want, err := bo.Lookup(ctx, s, who, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Lookup(ctx, s, who, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got.Serial != want.Serial || got.Ticket != want.Ticket || got.Prize != want.Prize || got.Verdict != want.Verdict ||
+			got.Status != want.Status || got.PackState != want.PackState {
+			t.Errorf("%s: counter says %+v\nback office says %+v", s, got, want)
+		}
+		if got.Prize > 0 {
+			found, err := c.FindByContents(ctx, &got.Ticket, who, 0)
+			if err != nil || found.Serial != want.Serial {
+				t.Errorf("%s by contents: %v %v", s, found.Serial, err)
+			}
+		}
+	}
+
+	// A wrong secret answers like an unknown serial, and is recorded
+	// without the secret part.
+	s, _ := game.ParseSerial(serialOf(b, positions[2]))
+	s.Secret = (s.Secret + 1) % game.SecretModulus
+	before := lastEntry(t, c)
+	_, err := c.Lookup(ctx, s.String(), who, 0)
+	if !errors.Is(err, ErrUnknownSerial) {
+		t.Fatalf("wrong secret: %v", err)
+	}
+	var e entry
+	get(ctx, c.r, &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", before+1)
+	if e.Kind != "refusal" || e.Reason != string(UnknownSerial) || e.Serial != publicSerial(s) || e.Desk != "C1" {
+		t.Errorf("recorded %+v", e)
+	}
+
+	// Claims: paid once, the limit from the file, refusals recorded.
+	small := ticketsWith(t, bo, b, 15, 1)[0]
+	cl, err := c.Claim(ctx, claimReq(serialOf(b, small), who))
+	if err != nil || cl.Amount != 15 || cl.Desk != "C1" || cl.Number != 1 {
+		t.Fatalf("claim: %+v %v", cl, err)
+	}
+	if _, err := c.Claim(ctx, claimReq(serialOf(b, small), who)); !errors.Is(err, ErrAlreadyClaimed) {
+		t.Errorf("second claim: %v", err)
+	}
+	big := ticketsWith(t, bo, b, 1000, 1)[0]
+	req := claimReq(serialOf(b, big), who)
+	req.Limit = 0 // asks for no limit: the file's applies
+	if _, err := c.Claim(ctx, req); !errors.Is(err, ErrOverLimit) {
+		t.Errorf("1000 € at a 100 € counter: %v", err)
+	}
+	if _, err := c.Claim(ctx, claimReq(serialOf(b, small), Identity{"C9", "bob"})); !errors.Is(err, ErrDeskMismatch) {
+		t.Errorf("another desk: %v", err)
+	}
+	loser := ticketsWith(t, bo, b, 0, 1)[0]
+	if _, err := c.Claim(ctx, claimReq(serialOf(b, loser), who)); !errors.Is(err, ErrNotWinner) {
+		t.Errorf("loser: %v", err)
+	}
+	kinds := journalKinds(t, c, 0)
+	want := []string{"issue", "refusal/unknown-serial", "claim", "refusal/already-claimed", "referral", "refusal/not-winner"}
+	if len(kinds) != len(want) {
+		t.Fatalf("journal %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Errorf("journal %v, want %v", kinds, want)
+			break
+		}
+	}
+	var serials []string
+	sel(ctx, c.r, &serials, "SELECT serial FROM journal WHERE kind IN ('refusal', 'referral')")
+	for _, s := range serials {
+		if len(s) > len("531-0001-0000000") {
+			t.Errorf("a refusal records the whole serial %s", s)
+		}
+	}
+
+	// Back-office work is refused.
+	for name, f := range map[string]func() error{
+		"generate": func() error { _, err := c.Generate(ctx, 531, game.Seed{9}, GenerateOptions{}); return err },
+		"export":   func() error { return c.Export(ctx, 531, 1, io.Discard, nil) },
+		"report":   func() error { _, err := c.Report(ctx, 531, 1); return err },
+		"ticket":   func() error { _, err := c.TicketAt(ctx, 531, 1, 0); return err },
+		"samples":  func() error { _, err := c.Samples(ctx, 531, 1); return err },
+		"void":     func() error { _, err := c.Void(ctx, 1, "x", who); return err },
+		"issue": func() error {
+			_, err := c.IssueCounter(ctx, filepath.Join(t.TempDir(), "x.db"), CounterSpec{Desk: "C3", Limit: 1, Key: testKey})
+			return err
+		},
+	} {
+		if err := f(); err == nil || (name != "samples" && !errors.Is(err, ErrCounterOnly)) {
+			t.Errorf("%s on a counter ledger: %v", name, err)
+		}
+	}
+
+	rep, err := c.Verify(ctx, 0, 0, nil)
+	if err != nil || !rep.OK() || rep.Key != testKey.Public().String() || rep.Entries != len(want) {
+		t.Errorf("verify: %+v %v", rep, err)
+	}
+}
+
+// A counter ledger issued from a shared PostgreSQL back office answers as
+// it does, and its payments come home to it.
+func TestCounterFromPostgres(t *testing.T) {
+	if raceEnabled {
+		t.Skip("seals a block of its own: run without the race detector")
+	}
+	ctx := context.Background()
+	bo := mustOpen(t, pgCopy(t))
+	path := filepath.Join(t.TempDir(), "c.db")
+	is, err := bo.IssueCounter(ctx, path, CounterSpec{Desk: "P1", Limit: 0, Key: testKey, Who: Identity{"BO", "issuer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(is.Blocks) != 1 || is.Limit != 0 {
+		t.Errorf("issued %+v", is)
+	}
+	c := mustOpen(t, path)
+	b := mustBlock(t, bo)
+	who := Identity{"P1", "ann"}
+	for _, prize := range []int{0, 3, 100, 50000} {
+		s := serialOf(b, ticketsWith(t, bo, b, prize, 1)[0])
+		want, err := bo.Lookup(ctx, s, who, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Lookup(ctx, s, who, 0)
+		if err != nil || got.Prize != want.Prize || got.Ticket != want.Ticket || got.Verdict != want.Verdict {
+			t.Errorf("%s: counter %+v %v, back office %+v", s, got, err, want)
+		}
+	}
+	s := serialOf(b, ticketsWith(t, bo, b, 9, 1)[0])
+	if _, err := c.Claim(ctx, claimReq(s, who)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := c.ExportJournal(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{"BO", "clerk"})
+	if err != nil || !rep.OK() || rep.Recorded != 1 {
+		t.Fatalf("import into PostgreSQL: %+v %v", rep, err)
+	}
+	if rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{"BO", "clerk"}); err != nil || rep.Already != 1 || rep.Recorded != 0 {
+		t.Errorf("again: %+v %v", rep, err)
+	}
+	if tk, err := bo.Lookup(ctx, s, who, 0); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "P1" {
+		t.Errorf("the back office does not keep it paid: %+v %v", tk.Claim, err)
+	}
+	if rep, err := bo.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+		t.Errorf("verify: %v %v", rep.Problems, err)
+	}
+}

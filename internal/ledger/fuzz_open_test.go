@@ -1,0 +1,118 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	vegasdesk "vegas-desk"
+	"vegas-desk/internal/game"
+)
+
+// smallLedger makes a ledger file of the given schema with 512-byte pages
+// (a few dozen kilobytes, a seed the fuzzer can mutate), its meta rows and
+// a script run after them.
+func smallLedger(tb testing.TB, schema string, app uint32, meta [][2]string, script string) []byte {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "seed.db")
+	db, err := sqlx.Open("sqlite", dsn(path, "_pragma=page_size(512)"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{schema}
+	for _, m := range meta {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO meta (key, value) VALUES ('%s', '%s')", m[0], m[1]))
+	}
+	stmts = append(stmts, script, fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", app, SchemaVersion))
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
+	db.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// FuzzOpen opens random and mutated ledger files, of both kinds: never a
+// panic, never a byte of a refused file changed, and OpenReadOnly never
+// changes a file at all. What opens is read a little (blocks, a lookup, a
+// search by contents, claims, verify, a head). (Fuzzing is slow here, a
+// few inputs a second: the fuzzer instruments all of SQLite.)
+func FuzzOpen(f *testing.F) {
+	bo := [][2]string{{"id", "0123456789abcdef0123456789abcdef"}, {"kind", "back-office"}, {"demo", "0"}, {"created_at", "2025-05-01T10:00:00.000000000Z"}}
+	counter := [][2]string{{"id", "fedcba9876543210fedcba9876543210"}, {"kind", "counter"}, {"demo", "0"},
+		{"created_at", "2025-05-01T10:00:00.000000000Z"}, {"back_office", "0123456789abcdef0123456789abcdef"}, {"desk", "C1"},
+		{"payout_limit", "100"}, {"seal", "vegas-desk counter ledger 1"}}
+	counterRows := `INSERT INTO games (code, name, price) VALUES (531, 'VEGAS', 3);
+INSERT INTO blocks VALUES (1, 531, 1, 0, 2000000, 200, 524722, 4200000, x'00', '2025-05-01T10:00:00.000000000Z');
+INSERT INTO serials VALUES (4294967296, zeroblob(260));
+INSERT INTO contents VALUES (4294967296, zeroblob(240));`
+	f.Add(smallLedger(f, vegasdesk.Schema, ApplicationID, bo, ""))
+	f.Add(smallLedger(f, vegasdesk.Schema, ApplicationID, bo, "CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END;"))
+	f.Add(smallLedger(f, vegasdesk.CounterSchema, CounterApplicationID, counter, counterRows))
+	f.Add(smallLedger(f, vegasdesk.CounterSchema, CounterApplicationID, counter, counterRows+"CREATE VIEW v AS SELECT * FROM serials;"))
+	f.Add(smallLedger(f, vegasdesk.CounterSchema, ApplicationID, counter, counterRows))
+	f.Add(append([]byte("SQLite format 3\x00"), make([]byte, 600)...))
+	f.Add([]byte("not a ledger at all\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 1<<20 {
+			return // an empty file becomes a new ledger; a huge one is slow
+		}
+		path := filepath.Join(t.TempDir(), "l.db")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		unchanged := func(what string) {
+			t.Helper()
+			got, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%s changed the file (%v)", what, err)
+			}
+		}
+		l, err := OpenReadOnly(path)
+		if err == nil {
+			readSome(l)
+			l.Close()
+			unchanged("OpenReadOnly")
+			return
+		}
+		unchanged("a refused OpenReadOnly")
+		// A read-write open of what a read-only open refused: refused
+		// untouched, or an empty database made a new ledger.
+		if l, err := Open(path); err == nil {
+			l.Close()
+			return
+		}
+		unchanged("a refused Open")
+	})
+}
+
+// readSome asks an opened ledger a few things; any error will do, not a
+// panic.
+func readSome(l *Ledger) {
+	ctx := context.Background()
+	l.Blocks(ctx)
+	l.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 7, Secret: 42}.String(), Identity{"fuzz", "fuzz"}, 0)
+	var t game.Ticket
+	t.Roulette.Winning = [4]int{1, 2, 4, 5}
+	t.Roulette.Bets = [3]game.Bet{{Number: 1, Amount: 3}, {Number: 7, Amount: 3}, {Number: 8, Amount: 3}}
+	t.Craps.Dice, t.Craps.Amount = [2]int{1, 1}, 3
+	t.Duel.Cards, t.Duel.Bank, t.Duel.Amount = [3]game.Card{0, 0, 0}, 5, 3
+	for i := range t.Jackpot {
+		t.Jackpot[i] = game.Line{Symbols: [3]game.Symbol{0, 1, 2}, Amount: 3}
+	}
+	l.FindByContents(ctx, &t, Identity{"fuzz", "fuzz"}, 0)
+	l.Claims(ctx, ClaimFilter{})
+	l.Verify(ctx, 0, 0, nil)
+	l.Head(ctx)
+}

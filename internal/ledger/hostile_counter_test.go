@@ -1,0 +1,71 @@
+package ledger
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// A counter ledger altered with ordinary tools is refused untouched, like a
+// back-office ledger (TestHostileFiles): its sqlite_master must be exactly
+// counter.sql's. Swapping the application ids of the two kinds does not get
+// one kind's file read as the other's.
+func TestHostileCounterFiles(t *testing.T) {
+	tool, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Fatal("the sqlite3 tool is not installed: make test installs it (make deps-test)")
+	}
+	for _, tc := range []struct{ name, script string }{
+		{"a trigger that unpays big claims", `CREATE TRIGGER eat AFTER INSERT ON journal WHEN NEW.amount >= 1000
+BEGIN DELETE FROM paid WHERE ticket = NEW.ticket; END;`},
+		{"a trigger that answers every lookup", `CREATE TRIGGER spy AFTER INSERT ON journal BEGIN SELECT 1; END;`},
+		{"a view", `CREATE VIEW everything AS SELECT * FROM serials;`},
+		{"a table", `CREATE TABLE notes (x);`},
+		{"an index", `CREATE INDEX by_amount ON journal (amount);`},
+		{"a dropped trigger", `DROP TRIGGER serials_no_delete;`},
+		{"a back office's application id", `PRAGMA application_id = 1447511123;`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, counters := counterCopies(t)
+			path := counters[0]
+			if out, err := exec.Command(tool, path, tc.script).CombinedOutput(); err != nil {
+				t.Fatalf("sqlite3: %v\n%s", err, out)
+			}
+			before := fileSum(t, path)
+			for name, open := range map[string]func(string) (*Ledger, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+				l, err := open(path)
+				if err == nil {
+					l.Close()
+					t.Fatalf("%s opened it", name)
+				}
+				if !errors.Is(err, ErrNotLedger) || !strings.Contains(err.Error(), "altered") {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+			if fileSum(t, path) != before {
+				t.Error("the file changed")
+			}
+			if _, err := os.Stat(path + "-wal"); err == nil {
+				t.Error("a WAL was made beside it")
+			}
+		})
+	}
+	t.Run("a back office's file with a counter's application id", func(t *testing.T) {
+		path := copyFixture(t)
+		if out, err := exec.Command(tool, path, "PRAGMA application_id = 1447511107;").CombinedOutput(); err != nil {
+			t.Fatalf("sqlite3: %v\n%s", err, out)
+		}
+		before := fileSum(t, path)
+		if l, err := Open(path); err == nil || !errors.Is(err, ErrNotLedger) {
+			if l != nil {
+				l.Close()
+			}
+			t.Fatalf("opened: %v", err)
+		}
+		if fileSum(t, path) != before {
+			t.Error("the file changed")
+		}
+	})
+}

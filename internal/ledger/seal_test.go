@@ -1,0 +1,240 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"testing"
+
+	"vegas-desk/internal/game"
+)
+
+// One sealed record of each kind, pinned: a change of the derivation is a
+// new format (counter ledgers already issued would no longer read). The
+// expected bytes were computed apart from this code, with Python's hashlib,
+// from the derivation written in seal.go.
+func TestSealedRecordFixed(t *testing.T) {
+	code := [game.EncodedSize]byte{0x0b, 0x52, 0x3c, 0x91, 0x47, 0x20, 0xe5, 0x1d, 0x6a, 0x88, 0x03, 0xf4, 0x29, 0x70}
+	const gameCode, block, pos, secret = 531, 1, 456789, int64(1234567890123456)
+
+	rec := serialRecord(gameCode, block, pos, secret, &code)
+	if got, want := hex.EncodeToString(rec[:]), "1e9a8d6585aad8d09adb59142c3cdc0362f965058f42c703bbb9"; got != want {
+		t.Errorf("serial record\n got %s\nwant %s", got, want)
+	}
+	h := serialHash(gameCode, block, pos, secret)
+	pad := serialPad(&h)
+	for i := range code {
+		if rec[sealIndexSize+i]^pad[i] != code[i] {
+			t.Fatal("the serial record does not open to its ticket")
+		}
+	}
+
+	ch := contentsHash(gameCode, block, code[:])
+	cpad := contentsPad(&ch, 0)
+	payload := contentsPayload(pos, secret, &cpad)
+	if got, want := hex.EncodeToString(append(ch[:sealIndexSize:sealIndexSize], payload[:]...)), "7b7bd19d02077510c6773ec84153dd92b17b3cf7c9697d40"; got != want {
+		t.Errorf("contents record\n got %s\nwant %s", got, want)
+	}
+	if p, s := openContents(payload[:], &cpad); p != pos || s != secret {
+		t.Errorf("contents record opens to %d %d", p, s)
+	}
+	other := contentsPad(&ch, 1)
+	if other == cpad {
+		t.Error("two winners with the same contents get the same pad")
+	}
+}
+
+// pearson is the correlation coefficient of x and y.
+func pearson(x, y []float64) float64 {
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(len(x))
+	my /= float64(len(y))
+	var sxy, sxx, syy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// The pick-out attack on a sealed counter ledger: someone who holds the
+// file and knows every ticket's position (printed outside the scratch
+// layer) looks for anything stored that tells winners from losers. Over a
+// whole sealed block, no stored byte, length or order correlates with the
+// prize (|r| < 0.005), whether records are read in stored order against
+// positions in block order, or each against its own ticket; and the file
+// holds no serial key, no secret part and no ticket encoding.
+func TestCounterPickOut(t *testing.T) {
+	if raceEnabled {
+		t.Skip("seals a block of its own: run without the race detector")
+	}
+	ctx := context.Background()
+	_, counters := counterCopies(t)
+	bo, err := OpenReadOnly(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bo.Close()
+	b := mustBlock(t, bo)
+	codes, prizes, err := blockTickets(ctx, bo.r, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := sealBlock(ctx, b, &b.key, codes, prizes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The file holds exactly these rows, and nothing else of the block.
+	c, err := OpenReadOnly(counters[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tc := range []struct {
+		table string
+		rows  []sealRow
+	}{{"serials", sealed.serials}, {"contents", sealed.contents}} {
+		var got []struct {
+			ID      int64  `db:"id"`
+			Records []byte `db:"records"`
+		}
+		if err := sel(ctx, c.r, &got, "SELECT id, records FROM "+tc.table+" ORDER BY id"); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tc.rows) {
+			t.Fatalf("%s: %d rows, sealing makes %d", tc.table, len(got), len(tc.rows))
+		}
+		for i := range got {
+			if got[i].ID != tc.rows[i].id || !bytes.Equal(got[i].Records, tc.rows[i].records) {
+				t.Fatalf("%s row %d differs from what sealing makes", tc.table, i)
+			}
+		}
+	}
+
+	amount := func(pos int) float64 { p, _ := prizeOf(prizes[pos]); return float64(p) }
+	wins := func(pos int) float64 {
+		if prizes[pos] != 0 {
+			return 1
+		}
+		return 0
+	}
+	check := func(what string, x, y []float64) {
+		t.Helper()
+		if r := pearson(x, y); math.Abs(r) >= 0.005 || math.IsNaN(r) {
+			t.Errorf("%s: r = %.5f, want |r| < 0.005", what, r)
+		}
+	}
+	// examine checks every byte of records (size bytes each, in stored
+	// order, from rows), their rank and their row's length against the
+	// prize of the ticket each seals (own) and of the ticket at the same
+	// rank in block order (byRank).
+	examine := func(kind string, rows []sealRow, size int, own, byRank []int32) {
+		var recs [][]byte
+		var rowLen []float64
+		for _, r := range rows {
+			if len(r.records)%size != 0 {
+				t.Fatalf("%s row of %d bytes", kind, len(r.records))
+			}
+			for k := 0; k < len(r.records); k += size {
+				recs = append(recs, r.records[k:k+size])
+				rowLen = append(rowLen, float64(len(r.records)/size))
+			}
+		}
+		n := len(recs)
+		if n != len(own) {
+			t.Fatalf("%s: %d records for %d tickets", kind, n, len(own))
+		}
+		for _, coding := range []struct {
+			name string
+			f    func(int) float64
+		}{{"prize", amount}, {"winner", wins}} {
+			xOwn, xRank, rank := make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := range n {
+				xOwn[i], xRank[i], rank[i] = coding.f(int(own[i])), coding.f(int(byRank[i])), float64(i)
+			}
+			if kind == "contents" && coding.name == "winner" {
+				continue // every contents record is a winner's
+			}
+			check(fmt.Sprintf("%s: rank of a ticket's record and its %s", kind, coding.name), rank, xOwn)
+			check(fmt.Sprintf("%s: row length and %s", kind, coding.name), rowLen, xOwn)
+			y := make([]float64, n)
+			for k := range size {
+				for i := range n {
+					y[i] = float64(recs[i][k])
+				}
+				check(fmt.Sprintf("%s: byte %d of a ticket's record and its %s", kind, k, coding.name), y, xOwn)
+				check(fmt.Sprintf("%s: byte %d of the record of rank i and the %s of ticket i", kind, k, coding.name), y, xRank)
+			}
+		}
+	}
+	positions := make([]int32, b.Tickets)
+	var winners []int32
+	for i := range positions {
+		positions[i] = int32(i)
+		if prizes[i] != 0 {
+			winners = append(winners, int32(i))
+		}
+	}
+	examine("serials", sealed.serials, serialRecordSize, sealed.serialOrder, positions)
+	examine("contents", sealed.contents, contentsRecordSize, sealed.contentsOrder, winners)
+
+	// No serial key, secret part or ticket in clear anywhere in the file.
+	data, err := os.ReadFile(counters[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, b.key[:]) || bytes.Contains(data, b.key[:16]) || bytes.Contains(data, b.key[16:]) {
+		t.Fatal("the file holds the block's serial key")
+	}
+	firsts := make(map[uint64]struct{}, b.Tickets)
+	secrets := make(map[uint64]struct{}, b.Tickets)
+	all := make([][game.EncodedSize]byte, b.Tickets)
+	for pos := range b.Tickets {
+		copy(all[pos][:], codes[pos*game.EncodedSize:])
+		firsts[binary.BigEndian.Uint64(all[pos][:8])] = struct{}{}
+		secrets[uint64(b.key.Secret(pos))] = struct{}{}
+	}
+	slices.SortFunc(all, func(x, y [game.EncodedSize]byte) int { return bytes.Compare(x[:], y[:]) })
+	for i := 0; i+game.EncodedSize <= len(data); i++ {
+		w := binary.BigEndian.Uint64(data[i:])
+		if _, ok := secrets[w]; ok {
+			t.Fatalf("byte %d of the file is a ticket's secret part", i)
+		}
+		if _, ok := firsts[w]; ok {
+			if _, found := slices.BinarySearchFunc(all, data[i:i+game.EncodedSize], func(x [game.EncodedSize]byte, y []byte) int { return bytes.Compare(x[:], y) }); found {
+				t.Fatalf("byte %d of the file is a ticket's encoding", i)
+			}
+		}
+	}
+	// No column or table of the counter schema names a prize or a key.
+	var cols []string
+	if err := sel(ctx, c.r, &cols, "SELECT name FROM pragma_table_info('blocks')"); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(cols, "serial_key") {
+		t.Error("the counter's blocks keep a serial key column")
+	}
+	var n int
+	if err := c.r.Get(&n, "SELECT count(*) FROM sqlite_master WHERE name IN ('packs', 'finder')"); err != nil && err != sql.ErrNoRows {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Error("the counter ledger has packs or finder tables")
+	}
+}

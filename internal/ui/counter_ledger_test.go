@@ -1,0 +1,88 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/signing"
+)
+
+// The app on a sealed counter ledger (issue 9): the status line says it is
+// counter C7's sealed ledger with the payout limit sealed in it, whatever
+// the settings say; the counter screen pays a winner by its serial, sends
+// one above the limit to the back office and answers a wrong secret part
+// like an unknown serial; the contents form finds a winner by its contents.
+func TestSealedCounterLedger(t *testing.T) {
+	if raceEnabled {
+		t.Skip("seals a block: run without the race detector")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c7.db")
+	key := signing.KeyFromSeed(bytes.Repeat([]byte{9}, 32))
+	if _, err := fixture.IssueCounter(ctx, path, ledger.CounterSpec{Desk: "C7", Limit: 100, Key: key,
+		Who: ledger.Identity{Desk: "BO", Operator: "Eve"}}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ledger.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newTestDesk(t, l) // the settings say desk G1, no limit of 100
+	defer d.closeLedger()
+	if s := d.status.Text; !strings.Contains(s, "Registre scellé du guichet C7 (hors ligne)") || !strings.Contains(s, "100 €") {
+		t.Errorf("status line %q", s)
+	}
+
+	c := d.counter
+	serial := takeWinner(t, 3) // winners of 3 € and 6 € are many in the fixture; 1,000 € one
+	scan(d, serial)
+	if c.view.kind != verdictWinner {
+		t.Fatalf("verdict %q %s, want GAGNANT", c.view.title.Text(), c.view.detail.Text)
+	}
+	test.Tap(c.view.pay)
+	test.Tap(findButton(t, d.win, "PAYER"))
+	if c.view.kind != verdictJustPaid {
+		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
+	}
+	claims, err := l.Claims(ctx, ledger.ClaimFilter{})
+	if err != nil || len(claims) != 1 || claims[0].Desk != "C7" || claims[0].Serial != serial {
+		t.Errorf("the counter ledger's payments: %+v %v", claims, err)
+	}
+	scan(d, winners[1000][0]) // read, not taken: nothing is paid
+	if c.view.kind != verdictOverLimit {
+		t.Errorf("1,000 € at a counter of 100 €: %q", c.view.title.Text())
+	}
+	wrong, err := game.ParseSerial(takeWinner(t, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong.Secret = (wrong.Secret + 1) % game.SecretModulus // its check digit right
+	scan(d, wrong.String())
+	if c.view.kind != verdictUnknown {
+		t.Errorf("a wrong secret part: %q, want NUMÉRO INCONNU", c.view.title.Text())
+	}
+
+	// The contents form: a winner found by its contents alone.
+	tk, err := fixture.Lookup(ctx, takeWinner(t, 6), ledger.Identity{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.tabs.SelectIndex(tabContents)
+	f := d.contents
+	f.reset()
+	fillContents(f, &tk.Ticket)
+	f.check()
+	if f.view.kind != verdictWinner || !f.view.pay.Visible() {
+		t.Errorf("contents of a winner: %q %s", f.view.title.Text(), f.view.detail.Text)
+	}
+	if f.match == nil || f.match.Serial != tk.Serial || f.match.Prize != 6 {
+		t.Errorf("the form found %+v, want %s", f.match, tk.Serial)
+	}
+}
