@@ -245,9 +245,14 @@ func (p *packsScreen) moveChanged() {
 	p.focus()
 }
 
-// focus gives the packs field the keyboard, ready for the next scan.
+// focus gives the packs field the keyboard, ready for the next scan, when
+// Carnets is the tab shown: a reload behind another tab (a new ledger, the
+// app's start) must not take the keyboard from the counter.
 func (p *packsScreen) focus() {
-	if cv := p.d.win.Canvas(); cv != nil && p.entry != nil {
+	if p.entry == nil || p.d.tabs == nil || p.d.tabs.Selected() == nil || p.d.tabs.Selected().Content != p.content {
+		return
+	}
+	if cv := p.d.win.Canvas(); cv != nil {
 		cv.Focus(p.entry)
 	}
 }
