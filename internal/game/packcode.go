@@ -97,7 +97,7 @@ func ParsePackCode(in string) (PackCode, error) {
 		return PackCode{}, fmt.Errorf("pack code: %d digits, want %d (%s): %w", len(d), PackCodeDigits, PackCodeLayout, ErrPackCodeFormat)
 	}
 	if dammDigit(d[:PackCodeDigits-1]) != d[PackCodeDigits-1] {
-		return PackCode{}, fmt.Errorf("pack code: the check digit does not match, a digit was mistyped; scan or type the code again: %w", ErrCheckDigit)
+		return PackCode{}, fmt.Errorf("pack code: %w: a digit was mistyped; scan or type the code again", ErrCheckDigit)
 	}
 	p := PackCode{Game: atoi(d[0:3]), Block: atoi(d[3:7]), Pack: atoi(d[7:11])}
 	switch {

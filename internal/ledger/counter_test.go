@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -268,5 +270,69 @@ func TestCounterFromPostgres(t *testing.T) {
 	}
 	if rep, err := bo.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
 		t.Errorf("verify: %v %v", rep.Problems, err)
+	}
+}
+
+// The retail papers and lists on a sealed counter ledger: its packs as they
+// were sealed (their moves refused, nothing written), a payment's receipt
+// and the counter's day report.
+func TestCounterRetail(t *testing.T) {
+	ctx := context.Background()
+	boPath, counters := counterCopies(t)
+	bo := mustOpen(t, boPath)
+	c := mustOpen(t, counters[0])
+	b := mustBlock(t, bo)
+
+	count := func(runs []PackRun) map[string]int {
+		m := map[string]int{}
+		for _, r := range runs {
+			m[r.State] += r.Count()
+		}
+		return m
+	}
+	want, err := bo.Packs(ctx, PackFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Packs(ctx, PackFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || fmt.Sprint(count(got)) != fmt.Sprint(count(want)) || got[0].Move != "issue" {
+		t.Errorf("the counter's packs %v (%d runs), the back office's %v", count(got), len(got), count(want))
+	}
+	if stock, err := c.Packs(ctx, PackFilter{State: "stock"}); err != nil || len(stock) != 0 {
+		t.Errorf("the stock on a counter ledger: %d runs, %v", len(stock), err)
+	}
+	head, err := c.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.MovePacks(ctx, PackMove{Game: b.Game, Block: b.Number, First: 0, Last: 0, Move: "activate"}, Identity{"C1", "ann"})
+	if !errors.Is(err, ErrCounterOnly) || !strings.Contains(err.Error(), "issue a new counter ledger") {
+		t.Errorf("a pack move on a counter ledger: %v", err)
+	}
+	if h, _ := c.Head(ctx); h != head {
+		t.Error("a refused pack move wrote to the journal")
+	}
+
+	pos := ticketsWith(t, bo, b, 6, 1)[0]
+	cl, err := c.Claim(ctx, ClaimRequest{Serial: serialOf(b, pos), Method: MethodSerial, Who: Identity{"C1", "ann"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := c.Receipt(ctx, cl.Number)
+	if err != nil || rc.Claim.Serial != cl.Serial || rc.Claim.Amount != 6 || rc.GameName != "VEGAS" || rc.Head == "" {
+		t.Errorf("receipt: %+v %v", rc, err)
+	}
+	if _, err := c.Receipt(ctx, cl.Number+1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the receipt of a payment the counter did not make: %v", err)
+	}
+	day, err := c.DayReport(ctx, "", cl.At)
+	if err != nil || day.Desk != "C1" || len(day.Payments) != 1 || day.Head != rc.Head {
+		t.Errorf("day report: %+v %v", day, err)
+	}
+	if _, err := c.DayReport(ctx, "C2", cl.At); !errors.Is(err, ErrDeskMismatch) {
+		t.Errorf("another desk's day on C1's ledger: %v", err)
 	}
 }

@@ -92,6 +92,10 @@ func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error 
 			return err
 		}
 	}
+	if l.counter != nil {
+		return fmt.Errorf("%s packs: %w: %s is the sealed ledger of counter %s, whose packs are sealed as they were at its issue; move them on the back office's ledger, then issue a new counter ledger",
+			m.Move, ErrCounterOnly, l.location, l.counter.desk)
+	}
 	if l.desk != "" {
 		if m.Move != "receive" && m.Move != "activate" {
 			return l.backOffice(m.Move + " packs")

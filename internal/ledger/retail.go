@@ -66,16 +66,23 @@ type packRow struct {
 
 // Packs lists the packs f selects as runs, by game, block and pack. Packs
 // in stock are listed only when f.State is "stock" (every block has 10,000
-// packs). A counter's login on a shared ledger sees its own packs only.
+// packs). A counter's login on a shared ledger sees its own packs only; a
+// sealed counter ledger, the states sealed at its issue.
 func (l *Ledger) Packs(ctx context.Context, f PackFilter) ([]PackRun, error) {
 	if f.State != "" && !slices.Contains(PackStates, f.State) {
 		return nil, fmt.Errorf("pack state %q: want one of %s", f.State, strings.Join(PackStates, ", "))
 	}
 	var rows []packRow
 	var err error
-	if l.desk != "" {
+	switch {
+	case l.desk != "":
 		err = sel(ctx, l.r, &rows, "SELECT game, block, pack, state, desk, entry, at, operator, method FROM vegas.my_packs()")
-	} else {
+	case l.counter != nil:
+		// The packs' states sealed at the issue, the issue their last move.
+		err = sel(ctx, l.r, &rows, `SELECT b.game, b.number AS block, s.pack, s.state, '' AS desk, j.id AS entry, j.at, j.operator, 'issue' AS method
+			FROM pack_states s JOIN blocks b ON b.id = s.block JOIN journal j ON j.kind = 'issue'
+			ORDER BY b.game, b.number, s.pack`)
+	default:
 		err = sel(ctx, l.r, &rows, `SELECT b.game, b.number AS block, s.pack, s.state, s.desk, s.entry, j.at, j.operator, j.method
 			FROM pack_states s JOIN blocks b ON b.id = s.block JOIN journal j ON j.id = s.entry
 			ORDER BY b.game, b.number, s.pack`)
@@ -85,8 +92,8 @@ func (l *Ledger) Packs(ctx context.Context, f PackFilter) ([]PackRun, error) {
 	}
 	keep := func(g, b int) bool { return (f.Game == 0 || g == f.Game) && (f.Block == 0 || b == f.Block) }
 	if f.State == "stock" {
-		if f.Desk != "" || l.desk != "" {
-			return nil, nil // the stock is nobody's
+		if f.Desk != "" || l.CounterDesk() != "" {
+			return nil, nil // the stock is the back office's, and nobody's
 		}
 		blocks, err := l.Blocks(ctx)
 		if err != nil {

@@ -25,10 +25,11 @@ type ReceiptFacts struct {
 }
 
 // Receipt returns the facts of the receipt of payment number number. A
-// counter's login on a shared ledger prints its own payments' receipts.
+// counter's login on a shared ledger, or a sealed counter ledger, prints
+// its own payments' receipts.
 func (l *Ledger) Receipt(ctx context.Context, number int64) (ReceiptFacts, error) {
 	var c Claim
-	if l.desk != "" {
+	if desk := l.CounterDesk(); desk != "" {
 		cs, err := l.Claims(ctx, ClaimFilter{})
 		if err != nil {
 			return ReceiptFacts{}, err
@@ -40,7 +41,7 @@ func (l *Ledger) Receipt(ctx context.Context, number int64) (ReceiptFacts, error
 			}
 		}
 		if !found {
-			return ReceiptFacts{}, fmt.Errorf("payment %d: %w: no payment of desk %s has this number", number, ErrNotFound, l.desk)
+			return ReceiptFacts{}, fmt.Errorf("payment %d: %w: no payment of desk %s has this number", number, ErrNotFound, desk)
 		}
 	} else {
 		var err error
@@ -101,11 +102,11 @@ type DayFacts struct {
 // login on a shared ledger reports on its own desk.
 func (l *Ledger) DayReport(ctx context.Context, desk string, day time.Time) (DayFacts, error) {
 	desk = strings.TrimSpace(desk)
-	if l.desk != "" {
-		if desk != "" && desk != l.desk {
-			return DayFacts{}, fmt.Errorf("day report: %w: this login is desk %s's, not %s's", ErrDeskMismatch, l.desk, desk)
+	if own := l.CounterDesk(); own != "" {
+		if desk != "" && desk != own {
+			return DayFacts{}, fmt.Errorf("day report: %w: this ledger is desk %s's, not %s's", ErrDeskMismatch, own, desk)
 		}
-		desk = l.desk
+		desk = own
 	}
 	if desk == "" {
 		return DayFacts{}, errors.New("day report: name the desk")

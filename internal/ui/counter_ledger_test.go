@@ -85,4 +85,20 @@ func TestSealedCounterLedger(t *testing.T) {
 	if f.match == nil || f.match.Serial != tk.Serial || f.match.Prize != 6 {
 		t.Errorf("the form found %+v, want %s", f.match, tk.Serial)
 	}
+
+	// The paid ticket's receipt, printed at the counter.
+	rc, err := l.Receipt(ctx, claims[0].Number)
+	if err != nil || rc.Claim.Serial != serial || rc.Head == "" {
+		t.Errorf("the receipt of the counter's payment: %+v %v", rc, err)
+	}
+
+	// Carnets lists the packs as sealed, and offers no move.
+	d.tabs.SelectIndex(tabPacks)
+	p := d.packs
+	if p.form.Visible() || !strings.Contains(p.result.Text, "Registre scellé du guichet C7") {
+		t.Errorf("Carnets on a sealed ledger: form shown %v, %q", p.form.Visible(), p.result.Text)
+	}
+	if len(p.runs) == 0 || p.runs[0].Move != "issue" {
+		t.Errorf("Carnets on a sealed ledger lists %+v, want the packs sealed at the issue", p.runs)
+	}
 }

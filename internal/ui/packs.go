@@ -34,6 +34,7 @@ type packsScreen struct {
 	desk   *widget.Entry
 	reason *widget.Entry
 	apply  *widget.Button
+	form   *widget.Form
 
 	banner *canvas.Rectangle
 	result *widget.Label
@@ -163,7 +164,7 @@ func newPacksScreen(d *desk) *packsScreen {
 	p.total = widget.NewLabel("")
 	p.total.TextStyle.Bold = true
 
-	form := widget.NewForm(
+	p.form = widget.NewForm(
 		widget.NewFormItem(lang.L("Move"), p.move),
 		widget.NewFormItem(lang.L("Packs"), container.NewBorder(nil, nil,
 			container.NewGridWrap(fyne.NewSize(120, p.block.MinSize().Height), p.block), p.apply, p.entry)),
@@ -178,15 +179,32 @@ func newPacksScreen(d *desk) *packsScreen {
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(170, p.state.MinSize().Height), p.state),
 		container.NewGridWrap(fyne.NewSize(130, p.deskList.MinSize().Height), p.deskList), filter, all)
-	top := container.NewVBox(form, banner, widget.NewSeparator(), bar)
+	top := container.NewVBox(p.form, banner, widget.NewSeparator(), bar)
 	p.content = container.NewPadded(container.NewBorder(top, p.total, nil, nil, p.table))
 	p.setRole()
 	return p
 }
 
 // setRole offers the moves this login may make: a counter's login its own
-// packs' receipt and activation, the back office every move.
+// packs' receipt and activation, the back office every move, a sealed
+// counter ledger none (its packs are sealed as they were at its issue).
 func (p *packsScreen) setRole() {
+	if p.d.ledger != nil && p.d.ledger.Kind() == "counter" {
+		p.form.Hide()
+		p.deskList.SetText("")
+		p.deskList.Disable()
+		p.banner.FillColor = verdictStyle[verdictNone]
+		p.banner.Refresh()
+		p.result.SetText(lang.L("Counter {{.Desk}}'s sealed ledger: its packs are as they were at its issue. The back office moves packs, then issues a new sealed ledger.",
+			map[string]any{"Desk": p.d.ledger.CounterDesk()}))
+		return
+	}
+	if p.form.Hidden {
+		p.form.Show()
+		p.banner.FillColor = verdictStyle[verdictNone]
+		p.banner.Refresh()
+		p.result.SetText(lang.L("Choose the move, then scan or type the packs and press Enter."))
+	}
 	moves := packMoves
 	counter := p.d.ledger != nil && p.d.ledger.CounterDesk() != ""
 	if counter {
