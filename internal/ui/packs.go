@@ -68,6 +68,8 @@ func moveName(m string) string {
 		return lang.L("Report destroyed")
 	case "generate":
 		return lang.L("Put on sale at generation")
+	case "issue":
+		return lang.L("Sealed at the ledger's issue")
 	}
 	return m
 }
