@@ -77,6 +77,9 @@ func checkPassword(pw string) error {
 	return nil
 }
 
+// counterConnections is how many connections a counter's login may hold.
+const counterConnections = 10
+
 // AddDesk adds a counter with its payout limit. On a shared ledger it
 // makes the counter's login role, with password (kept by PostgreSQL as a
 // SCRAM verifier), a member of the counters' group; a desk that exists
@@ -126,9 +129,24 @@ func (l *Ledger) AddDesk(ctx context.Context, id string, limit int, password str
 			return Desk{}, err
 		}
 		// Identifiers and the verifier are made of safe characters only
-		// (checkDeskID, the database name, base64).
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE ROLE %q LOGIN PASSWORD '%s' IN ROLE %q`, role, verifier, group)); err != nil {
-			return Desk{}, fmt.Errorf("add desk %s: %w", id, l.classify(err))
+		// (checkDeskID, the database name, base64). A counter holds at
+		// most counterConnections connections (so that it cannot take
+		// every slot of the server); its sessions end an idle transaction
+		// or a statement that runs too long (defaults it could change: the
+		// back office's remedy is desks disable, which ends them). The
+		// back office is made a member of the role, so that it may end its
+		// sessions. Its guesses are counted in a sequence of its own
+		// (vegas.guess).
+		for _, stmt := range []string{
+			fmt.Sprintf(`CREATE ROLE %q LOGIN CONNECTION LIMIT %d PASSWORD '%s' IN ROLE %q`, role, counterConnections, verifier, group),
+			fmt.Sprintf(`ALTER ROLE %q SET idle_in_transaction_session_timeout = '10s'`, role),
+			fmt.Sprintf(`ALTER ROLE %q SET statement_timeout = '30s'`, role),
+			fmt.Sprintf(`GRANT %q TO CURRENT_USER`, role),
+			fmt.Sprintf(`CREATE SEQUENCE IF NOT EXISTS vegas.%q`, "guesses "+id),
+		} {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return Desk{}, fmt.Errorf("add desk %s: %w", id, l.classify(err))
+			}
 		}
 		e.Detail = role
 	}
@@ -222,7 +240,23 @@ func (l *Ledger) deskChange(ctx context.Context, id, state string, limit int, wh
 			return l.classify(err)
 		}
 	}
-	return l.classify(tx.Commit())
+	if l.eng == postgresEngine && state == "unlocked" {
+		// The guesses that no rollback undoes (vegas.guess) start again.
+		if _, err := tx.ExecContext(ctx, "SELECT setval(to_regclass(format('vegas.%I', $1::text)), 1, false) WHERE to_regclass(format('vegas.%I', $1::text)) IS NOT NULL", "guesses "+id); err != nil {
+			return l.classify(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return l.classify(err)
+	}
+	if l.eng == postgresEngine && d.Role != nil && state == "disabled" {
+		// Its sessions end now, whatever they hold (the journal's lock in an
+		// open transaction, for one).
+		if _, err := l.w.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", *d.Role); err != nil {
+			return l.classify(err)
+		}
+	}
+	return nil
 }
 
 // DisableDesk stops a counter: its login is refused, and so is every call

@@ -301,7 +301,7 @@ func (l *Ledger) begin(ctx context.Context) (*sqlx.Tx, error) {
 		return nil, l.classify(err)
 	}
 	if l.eng == postgresEngine {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(1447511123)"); err != nil {
+		if _, err := tx.ExecContext(ctx, "LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE"); err != nil {
 			tx.Rollback()
 			return nil, l.classify(err)
 		}

@@ -175,6 +175,8 @@ func classifyPostgres(err error) error {
 			return fmt.Errorf("%s: %w", pe.Message, ErrNotFound)
 		case strings.HasPrefix(pe.Code, "VD"):
 			return errors.New(pe.Message)
+		case pe.Code == "28000" && strings.Contains(pe.Message, "not permitted to log in"): // desks disable: NOLOGIN
+			return fmt.Errorf("%w: this counter's login is disabled; ask the back office (%s)", ErrDeskDisabled, pe.Message)
 		case pe.Code == "28P01" || pe.Code == "28000": // invalid password; invalid authorization
 			return fmt.Errorf("%w: %s", ErrPassword, pe.Message)
 		case pe.Code == "42501": // insufficient_privilege

@@ -11,8 +11,9 @@
 --     call the SECURITY DEFINER functions granted below, which run with a
 --     fixed search_path, take the counter's desk from its login
 --     (session_user) and enforce its payout limit and lock-out;
---   - every journal entry is appended by vegas.append, under one advisory
---     lock, so the hash chain stays one line whoever writes.
+--   - every journal entry is appended by vegas.append, under one lock (a
+--     SHARE ROW EXCLUSIVE lock of vegas.journal, which a counter has no
+--     right to take), so the hash chain stays one line whoever writes.
 
 CREATE SCHEMA vegas;
 REVOKE ALL ON SCHEMA vegas FROM PUBLIC;
@@ -195,7 +196,7 @@ DECLARE
     e    vegas.journal;
     prev bytea;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1447511123);
+    LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE;
     SELECT j.id, j.hash INTO e.id, prev FROM vegas.journal j ORDER BY j.id DESC LIMIT 1;
     e.id := coalesce(e.id, 0) + 1;
     SELECT coalesce(max(j.number), 0) + 1 INTO e.number FROM vegas.journal j WHERE j.kind = p_kind;
@@ -263,6 +264,92 @@ BEGIN
     RETURN CASE WHEN b = 0 THEN 0 ELSE (ARRAY[50000, 1000, 100, 50, 15, 9, 6, 3])[b] END;
 END $$;
 
+-- A serial's parts as a counter's call gives them: none missing, each in
+-- its range (game.Serial); otherwise the call is refused before anything
+-- is looked up. (A missing secret part must never compare as unknown
+-- rather than wrong: NULL <> x is not true.)
+CREATE FUNCTION vegas.check_serial(p_game integer, p_block integer, p_position integer, p_secret bigint)
+RETURNS void LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF p_game IS NULL OR p_block IS NULL OR p_position IS NULL OR p_secret IS NULL
+       OR p_game NOT BETWEEN 100 AND 999 OR p_block NOT BETWEEN 1 AND 9999
+       OR p_position NOT BETWEEN 0 AND 9999999 OR p_secret NOT BETWEEN 0 AND 9999999999999999 THEN
+        RAISE EXCEPTION 'a serial has a game (100–999), a block (1–9999), a position (0–9999999) and a secret part (16 digits)'
+            USING ERRCODE = 'VD010';
+    END IF;
+END $$;
+
+-- Text a call records (operator, request id, desk; a winner's identity):
+-- at most p_max characters, for the append-only journal's sake.
+CREATE FUNCTION vegas.check_text(p_field text, p_value text, p_max integer) RETURNS void LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF length(p_value) > p_max THEN
+        RAISE EXCEPTION '%: at most % characters', p_field, p_max USING ERRCODE = 'VD011';
+    END IF;
+END $$;
+
+-- The guesses of a counter, counted where a rollback cannot undo them: its
+-- sequence vegas."guesses <desk>" (made with the desk's login; a sequence
+-- is not transactional) holds bucket × 100 + the refused serials of the
+-- bucket, a bucket being a 10-minute window of the server's clock. The
+-- journal counts the refusals its transactions committed (count_refusal);
+-- this counts every one, those of a transaction the caller rolled back or
+-- made fail on purpose too. guess counts one and returns the bucket's
+-- count; guesses_locked is when a counter with 20 in a bucket may guess
+-- again ('' when it may now): 20 to 30 minutes after its 20th.
+CREATE FUNCTION vegas.guess(p_desk text) RETURNS bigint LANGUAGE plpgsql
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    seq    regclass := to_regclass(format('vegas.%I', 'guesses ' || p_desk));
+    bucket bigint := floor(extract(epoch FROM clock_timestamp()) / 600);
+    v      bigint;
+BEGIN
+    IF seq IS NULL THEN
+        RETURN 0;
+    END IF;
+    v := nextval(seq);
+    IF v / 100 <> bucket THEN
+        v := setval(seq, bucket * 100 + 1);
+    END IF;
+    RETURN v % 100;
+END $$;
+
+CREATE FUNCTION vegas.guesses_locked(p_desk text) RETURNS text LANGUAGE plpgsql
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    seq    regclass := to_regclass(format('vegas.%I', 'guesses ' || p_desk));
+    v      bigint;
+    called boolean;
+    until  timestamp;
+BEGIN
+    IF seq IS NULL THEN
+        RETURN '';
+    END IF;
+    EXECUTE format('SELECT last_value, is_called FROM %s', seq) INTO v, called;
+    IF NOT called OR v % 100 < 20 THEN
+        RETURN '';
+    END IF;
+    until := to_timestamp((v / 100 + 3) * 600) AT TIME ZONE 'UTC';
+    IF until <= clock_timestamp() AT TIME ZONE 'UTC' THEN
+        RETURN '';
+    END IF;
+    RETURN vegas.instant_text(until);
+END $$;
+
+-- A counter's lookup, claim or find records what it refuses: in a
+-- read-only transaction it could not, and a wrong guess would fail where a
+-- right one answers, uncounted.
+CREATE FUNCTION vegas.check_recording(p_counter boolean) RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF p_counter AND current_setting('transaction_read_only') = 'on' THEN
+        RAISE EXCEPTION 'a counter''s lookups and claims record what they refuse: not in a read-only transaction'
+            USING ERRCODE = 'VD009';
+    END IF;
+END $$;
+
 -- Who calls: a counter (its login is a desk's role: its desk, whatever it
 -- names) or the back office (the owner: the desk it names).
 CREATE FUNCTION vegas.caller(p_desk text, OUT desk text, OUT counter boolean, OUT payout_limit integer,
@@ -280,7 +367,7 @@ BEGIN
             RAISE EXCEPTION 'desk % is disabled; ask the back office', d.id USING ERRCODE = 'VD002';
         END IF;
         desk := d.id; counter := true; payout_limit := d.payout_limit;
-        locked_until := d.locked_until; unlocked_at := d.unlocked_at;
+        locked_until := greatest(d.locked_until, vegas.guesses_locked(d.id)); unlocked_at := d.unlocked_at;
         RETURN;
     END IF;
     IF NOT pg_has_role(session_user, current_user, 'MEMBER') THEN
@@ -433,6 +520,9 @@ DECLARE
     serial text := vegas.serial_text(p_game, p_block, p_position, p_secret);
 BEGIN
     SELECT * INTO who FROM vegas.caller(p_desk);
+    PERFORM vegas.check_recording(who.counter);
+    PERFORM vegas.check_serial(p_game, p_block, p_position, p_secret);
+    PERFORM vegas.check_text('operator', p_operator, 64);
     IF who.locked_until > now THEN
         e := vegas.append('refusal', NULL, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
             p_operator, 'lookup', NULL, '', 'locked', '');
@@ -440,7 +530,10 @@ BEGIN
         RETURN a;
     END IF;
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
-    IF NOT FOUND OR p_position < 0 OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) <> p_secret THEN
+    IF NOT FOUND OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) IS DISTINCT FROM p_secret THEN
+        IF who.counter THEN
+            PERFORM vegas.guess(who.desk); -- first: nothing after it can undo it
+        END IF;
         e := vegas.append('refusal', NULL, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
             p_operator, 'lookup', NULL, '', 'unknown-serial', '');
         IF who.counter THEN
@@ -492,7 +585,14 @@ DECLARE
 BEGIN
     PERFORM set_config('synchronous_commit', 'off', true);
     SELECT * INTO who FROM vegas.caller(p_desk);
-    IF p_method NOT IN ('serial', 'contents') THEN
+    PERFORM vegas.check_recording(who.counter);
+    PERFORM vegas.check_serial(p_game, p_block, p_position, p_secret);
+    PERFORM vegas.check_text('operator', p_operator, 64);
+    PERFORM vegas.check_text('request id', p_request, 64);
+    PERFORM vegas.check_text('winner''s name', p_name, 200);
+    PERFORM vegas.check_text('identity document', p_doc_type, 200);
+    PERFORM vegas.check_text('identity document number', p_doc_number, 200);
+    IF p_method IS NULL OR p_method NOT IN ('serial', 'contents') THEN
         RAISE EXCEPTION 'method %: want serial or contents', p_method USING ERRCODE = 'VD004';
     END IF;
     IF coalesce(btrim(p_operator), '') = '' OR coalesce(btrim(who.desk), '') = '' THEN
@@ -501,10 +601,13 @@ BEGIN
     -- What never changes is read before the journal's lock: the block and
     -- the secret part. A wrong one is refused (and appended, under the lock).
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
-    known := FOUND AND p_position >= 0 AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
+    known := FOUND AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
+    IF NOT known AND who.counter THEN
+        PERFORM vegas.guess(who.desk); -- before the lock: nothing after it can undo it
+    END IF;
     -- The rest under the lock, so that the check and the payment are one
     -- step for every counter at once.
-    PERFORM pg_advisory_xact_lock(1447511123);
+    LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE;
     IF who.counter THEN
         at := vegas.now_text(); lim := who.payout_limit;
         SELECT d.locked_until INTO who.locked_until FROM vegas.desks d WHERE d.id = who.desk;
@@ -592,9 +695,11 @@ DECLARE
     a    vegas.answer;
 BEGIN
     SELECT * INTO who FROM vegas.caller(p_desk);
-    IF length(p_code) <> 14 THEN
-        RAISE EXCEPTION 'an encoding has 14 bytes, not %', length(p_code) USING ERRCODE = 'VD006';
+    PERFORM vegas.check_recording(who.counter);
+    IF p_code IS NULL OR length(p_code) <> 14 THEN
+        RAISE EXCEPTION 'an encoding has 14 bytes, not %', coalesce(length(p_code), 0) USING ERRCODE = 'VD006';
     END IF;
+    PERFORM vegas.check_text('operator', p_operator, 64);
     IF who.locked_until > now THEN
         PERFORM vegas.append('refusal', NULL, NULL, '', 0, 0, 0, 0, 0, '', 0, who.desk, p_operator, 'contents', NULL, '', 'locked', '');
         a.status := 'locked'; a.until := who.locked_until;
@@ -731,12 +836,13 @@ BEGIN
     IF coalesce(btrim(p_operator), '') = '' THEN
         RAISE EXCEPTION 'a pack''s move records its operator: name the operator' USING ERRCODE = 'VD005';
     END IF;
-    PERFORM pg_advisory_xact_lock(1447511123);
+    PERFORM vegas.check_text('operator', p_operator, 64);
+    LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE;
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'block %/%: no such block', p_game, p_block USING ERRCODE = 'VD008';
     END IF;
-    IF p_first < 0 OR p_last < p_first OR p_last >= b.tickets / b.pack_size THEN
+    IF p_first IS NULL OR p_last IS NULL OR p_first < 0 OR p_last < p_first OR p_last >= b.tickets / b.pack_size THEN
         RAISE EXCEPTION 'packs %–% of block %/%: packs go from 0 to %', p_first, p_last, p_game, p_block,
             b.tickets / b.pack_size - 1 USING ERRCODE = 'VD007';
     END IF;
