@@ -6,7 +6,31 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/jmoiron/sqlx"
 )
+
+// alterUnderTrigger runs statements on a ledger file outside the app, as
+// whoever can write it: the trigger that forbids them is dropped first and
+// made again after with its exact text, so that the schema check passes.
+func alterUnderTrigger(tb testing.TB, path, trigger string, stmts ...string) {
+	tb.Helper()
+	db, err := sqlx.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var text string
+	if err := db.Get(&text, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", trigger); err != nil {
+		tb.Fatalf("trigger %s: %v", trigger, err)
+	}
+	for _, s := range append(append([]string{"DROP TRIGGER " + trigger}, stmts...), text) {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
+}
 
 // A counter ledger altered with ordinary tools is refused untouched, like a
 // back-office ledger (TestHostileFiles): its sqlite_master must be exactly
