@@ -50,6 +50,16 @@ BEGIN DELETE FROM paid WHERE ticket = NEW.ticket; END;`},
 		{"an index", `CREATE INDEX by_amount ON journal (amount);`},
 		{"a dropped trigger", `DROP TRIGGER serials_no_delete;`},
 		{"a back office's application id", `PRAGMA application_id = 1447511123;`},
+		// user_version 0 is a new file's: it must not skip the check (nor
+		// be switched to WAL before its refusal).
+		{"a trigger and user_version 0", `CREATE TRIGGER spy AFTER INSERT ON journal BEGIN SELECT 1; END;
+PRAGMA user_version = 0;`},
+		// The same row twice passes a comparison of sets: here an index's
+		// second row that points at another index's pages.
+		{"an index row twice in sqlite_master", `PRAGMA writable_schema = ON;
+INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql)
+SELECT type, name, tbl_name, (SELECT rootpage FROM sqlite_master WHERE name = 'journal_by_kind'), sql
+FROM sqlite_master WHERE name = 'sqlite_autoindex_paid_1';`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, counters := counterCopies(t)
