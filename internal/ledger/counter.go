@@ -824,6 +824,9 @@ func (l *Ledger) verifyCounter(ctx context.Context, progress func(done, total in
 	for t, c := range paid {
 		rep.add(fmt.Sprintf("ticket %d", t), "entry %d pays it, but the ledger does not keep it paid", c)
 	}
+	if err := l.verifyStorage(ctx, tx, &rep); err != nil {
+		return rep, fmt.Errorf("verify: %w", err)
+	}
 	return rep, nil
 }
 
