@@ -346,3 +346,32 @@ func TestImportBoundsPaymentTimes(t *testing.T) {
 		}
 	}
 }
+
+// An issue recorded before its checkpoint named the identity threshold and
+// the sealed blocks: the import takes the threshold set then and the blocks
+// generated before it, not what was set or generated since.
+func TestIssuedCounterRecordedBefore(t *testing.T) {
+	ctx := context.Background()
+	bo := mustOpen(t, copyFixture(t))
+	who := Identity{"BO", "boss"}
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 7000, who); err != nil {
+		t.Fatal(err)
+	}
+	appendForged(t, bo, entry{Kind: "checkpoint", Desk: "C1", Operator: "issuer", Method: "counter-ledger", Amount: 100,
+		Request: "old", Detail: "ledger=old\nseal=" + strings.Repeat("a", 64) + "\ngenesis=" + strings.Repeat("b", 64)})
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 9000, who); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := bo.Generate(ctx, 531, game.Seed{9, 9, 9}, GenerateOptions{Who: who})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := issuedCounter(ctx, bo.r, "old")
+	if err != nil || c == nil {
+		t.Fatal(c, err)
+	}
+	b1 := mustBlock(t, bo)
+	if c.limit != 100 || c.threshold != 7000 || !c.blocks[b1.ID] || c.blocks[b2.ID] || len(c.blocks) != 1 {
+		t.Errorf("the issue's record: limit %d, threshold %d, blocks %v", c.limit, c.threshold, c.blocks)
+	}
+}
