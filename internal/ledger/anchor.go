@@ -50,6 +50,18 @@ func (l *Ledger) CheckHead(ctx context.Context, head string) (Anchor, error) {
 		return Anchor{}, err
 	}
 	defer tx.Rollback()
+	// An entry whose column holds another storage class hashes the same
+	// but is not the entry SQL reads (a void that no longer matches its
+	// payment): the journal does not hold it unchanged.
+	if l.eng == sqliteEngine {
+		ps, err := checkStorage(ctx, tx, journalStorage, 1)
+		if err != nil {
+			return Anchor{}, l.classify(err)
+		}
+		if len(ps) > 0 {
+			return Anchor{}, fmt.Errorf("%w: %s %s", ErrNotAnchored, ps[0].where, ps[0])
+		}
+	}
 	rows, err := queryRows(ctx, tx, "SELECT "+entryCols+" FROM journal ORDER BY id")
 	if err != nil {
 		return Anchor{}, l.classify(err)

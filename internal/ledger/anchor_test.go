@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
+
 	"vegas-desk/internal/signing"
 )
 
@@ -219,4 +221,73 @@ func TestCertificate(t *testing.T) {
 			t.Errorf("a block that does not exist: %v", err)
 		}
 	})
+}
+
+// A journal or kept column stored with another SQLite storage class (the
+// same bytes: Go reads the same value, the chain's hash recomputes) no
+// longer matches in SQL: a void's ref made a BLOB, or its kind, no longer
+// cancels its payment, and the ticket is payable again. verify names the
+// row, and verify --head refuses the head.
+func TestVerifyRefusesStorageClass(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, trigger, where string
+		stmts                []string
+	}{
+		{"a void's ref as a BLOB", "journal_no_update", "journal entry", []string{"UPDATE journal SET ref = CAST(ref AS BLOB) WHERE kind = 'void'"}},
+		{"a void's kind as a BLOB", "journal_no_update", "journal entry", []string{"PRAGMA ignore_check_constraints = ON",
+			"UPDATE journal SET kind = CAST(kind AS BLOB) WHERE kind = 'void'"}},
+		{"a kept payment's claim as a BLOB", "", "paid row", []string{"UPDATE paid SET claim = CAST(claim AS BLOB)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := copyFixture(t)
+			l := mustOpen(t, path)
+			b := mustBlock(t, l)
+			ps := ticketsWith(t, l, b, 1000, 2)
+			c, err := l.Claim(ctx, claimReq(serialOf(b, ps[0]), Identity{"S1", "ann"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Void(ctx, c.Number, "mistake", Identity{"BO", "boss"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Claim(ctx, claimReq(serialOf(b, ps[1]), Identity{"S1", "ann"})); err != nil {
+				t.Fatal(err)
+			}
+			head, err := l.Head(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Close()
+			if tc.trigger != "" {
+				alterUnderTrigger(t, path, tc.trigger, tc.stmts...)
+			} else {
+				rawSQL(t, path, tc.stmts...)
+			}
+			l = mustOpen(t, path)
+			rep, err := l.Verify(ctx, 0, 0, nil)
+			if err != nil || rep.OK() || !strings.Contains(rep.Problems[0].Where, tc.where) || !strings.Contains(rep.Problems[0].What, "changed outside vegas-desk") {
+				t.Errorf("verify: %v %v", rep.Problems, err)
+			}
+			if a, err := l.CheckHead(ctx, head); tc.trigger != "" && !errors.Is(err, ErrNotAnchored) {
+				t.Errorf("verify --head: %+v %v", a, err)
+			}
+		})
+	}
+}
+
+// rawSQL runs statements on a ledger file outside the app.
+func rawSQL(tb testing.TB, path string, stmts ...string) {
+	tb.Helper()
+	db, err := sqlx.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
 }

@@ -159,6 +159,7 @@ func (l *Ledger) claimSQLite(ctx context.Context, s game.Serial, req ClaimReques
 	refuse := func(e entry, refusal error) (Claim, error) {
 		e.At, e.Serial, e.Game, e.Block, e.Position = at, l.refusedSerial(s), s.Game, s.Block, s.Position
 		e.Desk, e.Operator, e.Request = req.Who.Desk, req.Who.Operator, req.Request
+		l.forgetWinner(&e)
 		if err := l.appendJournal(ctx, tx, &e); err != nil {
 			return Claim{}, errors.Join(refusal, err)
 		}

@@ -90,6 +90,17 @@ func (l *Ledger) refusedSerial(s game.Serial) string {
 	return s.String()
 }
 
+// forgetWinner makes a refusal or a referral entry e keep, on a counter
+// ledger, neither the ticket's number nor its prize: the file may be lost
+// with the unpaid winners it saw (the answer at the counter still shows the
+// prize, read from the sealed record). Nothing reads them back: the counter
+// verifies and exports only its payments' tickets.
+func (l *Ledger) forgetWinner(e *entry) {
+	if l.counter != nil {
+		e.Ticket, e.Amount = sql.NullInt64{}, 0
+	}
+}
+
 // serialFacts returns the facts of the ticket of serial s, or a *Refusal
 // with UnknownSerial.
 func (l *Ledger) serialFacts(ctx context.Context, q querier, s game.Serial) (*facts, error) {
@@ -292,8 +303,16 @@ func (l *Ledger) IssueCounter(ctx context.Context, path string, spec CounterSpec
 		return CounterIssue{}, err
 	}
 	defer w.Rollback()
+	// What the import checks the counter's payments against is recorded
+	// here, not read from the file its holder can change: the payout limit
+	// (amount), the identity threshold and the blocks sealed.
+	ids := make([]string, len(is.Blocks))
+	for i, b := range is.Blocks {
+		ids[i] = strconv.FormatInt(b.ID, 10)
+	}
 	e := entry{Kind: "checkpoint", Desk: spec.Desk, Operator: spec.Who.Operator, Method: "counter-ledger",
-		Amount: is.Limit, Request: is.ID, Detail: "ledger=" + is.ID + "\nseal=" + is.Digest + "\ngenesis=" + is.Genesis}
+		Amount: is.Limit, Request: is.ID, Detail: "ledger=" + is.ID + "\nseal=" + is.Digest + "\ngenesis=" + is.Genesis +
+			"\nidentity_threshold=" + strconv.Itoa(src.threshold()) + "\nblocks=" + strings.Join(ids, " ")}
 	if err := l.appendJournal(ctx, w, &e); err != nil {
 		return CounterIssue{}, err
 	}
@@ -352,6 +371,18 @@ type gameRow struct {
 	Name  string `db:"name"`
 	Price int    `db:"price"`
 	emission
+}
+
+// threshold is the identity threshold sealed in the counter ledger.
+func (src *counterSource) threshold() int {
+	for _, s := range src.settings {
+		if s[0] == SettingIdentityThreshold {
+			if n, err := strconv.Atoi(s[1]); err == nil {
+				return n
+			}
+		}
+	}
+	return defaultIdentityThreshold
 }
 
 func (l *Ledger) counterSource(ctx context.Context, q querier, spec CounterSpec) (*counterSource, error) {
@@ -793,6 +824,9 @@ func (l *Ledger) verifyCounter(ctx context.Context, progress func(done, total in
 	for t, c := range paid {
 		rep.add(fmt.Sprintf("ticket %d", t), "entry %d pays it, but the ledger does not keep it paid", c)
 	}
+	if err := l.verifyStorage(ctx, tx, &rep); err != nil {
+		return rep, fmt.Errorf("verify: %w", err)
+	}
 	return rep, nil
 }
 
@@ -822,15 +856,21 @@ func (l *Ledger) CounterSeal() (string, bool) {
 	return l.counter.seal, true
 }
 
-// counterIssued is the back office's record of a counter ledger it issued.
+// counterIssued is the back office's record of a counter ledger it issued:
+// what the import of its payments trusts, rather than the file.
 type counterIssued struct {
 	entry         int64
 	at            time.Time
 	desk          string
 	seal, genesis string
+	limit         int            // the sealed payout limit, euros (0: none)
+	threshold     int            // the sealed identity threshold, euros
+	blocks        map[int64]bool // the ids of the sealed blocks
 }
 
-// issuedCounter reads the back office's record of counter ledger id.
+// issuedCounter reads the back office's record of counter ledger id. An
+// issue recorded before the threshold and the blocks were named in it
+// takes the threshold set then, and the blocks generated before it.
 func issuedCounter(ctx context.Context, q querier, id string) (*counterIssued, error) {
 	var e entry
 	err := get(ctx, q, &e, "SELECT "+entryCols+" FROM journal WHERE kind = 'checkpoint' AND method = 'counter-ledger' AND request = ?", id)
@@ -840,7 +880,7 @@ func issuedCounter(ctx context.Context, q querier, id string) (*counterIssued, e
 	if err != nil {
 		return nil, err
 	}
-	c := &counterIssued{entry: e.ID, at: parseTime(e.AtText), desk: e.Desk}
+	c := &counterIssued{entry: e.ID, at: parseTime(e.AtText), desk: e.Desk, limit: e.Amount, threshold: -1}
 	for _, ln := range strings.Split(e.Detail, "\n") {
 		k, v, _ := strings.Cut(ln, "=")
 		switch k {
@@ -848,6 +888,40 @@ func issuedCounter(ctx context.Context, q querier, id string) (*counterIssued, e
 			c.seal = v
 		case "genesis":
 			c.genesis = v
+		case "identity_threshold":
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+				c.threshold = n
+			}
+		case "blocks":
+			c.blocks = map[int64]bool{}
+			for _, f := range strings.Fields(v) {
+				if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+					c.blocks[n] = true
+				}
+			}
+		}
+	}
+	if c.threshold < 0 {
+		c.threshold = defaultIdentityThreshold
+		var v string
+		err := get(ctx, q, &v, "SELECT detail FROM journal WHERE kind = 'setting' AND reason = ? AND id < ? ORDER BY id DESC LIMIT 1",
+			SettingIdentityThreshold, e.ID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			c.threshold = n
+		}
+	}
+	if c.blocks == nil {
+		c.blocks = map[int64]bool{}
+		var ids []int64
+		if err := sel(ctx, q, &ids, `SELECT b.id FROM blocks b JOIN journal j ON j.kind = 'block' AND j.game = b.game
+			AND j.block = b.number WHERE j.id < ?`, e.ID); err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			c.blocks[id] = true
 		}
 	}
 	return c, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/signing"
@@ -93,6 +94,34 @@ func counterCopies(tb testing.TB) (bo string, counters [2]string) {
 		}
 	}
 	return bo, counters
+}
+
+// clockFrom is a test clock that starts a second after t0 and ticks a
+// second a call.
+func clockFrom(t0 time.Time) func() time.Time {
+	n := 0
+	return func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }
+}
+
+// openCounterCopies opens fresh copies of the back office and of counter
+// ledgers C1 and C2 with clocks as they run: the fixture issued them on 1
+// May 2025 from 10:00, the counters pay on 2 May, the back office imports
+// on 3 May.
+func openCounterCopies(tb testing.TB) (bo, c1, c2 *Ledger) {
+	tb.Helper()
+	boPath, counters := counterCopies(tb)
+	return openCounters(tb, boPath, counters)
+}
+
+// openCounters opens copies made by counterCopies, with openCounterCopies'
+// clocks.
+func openCounters(tb testing.TB, boPath string, counters [2]string) (bo, c1, c2 *Ledger) {
+	tb.Helper()
+	bo, c1, c2 = mustOpen(tb, boPath), mustOpen(tb, counters[0]), mustOpen(tb, counters[1])
+	c1.Now = clockFrom(time.Date(2025, 5, 2, 10, 0, 0, 0, time.UTC))
+	c2.Now = clockFrom(time.Date(2025, 5, 2, 11, 0, 0, 0, time.UTC))
+	bo.Now = clockFrom(time.Date(2025, 5, 3, 10, 0, 0, 0, time.UTC))
+	return bo, c1, c2
 }
 
 func TestCounterLedger(t *testing.T) {
@@ -334,5 +363,46 @@ func TestCounterRetail(t *testing.T) {
 	}
 	if _, err := c.DayReport(ctx, "C2", cl.At); !errors.Is(err, ErrDeskMismatch) {
 		t.Errorf("another desk's day on C1's ledger: %v", err)
+	}
+}
+
+// A counter ledger's referral and refusals keep neither the unpaid winner's
+// ticket number nor its prize (nor the serial's secret part): a lost file
+// gives away no unpaid winner. The counter's answer still says the prize.
+func TestCounterReferralKeepsNoWinner(t *testing.T) {
+	ctx := context.Background()
+	bo, c1, _ := openCounterCopies(t)
+	b := mustBlock(t, bo)
+	big := serialOf(b, ticketsWith(t, bo, b, 50000, 1)[0])
+	var r *Refusal
+	_, err := c1.Claim(ctx, claimReq(big, Identity{"C1", "ann"}))
+	if !errors.As(err, &r) || r.Verdict != OverLimit || r.Amount != 50000 {
+		t.Fatalf("50,000 € at a 100 € counter: %v", err)
+	}
+	small := serialOf(b, ticketsWith(t, bo, b, 15, 1)[0])
+	if _, err := c1.Claim(ctx, claimReq(small, Identity{"C1", "ann"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c1.Claim(ctx, claimReq(small, Identity{"C1", "ann"})); !errors.Is(err, ErrAlreadyClaimed) {
+		t.Fatalf("paid twice: %v", err)
+	}
+	var es []entry
+	if err := sel(ctx, c1.r, &es, "SELECT "+entryCols+" FROM journal WHERE kind IN ('referral', 'refusal') ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].Kind != "referral" {
+		t.Fatalf("recorded %v", journalKinds(t, c1, 1))
+	}
+	for _, e := range es {
+		if e.Ticket.Valid || e.Amount != 0 || len(e.Serial) != len("531-0001-0000000") {
+			t.Errorf("the counter's %s keeps ticket %v, amount %d, serial %s", e.Kind, e.Ticket, e.Amount, e.Serial)
+		}
+	}
+	if rep, err := c1.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+		t.Errorf("verify: %v %v", rep.Problems, err)
+	}
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), Identity{"BO", "clerk"})
+	if err != nil || !rep.OK() || rep.Recorded != 1 {
+		t.Errorf("import: %+v %v", rep, err)
 	}
 }

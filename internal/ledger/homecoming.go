@@ -13,6 +13,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"vegas-desk/internal/game"
 )
@@ -150,7 +151,11 @@ func (l *Ledger) ExportJournal(ctx context.Context, w io.Writer) error {
 //	amount-mismatch   a payment of another amount than the ticket's prize
 //	not-yet-on-sale, expired   a payment outside the emission's dates
 //	not-activated, stolen      a payment of a ticket whose pack was not on sale then
-//	identity-missing  a payment that records an identity the file does not hold (or another)
+//	identity-missing  a payment from the sealed identity threshold on without the winner's
+//	                  identity, or that records an identity the file does not hold (or another)
+//	over-limit        a payment above the payout limit sealed at the issue (the back office's to pay)
+//	not-sealed        a payment of a block the counter ledger does not hold
+//	bad-time          a payment dated before the issue, after the import, or before the previous payment
 type ImportFlag struct {
 	Entry  int64 // the counter's journal entry
 	Kind   string
@@ -195,12 +200,15 @@ func (r ImportReport) OK() bool { return len(r.Flags) == 0 }
 //   - a payment of a ticket already paid is a double payment, recorded as
 //     an 'import' entry (reason double-payment, ref = the first claim), not
 //     paid again;
-//   - a payment whose serial or amount is not the ticket's is recorded as an
-//     'import' entry (serial-mismatch, amount-mismatch), not paid;
+//   - a payment whose serial or amount is not the ticket's, of a block not
+//     sealed in the counter ledger, above the payout limit sealed at the
+//     issue, or dated outside what the counter's clock could say, is
+//     recorded as an 'import' entry (serial-mismatch, amount-mismatch,
+//     not-sealed, over-limit, bad-time), not paid;
 //   - any other payment is recorded as a claim of the counter's desk at the
 //     counter's time, the ticket kept paid; a payment outside the emission's
-//     dates or of a pack not on sale then is recorded and flagged (the
-//     claim's reason names it).
+//     dates, of a pack not on sale then, or without the winner's identity
+//     it needed is recorded and flagged (the claim's reason names it).
 //
 // Last, an 'import' entry (reason head, request = the counter ledger's id)
 // records how many entries were imported and the last one's hash, which the
@@ -280,17 +288,21 @@ func (l *Ledger) ImportClaims(ctx context.Context, r io.Reader, who Identity) (I
 		done = n
 	}
 	recorded := 0
+	bounds := paymentTimes{issued: entries[0].At, now: l.now()}
 	for i := range entries {
 		e := &entries[i]
 		switch e.Kind {
 		case "claim":
 			rep.Payments++
-			fresh, err := l.importPayment(ctx, tx, e, xs[i].Winner, &rep)
+			fresh, err := l.importPayment(ctx, tx, e, xs[i].Winner, issued, bounds, &rep)
 			if err != nil {
 				return rep, err
 			}
 			if fresh {
 				recorded++
+			}
+			if at := parseTime(e.AtText); bounds.check(at) == "" {
+				bounds.previous = at // a forged time moves no bound
 			}
 		case "refusal":
 			if e.Reason == string(UnknownSerial) {
@@ -363,9 +375,36 @@ func parseHead(detail string) (n int, head string) {
 	return n, head
 }
 
+// clockSkew is how far ahead of the back office's clock a counter's may
+// run: a payment dated later than the import by more is forged.
+const clockSkew = 15 * time.Minute
+
+// paymentTimes bound a counter's payment's time: not before the counter
+// ledger's issue, not after the import (give or take clockSkew), not
+// before the latest payment before it in the counter's chain.
+type paymentTimes struct {
+	issued, now, previous time.Time
+}
+
+// check says what is wrong with time at, or "".
+func (b paymentTimes) check(at time.Time) string {
+	switch {
+	case at.Before(b.issued):
+		return "before the counter ledger's issue on " + b.issued.Local().Format("02/01/2006 15:04:05")
+	case at.After(b.now.Add(clockSkew)):
+		return "after this import (" + b.now.Local().Format("02/01/2006 15:04:05") + ")"
+	case at.Before(b.previous):
+		return "before the counter's previous payment, of " + b.previous.Local().Format("02/01/2006 15:04:05")
+	}
+	return ""
+}
+
 // importPayment records one payment of a counter (see ImportClaims), and
-// reports whether it recorded anything.
-func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner *Winner, rep *ImportReport) (bool, error) {
+// reports whether it recorded anything. What the counter could pay (its
+// blocks, payout limit and identity threshold) is the back office's record
+// of the issue, not the file's.
+func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner *Winner, issued *counterIssued,
+	times paymentTimes, rep *ImportReport) (bool, error) {
 	request := "counter:" + hex.EncodeToString(e.Hash)
 	var seen int
 	if err := get(ctx, tx, &seen, "SELECT count(*) FROM journal WHERE request = ? AND kind IN ('claim', 'import')", request); err != nil {
@@ -396,6 +435,9 @@ func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner
 	if at.IsZero() || checkText("desk", e.Desk) != nil || checkText("operator", e.Operator) != nil {
 		return refuse("serial-mismatch", "the payment's time, desk or operator is not readable")
 	}
+	if what := times.check(at); what != "" {
+		return refuse("bad-time", "ticket %s paid on %s, %s: a forged record", e.Serial, at.Local().Format("02/01/2006 15:04:05"), what)
+	}
 	s, err := game.ParseSerial(e.Serial)
 	if err != nil {
 		return refuse("serial-mismatch", "serial %q: %v", e.Serial, err)
@@ -406,6 +448,10 @@ func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner
 	}
 	if err != nil {
 		return false, l.classify(err)
+	}
+	if !issued.blocks[b.ID] {
+		return refuse("not-sealed", "serial %s is a ticket of block %s, which counter ledger %s does not hold: the counter could not have found it",
+			e.Serial, b.Name(), rep.Ledger)
 	}
 	if s.Game != e.Game || s.Block != e.Block || s.Position != e.Position || !e.Ticket.Valid || e.Ticket.Int64 != b.first+int64(s.Position) ||
 		b.key.Secret(s.Position) != s.Secret {
@@ -419,6 +465,14 @@ func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner
 	prize, _ := prizeOf(pb)
 	if prize == 0 || prize != e.Amount {
 		return refuse("amount-mismatch", "pays %s for ticket %s, which wins %s", game.FormatAmount(e.Amount), e.Serial, game.FormatAmount(prize))
+	}
+	// The desk's rules as sealed: a prize above the limit was the back
+	// office's to pay; one from the threshold on records an identity.
+	identity := e.Detail != ""
+	deskRule := decide(&facts{prize: prize, packState: "on-sale"}, emission{}, e.AtText, issued.limit, issued.threshold, identity)
+	if deskRule == OverLimit {
+		return refuse("over-limit", "pays %s for ticket %s, above the payout limit of %s sealed in the counter's ledger: the back office pays it",
+			game.FormatAmount(prize), e.Serial, game.FormatAmount(issued.limit))
 	}
 	first, err := paidClaim(ctx, tx, e.Ticket.Int64)
 	if err != nil {
@@ -442,11 +496,24 @@ func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner
 		return false, l.classify(err)
 	}
 	reason := ""
-	switch v := decide(&facts{prize: prize, packState: state}, em, e.AtText, 0, 0, true); v {
-	case Payable:
+	switch v := decide(&facts{prize: prize, packState: state}, em, e.AtText, issued.limit, issued.threshold, identity); v {
 	case NotYetOnSale, Expired, Stolen, NotActivated:
 		reason = string(v)
 		flag(reason, "ticket %s paid on %s: %s", e.Serial, at.Local().Format("02/01/2006 15:04"), ruleWords[v])
+	}
+	// Paid without the winner's identity it needed, or with one the file
+	// does not hold: the money is gone, so recorded, and flagged for the
+	// identity to be found.
+	keepWinner := identity && winner != nil && winner.given() && identityHash(winner) == e.Detail
+	switch {
+	case deskRule == IdentityRequired:
+		flag("identity-missing", "pays %s for ticket %s without the winner's identity, required from %s",
+			game.FormatAmount(prize), e.Serial, game.FormatAmount(issued.threshold))
+	case identity && !keepWinner:
+		flag("identity-missing", "the payment records a winner's identity that the file does not hold")
+	}
+	if reason == "" && (deskRule == IdentityRequired || identity && !keepWinner) {
+		reason = "identity-missing"
 	}
 	x := base
 	x.Kind, x.Reason, x.Detail = "claim", reason, e.Detail
@@ -457,10 +524,8 @@ func (l *Ledger) importPayment(ctx context.Context, tx querier, e *entry, winner
 		return false, l.classify(err)
 	}
 	rep.Recorded++
-	if e.Detail != "" {
-		if winner == nil || !winner.given() || identityHash(winner) != e.Detail {
-			flag("identity-missing", "the payment records a winner's identity that the file does not hold")
-		} else if _, err := execute(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
+	if keepWinner {
+		if _, err := execute(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
 			x.ID, winner.Name, winner.DocType, winner.DocNumber); err != nil {
 			return false, l.classify(err)
 		}

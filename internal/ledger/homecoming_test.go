@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/game"
 )
@@ -32,9 +35,7 @@ func flagKinds(r ImportReport) []string {
 // Importing a file again records nothing new.
 func TestImportClaims(t *testing.T) {
 	ctx := context.Background()
-	boPath, counters := counterCopies(t)
-	bo := mustOpen(t, boPath)
-	c1, c2 := mustOpen(t, counters[0]), mustOpen(t, counters[1])
+	bo, c1, c2 := openCounterCopies(t)
 	b := mustBlock(t, bo)
 	fifties := ticketsWith(t, bo, b, 50, 2)
 	both, once := serialOf(b, fifties[0]), serialOf(b, fifties[1])
@@ -210,4 +211,167 @@ func TestImportForged(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The holder of counter ledger C1 (payout limit 100 €) raises the limit in
+// its own file (the meta row, under a trigger dropped and made again with
+// its text) and pays a 50,000 € ticket it could only refer. The import
+// applies the limit the back office recorded at the issue: the payment is
+// recorded as over-limit and the ticket is not paid, so its winner is paid
+// at the back office.
+func TestImportAppliesIssuedLimit(t *testing.T) {
+	ctx := context.Background()
+	boPath, counters := counterCopies(t)
+	alterUnderTrigger(t, counters[0], "meta_no_update", "UPDATE meta SET value = '0' WHERE key = 'payout_limit'")
+	bo, c1, _ := openCounters(t, boPath, counters)
+	if c1.CounterLimit() != 0 {
+		t.Fatalf("the altered file says limit %d", c1.CounterLimit())
+	}
+	b := mustBlock(t, bo)
+	pos := ticketsWith(t, bo, b, 50000, 1)[0]
+	req := claimReq(serialOf(b, pos), Identity{"C1", "mallory"})
+	req.Winner = &Winner{"Jean Dupont", "CNI", "123456"}
+	if _, err := c1.Claim(ctx, req); err != nil {
+		t.Fatalf("the altered counter pays: %v", err)
+	}
+	last := lastEntry(t, bo)
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), Identity{"BO", "clerk"})
+	if err != nil || rep.Rejected || rep.Recorded != 0 || fmt.Sprint(flagKinds(rep)) != "[over-limit]" {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	if k := journalKinds(t, bo, last); fmt.Sprint(k) != "[import/over-limit import/head]" {
+		t.Errorf("recorded %v", k)
+	}
+	if tk, _ := bo.TicketAt(ctx, 531, 1, pos); tk.Status != StatusUnpaid {
+		t.Errorf("the over-limit payment made the ticket paid: %v", tk.Status)
+	}
+}
+
+// A counter's payment from the identity threshold on without the winner's
+// identity is recorded (the money is gone) and flagged identity-missing, in
+// the claim's reason too; the threshold is the one sealed at the issue, not
+// the back office's setting since.
+func TestImportFlagsMissingIdentity(t *testing.T) {
+	ctx := context.Background()
+	bo, _, c2 := openCounterCopies(t)
+	b := mustBlock(t, bo)
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 100000, Identity{"BO", "boss"}); err != nil {
+		t.Fatal(err)
+	}
+	ps := ticketsWith(t, bo, b, 50000, 2)
+	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.first + int64(ps[0]), Valid: true}, Serial: serialOf(b, ps[0]),
+		Game: 531, Block: 1, Position: ps[0], Amount: 50000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r1"})
+	req := claimReq(serialOf(b, ps[1]), Identity{"C2", "ann"})
+	req.Winner = &Winner{"Jean Dupont", "CNI", "123456"}
+	if _, err := c2.Claim(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{"BO", "clerk"})
+	if err != nil || rep.Recorded != 2 || fmt.Sprint(flagKinds(rep)) != "[identity-missing]" || rep.Flags[0].Serial != serialOf(b, ps[0]) {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	var reasons []string
+	sel(ctx, bo.r, &reasons, "SELECT reason FROM journal WHERE kind = 'claim' AND desk = 'C2' ORDER BY id")
+	if fmt.Sprint(reasons) != "[identity-missing ]" {
+		t.Errorf("the claims' reasons: %q", reasons)
+	}
+	for _, p := range ps {
+		if tk, _ := bo.TicketAt(ctx, 531, 1, p); tk.Status != StatusPaid {
+			t.Errorf("ticket %d: %v", p, tk.Status)
+		}
+	}
+}
+
+// A payment of a block counter ledger C2 never held (generated after its
+// issue) is recorded as not-sealed and not paid: the counter could not
+// have found the ticket.
+func TestImportRefusesUnsealedBlock(t *testing.T) {
+	ctx := context.Background()
+	bo, _, c2 := openCounterCopies(t)
+	b2, err := bo.Generate(ctx, 531, game.Seed{9, 9, 9}, GenerateOptions{Activate: true, Who: Identity{"BO", "boss"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := ticketsWith(t, bo, b2, 1000, 1)[0]
+	serial := serialOf(b2, pos)
+	if _, err := c2.Lookup(ctx, serial, Identity{"C2", "ann"}, 0); !errors.Is(err, ErrUnknownSerial) {
+		t.Fatalf("the counter finds a ticket of block %s: %v", b2.Name(), err)
+	}
+	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b2.first + int64(pos), Valid: true}, Serial: serial,
+		Game: 531, Block: b2.Number, Position: pos, Amount: 1000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r2"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{"BO", "clerk"})
+	if err != nil || rep.Recorded != 0 || fmt.Sprint(flagKinds(rep)) != "[not-sealed]" {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	if tk, _ := bo.TicketAt(ctx, 531, b2.Number, pos); tk.Status != StatusUnpaid {
+		t.Errorf("the payment made the ticket paid: %v", tk.Status)
+	}
+}
+
+// Payments dated before the counter ledger's issue, after the import, or
+// before the counter's previous payment are recorded as bad-time and not
+// paid; a forged time moves no bound, so the counter's next payment is
+// recorded.
+func TestImportBoundsPaymentTimes(t *testing.T) {
+	ctx := context.Background()
+	bo, _, c2 := openCounterCopies(t)
+	b := mustBlock(t, bo)
+	ps := ticketsWith(t, bo, b, 15, 5)
+	if _, err := c2.Claim(ctx, claimReq(serialOf(b, ps[0]), Identity{"C2", "ann"})); err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range []time.Time{
+		time.Date(2025, 5, 1, 9, 0, 0, 0, time.UTC),   // before the issue
+		time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC),   // after the import
+		time.Date(2025, 5, 2, 10, 30, 0, 0, time.UTC), // before the payment before it
+	} {
+		p := ps[i+1]
+		appendForged(t, c2, entry{Kind: "claim", At: at, Ticket: sql.NullInt64{Int64: b.first + int64(p), Valid: true}, Serial: serialOf(b, p),
+			Game: 531, Block: 1, Position: p, Amount: 15, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: fmt.Sprint("t", i)})
+	}
+	if _, err := c2.Claim(ctx, claimReq(serialOf(b, ps[4]), Identity{"C2", "ann"})); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{"BO", "clerk"})
+	if err != nil || rep.Recorded != 2 || fmt.Sprint(flagKinds(rep)) != "[bad-time bad-time bad-time]" {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	for i, p := range ps {
+		want := StatusUnpaid
+		if i == 0 || i == 4 {
+			want = StatusPaid
+		}
+		if tk, _ := bo.TicketAt(ctx, 531, 1, p); tk.Status != want {
+			t.Errorf("payment %d: ticket %v, want %v", i, tk.Status, want)
+		}
+	}
+}
+
+// An issue recorded before its checkpoint named the identity threshold and
+// the sealed blocks: the import takes the threshold set then and the blocks
+// generated before it, not what was set or generated since.
+func TestIssuedCounterRecordedBefore(t *testing.T) {
+	ctx := context.Background()
+	bo := mustOpen(t, copyFixture(t))
+	who := Identity{"BO", "boss"}
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 7000, who); err != nil {
+		t.Fatal(err)
+	}
+	appendForged(t, bo, entry{Kind: "checkpoint", Desk: "C1", Operator: "issuer", Method: "counter-ledger", Amount: 100,
+		Request: "old", Detail: "ledger=old\nseal=" + strings.Repeat("a", 64) + "\ngenesis=" + strings.Repeat("b", 64)})
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 9000, who); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := bo.Generate(ctx, 531, game.Seed{9, 9, 9}, GenerateOptions{Who: who})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := issuedCounter(ctx, bo.r, "old")
+	if err != nil || c == nil {
+		t.Fatal(c, err)
+	}
+	b1 := mustBlock(t, bo)
+	if c.limit != 100 || c.threshold != 7000 || !c.blocks[b1.ID] || c.blocks[b2.ID] || len(c.blocks) != 1 {
+		t.Errorf("the issue's record: limit %d, threshold %d, blocks %v", c.limit, c.threshold, c.blocks)
+	}
 }

@@ -6,7 +6,31 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/jmoiron/sqlx"
 )
+
+// alterUnderTrigger runs statements on a ledger file outside the app, as
+// whoever can write it: the trigger that forbids them is dropped first and
+// made again after with its exact text, so that the schema check passes.
+func alterUnderTrigger(tb testing.TB, path, trigger string, stmts ...string) {
+	tb.Helper()
+	db, err := sqlx.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var text string
+	if err := db.Get(&text, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", trigger); err != nil {
+		tb.Fatalf("trigger %s: %v", trigger, err)
+	}
+	for _, s := range append(append([]string{"DROP TRIGGER " + trigger}, stmts...), text) {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+	}
+}
 
 // A counter ledger altered with ordinary tools is refused untouched, like a
 // back-office ledger (TestHostileFiles): its sqlite_master must be exactly
@@ -26,6 +50,16 @@ BEGIN DELETE FROM paid WHERE ticket = NEW.ticket; END;`},
 		{"an index", `CREATE INDEX by_amount ON journal (amount);`},
 		{"a dropped trigger", `DROP TRIGGER serials_no_delete;`},
 		{"a back office's application id", `PRAGMA application_id = 1447511123;`},
+		// user_version 0 is a new file's: it must not skip the check (nor
+		// be switched to WAL before its refusal).
+		{"a trigger and user_version 0", `CREATE TRIGGER spy AFTER INSERT ON journal BEGIN SELECT 1; END;
+PRAGMA user_version = 0;`},
+		// The same row twice passes a comparison of sets: here an index's
+		// second row that points at another index's pages.
+		{"an index row twice in sqlite_master", `PRAGMA writable_schema = ON;
+INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql)
+SELECT type, name, tbl_name, (SELECT rootpage FROM sqlite_master WHERE name = 'journal_by_kind'), sql
+FROM sqlite_master WHERE name = 'sqlite_autoindex_paid_1';`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, counters := counterCopies(t)

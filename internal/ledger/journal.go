@@ -35,6 +35,8 @@ import (
 //	           end of a lock-out
 //	referral   a prize above the desk's limit, sent to the back office:
 //	           ticket, serial, game, block, position, amount, desk, operator
+//	           (on a counter ledger, as its refusals: the public serial,
+//	           no ticket, amount 0)
 //	setting    reason = the setting, detail = its value
 type entry struct {
 	ID        int64         `db:"id"`

@@ -74,7 +74,7 @@ func openSQLite(path string, readOnly bool, c creation) (*Ledger, error) {
 	if statErr == nil {
 		// Before any write connection touches it (switching a file to WAL
 		// is a write), an existing file must hold exactly our schema.
-		if err := checkSchemaFile(path); err != nil {
+		if err := checkSchemaFile(path, true); err != nil {
 			return nil, err
 		}
 	}
@@ -141,7 +141,7 @@ func openSQLite(path string, readOnly bool, c creation) (*Ledger, error) {
 func openSQLiteReadOnly(path string) (*Ledger, error) {
 	// Checked first through an immutable connection, which leaves no
 	// -wal or -shm file beside a file that is refused.
-	if err := checkSchemaFile(path); err != nil {
+	if err := checkSchemaFile(path, false); err != nil {
 		return nil, err
 	}
 	l := &Ledger{location: path, eng: sqliteEngine, readOnly: true}
@@ -350,8 +350,12 @@ func expected(app uint32) ([]masterRow, error) {
 
 // checkSchemaFile checks the schema of the file at path through a
 // read-only connection; an empty file or database passes (it becomes a new
-// ledger).
-func checkSchemaFile(path string) error {
+// ledger). With quick, for a file about to be written, it runs PRAGMA
+// quick_check too: a file whose pages SQLite does not find consistent (an
+// index that points at another's pages, say) is refused before a write
+// builds on it. It reads the whole file: about 20 ms for a 2,000,000-ticket
+// ledger (35 MB) in the page cache.
+func checkSchemaFile(path string, quick bool) error {
 	mode := []string{"mode=ro"}
 	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
 		// Nothing waits in a WAL: read the file as immutable, which makes
@@ -368,15 +372,34 @@ func checkSchemaFile(path string) error {
 		return fmt.Errorf("open ledger %s: %w", path, classifySQLite(err))
 	}
 	if v == 0 {
-		return nil
+		// An empty database becomes a new ledger; one that holds anything
+		// is checked (and refused) here, before a write connection switches
+		// it to WAL.
+		var rows int
+		if err := db.Get(&rows, "SELECT count(*) FROM sqlite_master"); err != nil {
+			return fmt.Errorf("open ledger %s: %w", path, classifySQLite(err))
+		}
+		if rows == 0 {
+			return nil
+		}
 	}
-	return checkSchema(context.Background(), db, path)
+	if err := checkSchema(context.Background(), db, path); err != nil || !quick {
+		return err
+	}
+	var problems []string
+	if err := db.Select(&problems, "PRAGMA quick_check(5)"); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, classifySQLite(err))
+	}
+	if len(problems) != 1 || problems[0] != "ok" {
+		return fmt.Errorf("%w: %s is damaged (SQLite's quick_check: %s): it is refused and left untouched (restore a copy)", ErrNotLedger, path, strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // checkSchema refuses a ledger whose schema is not exactly what schema.sql
 // (or counter.sql, for a sealed counter ledger) makes: an extra trigger
 // (which could rewrite a payment as it is written), view, table or index,
-// or a changed definition.
+// a changed definition, or a row of sqlite_master twice.
 func checkSchema(ctx context.Context, q querier, path string) error {
 	var app uint32
 	if err := get(ctx, q, &app, "PRAGMA application_id"); err != nil {
@@ -389,6 +412,11 @@ func checkSchema(ctx context.Context, q querier, path string) error {
 	var got []masterRow
 	if err := sel(ctx, q, &got, masterQuery); err != nil {
 		return fmt.Errorf("open ledger %s: %w", path, classifySQLite(err))
+	}
+	if len(got) != len(want) {
+		// The same rows twice (sqlite_master written by hand, say a second
+		// index row with another root page) pass the comparison of sets.
+		return fmt.Errorf("%w: %s has %d schema rows, a vegas-desk ledger %d: the file was altered; it is refused and left untouched (restore a copy, or ask who changed it)", ErrNotLedger, path, len(got), len(want))
 	}
 	wantSet := map[string]bool{}
 	for _, r := range want {

@@ -46,6 +46,7 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit 
 		e.Reason = string(Stolen)
 		e.Ticket = sql.NullInt64{Int64: t.Block.first + int64(t.Position), Valid: true}
 	}
+	l.forgetWinner(&e)
 	if rerr := l.record(ctx, &e); rerr != nil {
 		return Ticket{}, errors.Join(err, rerr)
 	}

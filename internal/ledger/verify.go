@@ -85,6 +85,9 @@ func (l *Ledger) Verify(ctx context.Context, gameCode, number int, progress func
 	if err := verifyJournal(ctx, tx, &rep); err != nil {
 		return rep, fmt.Errorf("verify journal: %w", l.classify(err))
 	}
+	if err := l.verifyStorage(ctx, tx, &rep); err != nil {
+		return rep, fmt.Errorf("verify: %w", l.classify(err))
+	}
 	return rep, nil
 }
 
