@@ -62,7 +62,7 @@ test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
-	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 40m ./internal/ui/ ./internal/game/ ./internal/ledger/
+	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 60m ./internal/ui/ ./internal/game/ ./internal/ledger/
 
 # Benchmarks, then the ledger's figures beside their references measured in
 # the same run (internal/ledger/testdata/bench.sh).
