@@ -16,23 +16,24 @@ func Validate(t *Ticket) error {
 	bad := func(field string, v any, kind Kind, problem string) {
 		es = append(es, &FieldError{Field: field, Value: fmt.Sprint(v), Kind: kind, Problem: problem})
 	}
-	amount := func(field string, a int) {
+	// Field paths are formatted only for a fault: verify validates every
+	// ticket of a block.
+	amount := func(a int, field string, args ...any) {
 		if !IsAmount(a) {
-			bad(field, a, KindValue, "is not an amount of the game; give one of "+amountList())
+			bad(fmt.Sprintf(field, args...), a, KindValue, "is not an amount of the game; give one of "+amountList())
 		}
 	}
 	// number checks the i-th number of a roulette zone; a number that is
 	// not on the roulette is not also reported as a repeat.
 	number := func(zone, name string, nums []int, i int) {
-		f := fmt.Sprintf(zone, i)
 		n := nums[i]
 		if !IsRouletteNumber(n) {
-			bad(f, n, KindValue, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
+			bad(fmt.Sprintf(zone, i), n, KindValue, "is not a roulette number; the roulette shows 1 to 36 except 3, 6, 9 and 15")
 			return
 		}
 		for j := range i {
 			if nums[j] == n {
-				bad(f, n, KindRepeat, fmt.Sprintf("repeats %s; a number appears once in %s", fmt.Sprintf(zone, j), name))
+				bad(fmt.Sprintf(zone, i), n, KindRepeat, fmt.Sprintf("repeats %s; a number appears once in %s", fmt.Sprintf(zone, j), name))
 				return
 			}
 		}
@@ -46,14 +47,14 @@ func Validate(t *Ticket) error {
 	}
 	for i, b := range t.Roulette.Bets {
 		number("roulette.bets[%d].number", "VOS MISES", bets[:], i)
-		amount(fmt.Sprintf("roulette.bets[%d].amount", i), b.Amount)
+		amount(b.Amount, "roulette.bets[%d].amount", i)
 	}
 	for i, d := range t.Craps.Dice {
 		if d < 1 || d > 6 {
 			bad(fmt.Sprintf("craps.dice[%d]", i), d, KindValue, "is not a die face; give 1 to 6 pips")
 		}
 	}
-	amount("craps.amount", t.Craps.Amount)
+	amount(t.Craps.Amount, "craps.amount")
 	const cards = "is not a card value; give one of 2 3 4 5 6 7 8 9 10 V D R AS"
 	for i, c := range t.Duel.Cards {
 		if c >= NumCards {
@@ -66,14 +67,14 @@ func Validate(t *Ticket) error {
 	case t.Duel.Bank > As:
 		bad("duel.bank", t.Duel.Bank, KindValue, cards)
 	}
-	amount("duel.amount", t.Duel.Amount)
+	amount(t.Duel.Amount, "duel.amount")
 	for i, l := range t.Jackpot {
 		for j, s := range l.Symbols {
 			if s >= NumSymbols {
 				bad(fmt.Sprintf("jackpot[%d].symbols[%d]", i, j), s, KindValue, "is not a jackpot symbol; give one of "+strings.Join(symbolNames[:], " "))
 			}
 		}
-		amount(fmt.Sprintf("jackpot[%d].amount", i), l.Amount)
+		amount(l.Amount, "jackpot[%d].amount", i)
 	}
 	if t.Bonus != 0 && !IsAmount(t.Bonus) {
 		bad("bonus", t.Bonus, KindValue, "is not an amount of the game; BONUS shows 0 or one of "+amountList())
