@@ -291,8 +291,8 @@ BEGIN
 END $$;
 
 -- The guesses of a counter, counted where a rollback cannot undo them: its
--- sequence vegas."guesses <desk>" (made with the desk's login; a sequence
--- is not transactional) holds bucket × 100 + the refused serials of the
+-- sequence vegas."guesses <desk>" (made by desks add; a sequence
+-- is not transactional) holds bucket × 1000 + the refused serials of the
 -- bucket, a bucket being a 10-minute window of the server's clock. The
 -- journal counts the refusals its transactions committed (count_refusal);
 -- this counts every one, those of a transaction the caller rolled back or
@@ -310,10 +310,10 @@ BEGIN
         RETURN 0;
     END IF;
     v := nextval(seq);
-    IF v / 100 <> bucket THEN
-        v := setval(seq, bucket * 100 + 1);
+    IF v / 1000 <> bucket THEN
+        v := setval(seq, bucket * 1000 + 1);
     END IF;
-    RETURN v % 100;
+    RETURN v % 1000;
 END $$;
 
 CREATE FUNCTION vegas.guesses_locked(p_desk text) RETURNS text LANGUAGE plpgsql
@@ -328,10 +328,10 @@ BEGIN
         RETURN '';
     END IF;
     EXECUTE format('SELECT last_value, is_called FROM %s', seq) INTO v, called;
-    IF NOT called OR v % 100 < 20 THEN
+    IF NOT called OR v % 1000 < 20 THEN
         RETURN '';
     END IF;
-    until := to_timestamp((v / 100 + 3) * 600) AT TIME ZONE 'UTC';
+    until := to_timestamp((v / 1000 + 3) * 600) AT TIME ZONE 'UTC';
     IF until <= clock_timestamp() AT TIME ZONE 'UTC' THEN
         RETURN '';
     END IF;
