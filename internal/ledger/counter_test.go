@@ -252,9 +252,6 @@ func TestCounterLedger(t *testing.T) {
 // A counter ledger issued from a shared PostgreSQL back office answers as
 // it does, and its payments come home to it.
 func TestCounterFromPostgres(t *testing.T) {
-	if raceEnabled {
-		t.Skip("seals a block of its own: run without the race detector")
-	}
 	ctx := context.Background()
 	bo := mustOpen(t, pgCopy(t))
 	path := filepath.Join(t.TempDir(), "c.db")

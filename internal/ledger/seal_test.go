@@ -80,9 +80,6 @@ func pearson(x, y []float64) float64 {
 // positions in block order, or each against its own ticket; and the file
 // holds no serial key, no secret part and no ticket encoding.
 func TestCounterPickOut(t *testing.T) {
-	if raceEnabled {
-		t.Skip("seals a block of its own: run without the race detector")
-	}
 	ctx := context.Background()
 	_, counters := counterCopies(t)
 	bo, err := OpenReadOnly(fixture)

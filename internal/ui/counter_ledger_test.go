@@ -20,9 +20,6 @@ import (
 // one above the limit to the back office and answers a wrong secret part
 // like an unknown serial; the contents form finds a winner by its contents.
 func TestSealedCounterLedger(t *testing.T) {
-	if raceEnabled {
-		t.Skip("seals a block: run without the race detector")
-	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "c7.db")
 	key := signing.KeyFromSeed(bytes.Repeat([]byte{9}, 32))
