@@ -391,11 +391,10 @@ func (r *Rand) IntN(n int) int {
 // perm3 are the six orders of three things.
 var perm3 = [6][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 
-// Build fills t with a random ticket that wins exactly the parts of w, and
-// loses on every other zone with realistic decoys.
-func Build(r *Rand, w *Way, t *Ticket) {
-	var roul, jack []int
-	var craps, duel, bonus int
+// amounts splits a way's winning zones by surface: the amounts of its
+// winning roulette chips and jackpot lines, and of its craps, duel and
+// bonus (0: that surface loses).
+func (w *Way) amounts() (roul []int, craps, duel int, jack []int, bonus int) {
 	for _, p := range w.Parts {
 		switch p.Surface {
 		case Roulette:
@@ -410,6 +409,13 @@ func Build(r *Rand, w *Way, t *Ticket) {
 			bonus = p.Amount
 		}
 	}
+	return roul, craps, duel, jack, bonus
+}
+
+// Build fills t with a random ticket that wins exactly the parts of w, and
+// loses on every other zone with realistic decoys.
+func Build(r *Rand, w *Way, t *Ticket) {
+	roul, craps, duel, jack, bonus := w.amounts()
 	buildRoulette(r, roul, &t.Roulette)
 	buildCraps(r, craps, &t.Craps)
 	buildDuel(r, duel, &t.Duel)

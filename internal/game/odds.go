@@ -16,20 +16,7 @@ import (
 // surfaces are drawn independently, so it is the product of each
 // surface's largest probability.
 func MaxContentsProbability(w *Way) float64 {
-	var roul, jack []int
-	var craps, duel int
-	for _, p := range w.Parts {
-		switch p.Surface {
-		case Roulette:
-			roul = append(roul, p.Amount)
-		case Craps:
-			craps = p.Amount
-		case Duel:
-			duel = p.Amount
-		case Jackpot:
-			jack = append(jack, p.Amount)
-		}
-	}
+	roul, craps, duel, jack, _ := w.amounts()
 	// BONUS shows the way's bonus amount (or 0 €): probability 1.
 	return maxRoulette(len(roul)) * maxCraps(craps) * maxDuel(duel) * maxJackpot(jack)
 }

@@ -173,52 +173,30 @@ func counterFacts(ctx context.Context, q querier, s game.Serial) (*facts, error)
 // findCounter finds the winners of a counter ledger with encoding code by
 // their contents records, one block after the other.
 func (l *Ledger) findCounter(ctx context.Context, code []byte) ([]Ticket, error) {
-	tx, err := l.read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	blocks, err := counterBlocks(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("find by contents: %w", err)
-	}
-	threshold, err := identityThreshold(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	var found []Ticket
-	for _, b := range blocks {
+	blocks := func(q querier) ([]Block, error) { return counterBlocks(ctx, q) }
+	candidates := func(q querier, b Block) ([]*facts, error) {
 		h := contentsHash(b.Game, b.Number, code)
-		recs, err := findRecords(ctx, tx, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
+		recs, err := findRecords(ctx, q, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
 		if err != nil {
-			return nil, fmt.Errorf("find by contents: block %s: %w", b.Name(), err)
+			return nil, err
 		}
+		var fs []*facts
 		for j, rec := range recs {
 			pad := contentsPad(&h, j)
 			pos, secret := openContents(rec[sealIndexSize:], &pad)
-			f, err := counterFacts(ctx, tx, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
+			f, err := counterFacts(ctx, q, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
 			var r *Refusal
 			if errors.As(err, &r) {
 				continue // damaged: verify names it
 			}
 			if err != nil {
-				return nil, fmt.Errorf("find by contents: %w", err)
-			}
-			if !bytes.Equal(f.code, code) {
-				continue
-			}
-			em, err := emissionOf(ctx, tx, b.Game)
-			if err != nil {
 				return nil, err
 			}
-			t, err := ticketOf(f, decide(f, em, formatTime(l.now()), l.counter.limit, threshold, false), em)
-			if err != nil {
-				return nil, err
-			}
-			found = append(found, t)
+			fs = append(fs, f)
 		}
+		return fs, nil
 	}
-	return found, nil
+	return l.findIn(ctx, code, l.counter.limit, blocks, candidates)
 }
 
 // CounterSpec says what counter ledger to issue.

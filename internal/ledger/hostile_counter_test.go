@@ -2,9 +2,7 @@ package ledger
 
 import (
 	"errors"
-	"os"
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -67,23 +65,7 @@ FROM sqlite_master WHERE name = 'sqlite_autoindex_paid_1';`},
 			if out, err := exec.Command(tool, path, tc.script).CombinedOutput(); err != nil {
 				t.Fatalf("sqlite3: %v\n%s", err, out)
 			}
-			before := fileSum(t, path)
-			for name, open := range map[string]func(string) (*Ledger, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
-				l, err := open(path)
-				if err == nil {
-					l.Close()
-					t.Fatalf("%s opened it", name)
-				}
-				if !errors.Is(err, ErrNotLedger) || !strings.Contains(err.Error(), "altered") {
-					t.Errorf("%s: %v", name, err)
-				}
-			}
-			if fileSum(t, path) != before {
-				t.Error("the file changed")
-			}
-			if _, err := os.Stat(path + "-wal"); err == nil {
-				t.Error("a WAL was made beside it")
-			}
+			refusedAltered(t, path)
 		})
 	}
 	t.Run("a back office's file with a counter's application id", func(t *testing.T) {

@@ -217,23 +217,30 @@ BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;`},
 			if out, err := exec.Command(tool, path, tc.script).CombinedOutput(); err != nil {
 				t.Fatalf("sqlite3: %v\n%s", err, out)
 			}
-			before := fileSum(t, path)
-			for name, open := range map[string]func(string) (*Ledger, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
-				l, err := open(path)
-				if err == nil {
-					l.Close()
-					t.Fatalf("%s opened it", name)
-				}
-				if !errors.Is(err, ErrNotLedger) || !strings.Contains(err.Error(), "altered") {
-					t.Errorf("%s: %v", name, err)
-				}
-			}
-			if fileSum(t, path) != before {
-				t.Error("the file changed")
-			}
-			if _, err := os.Stat(path + "-wal"); err == nil {
-				t.Error("a WAL was made beside it")
-			}
+			refusedAltered(t, path)
 		})
+	}
+}
+
+// refusedAltered checks that both Open and OpenReadOnly refuse the file at
+// path as altered, and leave it as it was, without a WAL beside it.
+func refusedAltered(t *testing.T, path string) {
+	t.Helper()
+	before := fileSum(t, path)
+	for name, open := range map[string]func(string) (*Ledger, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		l, err := open(path)
+		if err == nil {
+			l.Close()
+			t.Fatalf("%s opened it", name)
+		}
+		if !errors.Is(err, ErrNotLedger) || !strings.Contains(err.Error(), "altered") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if fileSum(t, path) != before {
+		t.Error("the file changed")
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		t.Error("a WAL was made beside it")
 	}
 }

@@ -261,34 +261,58 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket, who Identit
 // findSQLite reads the tickets whose encoding is code, through each
 // block's finder.
 func (l *Ledger) findSQLite(ctx context.Context, code []byte, limit int) ([]Ticket, error) {
+	blocks := func(q querier) ([]Block, error) {
+		bs, err := listBlocks(ctx, q)
+		slices.SortFunc(bs, func(a, b Block) int { return cmp.Compare(a.ID, b.ID) })
+		return bs, err
+	}
+	candidates := func(q querier, b Block) ([]*facts, error) {
+		positions, err := findPositions(ctx, q, b, findKey(code))
+		if err != nil {
+			return nil, err
+		}
+		var fs []*facts
+		for _, pos := range positions {
+			if pos >= b.Tickets {
+				continue
+			}
+			f, err := factsOf(ctx, q, b, pos)
+			if err != nil {
+				return nil, err
+			}
+			fs = append(fs, f)
+		}
+		return fs, nil
+	}
+	return l.findIn(ctx, code, limit, blocks, candidates)
+}
+
+// findIn reads the tickets whose encoding is code among the candidates
+// each block's index gives (a back office's finder, a counter ledger's
+// contents records), with the verdict a claim would get now.
+func (l *Ledger) findIn(ctx context.Context, code []byte, limit int, blocks func(querier) ([]Block, error),
+	candidates func(querier, Block) ([]*facts, error)) ([]Ticket, error) {
 	tx, err := l.read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	blocks, err := listBlocks(ctx, tx)
+	bs, err := blocks(tx)
 	if err != nil {
 		return nil, fmt.Errorf("find by contents: %w", err)
 	}
-	slices.SortFunc(blocks, func(a, b Block) int { return cmp.Compare(a.ID, b.ID) })
 	threshold, err := identityThreshold(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
+	now := formatTime(l.now())
 	var found []Ticket
-	for _, b := range blocks {
-		positions, err := findPositions(ctx, tx, b, findKey(code))
+	for _, b := range bs {
+		fs, err := candidates(tx, b)
 		if err != nil {
-			return nil, fmt.Errorf("find by contents: %w", err)
+			return nil, fmt.Errorf("find by contents: block %s: %w", b.Name(), err)
 		}
-		for _, pos := range positions {
-			if pos >= b.Tickets {
-				continue
-			}
-			f, err := factsOf(ctx, tx, b, pos)
-			if err != nil {
-				return nil, fmt.Errorf("find by contents: %w", err)
-			}
+		for _, f := range fs {
 			if !bytes.Equal(f.code, code) {
 				continue
 			}
@@ -296,7 +320,7 @@ func (l *Ledger) findSQLite(ctx context.Context, code []byte, limit int) ([]Tick
 			if err != nil {
 				return nil, err
 			}
-			t, err := ticketOf(f, decide(f, em, formatTime(l.now()), limit, threshold, false), em)
+			t, err := ticketOf(f, decide(f, em, now, limit, threshold, false), em)
 			if err != nil {
 				return nil, err
 			}
