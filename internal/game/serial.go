@@ -56,15 +56,33 @@ type Serial struct {
 // Pack returns the pack that holds the ticket.
 func (s Serial) Pack() int { return s.Position / PackSize }
 
-// digits returns the 30 digits before the check digit.
+// digits returns the 30 digits before the check digit (more when a part
+// is out of its range).
 func (s Serial) digits() string {
-	return fmt.Sprintf("%03d%04d%07d%016d", s.Game, s.Block, s.Position, s.Secret)
+	if s.Game < 0 || s.Game > 999 || s.Block < 0 || s.Block > 9999 || s.Position < 0 || s.Position > 9999999 ||
+		s.Secret < 0 || s.Secret >= SecretModulus {
+		return fmt.Sprintf("%03d%04d%07d%016d", s.Game, s.Block, s.Position, s.Secret)
+	}
+	var d [30]byte
+	putDigits(d[0:3], int64(s.Game))
+	putDigits(d[3:7], int64(s.Block))
+	putDigits(d[7:14], int64(s.Position))
+	putDigits(d[14:30], s.Secret)
+	return string(d[:])
+}
+
+// putDigits writes v, which fits, in decimal into the whole of b.
+func putDigits(b []byte, v int64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
 }
 
 // String prints the serial in groups: "531-0001-0456789-1234-5678-9012-3456-0".
 func (s Serial) String() string {
 	d := s.digits()
-	return fmt.Sprintf("%s-%s-%s-%s-%s-%s-%s-%c", d[0:3], d[3:7], d[7:14], d[14:18], d[18:22], d[22:26], d[26:30], dammDigit(d))
+	return d[0:3] + "-" + d[3:7] + "-" + d[7:14] + "-" + d[14:18] + "-" + d[18:22] + "-" + d[22:26] + "-" + d[26:30] + "-" + string(dammDigit(d))
 }
 
 // Masked prints the serial with the first twelve digits of its secret part

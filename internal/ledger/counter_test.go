@@ -9,87 +9,38 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/signing"
+	"vegas-desk/internal/testcache"
 )
 
 // testKey is the back office's signing key in the tests.
 var testKey = signing.KeyFromSeed(bytes.Repeat([]byte{7}, 32))
 
-// The counter fixture: a copy of the SQLite fixture that issued two counter
-// ledgers of its block, C1 (payout limit 100 €) and C2 (no limit), made
-// once and copied by each test.
-var (
-	counterOnce             sync.Once
-	counterDir              string
-	counterErr              error
-	counterIssues           [2]CounterIssue
-	counterBO, counterFiles = "", [2]string{}
-)
-
-func makeCounterFixture() {
-	// Beside the fixture, which TestMain removes at the end.
-	counterDir, counterErr = os.MkdirTemp(filepath.Dir(fixture), "counter-")
-	if counterErr != nil {
-		return
-	}
-	counterBO = filepath.Join(counterDir, "bo.db")
-	if counterErr = copyFile(fixture, counterBO); counterErr != nil {
-		return
-	}
-	l, err := Open(counterBO)
-	if err != nil {
-		counterErr = err
-		return
-	}
-	defer l.Close()
-	l.Now = fixedClock()
-	for i, spec := range []CounterSpec{{Desk: "C1", Limit: 100}, {Desk: "C2", Limit: 0}} {
-		spec.Key, spec.Who = testKey, Identity{"BO", "issuer"}
-		counterFiles[i] = filepath.Join(counterDir, spec.Desk+".db")
-		if counterIssues[i], counterErr = l.IssueCounter(context.Background(), counterFiles[i], spec); counterErr != nil {
-			return
-		}
-	}
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
+// The counter fixture (ledgertest's "sealed"): a copy of the SQLite
+// fixture that issued two counter ledgers of its block, C1 (payout limit
+// 100 €) and C2 (no limit), made once per run; each test copies it.
+func copyFile(src, dst string) error { return testcache.CopyFile(src, dst) }
 
 // counterCopies returns fresh copies of the back office that issued the
 // counter ledgers and of the two counter ledgers.
 func counterCopies(tb testing.TB) (bo string, counters [2]string) {
 	tb.Helper()
-	counterOnce.Do(makeCounterFixture)
-	if counterErr != nil {
-		tb.Fatal("counter fixture:", counterErr)
+	src, err := FixtureDir("sealed")
+	if err != nil {
+		tb.Fatal("counter fixture:", err)
 	}
 	dir := tb.TempDir()
 	bo = filepath.Join(dir, "bo.db")
-	if err := copyFile(counterBO, bo); err != nil {
+	if err := copyFile(filepath.Join(src, "ledger.db"), bo); err != nil {
 		tb.Fatal(err)
 	}
-	for i, f := range counterFiles {
-		counters[i] = filepath.Join(dir, filepath.Base(f))
-		if err := copyFile(f, counters[i]); err != nil {
+	for i, desk := range []string{"C1", "C2"} {
+		counters[i] = filepath.Join(dir, desk+".db")
+		if err := copyFile(filepath.Join(src, desk+".db"), counters[i]); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -132,7 +83,8 @@ func TestCounterLedger(t *testing.T) {
 	if c.Kind() != "counter" || c.CounterDesk() != "C1" || c.CounterLimit() != 100 || bo.Kind() != "back-office" {
 		t.Fatalf("kind %q desk %q limit %d", c.Kind(), c.CounterDesk(), c.CounterLimit())
 	}
-	if st, err := os.Stat(counterFiles[0]); err != nil || st.Mode().Perm() != 0o600 {
+	sealed, _ := FixtureDir("sealed")
+	if st, err := os.Stat(filepath.Join(sealed, "C1.db")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("the counter ledger's mode: %v %v", st.Mode(), err)
 	}
 	b := mustBlock(t, bo)
@@ -294,7 +246,7 @@ func TestCounterFromPostgres(t *testing.T) {
 	if tk, err := bo.Lookup(ctx, s, who, 0); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "P1" {
 		t.Errorf("the back office does not keep it paid: %+v %v", tk.Claim, err)
 	}
-	if rep, err := bo.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+	if rep, err := journalOnly(bo); err != nil || !rep.OK() {
 		t.Errorf("verify: %v %v", rep.Problems, err)
 	}
 }

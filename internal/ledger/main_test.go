@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,15 +14,26 @@ import (
 )
 
 // The fixtures hold one generated block (game 531, block 1, seed
-// fixtureSeed, every pack on sale): a SQLite file, and a PostgreSQL
-// database that tests copy (CREATE DATABASE … TEMPLATE).
+// fixtureSeed, every pack on sale): a SQLite file, made once per run and
+// shared by every package's tests (ledgertest, through internal/testcache;
+// tests copy it), and a PostgreSQL database loaded from it that tests copy
+// (CREATE DATABASE … TEMPLATE).
 var (
 	fixture   string
 	pg        *pgtest.Server
-	pgFixture = "fixture"
+	pgFixture string
 )
 
 var fixtureSeed = game.Seed{1, 2, 3}
+
+// The fixtures' builders (internal/ledger/ledgertest), which
+// fixture_hooks_test.go, of the external test package, sets before
+// TestMain runs: this package's internal tests cannot import a package that
+// imports it.
+var (
+	FixtureDir      func(name string) (string, error)
+	FixturePostgres func(s *pgtest.Server, name string) (string, error)
+)
 
 func TestMain(m *testing.M) {
 	if child := os.Getenv("VEGAS_LEDGER_CHILD"); child != "" {
@@ -38,15 +48,11 @@ func TestMain(m *testing.M) {
 }
 
 func setup(m *testing.M) (int, error) {
-	dir, err := os.MkdirTemp("", "ledger-fixture-")
+	dir, err := FixtureDir("block")
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
-	fixture = filepath.Join(dir, "fixture.db")
-	if err := makeFixture(fixture); err != nil {
-		return 0, fmt.Errorf("SQLite fixture: %w", err)
-	}
+	fixture = filepath.Join(dir, "ledger.db")
 	if fuzzing() {
 		return m.Run(), nil // the fuzz targets need no PostgreSQL
 	}
@@ -55,11 +61,8 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer pg.Stop()
-	if err := pg.Exec("postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s ENCODING 'UTF8' TEMPLATE template0", pgFixture, pgtest.Owner)); err != nil {
+	if pgFixture, err = FixturePostgres(pg, "block"); err != nil {
 		return 0, err
-	}
-	if err := makeFixture(pg.URL(pgtest.Owner, pgFixture)); err != nil {
-		return 0, fmt.Errorf("PostgreSQL fixture: %w", err)
 	}
 	return m.Run(), nil
 }
@@ -74,16 +77,6 @@ func fuzzing() bool {
 		}
 	}
 	return false
-}
-
-func makeFixture(location string) error {
-	l, err := Open(location)
-	if err != nil {
-		return err
-	}
-	l.Now = fixedClock()
-	_, err = l.Generate(context.Background(), 531, fixtureSeed, GenerateOptions{Activate: true, Who: Identity{"BO", "fixture"}})
-	return firstErr(err, l.Close())
 }
 
 func firstErr(errs ...error) error {
@@ -127,19 +120,7 @@ func forEngines(t *testing.T, f func(t *testing.T, e engineCase)) {
 func copyFixture(tb testing.TB) string {
 	tb.Helper()
 	dst := filepath.Join(tb.TempDir(), "ledger.db")
-	in, err := os.Open(fixture)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		tb.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
+	if err := copyFile(fixture, dst); err != nil {
 		tb.Fatal(err)
 	}
 	return dst
@@ -230,4 +211,25 @@ func lastEntry(tb testing.TB, l *Ledger) int64 {
 		tb.Fatal(err)
 	}
 	return id
+}
+
+// journalOnly is Verify without reading the blocks' tickets again: the
+// journal's chain, each entry against what it names, the state it leads to
+// against the kept tables, and the storage classes. The tests of the
+// journal use it; TestVerifyFixture, TestTamper, one kill point and the
+// copy test verify the tickets too.
+func journalOnly(l *Ledger) (VerifyReport, error) {
+	var rep VerifyReport
+	if l.counter != nil {
+		return l.Verify(context.Background(), 0, 0, nil)
+	}
+	tx, err := l.read(context.Background())
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+	if err := verifyJournal(context.Background(), tx, &rep); err != nil {
+		return rep, err
+	}
+	return rep, l.verifyStorage(context.Background(), tx, &rep)
 }

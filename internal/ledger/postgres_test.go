@@ -27,26 +27,31 @@ const counterPassword = "counter-password-1"
 
 // pgWithDesks is a copy of the fixture with counters D1 and D2 (limit 100
 // and 1,000 €); it returns the back office's ledger and the database name.
-func pgWithDesks(t *testing.T) (*Ledger, string) {
+func pgWithDesks(t *testing.T) (*Ledger, string) { return pgWithDesksOn(t, pg, pgFixture) }
+
+// pgWithDesksOn is pgWithDesks on server s, from its database template.
+func pgWithDesksOn(t *testing.T, s *pgtest.Server, template string) (*Ledger, string) {
 	t.Helper()
-	loc := pgCopy(t)
-	bo := mustOpen(t, loc)
+	name := s.NewDatabaseFrom(t, template)
+	bo := mustOpen(t, s.URL(pgtest.Owner, name))
 	bo.Now = nil // one clock, the server's, for the back office and the counters
 	for id, limit := range map[string]int{"D1": 100, "D2": 1000} {
 		if _, err := bo.AddDesk(context.Background(), id, limit, counterPassword, Identity{"BO", "eve"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	u, _ := url.Parse(loc)
-	return bo, strings.TrimPrefix(u.Path, "/")
+	return bo, name
 }
 
 // counter opens the ledger as desk id's login, its password from
 // PGPASSWORD as libpq would take it.
-func counter(t *testing.T, db, id string) *Ledger {
+func counter(t *testing.T, db, id string) *Ledger { return counterOn(t, pg, db, id) }
+
+// counterOn is counter on server s.
+func counterOn(t *testing.T, s *pgtest.Server, db, id string) *Ledger {
 	t.Helper()
 	t.Setenv("PGPASSWORD", counterPassword)
-	l, err := Open(pg.URLWithout(deskRole(db, id), db))
+	l, err := Open(s.URLWithout(deskRole(db, id), db))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +171,7 @@ func TestCounterRole(t *testing.T) {
 	if _, err := Open(pg.URLWithout(deskRole(db, "D1"), db)); err == nil {
 		t.Error("a disabled desk logged in")
 	}
-	vr, err := bo.Verify(ctx, 0, 0, nil)
+	vr, err := journalOnly(bo)
 	if err != nil || !vr.OK() {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}
@@ -239,7 +244,7 @@ func TestLockOut(t *testing.T) {
 	if _, err := c.Lookup(ctx, good, Identity{Operator: "ann"}, 0); err != nil {
 		t.Errorf("one refusal after the unlock: %v", err)
 	}
-	vr, err := bo.Verify(ctx, 0, 0, nil)
+	vr, err := journalOnly(bo)
 	if err != nil || !vr.OK() {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}
@@ -280,7 +285,7 @@ func TestConcurrentCounters(t *testing.T) {
 	if paid.Load() != int64(len(winners)) || refused.Load() != int64(7*len(winners)) {
 		t.Errorf("%d paid, %d refused; want %d and %d", paid.Load(), refused.Load(), len(winners), 7*len(winners))
 	}
-	vr, err := bo.Verify(ctx, 0, 0, nil)
+	vr, err := journalOnly(bo)
 	if err != nil || !vr.OK() {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}
@@ -291,10 +296,21 @@ func TestConcurrentCounters(t *testing.T) {
 // request id.
 func TestRestartDuringClaims(t *testing.T) {
 	ctx := context.Background()
-	bo, db := pgWithDesks(t)
+	// A server of its own, with PostgreSQL's durable settings: what a
+	// restart keeps is the point.
+	srv, err := pgtest.StartDurable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	template, err := FixturePostgres(srv, "block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, db := pgWithDesksOn(t, srv, template)
 	b := mustBlock(t, bo)
 	winners := ticketsWith(t, bo, b, 15, 120)
-	c1, c2 := counter(t, db, "D1"), counter(t, db, "D2")
+	c1, c2 := counterOn(t, srv, db, "D1"), counterOn(t, srv, db, "D2")
 	var mu sync.Mutex
 	got := map[int][]Claim{} // position → the claims that said "paid"
 	var wg sync.WaitGroup
@@ -322,7 +338,7 @@ func TestRestartDuringClaims(t *testing.T) {
 	for done.Load() < int64(len(winners)/3) {
 		time.Sleep(time.Millisecond)
 	}
-	if err := pg.Restart(); err != nil {
+	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -338,7 +354,7 @@ func TestRestartDuringClaims(t *testing.T) {
 			t.Errorf("ticket %d: %d answers", pos, len(got[pos]))
 		}
 	}
-	vr, err := bo.Verify(ctx, 0, 0, nil)
+	vr, err := journalOnly(bo)
 	if err != nil || !vr.OK() {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}
@@ -490,7 +506,7 @@ func TestCanonicalAgrees(t *testing.T) {
 	if _, err := l.Claim(ctx, claimReq(serialOf(b, pos[0]), Identity{"nul\x00", "x"})); err == nil {
 		t.Error("a NUL character in a desk's name")
 	}
-	vr, err := l.Verify(ctx, 0, 0, nil)
+	vr, err := journalOnly(l)
 	if err != nil || !vr.OK() {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}

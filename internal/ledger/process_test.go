@@ -108,7 +108,13 @@ func TestKillDuringGenerate(t *testing.T) {
 			if err != nil || len(cs) != 1 || cs[0].Position != w {
 				t.Fatalf("claims %+v, %v", cs, err)
 			}
-			rep, err := l.Verify(context.Background(), 531, 1, nil)
+			// Block 1's tickets are read again at one kill point; the
+			// journal and what it keeps, at each.
+			verify := journalOnly
+			if k == moments[0] {
+				verify = func(l *Ledger) (VerifyReport, error) { return l.Verify(context.Background(), 531, 1, nil) }
+			}
+			rep, err := verify(l)
 			if err != nil || !rep.OK() {
 				t.Fatalf("verify %+v, %v", rep, err)
 			}

@@ -1,15 +1,18 @@
 package ledger
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"vegas-desk/internal/game"
@@ -118,7 +121,8 @@ func (l *Ledger) DailyReport(ctx context.Context, f ClaimFilter) ([]DayDesk, err
 
 // Export writes block number of game gameCode as JSON Lines in block
 // order: one game.Doc per ticket with Serial, Prize, Game, Block, Pack and
-// Position set. It streams; progress may be nil.
+// Position set. It streams; progress may be nil. The lines of exportPacks
+// packs at a time are made on every core and written in order.
 func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, progress func(done, total int)) error {
 	if err := l.backOffice("export"); err != nil {
 		return err
@@ -138,50 +142,105 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 		return fmt.Errorf("export: %w", err)
 	}
 	defer rows.Close()
-	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
+	// Each chunk of packs read goes to a worker, and its lines to the
+	// writer, in the order read (done: the chunk's lines, or its error).
+	type chunk struct {
+		first         int // its first ticket's position
+		prizes, codes []byte
+		done          chan error
+		out           bytes.Buffer
+	}
+	work := make(chan *chunk)
+	order := make(chan *chunk, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for c := range work {
+				c.done <- exportLines(&c.out, b, c.first, c.prizes, c.codes)
+			}
+		})
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		defer func() { close(work); close(order) }()
+		readErr <- func() error {
+			var id int64
+			var prizes, codes sql.RawBytes
+			next := 0
+			for {
+				c := &chunk{first: next, done: make(chan error, 1)}
+				for len(c.prizes) < exportPacks*game.PackSize && rows.Next() {
+					if err := rows.Scan(&id, &prizes, &codes); err != nil {
+						return err
+					}
+					if int(id-b.firstPack)*game.PackSize != next || len(prizes) != game.PackSize || len(codes) != packCodesSize {
+						return fmt.Errorf("block %s pack %d: missing or damaged (run verify)", b.Name(), next/game.PackSize)
+					}
+					c.prizes, c.codes = append(c.prizes, prizes...), append(c.codes, codes...)
+					next += game.PackSize
+				}
+				if len(c.prizes) == 0 {
+					return rows.Err()
+				}
+				select {
+				case order <- c:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				work <- c
+			}
+		}()
+	}()
+	defer wg.Wait()
 	done := 0
-	var (
-		id            int64
-		prizes, codes sql.RawBytes
-	)
-	for rows.Next() {
-		if err := rows.Scan(&id, &prizes, &codes); err != nil {
-			return fmt.Errorf("export: %w", err)
+	var werr error
+	for c := range order {
+		err := <-c.done
+		if werr == nil && err == nil {
+			_, err = w.Write(c.out.Bytes())
 		}
-		pack := int(id - b.firstPack)
-		if pack*game.PackSize != done || len(prizes) != game.PackSize || len(codes) != packCodesSize {
-			return fmt.Errorf("export: block %s pack %d: missing or damaged (run verify)", b.Name(), done/game.PackSize)
+		if werr == nil && err != nil {
+			werr = err // the rest is drained, not written
 		}
-		for i := range game.PackSize {
-			pos := done
-			t, err := game.Decode(codes[i*game.EncodedSize : (i+1)*game.EncodedSize])
-			if err != nil {
-				return fmt.Errorf("export: block %s ticket %d: %w (run verify)", b.Name(), pos, err)
-			}
-			prize, ok := prizeOf(prizes[i])
-			if !ok {
-				return fmt.Errorf("export: block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, prizes[i])
-			}
-			d := game.NewDoc(&t)
-			d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
-			d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
-			if err := enc.Encode(&d); err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			done++
-			if progress != nil && done%game.ChunkSize == 0 {
-				progress(done, b.Tickets)
-			}
+		done += len(c.prizes)
+		if werr == nil && progress != nil {
+			progress(done, b.Tickets)
 		}
 	}
-	if err := rows.Err(); err != nil {
+	if err := errors.Join(werr, <-readErr); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if done != b.Tickets {
 		return fmt.Errorf("export: block %s has %d tickets, want %d (run verify)", b.Name(), done, b.Tickets)
 	}
-	return bw.Flush()
+	return nil
+}
+
+// exportPacks is the number of packs of one chunk of an export.
+const exportPacks = 50
+
+// exportLines writes the JSON lines of the tickets of block b from position
+// first, of these prize bytes and codes, to out.
+func exportLines(out *bytes.Buffer, b Block, first int, prizes, codes []byte) error {
+	enc := json.NewEncoder(out)
+	for i := range prizes {
+		pos, pack := first+i, (first+i)/game.PackSize
+		t, err := game.Decode(codes[i*game.EncodedSize : (i+1)*game.EncodedSize])
+		if err != nil {
+			return fmt.Errorf("block %s ticket %d: %w (run verify)", b.Name(), pos, err)
+		}
+		prize, ok := prizeOf(prizes[i])
+		if !ok {
+			return fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, prizes[i])
+		}
+		d := game.NewDoc(&t)
+		d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
+		d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
+		if err := enc.Encode(&d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteCSV writes claims as CSV with a header line: number, at, serial,

@@ -5,6 +5,11 @@
 // a free port of the loopback, with a socket directory of its own. One
 // server serves a whole test binary; each test gets its own database.
 //
+// The server runs with PostgreSQL's settings for data one can lose
+// (fsync, synchronous_commit and full_page_writes off: the manual's
+// "Non-Durable Settings"), which a test's databases are; StartDurable
+// starts one with the defaults, for a test of what a restart keeps.
+//
 // It never skips: without PostgreSQL installed, Start fails and says how to
 // install it (make test does).
 package pgtest
@@ -46,18 +51,26 @@ type Server struct {
 	bin    string
 	data   string
 	sock   string
-	runAs  *user.User // nil: run as the current user
-	mu     sync.Mutex
+	runAs   *user.User // nil: run as the current user
+	durable bool
+	mu      sync.Mutex
 	nextDB int
 }
 
-// Start initialises and starts a server. The caller must Stop it.
-func Start() (*Server, error) {
+// Start initialises and starts a server whose data may be lost in a crash.
+// The caller must Stop it.
+func Start() (*Server, error) { return start(false) }
+
+// StartDurable initialises and starts a server with PostgreSQL's durable
+// defaults. The caller must Stop it.
+func StartDurable() (*Server, error) { return start(true) }
+
+func start(durable bool) (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin}
+	s := &Server{bin: bin, durable: durable}
 	s.Dir, err = os.MkdirTemp("", "vegas-pg-")
 	if err != nil {
 		return nil, err
@@ -93,8 +106,12 @@ func Start() (*Server, error) {
 		gid, _ := strconv.Atoi(s.runAs.Gid)
 		os.Chown(pwfile, uid, gid)
 	}
-	if out, err := s.cmd("initdb", "-D", s.data, "-U", "postgres", "--pwfile", pwfile, "-E", "UTF8",
-		"--locale", "C", "--auth-local", "trust", "--auth-host", "scram-sha-256").CombinedOutput(); err != nil {
+	initdb := []string{"-D", s.data, "-U", "postgres", "--pwfile", pwfile, "-E", "UTF8",
+		"--locale", "C", "--auth-local", "trust", "--auth-host", "scram-sha-256"}
+	if !durable {
+		initdb = append(initdb, "--no-sync")
+	}
+	if out, err := s.cmd("initdb", initdb...).CombinedOutput(); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
@@ -169,6 +186,9 @@ func (s *Server) start() error {
 // connections: pg_ctl -w polls the server's own readiness.
 func (s *Server) pgctlStart() ([]byte, error) {
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", s.Port, s.sock)
+	if !s.durable {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
 	return s.cmd("pg_ctl", "-D", s.data, "-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "-o", opts, "start").CombinedOutput()
 }
 
