@@ -48,13 +48,13 @@ type Server struct {
 	Port     int
 	Password string // the owner's and the superuser's password
 
-	bin    string
-	data   string
-	sock   string
+	bin     string
+	data    string
+	sock    string
 	runAs   *user.User // nil: run as the current user
 	durable bool
 	mu      sync.Mutex
-	nextDB int
+	nextDB  int
 }
 
 // Start initialises and starts a server whose data may be lost in a crash.
