@@ -55,16 +55,30 @@ package: build
 		--icon Icon.png --app-id fr.vegasdesk.app
 	mv vegas-desk.tar.xz bin/
 
-# No display and no cgo needed: -tags ci gives Fyne its software driver.
-# Then the game, the ledger and the UI under the race detector (cgo for it
-# alone: gcc), but for the three tests that seal a block of their own, which
-# takes minutes under the detector: they ran in the first pass.
+# make test: vet, every test without cgo (-tags ci gives Fyne its software
+# driver: no display needed), then the race detector (cgo for it alone:
+# gcc) over the tests that run goroutines and concurrent ledgers, by name:
+# the app's background tasks, counters claiming at once, a server restarted
+# or an answer lost, a generation, an export or a seal on every core. The
+# tests share their fixtures through one cache (internal/testcache): a
+# block is generated, and sealed, once per run and while the sources that
+# make it are unchanged. testlog reads go test -json: each package as it
+# ends, the output of what fails, and last the wall time and the ten
+# slowest tests.
+TEST_CACHE ?= $(CURDIR)/.testcache
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops
 test: deps-test
+	@mkdir -p $(TEST_CACHE)
+	@echo $$(date +%s) > $(TEST_CACHE)/start
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
-	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo -count=1 -timeout 60m $(PKG)
-	CGO_ENABLED=1 $(GO) test -race -tags ci,migrated_fynedo -count=1 -timeout 60m \
-		-skip '^(TestSealedCounterLedger|TestCounterFromPostgres|TestCounterPickOut)$$' ./internal/ui/ ./internal/game/ ./internal/ledger/
+	CGO_ENABLED=0 $(GO) build -o $(TEST_CACHE)/testlog ./internal/testlog
+	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m $(PKG) \
+		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/pass.json
+	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
+		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ \
+		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/race.json
+	@$(TEST_CACHE)/testlog -summary -start $$(cat $(TEST_CACHE)/start) $(TEST_CACHE)/pass.json $(TEST_CACHE)/race.json
 
 # Benchmarks, then the ledger's figures beside their references measured in
 # the same run (internal/ledger/testdata/bench.sh).

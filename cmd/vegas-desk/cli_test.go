@@ -17,6 +17,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ticketart"
 )
 
@@ -28,7 +29,9 @@ func vd(t *testing.T, db, stdin string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-func TestCLI(t *testing.T) {
+// generate and export, on a new ledger: the only block the command line's
+// tests generate (the others copy ledgertest's).
+func TestGenerateCLI(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "l.db")
 	seed := strings.Repeat("ab", 32)
 	out, errs, code := vd(t, db, "", "generate", "--seed", seed, "--activate", "--json")
@@ -39,35 +42,53 @@ func TestCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &gen); err != nil || gen["block"] != 1.0 || gen["tickets"] != 2e6 {
 		t.Fatalf("generate: %s %v", out, err)
 	}
+	if out, _, code := vd(t, db, "", "blocks"); code != 0 || !strings.Contains(out, "531/1") {
+		t.Errorf("blocks: exit %d\n%s", code, out)
+	}
+	// An export read by a reader that stops after its first lines (export
+	// | head -3): the lines it got are tickets, and the back office is
+	// warned of what an export gives away.
+	head := &firstLines{n: 3}
+	var errb bytes.Buffer
+	code = run([]string{"--db", db, "export", "--block", "1"}, strings.NewReader(""), head, &errb)
+	if code != 1 || len(head.lines) != 3 || !strings.Contains(errb.String(), "WARNING") || !strings.Contains(errb.String(), "claim every unpaid winner") {
+		t.Fatalf("export | head -3: exit %d, %d lines\n%s", code, len(head.lines), errb.String())
+	}
+	for i, ln := range head.lines {
+		if in, err := game.ParseDoc([]byte(ln)); err != nil || in.Prize == nil || !strings.HasPrefix(in.Serial, "531-0001-") {
+			t.Errorf("line %d: %v %s", i, err, ln)
+		}
+	}
+}
 
-	// Find a winner and a loser through the export.
-	exp, _, code := vd(t, db, "", "export", "--block", "1")
-	if code != 0 {
-		t.Fatal("export failed")
+// firstLines keeps the first n lines written to it, then refuses more, as
+// a closed pipe does.
+type firstLines struct {
+	n     int
+	lines []string
+	rest  string
+}
+
+func (w *firstLines) Write(p []byte) (int, error) {
+	w.rest += string(p)
+	for len(w.lines) < w.n {
+		ln, rest, ok := strings.Cut(w.rest, "\n")
+		if !ok {
+			return len(p), nil
+		}
+		w.lines, w.rest = append(w.lines, ln), rest
 	}
-	var winner, loser, winnerLine string
-	var winnerPrize int
-	for _, ln := range strings.SplitN(exp, "\n", 50) {
-		var d struct {
-			Serial string
-			Prize  int
-		}
-		if json.Unmarshal([]byte(ln), &d) != nil {
-			continue
-		}
-		if d.Prize > 0 && winner == "" {
-			winner, winnerLine, winnerPrize = d.Serial, ln, d.Prize
-		}
-		if d.Prize == 0 && loser == "" {
-			loser = d.Serial
-		}
-	}
-	if winner == "" || loser == "" {
-		t.Fatal("no winner or loser among the first tickets")
-	}
+	return 0, io.ErrClosedPipe
+}
+
+func TestCLI(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Block)
+	ss := serials(t)
+	winner, loser, winnerPrize := ss.Winners[15][0], ss.Losers[0], 15
+	winnerLine := docLine(t, db, winner)
 
 	// Flags after the positional argument.
-	out, _, code = vd(t, db, "", "lookup", winner, "--json")
+	out, _, code := vd(t, db, "", "lookup", winner, "--json")
 	var lk map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &lk) != nil {
 		t.Fatalf("lookup: %d %s", code, out)
@@ -138,7 +159,7 @@ func TestCLI(t *testing.T) {
 			invalid = tc.stdin
 		}
 	}
-	_, errs, _ = vd(t, db, invalid, "check", "-")
+	_, errs, _ := vd(t, db, invalid, "check", "-")
 	if n := strings.Count(errs, "\n"); n < 4 {
 		t.Errorf("only %d stderr lines:\n%s", n, errs)
 	}

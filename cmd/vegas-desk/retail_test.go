@@ -14,6 +14,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/ticketart"
 )
@@ -69,11 +70,8 @@ func jsonOf(t *testing.T, out string, v any) {
 // counter, referrals, receipts, a counter's day and its settlement, every
 // report with --json.
 func TestRetailCLI(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "l.db")
-	if _, errs, code := vd(t, db, "", "generate", "--seed", strings.Repeat("cd", 32)); code != 0 {
-		t.Fatalf("generate: %s", errs)
-	}
+	db := ledgertest.Copy(t, ledgertest.Stock)
+	dir := filepath.Dir(db)
 	today := time.Now().Format(time.DateOnly)
 	tomorrow := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
 	yesterday := time.Now().AddDate(0, 0, -1).Format(time.DateOnly)
@@ -234,21 +232,8 @@ func TestRetailCLI(t *testing.T) {
 
 // Winners' identities stay out of the exports unless asked for.
 func TestIdentityExport(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "l.db")
-	if _, errs, code := vd(t, db, "", "generate", "--seed", strings.Repeat("cd", 32), "--activate"); code != 0 {
-		t.Fatalf("generate: %s", errs)
-	}
-	l, err := ledger.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var big string
-	for pos := 0; big == "" && pos < game.BlockSize; pos++ {
-		if tk, err := l.TicketAt(context.Background(), 531, 1, pos); err == nil && tk.Prize == 1000 {
-			big = tk.Serial.String()
-		}
-	}
-	l.Close()
+	db := ledgertest.Copy(t, ledgertest.Block)
+	big := serials(t).Winners[1000][0]
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve"); code != 0 {
 		t.Fatalf("claim: %s", errs)
 	}
@@ -299,8 +284,9 @@ func TestIdentityExport(t *testing.T) {
 func TestCounterRetailCLI(t *testing.T) {
 	db := pg.NewDatabase(t)
 	url := pg.URL(pgtest.Owner, db)
-	if _, errs, code := vd(t, url, "", "generate", "--seed", strings.Repeat("ef", 32)); code != 0 {
-		t.Fatalf("generate: %s", errs)
+	stock := ledgertest.Copy(t, ledgertest.Stock)
+	if _, errs, code := vd(t, stock, "", "copy", stock, url); code != 0 {
+		t.Fatalf("copy: %s", errs)
 	}
 	pw := filepath.Join(t.TempDir(), "pw")
 	os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"vegas-desk/internal/ledger/ledgertest"
 )
 
 // run1 runs one command line without --db.
@@ -22,67 +24,52 @@ func run1(t *testing.T, stdin string, args ...string) (string, string, int) {
 // paying one ticket, their payments brought home, a certificate and a
 // checkpoint checked, a kept head.
 func TestSealCLI(t *testing.T) {
+	// The back office that sealed counter ledgers C1 (payout limit 100 €)
+	// and C2 of its block (ledgertest.Sealed), and its key.
 	dir := t.TempDir()
-	bo := filepath.Join(dir, "bo.db")
-	key := filepath.Join(dir, "keys", "bo.key")
-	pass := filepath.Join(dir, "pass")
-	os.WriteFile(pass, []byte("correct horse battery staple\n"), 0o600)
+	sealed := ledgertest.MustDir(t, ledgertest.Sealed)
+	bo := ledgertest.Copy(t, ledgertest.Sealed)
+	c1, c2 := ledgertest.Copy(t, ledgertest.Sealed, "C1.db"), ledgertest.Copy(t, ledgertest.Sealed, "C2.db")
+	key, pass := filepath.Join(sealed, "key"), filepath.Join(sealed, "passphrase")
+	pub := ledgertest.Key.Public().String()
 	wrong := filepath.Join(dir, "wrong")
 	os.WriteFile(wrong, []byte("incorrect horse battery\n"), 0o600)
 	t.Setenv("VEGAS_DESK_PASSPHRASE", "")
 	t.Setenv("VEGAS_DESK_KEY_FILE", "")
+	ss := serials(t)
+	fifty, thousand, loser := ss.Winners[50][0], ss.Winners[1000][0], ss.Losers[0]
 
-	if _, errs, code := vd(t, bo, "", "generate", "--seed", strings.Repeat("cd", 32), "--activate"); code != 0 {
-		t.Fatalf("generate: %s", errs)
-	}
-	exp, errs, code := vd(t, bo, "", "export", "--block", "1")
-	if code != 0 || !strings.Contains(errs, "WARNING") || !strings.Contains(errs, "claim every unpaid winner") {
-		t.Fatalf("export on the back office warns: exit %d, %q", code, errs)
-	}
-	var fifty, thousand, loser string
-	for _, ln := range strings.Split(exp, "\n") {
-		var d struct {
-			Serial string
-			Prize  int
-		}
-		if json.Unmarshal([]byte(ln), &d) != nil {
-			continue
-		}
-		switch {
-		case d.Prize == 50 && fifty == "":
-			fifty = d.Serial
-		case d.Prize == 1000 && thousand == "":
-			thousand = d.Serial
-		case d.Prize == 0 && loser == "":
-			loser = d.Serial
-		}
-	}
-
-	out, errs, code := run1(t, "", "keygen", "-o", key, "--passphrase-file", pass)
-	pub := regexp.MustCompile(`public key  ([0-9a-f]{64})`).FindStringSubmatch(out)
-	if code != 0 || pub == nil {
+	newKey := filepath.Join(dir, "keys", "bo.key")
+	out, errs, code := run1(t, "", "keygen", "-o", newKey, "--passphrase-file", pass)
+	if code != 0 || !regexp.MustCompile(`public key  [0-9a-f]{64}`).MatchString(out) {
 		t.Fatalf("keygen: exit %d\n%s%s", code, out, errs)
 	}
-	if st, err := os.Stat(key); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(newKey); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("key file: %v %v", st.Mode(), err)
 	}
-	if _, errs, code := run1(t, "", "keygen", "-o", key, "--passphrase-file", pass); code != 2 || !strings.Contains(errs, "never replaced") {
+	if _, errs, code := run1(t, "", "keygen", "-o", newKey, "--passphrase-file", pass); code != 2 || !strings.Contains(errs, "never replaced") {
 		t.Errorf("keygen over a key file: exit %d %s", code, errs)
 	}
 	signFlags := []string{"--key-file", key, "--passphrase-file", pass}
 
-	c1, c2 := filepath.Join(dir, "c1.db"), filepath.Join(dir, "c2.db")
-	if _, errs, code := vd(t, bo, "", "counter-ledger", "--desk", "C1", "--limit", "100", "--key-file", key, "--passphrase-file", wrong, "-o", c1); code != 2 || !strings.Contains(errs, "wrong passphrase") {
+	// A counter ledger issued from the command line (the fixture's were
+	// issued through the ledger's API).
+	c3 := filepath.Join(dir, "c3.db")
+	if _, errs, code := vd(t, bo, "", "counter-ledger", "--desk", "C3", "--limit", "100", "--key-file", key, "--passphrase-file", wrong, "-o", c3); code != 2 || !strings.Contains(errs, "wrong passphrase") {
 		t.Fatalf("a wrong passphrase: exit %d %s", code, errs)
 	}
-	if _, err := os.Stat(c1); err == nil {
+	if _, err := os.Stat(c3); err == nil {
 		t.Fatal("a counter ledger was written with a wrong passphrase")
 	}
-	for _, c := range []struct{ desk, file string }{{"C1", c1}, {"C2", c2}} {
-		out, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", c.desk, "--limit", "100", "--block", "1", "-o", c.file}, signFlags...)...)
-		if code != 0 || !strings.Contains(out, "counter ledger "+c.file) {
-			t.Fatalf("counter-ledger %s: exit %d\n%s%s", c.desk, code, out, errs)
-		}
+	out, errs, code = vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C3", "--limit", "100", "--block", "1", "-o", c3}, signFlags...)...)
+	if code != 0 || !strings.Contains(out, "counter ledger "+c3) {
+		t.Fatalf("counter-ledger C3: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := vd(t, c3, "", "claim", fifty, "--operator", "cat"); code != 0 || !strings.Contains(out, "PAY 50 €") {
+		t.Errorf("pay at counter 3: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := vd(t, c3, "", "verify", "--key", pub); code != 0 || !strings.Contains(out, "OK") {
+		t.Errorf("verify counter 3: exit %d\n%s%s", code, out, errs)
 	}
 	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C1", "--limit", "100", "-o", c1}, signFlags...)...); code != 2 || !strings.Contains(errs, "exists") {
 		t.Errorf("counter-ledger over a counter ledger: exit %d %s", code, errs)
@@ -105,7 +92,7 @@ func TestSealCLI(t *testing.T) {
 		{"generate at a counter", c1, []string{"generate"}, 1, "", "sealed ledger of counter C1"},
 		{"export at a counter", c1, []string{"export", "--block", "1"}, 1, "", "sealed ledger of counter C1"},
 		{"report at a counter", c1, []string{"report", "--block", "1"}, 1, "", "sealed ledger of counter C1"},
-		{"verify a counter", c1, []string{"verify", "--key", pub[1]}, 0, "OK", ""},
+		{"verify a counter", c1, []string{"verify", "--key", pub}, 0, "OK", ""},
 		{"verify a counter with another key", c1, []string{"verify", "--key", strings.Repeat("0", 64)}, 1, "signed by key", ""},
 		{"jsonl on the back office", bo, []string{"claims", "--jsonl"}, 1, "", "a counter ledger exports"},
 	} {
@@ -165,7 +152,7 @@ func TestSealCLI(t *testing.T) {
 	for name, data := range forms {
 		f := filepath.Join(dir, "check-"+name)
 		os.WriteFile(f, data, 0o600)
-		if out, errs, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 0 || !strings.Contains(out, "OK: block certificate") {
+		if out, errs, code := run1(t, "", "verify-certificate", f, "--key", pub); code != 0 || !strings.Contains(out, "OK: block certificate") {
 			t.Errorf("verify-certificate %s: exit %d\n%s%s", name, code, out, errs)
 		}
 		if _, errs, code := run1(t, "", "verify-certificate", f, "--key", strings.Repeat("ab", 32)); code != 1 || !strings.Contains(errs, "REFUSED") {
@@ -178,7 +165,7 @@ func TestSealCLI(t *testing.T) {
 		changed := []byte(text)
 		changed[i] ^= 0x01
 		os.WriteFile(f, changed, 0o600)
-		if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 1 {
+		if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub); code != 1 {
 			t.Fatalf("byte %d of the certificate changed (%q): exit %d", i, text[i], code)
 		}
 	}
@@ -187,16 +174,16 @@ func TestSealCLI(t *testing.T) {
 		changed := bytes.Clone(pdfData)
 		changed[i] ^= 0x01
 		os.WriteFile(f, changed, 0o600)
-		if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 1 {
+		if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub); code != 1 {
 			t.Fatalf("byte %d of the PDF changed: exit %d", i, code)
 		}
 	}
 	changed := strings.Replace(jsonCert, `"winners": 524722`, `"winners": 524723`, 1)
 	os.WriteFile(f, []byte(changed), 0o600)
-	if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub[1]); code != 1 || changed == jsonCert {
+	if _, _, code := run1(t, "", "verify-certificate", f, "--key", pub); code != 1 || changed == jsonCert {
 		t.Errorf("a JSON field changed: exit %d", code)
 	}
-	if out, _, code := run1(t, "", "verify-certificate", c1, "--key", pub[1]); code != 0 || !strings.Contains(out, "OK: counter ledger of desk C1") {
+	if out, _, code := run1(t, "", "verify-certificate", c1, "--key", pub); code != 0 || !strings.Contains(out, "OK: counter ledger of desk C1") {
 		t.Errorf("verify-certificate of a counter ledger: exit %d %s", code, out)
 	}
 
@@ -205,7 +192,7 @@ func TestSealCLI(t *testing.T) {
 	if _, errs, code := vd(t, bo, "", append([]string{"checkpoint", "-o", cpFile}, signFlags...)...); code != 0 {
 		t.Fatalf("checkpoint: %s", errs)
 	}
-	out, errs, code = run1(t, "", "verify-certificate", cpFile, "--key", pub[1])
+	out, errs, code = run1(t, "", "verify-certificate", cpFile, "--key", pub)
 	head := regexp.MustCompile(`head ([0-9a-f]{64})`).FindStringSubmatch(out)
 	if code != 0 || head == nil {
 		t.Fatalf("verify-certificate of a checkpoint: exit %d %s %s", code, out, errs)
@@ -223,21 +210,9 @@ func TestSealCLI(t *testing.T) {
 
 // Text an operator typed, printed back: control characters escaped.
 func TestTerminalEscapes(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "l.db")
-	if _, errs, code := vd(t, db, "", "generate", "--seed", strings.Repeat("ef", 32), "--activate"); code != 0 {
-		t.Fatal(errs)
-	}
-	exp, _, _ := vd(t, db, "", "export", "--block", "1")
-	var winners []string
-	for _, ln := range strings.Split(exp, "\n") {
-		var d struct {
-			Serial string
-			Prize  int
-		}
-		if json.Unmarshal([]byte(ln), &d) == nil && d.Prize > 0 && d.Prize <= 100 && len(winners) < 2 {
-			winners = append(winners, d.Serial)
-		}
-	}
+	db := ledgertest.Copy(t, ledgertest.Block)
+	ss := serials(t)
+	winners := []string{ss.Winners[50][1], ss.Winners[15][1]}
 	evil := "ann\x1b[2J\r\u202eX"
 	if _, errs, code := vd(t, db, "", "claim", winners[0], "--desk", "D\x1b]0;pwned\x07", "--operator", evil); code != 0 {
 		t.Fatal(errs)

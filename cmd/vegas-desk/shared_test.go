@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -29,22 +30,8 @@ func TestMain(m *testing.M) {
 // into PostgreSQL, counters added, a counter's login paying, refused what
 // is not its own, and the copy verified like its source.
 func TestSharedLedger(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "bo.db")
-	if _, errs, code := vd(t, file, "", "generate", "--seed", strings.Repeat("cd", 32), "--activate"); code != 0 {
-		t.Fatalf("generate: %s", errs)
-	}
-	exp, _, _ := vd(t, file, "", "export", "--block", "1")
-	var winner string
-	for _, ln := range strings.SplitN(exp, "\n", 50) {
-		var d struct {
-			Serial string
-			Prize  int
-		}
-		if json.Unmarshal([]byte(ln), &d) == nil && d.Prize > 0 && d.Prize <= 100 {
-			winner = d.Serial
-			break
-		}
-	}
+	file := ledgertest.Copy(t, ledgertest.Block)
+	winner := serials(t).Winners[50][0]
 	db := pg.NewDatabase(t)
 	url := pg.URL(pgtest.Owner, db)
 	out, errs, code := vd(t, file, "", "copy", file, url, "--json")

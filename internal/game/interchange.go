@@ -87,6 +87,120 @@ func NewDoc(t *Ticket) Doc {
 	return d
 }
 
+// AppendJSON appends d as encoding/json writes it (json.Marshal: the same
+// keys in the same order, the same omissions and escapes), without its
+// reflection: an export writes two million of them.
+func (d *Doc) AppendJSON(b []byte) []byte {
+	num := func(key string, v int) { b = strconv.AppendInt(append(b, key...), int64(v), 10) }
+	ints := func(key string, vs []int) {
+		b = append(b, key...)
+		if vs == nil {
+			b = append(b, "null"...)
+			return
+		}
+		b = append(b, '[')
+		for i, v := range vs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+		b = append(b, ']')
+	}
+	strs := func(key string, vs []string) {
+		b = append(b, key...)
+		if vs == nil {
+			b = append(b, "null"...)
+			return
+		}
+		b = append(b, '[')
+		for i, v := range vs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, v)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, '{')
+	sep := "" // before the first key written, none
+	if d.Serial != "" {
+		b = appendJSONString(append(b, `"serial":`...), d.Serial)
+		sep = ","
+	}
+	if d.Game != 0 {
+		num(sep+`"game":`, d.Game)
+		sep = ","
+	}
+	if d.Block != 0 {
+		num(sep+`"block":`, d.Block)
+		sep = ","
+	}
+	if d.Pack != nil {
+		num(sep+`"pack":`, *d.Pack)
+		sep = ","
+	}
+	if d.Position != nil {
+		num(sep+`"position":`, *d.Position)
+		sep = ","
+	}
+	ints(sep+`"roulette":{"winning":`, d.Roulette.Winning)
+	b = append(b, `,"bets":`...)
+	if d.Roulette.Bets == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, bet := range d.Roulette.Bets {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			num(`{"number":`, bet.Number)
+			num(`,"amount":`, bet.Amount)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	ints(`},"craps":{"dice":`, d.Craps.Dice)
+	num(`,"amount":`, d.Craps.Amount)
+	strs(`},"duel":{"cards":`, d.Duel.Cards)
+	b = appendJSONString(append(b, `,"bank":`...), d.Duel.Bank)
+	num(`,"amount":`, d.Duel.Amount)
+	b = append(b, `},"jackpot":`...)
+	if d.Jackpot == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, ln := range d.Jackpot {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			strs(`{"symbols":`, ln.Symbols)
+			num(`,"amount":`, ln.Amount)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	num(`,"bonus":`, d.Bonus)
+	if d.Prize != nil {
+		num(`,"prize":`, *d.Prize)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it: plain
+// printable ASCII as it is, anything else through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // FieldError is one fault in typed-in contents. Field is the path of the
 // faulty value in the interchange format ("roulette.bets[1].number"), Value
 // its text as given ("" when missing) and Problem says what is wrong and

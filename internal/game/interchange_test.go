@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -298,6 +299,38 @@ func TestParseDocReportsValidate(t *testing.T) {
 	for i, e := range got {
 		if e.Field == "duel.bank" && (e.Value != `"AS"` || want[i].Value != "AS") {
 			t.Errorf("duel.bank: ParseDoc shows %s, Validate %s; want the value as given, \"AS\"", e.Value, want[i].Value)
+		}
+	}
+}
+
+// AppendJSON writes exactly what encoding/json writes: for tickets of every
+// way of the catalogue, with and without the export's keys, and for
+// strings json escapes.
+func TestDocAppendJSON(t *testing.T) {
+	r := NewRand([32]byte{5})
+	for i := range Catalogue {
+		for k := range 20 {
+			var tk Ticket
+			Build(r, &Catalogue[i], &tk)
+			d := NewDoc(&tk)
+			if k%2 == 0 {
+				pack, pos := k, 200*k+i
+				d.Serial, d.Game, d.Block, d.Pack, d.Position = Serial{531, 1, pos, int64(k) * 7919}.String(), 531, 1, &pack, &pos
+			}
+			if k == 3 {
+				d.Prize = nil
+				d.Roulette.Bets, d.Jackpot, d.Duel.Cards = nil, nil, nil
+			}
+			if k == 5 {
+				d.Serial, d.Duel.Bank = `<a&"b\c>é`+"\x01", "\u2028"
+			}
+			want, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.AppendJSON(nil); !bytes.Equal(got, want) {
+				t.Fatalf("way %d ticket %d:\n got %s\nwant %s", i, k, got, want)
+			}
 		}
 	}
 }

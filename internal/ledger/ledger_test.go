@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"slices"
@@ -365,12 +366,9 @@ func TestVerdicts(t *testing.T) {
 	}
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
-		l := mustOpen(t, e.empty(t))
+		l := mustOpen(t, e.stock(t))
 		who := Identity{"BO", "eve"}
-		b, err := l.Generate(ctx, 531, game.Seed{7}, GenerateOptions{Who: who})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBlock(t, l)
 		used := map[int]bool{}
 		nextPack := map[int]int{}     // prize → the next pack to try
 		candidates := map[int][]int{} // prize → its first tickets
@@ -495,11 +493,8 @@ func TestPackMoves(t *testing.T) {
 	}
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
-		l := mustOpen(t, e.empty(t))
+		l := mustOpen(t, e.stock(t))
 		who := Identity{"BO", "eve"}
-		if _, err := l.Generate(ctx, 531, game.Seed{8}, GenerateOptions{Who: who}); err != nil {
-			t.Fatal(err)
-		}
 		for i, tc := range cases {
 			t.Run(strings.Join(tc.moves, "→"), func(t *testing.T) {
 				var err error
@@ -636,9 +631,7 @@ func TestGenerateCancel(t *testing.T) {
 		l := mustOpen(t, e.fresh(t))
 		ctx, cancel := context.WithCancel(context.Background())
 		_, err := l.Generate(ctx, 531, game.Seed{9}, GenerateOptions{Activate: true, Progress: func(done, total int) {
-			if done >= total/3 {
-				cancel()
-			}
+			cancel() // once the first batch is written
 		}})
 		if !errors.Is(err, context.Canceled) && !errors.Is(err, game.ErrCancelled) {
 			t.Fatalf("err = %v", err)
@@ -684,13 +677,9 @@ func TestTicketAtAndSamples(t *testing.T) {
 		if _, err := l.Samples(ctx, 531, 1); !errors.Is(err, ErrNotDemo) {
 			t.Errorf("samples of a real ledger: %v, want ErrNotDemo", err)
 		}
-		demo, err := CreateDemo(e.empty(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer demo.Close()
-		if _, err := demo.Generate(ctx, 531, fixtureSeed, GenerateOptions{Activate: true}); err != nil {
-			t.Fatal(err)
+		demo := mustOpen(t, e.copyOf(t, "demo"))
+		if !demo.Demo() {
+			t.Fatal("the demonstration fixture is not a demonstration ledger")
 		}
 		samples, err := demo.Samples(ctx, 531, 1)
 		if err != nil {
@@ -940,3 +929,26 @@ func TestDefaultIdentity(t *testing.T) {
 		t.Errorf("without USER: %+v, want %q", got, u.Username)
 	}
 }
+
+// An export whose reader goes away (export | head) stops reading the block
+// and returns the write's error; its workers end. The race pass runs it.
+func TestExportWriteError(t *testing.T) {
+	forEngines(t, func(t *testing.T, e engineCase) {
+		l := mustOpen(t, e.fresh(t))
+		w := &lineWriter{line: func(int, []byte) {}}
+		failing := writerFunc(func(p []byte) (int, error) {
+			if w.lines >= 1000 {
+				return 0, io.ErrClosedPipe
+			}
+			return w.Write(p)
+		})
+		err := l.Export(context.Background(), 531, 1, failing, nil)
+		if !errors.Is(err, io.ErrClosedPipe) || w.lines < 1000 {
+			t.Errorf("export into a closed pipe: %v after %d lines", err, w.lines)
+		}
+	})
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,15 +99,23 @@ func fixedClock() func() time.Time {
 // engineCase is one engine the ledger tests run on.
 type engineCase struct {
 	name string
-	// fresh returns the location of a new copy of the fixture.
-	fresh func(tb testing.TB) string
+	// copyOf returns the location of a new copy of ledgertest's fixture
+	// name ("block", "stock" or "demo").
+	copyOf func(tb testing.TB, name string) string
 	// empty returns the location of a new empty ledger (not yet created).
 	empty func(tb testing.TB) string
 }
 
+// fresh returns the location of a new copy of the fixture.
+func (e engineCase) fresh(tb testing.TB) string { return e.copyOf(tb, "block") }
+
+// stock returns the location of a new ledger of the fixture's block whose
+// packs are all in stock.
+func (e engineCase) stock(tb testing.TB) string { return e.copyOf(tb, "stock") }
+
 var engines = []engineCase{
-	{"sqlite", copyFixture, func(tb testing.TB) string { return filepath.Join(tb.TempDir(), "l.db") }},
-	{"postgres", pgCopy, func(tb testing.TB) string { return pg.URL(pgtest.Owner, pg.NewDatabase(tb)) }},
+	{"sqlite", sqliteCopy, func(tb testing.TB) string { return filepath.Join(tb.TempDir(), "l.db") }},
+	{"postgres", pgCopyOf, func(tb testing.TB) string { return pg.URL(pgtest.Owner, pg.NewDatabase(tb)) }},
 }
 
 // forEngines runs f once per engine, as subtests.
@@ -117,10 +126,17 @@ func forEngines(t *testing.T, f func(t *testing.T, e engineCase)) {
 }
 
 // copyFixture copies the SQLite fixture into a fresh temp dir.
-func copyFixture(tb testing.TB) string {
+func copyFixture(tb testing.TB) string { return sqliteCopy(tb, "block") }
+
+// sqliteCopy copies ledgertest's fixture name into a fresh temp dir.
+func sqliteCopy(tb testing.TB, name string) string {
 	tb.Helper()
+	src, err := FixtureDir(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	dst := filepath.Join(tb.TempDir(), "ledger.db")
-	if err := copyFile(fixture, dst); err != nil {
+	if err := copyFile(filepath.Join(src, "ledger.db"), dst); err != nil {
 		tb.Fatal(err)
 	}
 	return dst
@@ -128,10 +144,34 @@ func copyFixture(tb testing.TB) string {
 
 // pgCopy makes a new database from the PostgreSQL fixture and returns the
 // owner's URL of it.
-func pgCopy(tb testing.TB) string {
+func pgCopy(tb testing.TB) string { return pgCopyOf(tb, "block") }
+
+// pgTemplates are the fixtures loaded into the tests' server, by name,
+// each when a test first asks for it.
+var pgTemplates sync.Map // name → func() (string, error)
+
+// pgCopyOf makes a new database from ledgertest's fixture name, loaded
+// into the tests' server once, and returns the owner's URL of it.
+func pgCopyOf(tb testing.TB, name string) string {
 	tb.Helper()
-	name := pg.NewDatabaseFrom(tb, pgFixture)
-	return pg.URL(pgtest.Owner, name)
+	return pg.URL(pgtest.Owner, pg.NewDatabaseFrom(tb, pgTemplate(tb, name)))
+}
+
+// pgTemplate is the database of the tests' server that holds ledgertest's
+// fixture name, loaded when first asked for.
+func pgTemplate(tb testing.TB, name string) string {
+	tb.Helper()
+	load, _ := pgTemplates.LoadOrStore(name, sync.OnceValues(func() (string, error) {
+		if name == "block" {
+			return pgFixture, nil
+		}
+		return FixturePostgres(pg, name)
+	}))
+	template, err := load.(func() (string, error))()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return template
 }
 
 // mustOpen opens location with a fixed clock that advances a second per

@@ -5,8 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -150,6 +148,8 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 		done          chan error
 		out           bytes.Buffer
 	}
+	ctx, stop := context.WithCancel(ctx) // a failed write stops the reading
+	defer stop()
 	work := make(chan *chunk)
 	order := make(chan *chunk, 2*runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -200,14 +200,18 @@ func (l *Ledger) Export(ctx context.Context, gameCode, number int, w io.Writer, 
 			_, err = w.Write(c.out.Bytes())
 		}
 		if werr == nil && err != nil {
-			werr = err // the rest is drained, not written
+			werr = err // what was read is drained, not written
+			stop()
 		}
 		done += len(c.prizes)
 		if werr == nil && progress != nil {
 			progress(done, b.Tickets)
 		}
 	}
-	if err := errors.Join(werr, <-readErr); err != nil {
+	if rerr := <-readErr; werr == nil && rerr != nil {
+		werr = rerr
+	}
+	if err := werr; err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if done != b.Tickets {
@@ -222,7 +226,7 @@ const exportPacks = 50
 // exportLines writes the JSON lines of the tickets of block b from position
 // first, of these prize bytes and codes, to out.
 func exportLines(out *bytes.Buffer, b Block, first int, prizes, codes []byte) error {
-	enc := json.NewEncoder(out)
+	var line []byte
 	for i := range prizes {
 		pos, pack := first+i, (first+i)/game.PackSize
 		t, err := game.Decode(codes[i*game.EncodedSize : (i+1)*game.EncodedSize])
@@ -236,9 +240,8 @@ func exportLines(out *bytes.Buffer, b Block, first int, prizes, codes []byte) er
 		d := game.NewDoc(&t)
 		d.Serial = game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
 		d.Game, d.Block, d.Pack, d.Position, d.Prize = b.Game, b.Number, &pack, &pos, &prize
-		if err := enc.Encode(&d); err != nil {
-			return err
-		}
+		line = append(d.AppendJSON(line[:0]), '\n')
+		out.Write(line)
 	}
 	return nil
 }

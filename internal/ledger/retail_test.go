@@ -52,12 +52,9 @@ func TestSettlementByHand(t *testing.T) {
 	day := func(d, h int) time.Time { return time.Date(2025, 5, d, h, 0, 0, 0, time.UTC) }
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
-		l := mustOpen(t, e.empty(t))
+		l := mustOpen(t, e.stock(t))
 		bo := Identity{"BO", "eve"}
-		b, err := l.Generate(ctx, 531, game.Seed{11}, GenerateOptions{Who: bo})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBlock(t, l)
 		taken := map[int]bool{}
 		w50 := ticketInNewPack(t, l, b, 50, taken)
 		w15 := ticketInNewPack(t, l, b, 15, taken)
@@ -326,21 +323,17 @@ func TestReferralsAndIdentities(t *testing.T) {
 // does nothing else to packs: the database says no, whatever the client.
 func TestCounterPacks(t *testing.T) {
 	ctx := context.Background()
-	bo, db := pgWithDesks(t)
+	// The block in stock: packs 0–5 go to D1, 6 to D2, 8 to D1 and are
+	// reported stolen; 7 stays in stock.
+	bo, db := pgWithDesksOn(t, pg, pgTemplate(t, "stock"))
 	eve := Identity{"BO", "eve"}
-	// The fixture's packs are on sale already (generate --activate): a
-	// block of its own, in stock, whose packs 0–5 go to D1, 6 to D2, 8 to
-	// D1 and are reported stolen; 7 stays in stock.
-	if _, err := bo.Generate(ctx, 531, game.Seed{12}, GenerateOptions{Who: eve}); err != nil {
-		t.Fatal(err)
-	}
 	for _, m := range []PackMove{
 		{First: 0, Last: 5, Move: "deliver", Desk: "D1"},
 		{First: 6, Last: 6, Move: "deliver", Desk: "D2"},
 		{First: 8, Last: 8, Move: "deliver", Desk: "D1"},
 		{First: 8, Last: 8, Move: "stolen"},
 	} {
-		m.Game, m.Block = 531, 2
+		m.Game, m.Block = 531, 1
 		if err := bo.MovePacks(ctx, m, eve); err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +366,7 @@ func TestCounterPacks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			last := lastEntry(t, bo)
-			err := c.MovePacks(ctx, PackMove{Game: 531, Block: 2, First: tc.first, Last: tc.last, Move: tc.move, Desk: "D1"}, ann)
+			err := c.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: tc.first, Last: tc.last, Move: tc.move, Desk: "D1"}, ann)
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
@@ -386,14 +379,14 @@ func TestCounterPacks(t *testing.T) {
 	// Around the Go client: the function itself refuses other moves, and
 	// the back office cannot act through it.
 	for _, mv := range []string{"settle", "deliver", "stolen"} {
-		if _, err := c.w.ExecContext(ctx, "SELECT vegas.move_my_packs($1, 531, 2, 2, 2, 'ann')", mv); !errors.Is(c.classify(err), ErrCounterOnly) {
+		if _, err := c.w.ExecContext(ctx, "SELECT vegas.move_my_packs($1, 531, 1, 2, 2, 'ann')", mv); !errors.Is(c.classify(err), ErrCounterOnly) {
 			t.Errorf("move_my_packs(%s) as a counter: %v", mv, err)
 		}
 	}
-	if _, err := bo.w.ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 2, 6, 6, 'eve')"); !errors.Is(bo.classify(err), ErrCounterOnly) {
+	if _, err := bo.w.ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, 'eve')"); !errors.Is(bo.classify(err), ErrCounterOnly) {
 		t.Errorf("move_my_packs as the back office: %v", err)
 	}
-	if _, err := c.w.ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 2, 6, 6, '')"); err == nil {
+	if _, err := c.w.ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, '')"); err == nil {
 		t.Error("a move without an operator")
 	}
 
@@ -403,7 +396,7 @@ func TestCounterPacks(t *testing.T) {
 		t.Fatalf("moves %+v, %v", moves, err)
 	}
 	for _, m := range moves {
-		if m.Operator != "ann" || m.Block != 2 {
+		if m.Operator != "ann" || m.Block != 1 {
 			t.Errorf("move %+v", m)
 		}
 	}

@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"vegas-desk/internal/game"
@@ -246,5 +248,85 @@ func TestCounterPickOut(t *testing.T) {
 	}
 	if n != 0 {
 		t.Error("the counter ledger has packs or finder tables")
+	}
+}
+
+// Sealing on every core, on a small input (the first ten packs of the
+// fixture's block, sealed as a block of 2,000 tickets): every ticket's
+// serial record opens to its encoding, every winner's contents record to
+// its position and secret part; a cancel stops the work. The race pass runs
+// it for the workers.
+func TestSealSmall(t *testing.T) {
+	ctx := context.Background()
+	l, err := OpenReadOnly(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	b := mustBlock(t, l)
+	b.Tickets = 10 * game.PackSize
+	var codes, prizes []byte
+	for pos := range b.Tickets {
+		code, pb, err := storedTicket(ctx, l.r, b, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes, prizes = append(codes, code...), append(prizes, pb)
+	}
+	var calls atomic.Int64
+	sealed, err := sealBlock(ctx, b, &b.key, codes, prizes, func(done, total int) { calls.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == 0 {
+		t.Error("no progress reported")
+	}
+	records := func(rows []sealRow) []byte {
+		var out []byte
+		for _, r := range rows {
+			out = append(out, r.records...)
+		}
+		return out
+	}
+	serials, contents := records(sealed.serials), records(sealed.contents)
+	if len(serials) != b.Tickets*serialRecordSize || len(sealed.serialOrder) != b.Tickets {
+		t.Fatalf("%d bytes of serial records for %d tickets", len(serials), b.Tickets)
+	}
+	for k, pos := range sealed.serialOrder {
+		rec := serials[k*serialRecordSize : (k+1)*serialRecordSize]
+		h := serialHash(b.Game, b.Number, int(pos), b.key.Secret(int(pos)))
+		pad := serialPad(&h)
+		for i := range game.EncodedSize {
+			if rec[sealIndexSize+i]^pad[i] != codes[int(pos)*game.EncodedSize+i] || !bytes.Equal(rec[:sealIndexSize], h[:sealIndexSize]) {
+				t.Fatalf("serial record %d does not open to ticket %d", k, pos)
+			}
+		}
+	}
+	winners := 0
+	for _, pb := range prizes {
+		if pb != 0 {
+			winners++
+		}
+	}
+	if len(contents) != winners*contentsRecordSize || len(sealed.contentsOrder) != winners {
+		t.Fatalf("%d bytes of contents records for %d winners", len(contents), winners)
+	}
+	for k, pos := range sealed.contentsOrder {
+		rec := contents[k*contentsRecordSize : (k+1)*contentsRecordSize]
+		h := contentsHash(b.Game, b.Number, codes[int(pos)*game.EncodedSize:(int(pos)+1)*game.EncodedSize])
+		j := 0 // the rank among the records of the same index before it
+		for k-j > 0 && bytes.Equal(contents[(k-j-1)*contentsRecordSize:][:sealIndexSize], rec[:sealIndexSize]) {
+			j++
+		}
+		pad := contentsPad(&h, j)
+		if p, s := openContents(rec[sealIndexSize:], &pad); p != int(pos) || s != b.key.Secret(int(pos)) {
+			t.Fatalf("contents record %d opens to %d, want ticket %d", k, p, pos)
+		}
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := sealBlock(cctx, b, &b.key, codes, prizes, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled seal: %v", err)
 	}
 }

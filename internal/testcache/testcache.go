@@ -9,7 +9,8 @@
 // The cache is $VEGAS_TEST_CACHE (make test sets it to .testcache in the
 // repository), else vegas-desk-test-cache in the system's temporary
 // directory. A fixture is built again when any source that could change it
-// changes (Key): every non-test .go file of the module, its .sql files,
+// changes (Key): every non-test .go file of the module (but the app's
+// screens, the command line and make test's log reader), its .sql files,
 // go.mod and go.sum, and the test files named *fixture*_test.go. A fixture
 // of another digest is removed when its successor is built.
 package testcache
@@ -69,10 +70,19 @@ func moduleRoot() (string, error) {
 	}
 }
 
+// notFixtures are the module's directories whose code no fixture is made
+// with: the app's screens, the command line and make test's log reader.
+var notFixtures = []string{"cmd/", "internal/ui/", "internal/testlog/"}
+
 // counts reports whether the file at rel (slash-separated, from the module
 // root) is one of the sources Key covers.
 func counts(rel string) bool {
 	name := pathBase(rel)
+	for _, dir := range notFixtures {
+		if strings.HasPrefix(rel, dir) {
+			return false
+		}
+	}
 	switch {
 	case rel == "go.mod" || rel == "go.sum", strings.HasSuffix(name, ".sql"):
 		return true

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,29 +9,23 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/signing"
+	"vegas-desk/internal/ledger/ledgertest"
 )
 
 // The app on a sealed counter ledger (issue 9): the status line says it is
-// counter C7's sealed ledger with the payout limit sealed in it, whatever
+// counter C1's sealed ledger with the payout limit sealed in it, whatever
 // the settings say; the counter screen pays a winner by its serial, sends
 // one above the limit to the back office and answers a wrong secret part
 // like an unknown serial; the contents form finds a winner by its contents.
 func TestSealedCounterLedger(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "c7.db")
-	key := signing.KeyFromSeed(bytes.Repeat([]byte{9}, 32))
-	if _, err := fixture.IssueCounter(ctx, path, ledger.CounterSpec{Desk: "C7", Limit: 100, Key: key,
-		Who: ledger.Identity{Desk: "BO", Operator: "Eve"}}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := ledger.Open(path)
+	l, err := ledger.Open(ledgertest.Copy(t, ledgertest.Sealed, "C1.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := newTestDesk(t, l) // the settings say desk G1, no limit of 100
 	defer d.closeLedger()
-	if s := d.status.Text; !strings.Contains(s, "Registre scellé du guichet C7 (hors ligne)") || !strings.Contains(s, "100 €") {
+	if s := d.status.Text; !strings.Contains(s, "Registre scellé du guichet C1 (hors ligne)") || !strings.Contains(s, "100 €") {
 		t.Errorf("status line %q", s)
 	}
 
@@ -49,7 +41,7 @@ func TestSealedCounterLedger(t *testing.T) {
 		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
 	}
 	claims, err := l.Claims(ctx, ledger.ClaimFilter{})
-	if err != nil || len(claims) != 1 || claims[0].Desk != "C7" || claims[0].Serial != serial {
+	if err != nil || len(claims) != 1 || claims[0].Desk != "C1" || claims[0].Serial != serial {
 		t.Errorf("the counter ledger's payments: %+v %v", claims, err)
 	}
 	scan(d, winners[1000][0]) // read, not taken: nothing is paid
@@ -92,7 +84,7 @@ func TestSealedCounterLedger(t *testing.T) {
 	// Carnets lists the packs as sealed, and offers no move.
 	d.tabs.SelectIndex(tabPacks)
 	p := d.packs
-	if p.form.Visible() || !strings.Contains(p.result.Text, "Registre scellé du guichet C7") {
+	if p.form.Visible() || !strings.Contains(p.result.Text, "Registre scellé du guichet C1") {
 		t.Errorf("Carnets on a sealed ledger: form shown %v, %q", p.form.Visible(), p.result.Text)
 	}
 	if len(p.runs) == 0 || packCell(p.runs[0], 4) != "Scellé à l’émission du registre" {

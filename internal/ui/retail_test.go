@@ -15,6 +15,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -22,14 +23,11 @@ import (
 // stock.
 func newRetailLedger(t *testing.T) *ledger.Ledger {
 	t.Helper()
-	l, err := ledger.Open(filepath.Join(t.TempDir(), "retail.db"))
+	l, err := ledger.Open(ledgertest.Copy(t, ledgertest.Stock))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	if _, err := l.Generate(context.Background(), DefaultGame, game.Seed{4, 5, 6}, ledger.GenerateOptions{Who: ledger.Identity{Desk: "BO", Operator: "eve"}}); err != nil {
-		t.Fatal(err)
-	}
 	return l
 }
 

@@ -19,12 +19,14 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/testcache"
 )
 
-// The shared fixture: one ledger with one generated block, and serials of
-// that block. It is made once per process, so every run of -count=N shares
-// it: tests take winners that no earlier run paid (takeWinner), and record
-// claims at a desk of their own.
+// The shared fixture: a demonstration ledger with one generated block, and
+// serials of that block (ledgertest.Demo). It is opened once per process,
+// so every run of -count=N shares it: tests take winners that no earlier
+// run paid (takeWinner), and record claims at a desk of their own.
 var (
 	fixture     *ledger.Ledger
 	losers      []string
@@ -60,8 +62,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	fixturePath = filepath.Join(dir, "fixture.db")
-	if err := makeFixture(fixturePath); err != nil {
+	if err := openFixture(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 1
 	}
@@ -69,44 +70,31 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-func makeFixture(path string) error {
-	ctx := context.Background()
-	l, err := ledger.CreateDemo(path)
+// openFixture opens a copy, in dir, of ledgertest's demonstration ledger
+// (made once per run), and reads the serials of its block.
+func openFixture(dir string) error {
+	src, err := ledgertest.Dir(ledgertest.Demo)
 	if err != nil {
 		return err
 	}
-	fixture = l
-	seed := game.Seed{1, 2, 3}
-	b, err := l.Generate(ctx, DefaultGame, seed, ledger.GenerateOptions{Activate: true})
+	fixturePath = filepath.Join(dir, "fixture.db")
+	if err := testcache.CopyFile(filepath.Join(src, "ledger.db"), fixturePath); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(src, "serials.json"))
 	if err != nil {
 		return err
 	}
-	// The first tickets of the block, then a ticket of each tier the walk
-	// did not meet.
-	for pos := 0; pos < b.Tickets && (len(losers) < 4 || len(winners[3]) < 20 || len(winners[6]) < 20); pos++ {
-		t, err := l.TicketAt(ctx, b.Game, b.Number, pos)
-		if err != nil {
-			return err
-		}
-		if t.Prize == 0 && len(losers) < 4 {
-			losers = append(losers, t.Serial.String())
-		} else if t.Prize > 0 && len(winners[t.Prize]) < 20 {
-			winners[t.Prize] = append(winners[t.Prize], t.Serial.String())
-		}
-	}
-	samples, err := l.Samples(ctx, b.Game, b.Number)
-	if err != nil {
+	var s ledgertest.Serials
+	if err := json.Unmarshal(data, &s); err != nil {
 		return err
 	}
-	for _, t := range samples {
-		if t.Prize > 0 && len(winners[t.Prize]) == 0 {
-			winners[t.Prize] = append(winners[t.Prize], t.Serial.String())
-		}
-	}
+	losers, winners = s.Losers, s.Winners
 	if len(losers) < 2 || len(winners[3]) < 20 || len(winners[6]) < 20 || len(winners[1000]) == 0 {
-		return fmt.Errorf("fixture: not enough serials: %d losers, %v", len(losers), winners)
+		return fmt.Errorf("not enough serials: %s", s)
 	}
-	return nil
+	fixture, err = ledger.Open(fixturePath)
+	return err
 }
 
 // takeWinner hands out a different winner of the prize to each test.
@@ -675,7 +663,28 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	}
 }
 
-func TestBlocksGenerateAndCancel(t *testing.T) {
+// Cancel once the generation has started: no block is left.
+func TestBlocksGenerateCancel(t *testing.T) {
+	l, err := ledger.Open(filepath.Join(t.TempDir(), "gen.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d := newTestDesk(t, l)
+	task := d.blocks.startGenerate(nil)
+	waitFor(t, "progress", 60*time.Second, func() bool { v, _ := task.progress.Get(); return v > 0 })
+	test.Tap(findButton(t, d.win, "Annuler"))
+	waitDone(t, task)
+	if task.err == nil {
+		t.Fatal("cancelled generation returned no error")
+	}
+	if bs, err := l.Blocks(context.Background()); err != nil || len(bs) != 0 {
+		t.Fatalf("after cancel: %d blocks, %v", len(bs), err)
+	}
+}
+
+// A whole generation reaches 100 % and lists the block with its report.
+func TestBlocksGenerate(t *testing.T) {
 	l, err := ledger.Open(filepath.Join(t.TempDir(), "gen.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -683,22 +692,7 @@ func TestBlocksGenerateAndCancel(t *testing.T) {
 	defer l.Close()
 	d := newTestDesk(t, l)
 	b := d.blocks
-	ctx := context.Background()
-
-	// Cancel once the generation has started: no block is left.
 	task := b.startGenerate(nil)
-	waitFor(t, "progress", 60*time.Second, func() bool { v, _ := task.progress.Get(); return v > 0 })
-	test.Tap(findButton(t, d.win, "Annuler"))
-	waitDone(t, task)
-	if task.err == nil {
-		t.Fatal("cancelled generation returned no error")
-	}
-	if bs, err := l.Blocks(ctx); err != nil || len(bs) != 0 {
-		t.Fatalf("after cancel: %d blocks, %v", len(bs), err)
-	}
-
-	// A whole generation reaches 100 % and lists the block with its report.
-	task = b.startGenerate(nil)
 	waitDone(t, task)
 	if task.err != nil {
 		t.Fatal(task.err)
