@@ -237,24 +237,6 @@ func buildSealed(dir string) error {
 	return l.Close()
 }
 
-// Prize is a serial's prize in fixture name, from its serials.json; -1
-// when the serial is not listed there.
-func (s Serials) Prize(serial string) int {
-	for _, l := range s.Losers {
-		if l == serial {
-			return 0
-		}
-	}
-	for p, ws := range s.Winners {
-		for _, w := range ws {
-			if w == serial {
-				return p
-			}
-		}
-	}
-	return -1
-}
-
 // String names the serials kept, for a failing test's message.
 func (s Serials) String() string {
 	out := strconv.Itoa(len(s.Losers)) + " losers"
