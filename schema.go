@@ -1,5 +1,5 @@
 // Package vegasdesk holds the files embedded in the binary from the root of
-// the repository: the ledger schemas.
+// the repository: the back office's ledger schema.
 package vegasdesk
 
 import _ "embed"
@@ -8,8 +8,3 @@ import _ "embed"
 //
 //go:embed schema.sql
 var Schema string
-
-// CounterSchema is counter.sql, the schema of a sealed counter ledger.
-//
-//go:embed counter.sql
-var CounterSchema string

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,7 +208,7 @@ func (c *cli) read() (*ledger.Ledger, error) {
 
 // lookupSerial looks a serial up on l, opened by read. A refused lookup is
 // recorded: it is made again on the ledger opened read-write, when it can be.
-func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity, limit int) (ledger.Ticket, error) {
+func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity, limit ledger.Limit) (ledger.Ticket, error) {
 	t, err := l.Lookup(c.ctx, serial, who, limit)
 	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() {
 		return t, err
@@ -292,4 +293,31 @@ func parseDate(field, s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, badInput("--%s %q: not a date; write 2025-05-01 or 2025-05-01T14:30", field, s)
+}
+
+// limitFlag is --limit EUROS: a payout limit that may only lower a desk's
+// stored one; not given, it asks nothing (ledger.NoLimit).
+type limitFlag struct{ ledger.Limit }
+
+func (f *limitFlag) String() string {
+	if f.Limit == ledger.NoLimit {
+		return ""
+	}
+	return strconv.Itoa(int(f.Limit))
+}
+
+func (f *limitFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return errors.New("give a payout limit of 0 or more euros (0 refers every winner to the back office)")
+	}
+	f.Limit = ledger.LimitOf(n)
+	return nil
+}
+
+// addLimitFlag defines --limit on fs.
+func addLimitFlag(fs *flag.FlagSet, usage string) *limitFlag {
+	f := &limitFlag{ledger.NoLimit}
+	fs.Var(f, "limit", usage)
+	return f
 }

@@ -298,7 +298,7 @@ func assertRendered(t *testing.T, db, serial, path string) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	tk, err := l.Lookup(context.Background(), serial, ledger.Identity{}, 0)
+	tk, err := l.Lookup(context.Background(), serial, ledger.Identity{}, ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func docLine(t *testing.T, db, serial string) string {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	tk, err := l.Lookup(context.Background(), serial, ledger.Identity{}, 0)
+	tk, err := l.Lookup(context.Background(), serial, ledger.Identity{}, ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func (c *cli) counterLedger(args []string) error {
 	var blocks blockList
 	fs.Var(&blocks, "block", "a block to seal (repeat, or N,M; default: every block, at most 8)")
 	code := fs.Int("game", defaultGame, "game code of the blocks")
-	limit := fs.Int("limit", -1, "the desk's payout limit in euros, 0 for none (default: the desk's in the ledger)")
+	limit := addLimitFlag(fs, "the payout limit to seal, in euros, which may only lower the desk's (default: the desk's in the ledger; required for a desk it does not know)")
 	out := fs.String("o", "", "the counter ledger file to write (never replaced)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
@@ -142,7 +142,7 @@ func (c *cli) counterLedger(args []string) error {
 		return err
 	}
 	defer l.Close()
-	spec := ledger.CounterSpec{Desk: *desk, Limit: *limit, Key: key, Who: defaultIdentity("", *operator)}
+	spec := ledger.CounterSpec{Desk: *desk, Limit: limit.Limit, Key: key, Who: defaultIdentity("", *operator)}
 	for _, n := range blocks {
 		spec.Blocks = append(spec.Blocks, [2]int{*code, n})
 	}
@@ -167,19 +167,12 @@ func (c *cli) counterLedger(args []string) error {
 		names = append(names, b.Name())
 	}
 	if *asJSON {
-		return c.json(map[string]any{"file": is.Path, "ledger": is.ID, "desk": is.Desk, "blocks": names, "payout_limit": is.Limit,
+		return c.json(map[string]any{"file": is.Path, "ledger": is.ID, "desk": is.Desk, "blocks": names, "payout_limit": int(is.Limit),
 			"seal": is.Digest, "genesis": is.Genesis, "entry": is.Entry, "seconds": secs})
 	}
 	fmt.Fprintf(c.stdout, "counter ledger %s for desk %s: blocks %s, payout limit %s\nseal           %s (signed by %s)\n%.1f s\n",
-		is.Path, is.Desk, strings.Join(names, " "), limitText(is.Limit), is.Digest, key.Public(), secs)
+		is.Path, is.Desk, strings.Join(names, " "), is.Limit, is.Digest, key.Public(), secs)
 	return nil
-}
-
-func limitText(limit int) string {
-	if limit == 0 {
-		return "none"
-	}
-	return game.FormatAmount(limit)
 }
 
 func (c *cli) certificate(args []string) error {

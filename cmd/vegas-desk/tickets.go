@@ -43,7 +43,7 @@ func (c *cli) lookup(args []string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
 	desk := fs.String("desk", "", "desk (recorded with a refused lookup)")
 	operator := fs.String("operator", "", "operator")
-	limit := fs.Int("limit", 0, "this desk's payout limit in euros (0: none)")
+	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	pos, err := c.positional(fs, args, 1, "one SERIAL")
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func (c *cli) lookup(args []string) error {
 		return err
 	}
 	defer l.Close()
-	t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), *limit)
+	t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), limit.Limit)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (c *cli) claim(args []string) error {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	method := fs.String("method", ledger.MethodSerial, "how the ticket was identified: serial or contents")
 	request := fs.String("request", "", "request id: asked again with the same id, a claim answers its first answer")
-	limit := fs.Int("limit", 0, "this desk's payout limit in euros (0: none)")
+	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
 	docType := fs.String("winner-doc", "", "winner's identity document: its type")
 	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number")
@@ -170,7 +170,7 @@ func (c *cli) claim(args []string) error {
 		return err
 	}
 	defer l.Close()
-	req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: *limit}
+	req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: limit.Limit}
 	if *name != "" || *docType != "" || *docNumber != "" {
 		req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber}
 	}

@@ -19,12 +19,12 @@ import (
 func rewriteJournal(tb testing.TB, l *Ledger, drop int64) {
 	tb.Helper()
 	ctx := context.Background()
-	db := l.w
+	db := wdb(l)
 	var triggers []struct {
 		Name string `db:"name"`
 		SQL  string `db:"sql"`
 	}
-	if l.eng == sqliteEngine {
+	if !l.Shared() {
 		if err := db.Select(&triggers, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('journal', 'paid')"); err != nil {
 			tb.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func rewriteJournal(tb testing.TB, l *Ledger, drop int64) {
 		}
 		e.Number = lastNum[e.Kind] + 1
 		lastNum[e.Kind] = e.Number
-		e.Hash = e.hash(prev)
+		e.Hash = e.ChainHash(prev)
 		prev = e.Hash
 		if e.ID >= drop {
 			exec("INSERT INTO journal ("+entryCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -100,7 +100,7 @@ func rewriteJournal(tb testing.TB, l *Ledger, drop int64) {
 			tb.Fatal(err)
 		}
 	}
-	if l.eng == postgresEngine {
+	if l.Shared() {
 		if _, err := db.Exec("ALTER TABLE vegas.journal ENABLE TRIGGER USER"); err != nil {
 			tb.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestVerifyHead(t *testing.T) {
 		ctx := context.Background()
 		l := mustOpen(t, ec.fresh(t))
 		b := mustBlock(t, l)
-		who := Identity{"D1", "ann"}
+		who := Identity{Desk: "D1", Operator: "ann"}
 		var claims []Claim
 		for _, pos := range ticketsWith(t, l, b, 50, 3) {
 			c, err := l.Claim(ctx, claimReq(serialOf(b, pos), who))
@@ -156,7 +156,7 @@ func TestCheckpoint(t *testing.T) {
 		ctx := context.Background()
 		l := mustOpen(t, ec.fresh(t))
 		head, _ := l.Head(ctx)
-		cp, err := l.Checkpoint(ctx, testKey, Identity{"BO", "ann"})
+		cp, err := l.Checkpoint(ctx, testKey, Identity{Desk: "BO", Operator: "ann"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestCheckpoint(t *testing.T) {
 			t.Errorf("signed ledger %s", id)
 		}
 		var e entry
-		if err := get(ctx, l.r, &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", cp.Entry); err != nil {
+		if err := get(ctx, rdb(l), &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", cp.Entry); err != nil {
 			t.Fatal(err)
 		}
 		if e.Kind != "checkpoint" || e.Detail != cp.Text || !e.Ref.Valid || e.Ref.Int64 != cp.Entry-1 {
@@ -244,14 +244,14 @@ func TestVerifyRefusesStorageClass(t *testing.T) {
 			l := mustOpen(t, path)
 			b := mustBlock(t, l)
 			ps := ticketsWith(t, l, b, 1000, 2)
-			c, err := l.Claim(ctx, claimReq(serialOf(b, ps[0]), Identity{"S1", "ann"}))
+			c, err := l.Claim(ctx, claimReq(serialOf(b, ps[0]), Identity{Desk: "S1", Operator: "ann"}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Void(ctx, c.Number, "mistake", Identity{"BO", "boss"}); err != nil {
+			if _, err := l.Void(ctx, c.Number, "mistake", Identity{Desk: "BO", Operator: "boss"}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Claim(ctx, claimReq(serialOf(b, ps[1]), Identity{"S1", "ann"})); err != nil {
+			if _, err := l.Claim(ctx, claimReq(serialOf(b, ps[1]), Identity{Desk: "S1", Operator: "ann"})); err != nil {
 				t.Fatal(err)
 			}
 			head, err := l.Head(ctx)

@@ -79,10 +79,10 @@ func postgresFigures(b *testing.B) {
 	bo.Now = nil
 	blk := mustBlock(b, bo)
 	var db string
-	bo.r.Get(&db, "SELECT current_database()")
+	rdb(bo).Get(&db, "SELECT current_database()")
 	winners := ticketsWith(b, bo, blk, 3, 60000)
 	for i := range 16 {
-		if _, err := bo.AddDesk(ctx, fmt.Sprintf("B%d", i), 100, counterPassword, Identity{"BO", "bench"}); err != nil {
+		if _, err := bo.AddDesk(ctx, fmt.Sprintf("B%d", i), 100, counterPassword, Identity{Desk: "BO", Operator: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -152,7 +152,7 @@ func postgresFigures(b *testing.B) {
 	for i := range 2000 {
 		serial := serialOf(blk, (i*7919)%game.BlockSize)
 		start := time.Now()
-		if _, err := c.Lookup(ctx, serial, Identity{Operator: "bench"}, 0); err != nil {
+		if _, err := c.Lookup(ctx, serial, Identity{Operator: "bench"}, NoLimit); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(start))

@@ -58,7 +58,7 @@ func BenchmarkLookup(b *testing.B) {
 	blk, _ := l.Block(context.Background(), 531, 3)
 	serial := serialOf(blk, 1_234_567)
 	for b.Loop() {
-		if _, err := l.Lookup(context.Background(), serial, Identity{}, 0); err != nil {
+		if _, err := l.Lookup(context.Background(), serial, Identity{}, NoLimit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,13 +71,13 @@ func BenchmarkFindByContents(b *testing.B) {
 	var tickets []game.Ticket
 	for _, tier := range game.PrizeTable {
 		for _, pos := range ticketsWith(b, l, blk, tier.Prize, 2) {
-			t, _ := l.Lookup(context.Background(), serialOf(blk, pos), Identity{}, 0)
+			t, _ := l.Lookup(context.Background(), serialOf(blk, pos), Identity{}, NoLimit)
 			tickets = append(tickets, t.Ticket)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := l.FindByContents(context.Background(), &tickets[i%len(tickets)], Identity{}, 0); err != nil {
+		if _, err := l.FindByContents(context.Background(), &tickets[i%len(tickets)], Identity{}, NoLimit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -100,45 +100,6 @@ func BenchmarkVerify(b *testing.B) {
 	}
 }
 
-// BenchmarkSealBlock seals a whole block for a counter ledger (2,000,000
-// serial records, 524,722 contents records: about 104 million SHA-256
-// evaluations of one 64-byte block each), beside its reference measured in
-// the same run: generating the same block in memory (game.GenerateBlock).
-// Target: at most 10 s a block on 2 cores.
-func BenchmarkSealBlock(b *testing.B) {
-	ctx := context.Background()
-	spec := game.Spec{Game: 531, Block: 1, Seed: game.Seed{4, 2}}
-	codes := make([]byte, 0, game.BlockSize*game.EncodedSize)
-	prizes := make([]byte, 0, game.BlockSize)
-	var gen, seal time.Duration
-	var res game.Result
-	for b.Loop() {
-		codes, prizes = codes[:0], prizes[:0]
-		t0 := time.Now()
-		var err error
-		res, err = game.GenerateBlock(ctx, spec, func(bt *game.Batch) error {
-			for i := range bt.Tickets {
-				codes = append(codes, bt.Tickets[i].Code[:]...)
-				prizes = append(prizes, prizeByte(bt.Tickets[i].Prize))
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		blk := Block{ID: 1, Game: 531, Number: 1, Tickets: game.BlockSize}
-		if _, err := sealBlock(ctx, blk, &res.Key, codes, prizes, nil); err != nil {
-			b.Fatal(err)
-		}
-		gen, seal = gen+t1.Sub(t0), seal+time.Since(t1)
-	}
-	n := float64(b.N)
-	b.ReportMetric(seal.Seconds()/n, "s/seal")
-	b.ReportMetric(gen.Seconds()/n, "s/generate(ref)")
-	b.ReportMetric(seal.Seconds()/gen.Seconds(), "seal/generate")
-}
-
 // BenchmarkCounterLookup looks a serial up in a sealed counter ledger of
 // one block (the row of its index, a binary search, the record opened).
 func BenchmarkCounterLookup(b *testing.B) {
@@ -153,7 +114,7 @@ func BenchmarkCounterLookup(b *testing.B) {
 	bo.Close()
 	serial := serialOf(blk, 1_234_567)
 	for b.Loop() {
-		if _, err := l.Lookup(context.Background(), serial, Identity{"C1", "bench"}, 0); err != nil {
+		if _, err := l.Lookup(context.Background(), serial, Identity{Desk: "C1", Operator: "bench"}, NoLimit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -178,7 +139,7 @@ func BenchmarkCounterFindByContents(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := l.FindByContents(context.Background(), &t.Ticket, Identity{"C1", "bench"}, 0); err != nil {
+		if _, err := l.FindByContents(context.Background(), &t.Ticket, Identity{Desk: "C1", Operator: "bench"}, NoLimit); err != nil {
 			b.Fatal(err)
 		}
 	}

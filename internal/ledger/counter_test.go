@@ -91,7 +91,7 @@ func TestCounterLedger(t *testing.T) {
 	if cb := mustBlock(t, c); cb.Digest != b.Digest || cb.Tickets != b.Tickets || cb.Winners != b.Winners {
 		t.Fatalf("counter block %+v, back office %+v", cb, b)
 	}
-	who := Identity{"C1", "ann"}
+	who := Identity{Desk: "C1", Operator: "ann"}
 
 	// Every tier, a loser and a few of each: the same ticket and verdict on
 	// both ledgers.
@@ -105,7 +105,7 @@ func TestCounterLedger(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := c.Lookup(ctx, s, who, 0)
+		got, err := c.Lookup(ctx, s, who, NoLimit)
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -114,7 +114,7 @@ func TestCounterLedger(t *testing.T) {
 			t.Errorf("%s: counter says %+v\nback office says %+v", s, got, want)
 		}
 		if got.Prize > 0 {
-			found, err := c.FindByContents(ctx, &got.Ticket, who, 0)
+			found, err := c.FindByContents(ctx, &got.Ticket, who, NoLimit)
 			if err != nil || found.Serial != want.Serial {
 				t.Errorf("%s by contents: %v %v", s, found.Serial, err)
 			}
@@ -126,13 +126,13 @@ func TestCounterLedger(t *testing.T) {
 	s, _ := game.ParseSerial(serialOf(b, positions[2]))
 	s.Secret = (s.Secret + 1) % game.SecretModulus
 	before := lastEntry(t, c)
-	_, err := c.Lookup(ctx, s.String(), who, 0)
+	_, err := c.Lookup(ctx, s.String(), who, NoLimit)
 	if !errors.Is(err, ErrUnknownSerial) {
 		t.Fatalf("wrong secret: %v", err)
 	}
 	var e entry
-	get(ctx, c.r, &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", before+1)
-	if e.Kind != "refusal" || e.Reason != string(UnknownSerial) || e.Serial != publicSerial(s) || e.Desk != "C1" {
+	get(ctx, rdb(c), &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", before+1)
+	if e.Kind != "refusal" || e.Reason != string(UnknownSerial) || e.Serial != fmt.Sprintf("%03d-%04d-%07d", s.Game, s.Block, s.Position) || e.Desk != "C1" {
 		t.Errorf("recorded %+v", e)
 	}
 
@@ -151,7 +151,7 @@ func TestCounterLedger(t *testing.T) {
 	if _, err := c.Claim(ctx, req); !errors.Is(err, ErrOverLimit) {
 		t.Errorf("1000 € at a 100 € counter: %v", err)
 	}
-	if _, err := c.Claim(ctx, claimReq(serialOf(b, small), Identity{"C9", "bob"})); !errors.Is(err, ErrDeskMismatch) {
+	if _, err := c.Claim(ctx, claimReq(serialOf(b, small), Identity{Desk: "C9", Operator: "bob"})); !errors.Is(err, ErrDeskMismatch) {
 		t.Errorf("another desk: %v", err)
 	}
 	loser := ticketsWith(t, bo, b, 0, 1)[0]
@@ -170,7 +170,7 @@ func TestCounterLedger(t *testing.T) {
 		}
 	}
 	var serials []string
-	sel(ctx, c.r, &serials, "SELECT serial FROM journal WHERE kind IN ('refusal', 'referral')")
+	sel(ctx, rdb(c), &serials, "SELECT serial FROM journal WHERE kind IN ('refusal', 'referral')")
 	for _, s := range serials {
 		if len(s) > len("531-0001-0000000") {
 			t.Errorf("a refusal records the whole serial %s", s)
@@ -207,23 +207,23 @@ func TestCounterFromPostgres(t *testing.T) {
 	ctx := context.Background()
 	bo := mustOpen(t, pgCopy(t))
 	path := filepath.Join(t.TempDir(), "c.db")
-	is, err := bo.IssueCounter(ctx, path, CounterSpec{Desk: "P1", Limit: 0, Key: testKey, Who: Identity{"BO", "issuer"}})
+	is, err := bo.IssueCounter(ctx, path, CounterSpec{Desk: "P1", Limit: 50000, Key: testKey, Who: Identity{Desk: "BO", Operator: "issuer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(is.Blocks) != 1 || is.Limit != 0 {
+	if len(is.Blocks) != 1 || is.Limit != 50000 {
 		t.Errorf("issued %+v", is)
 	}
 	c := mustOpen(t, path)
 	b := mustBlock(t, bo)
-	who := Identity{"P1", "ann"}
+	who := Identity{Desk: "P1", Operator: "ann"}
 	for _, prize := range []int{0, 3, 100, 50000} {
 		s := serialOf(b, ticketsWith(t, bo, b, prize, 1)[0])
-		want, err := bo.Lookup(ctx, s, who, 0)
+		want, err := bo.Lookup(ctx, s, who, NoLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := c.Lookup(ctx, s, who, 0)
+		got, err := c.Lookup(ctx, s, who, NoLimit)
 		if err != nil || got.Prize != want.Prize || got.Ticket != want.Ticket || got.Verdict != want.Verdict {
 			t.Errorf("%s: counter %+v %v, back office %+v", s, got, err, want)
 		}
@@ -236,14 +236,14 @@ func TestCounterFromPostgres(t *testing.T) {
 	if err := c.ExportJournal(ctx, &buf); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{"BO", "clerk"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{Desk: "BO", Operator: "clerk"})
 	if err != nil || !rep.OK() || rep.Recorded != 1 {
 		t.Fatalf("import into PostgreSQL: %+v %v", rep, err)
 	}
-	if rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{"BO", "clerk"}); err != nil || rep.Already != 1 || rep.Recorded != 0 {
+	if rep, err := bo.ImportClaims(ctx, bytes.NewReader(buf.Bytes()), Identity{Desk: "BO", Operator: "clerk"}); err != nil || rep.Already != 1 || rep.Recorded != 0 {
 		t.Errorf("again: %+v %v", rep, err)
 	}
-	if tk, err := bo.Lookup(ctx, s, who, 0); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "P1" {
+	if tk, err := bo.Lookup(ctx, s, who, NoLimit); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "P1" {
 		t.Errorf("the back office does not keep it paid: %+v %v", tk.Claim, err)
 	}
 	if rep, err := journalOnly(bo); err != nil || !rep.OK() {
@@ -286,7 +286,7 @@ func TestCounterRetail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.MovePacks(ctx, PackMove{Game: b.Game, Block: b.Number, First: 0, Last: 0, Move: "activate"}, Identity{"C1", "ann"})
+	err = c.MovePacks(ctx, PackMove{Game: b.Game, Block: b.Number, First: 0, Last: 0, Move: "activate"}, Identity{Desk: "C1", Operator: "ann"})
 	if !errors.Is(err, ErrCounterOnly) || !strings.Contains(err.Error(), "issue a new counter ledger") {
 		t.Errorf("a pack move on a counter ledger: %v", err)
 	}
@@ -295,7 +295,7 @@ func TestCounterRetail(t *testing.T) {
 	}
 
 	pos := ticketsWith(t, bo, b, 6, 1)[0]
-	cl, err := c.Claim(ctx, ClaimRequest{Serial: serialOf(b, pos), Method: MethodSerial, Who: Identity{"C1", "ann"}})
+	cl, err := c.Claim(ctx, ClaimRequest{Serial: serialOf(b, pos), Method: MethodSerial, Who: Identity{Desk: "C1", Operator: "ann"}, Limit: NoLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,19 +324,19 @@ func TestCounterReferralKeepsNoWinner(t *testing.T) {
 	b := mustBlock(t, bo)
 	big := serialOf(b, ticketsWith(t, bo, b, 50000, 1)[0])
 	var r *Refusal
-	_, err := c1.Claim(ctx, claimReq(big, Identity{"C1", "ann"}))
+	_, err := c1.Claim(ctx, claimReq(big, Identity{Desk: "C1", Operator: "ann"}))
 	if !errors.As(err, &r) || r.Verdict != OverLimit || r.Amount != 50000 {
 		t.Fatalf("50,000 € at a 100 € counter: %v", err)
 	}
 	small := serialOf(b, ticketsWith(t, bo, b, 15, 1)[0])
-	if _, err := c1.Claim(ctx, claimReq(small, Identity{"C1", "ann"})); err != nil {
+	if _, err := c1.Claim(ctx, claimReq(small, Identity{Desk: "C1", Operator: "ann"})); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c1.Claim(ctx, claimReq(small, Identity{"C1", "ann"})); !errors.Is(err, ErrAlreadyClaimed) {
+	if _, err := c1.Claim(ctx, claimReq(small, Identity{Desk: "C1", Operator: "ann"})); !errors.Is(err, ErrAlreadyClaimed) {
 		t.Fatalf("paid twice: %v", err)
 	}
 	var es []entry
-	if err := sel(ctx, c1.r, &es, "SELECT "+entryCols+" FROM journal WHERE kind IN ('referral', 'refusal') ORDER BY id"); err != nil {
+	if err := sel(ctx, rdb(c1), &es, "SELECT "+entryCols+" FROM journal WHERE kind IN ('referral', 'refusal') ORDER BY id"); err != nil {
 		t.Fatal(err)
 	}
 	if len(es) != 2 || es[0].Kind != "referral" {
@@ -350,7 +350,7 @@ func TestCounterReferralKeepsNoWinner(t *testing.T) {
 	if rep, err := c1.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
 		t.Errorf("verify: %v %v", rep.Problems, err)
 	}
-	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), Identity{"BO", "clerk"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), Identity{Desk: "BO", Operator: "clerk"})
 	if err != nil || !rep.OK() || rep.Recorded != 1 {
 		t.Errorf("import: %+v %v", rep, err)
 	}

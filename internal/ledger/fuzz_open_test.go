@@ -12,6 +12,8 @@ import (
 
 	vegasdesk "vegas-desk"
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/counter"
+	"vegas-desk/internal/ledger/sqlite"
 )
 
 // smallLedger makes a ledger file of the given schema with 512-byte pages
@@ -20,7 +22,7 @@ import (
 func smallLedger(tb testing.TB, schema string, app uint32, meta [][2]string, script string) []byte {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "seed.db")
-	db, err := sqlx.Open("sqlite", dsn(path, "_pragma=page_size(512)"))
+	db, err := sqlx.Open("sqlite", sqlite.DSN(path, "_pragma=page_size(512)"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -50,18 +52,18 @@ func smallLedger(tb testing.TB, schema string, app uint32, meta [][2]string, scr
 // few inputs a second: the fuzzer instruments all of SQLite.)
 func FuzzOpen(f *testing.F) {
 	bo := [][2]string{{"id", "0123456789abcdef0123456789abcdef"}, {"kind", "back-office"}, {"demo", "0"}, {"created_at", "2025-05-01T10:00:00.000000000Z"}}
-	counter := [][2]string{{"id", "fedcba9876543210fedcba9876543210"}, {"kind", "counter"}, {"demo", "0"},
+	counterMeta := [][2]string{{"id", "fedcba9876543210fedcba9876543210"}, {"kind", "counter"}, {"demo", "0"},
 		{"created_at", "2025-05-01T10:00:00.000000000Z"}, {"back_office", "0123456789abcdef0123456789abcdef"}, {"desk", "C1"},
 		{"payout_limit", "100"}, {"seal", "vegas-desk counter ledger 1"}}
 	counterRows := `INSERT INTO games (code, name, price) VALUES (531, 'VEGAS', 3);
 INSERT INTO blocks VALUES (1, 531, 1, 0, 2000000, 200, 524722, 4200000, x'00', '2025-05-01T10:00:00.000000000Z');
 INSERT INTO serials VALUES (4294967296, zeroblob(260));
 INSERT INTO contents VALUES (4294967296, zeroblob(240));`
-	f.Add(smallLedger(f, vegasdesk.Schema, ApplicationID, bo, ""))
-	f.Add(smallLedger(f, vegasdesk.Schema, ApplicationID, bo, "CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END;"))
-	f.Add(smallLedger(f, vegasdesk.CounterSchema, CounterApplicationID, counter, counterRows))
-	f.Add(smallLedger(f, vegasdesk.CounterSchema, CounterApplicationID, counter, counterRows+"CREATE VIEW v AS SELECT * FROM serials;"))
-	f.Add(smallLedger(f, vegasdesk.CounterSchema, ApplicationID, counter, counterRows))
+	f.Add(smallLedger(f, vegasdesk.Schema, sqlite.ApplicationID, bo, ""))
+	f.Add(smallLedger(f, vegasdesk.Schema, sqlite.ApplicationID, bo, "CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END;"))
+	f.Add(smallLedger(f, counter.Schema.SQL, counter.ApplicationID, counterMeta, counterRows))
+	f.Add(smallLedger(f, counter.Schema.SQL, counter.ApplicationID, counterMeta, counterRows+"CREATE VIEW v AS SELECT * FROM serials;"))
+	f.Add(smallLedger(f, counter.Schema.SQL, sqlite.ApplicationID, counterMeta, counterRows))
 	f.Add(append([]byte("SQLite format 3\x00"), make([]byte, 600)...))
 	f.Add([]byte("not a ledger at all\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -102,7 +104,7 @@ INSERT INTO contents VALUES (4294967296, zeroblob(240));`
 func readSome(l *Ledger) {
 	ctx := context.Background()
 	l.Blocks(ctx)
-	l.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 7, Secret: 42}.String(), Identity{"fuzz", "fuzz"}, 0)
+	l.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 7, Secret: 42}.String(), Identity{Desk: "fuzz", Operator: "fuzz"}, NoLimit)
 	var t game.Ticket
 	t.Roulette.Winning = [4]int{1, 2, 4, 5}
 	t.Roulette.Bets = [3]game.Bet{{Number: 1, Amount: 3}, {Number: 7, Amount: 3}, {Number: 8, Amount: 3}}
@@ -111,7 +113,7 @@ func readSome(l *Ledger) {
 	for i := range t.Jackpot {
 		t.Jackpot[i] = game.Line{Symbols: [3]game.Symbol{0, 1, 2}, Amount: 3}
 	}
-	l.FindByContents(ctx, &t, Identity{"fuzz", "fuzz"}, 0)
+	l.FindByContents(ctx, &t, Identity{Desk: "fuzz", Operator: "fuzz"}, NoLimit)
 	l.Claims(ctx, ClaimFilter{})
 	l.Verify(ctx, 0, 0, nil)
 	l.Head(ctx)

@@ -28,7 +28,7 @@ func FuzzLookup(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		tk, err := l.Lookup(context.Background(), s, Identity{"fuzz", "fuzz"}, 0)
+		tk, err := l.Lookup(context.Background(), s, Identity{Desk: "fuzz", Operator: "fuzz"}, NoLimit)
 		if err == nil {
 			if tk.Serial.String() == "" || game.Prize(&tk.Ticket) != tk.Prize {
 				t.Fatalf("%q: %+v", s, tk)
@@ -50,7 +50,7 @@ func FuzzCheck(f *testing.F) {
 	l := fuzzFixture(f)
 	b, _ := l.Block(context.Background(), 531, 1)
 	for _, pos := range []int{0, 1, 2, 3} {
-		tk, _ := l.Lookup(context.Background(), serialOf(b, pos), Identity{}, 0)
+		tk, _ := l.Lookup(context.Background(), serialOf(b, pos), Identity{}, NoLimit)
 		d := game.NewDoc(&tk.Ticket)
 		data, _ := jsonMarshal(d)
 		f.Add(data)
@@ -66,7 +66,7 @@ func FuzzCheck(f *testing.F) {
 			return
 		}
 		v := game.Check(&in.Ticket, in.Prize)
-		tk, err := l.FindByContents(context.Background(), &in.Ticket, Identity{"fuzz", "fuzz"}, 0)
+		tk, err := l.FindByContents(context.Background(), &in.Ticket, Identity{Desk: "fuzz", Operator: "fuzz"}, NoLimit)
 		switch {
 		case err == nil:
 			if tk.Prize != v.Prize {

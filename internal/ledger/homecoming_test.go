@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
 )
 
 func exportOf(tb testing.TB, l *Ledger) []byte {
@@ -43,16 +44,16 @@ func TestImportClaims(t *testing.T) {
 		l      *Ledger
 		serial string
 	}{{c1, both}, {c1, once}, {c2, both}} {
-		if _, err := p.l.Claim(ctx, claimReq(p.serial, Identity{p.l.CounterDesk(), "ann"})); err != nil {
+		if _, err := p.l.Claim(ctx, claimReq(p.serial, Identity{Desk: p.l.CounterDesk(), Operator: "ann"})); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// An attempt at a wrong secret, recorded at the counter.
 	s, _ := game.ParseSerial(once)
 	s.Secret = (s.Secret + 7) % game.SecretModulus
-	c1.Lookup(ctx, s.String(), Identity{}, 0)
+	c1.Lookup(ctx, s.String(), Identity{}, NoLimit)
 
-	who := Identity{"BO", "clerk"}
+	who := Identity{Desk: "BO", Operator: "clerk"}
 	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), who)
 	if err != nil || !rep.OK() || rep.Recorded != 2 || rep.Payments != 2 || rep.Refused != 1 || rep.Desk != "C1" {
 		t.Fatalf("first import: %+v %v", rep, err)
@@ -61,7 +62,7 @@ func TestImportClaims(t *testing.T) {
 	if len(claims) != 2 || claims[0].Serial != both || claims[0].Amount != 50 || claims[0].Operator != "ann" {
 		t.Fatalf("claims of C1 at the back office: %+v", claims)
 	}
-	if tk, err := bo.Lookup(ctx, both, who, 0); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "C1" {
+	if tk, err := bo.Lookup(ctx, both, who, NoLimit); err != nil || tk.Status != StatusPaid || tk.Claim.Desk != "C1" {
 		t.Errorf("the back office does not keep the ticket paid: %+v %v", tk.Claim, err)
 	}
 
@@ -93,7 +94,7 @@ func TestImportClaims(t *testing.T) {
 	}
 	// A later export of the first counter: only its new payment.
 	third := serialOf(b, ticketsWith(t, bo, b, 15, 1)[0])
-	if _, err := c1.Claim(ctx, claimReq(third, Identity{"C1", "ann"})); err != nil {
+	if _, err := c1.Claim(ctx, claimReq(third, Identity{Desk: "C1", Operator: "ann"})); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), who); err != nil || !rep.OK() || rep.Recorded != 1 || rep.Already != 2 {
@@ -106,12 +107,12 @@ func TestImportClaims(t *testing.T) {
 func appendForged(tb testing.TB, l *Ledger, e entry) {
 	tb.Helper()
 	ctx := context.Background()
-	tx, err := l.begin(ctx)
+	tx, err := begin(l, ctx)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer tx.Rollback()
-	if err := l.appendJournal(ctx, tx, &e); err != nil {
+	if err := appendJournal(l, ctx, tx, &e); err != nil {
 		tb.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -122,7 +123,7 @@ func appendForged(tb testing.TB, l *Ledger, e entry) {
 // A counter's file forged or rewritten: each is flagged at the import.
 func TestImportForged(t *testing.T) {
 	ctx := context.Background()
-	who := Identity{"BO", "clerk"}
+	who := Identity{Desk: "BO", Operator: "clerk"}
 	t.Run("a payment with a forged serial", func(t *testing.T) {
 		boPath, counters := counterCopies(t)
 		bo, c1 := mustOpen(t, boPath), mustOpen(t, counters[0])
@@ -131,7 +132,7 @@ func TestImportForged(t *testing.T) {
 		// by another way) but not its secret part: any secret will do.
 		pos := ticketsWith(t, bo, b, 50000, 1)[0]
 		forged := game.Serial{Game: 531, Block: 1, Position: pos, Secret: 1234567890123456}
-		appendForged(t, c1, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.first + int64(pos), Valid: true}, Serial: forged.String(),
+		appendForged(t, c1, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(pos), Valid: true}, Serial: forged.String(),
 			Game: 531, Block: 1, Position: pos, Amount: 50000, Desk: "C1", Operator: "mallory", Method: MethodSerial, Request: "x"})
 		rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), who)
 		if err != nil || len(rep.Flags) != 1 || rep.Flags[0].Kind != "serial-mismatch" || rep.Recorded != 0 {
@@ -147,7 +148,7 @@ func TestImportForged(t *testing.T) {
 		b := mustBlock(t, bo)
 		pos := ticketsWith(t, bo, b, 15, 1)[0]
 		s, _ := game.ParseSerial(serialOf(b, pos))
-		appendForged(t, c1, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.first + int64(pos), Valid: true}, Serial: s.String(),
+		appendForged(t, c1, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(pos), Valid: true}, Serial: s.String(),
 			Game: 531, Block: 1, Position: pos, Amount: 15, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "y"})
 		rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), who)
 		if err != nil || !rep.Rejected || rep.Flags[0].Kind != "broken-chain" {
@@ -160,7 +161,7 @@ func TestImportForged(t *testing.T) {
 		b := mustBlock(t, bo)
 		var claims []Claim
 		for _, pos := range ticketsWith(t, bo, b, 50, 3) {
-			c, err := c1.Claim(ctx, claimReq(serialOf(b, pos), Identity{"C1", "ann"}))
+			c, err := c1.Claim(ctx, claimReq(serialOf(b, pos), Identity{Desk: "C1", Operator: "ann"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +187,7 @@ func TestImportForged(t *testing.T) {
 		bo, c1 := mustOpen(t, boPath), mustOpen(t, counters[0])
 		b := mustBlock(t, bo)
 		for _, pos := range ticketsWith(t, bo, b, 15, 2) {
-			if _, err := c1.Claim(ctx, claimReq(serialOf(b, pos), Identity{"C1", "ann"})); err != nil {
+			if _, err := c1.Claim(ctx, claimReq(serialOf(b, pos), Identity{Desk: "C1", Operator: "ann"})); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -222,20 +223,20 @@ func TestImportForged(t *testing.T) {
 func TestImportAppliesIssuedLimit(t *testing.T) {
 	ctx := context.Background()
 	boPath, counters := counterCopies(t)
-	alterUnderTrigger(t, counters[0], "meta_no_update", "UPDATE meta SET value = '0' WHERE key = 'payout_limit'")
+	alterUnderTrigger(t, counters[0], "meta_no_update", "UPDATE meta SET value = '1000000' WHERE key = 'payout_limit'")
 	bo, c1, _ := openCounters(t, boPath, counters)
-	if c1.CounterLimit() != 0 {
+	if c1.CounterLimit() != 1000000 {
 		t.Fatalf("the altered file says limit %d", c1.CounterLimit())
 	}
 	b := mustBlock(t, bo)
 	pos := ticketsWith(t, bo, b, 50000, 1)[0]
-	req := claimReq(serialOf(b, pos), Identity{"C1", "mallory"})
-	req.Winner = &Winner{"Jean Dupont", "CNI", "123456"}
+	req := claimReq(serialOf(b, pos), Identity{Desk: "C1", Operator: "mallory"})
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "123456"}
 	if _, err := c1.Claim(ctx, req); err != nil {
 		t.Fatalf("the altered counter pays: %v", err)
 	}
 	last := lastEntry(t, bo)
-	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), Identity{"BO", "clerk"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), Identity{Desk: "BO", Operator: "clerk"})
 	if err != nil || rep.Rejected || rep.Recorded != 0 || fmt.Sprint(flagKinds(rep)) != "[over-limit]" {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
@@ -255,23 +256,23 @@ func TestImportFlagsMissingIdentity(t *testing.T) {
 	ctx := context.Background()
 	bo, _, c2 := openCounterCopies(t)
 	b := mustBlock(t, bo)
-	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 100000, Identity{"BO", "boss"}); err != nil {
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 100000, Identity{Desk: "BO", Operator: "boss"}); err != nil {
 		t.Fatal(err)
 	}
 	ps := ticketsWith(t, bo, b, 50000, 2)
-	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.first + int64(ps[0]), Valid: true}, Serial: serialOf(b, ps[0]),
+	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(ps[0]), Valid: true}, Serial: serialOf(b, ps[0]),
 		Game: 531, Block: 1, Position: ps[0], Amount: 50000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r1"})
-	req := claimReq(serialOf(b, ps[1]), Identity{"C2", "ann"})
-	req.Winner = &Winner{"Jean Dupont", "CNI", "123456"}
+	req := claimReq(serialOf(b, ps[1]), Identity{Desk: "C2", Operator: "ann"})
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "123456"}
 	if _, err := c2.Claim(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{"BO", "clerk"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{Desk: "BO", Operator: "clerk"})
 	if err != nil || rep.Recorded != 2 || fmt.Sprint(flagKinds(rep)) != "[identity-missing]" || rep.Flags[0].Serial != serialOf(b, ps[0]) {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
 	var reasons []string
-	sel(ctx, bo.r, &reasons, "SELECT reason FROM journal WHERE kind = 'claim' AND desk = 'C2' ORDER BY id")
+	sel(ctx, rdb(bo), &reasons, "SELECT reason FROM journal WHERE kind = 'claim' AND desk = 'C2' ORDER BY id")
 	if fmt.Sprint(reasons) != "[identity-missing ]" {
 		t.Errorf("the claims' reasons: %q", reasons)
 	}
@@ -288,18 +289,18 @@ func TestImportFlagsMissingIdentity(t *testing.T) {
 func TestImportRefusesUnsealedBlock(t *testing.T) {
 	ctx := context.Background()
 	bo, _, c2 := openCounterCopies(t)
-	b2, err := bo.Generate(ctx, 531, game.Seed{9, 9, 9}, GenerateOptions{Activate: true, Who: Identity{"BO", "boss"}})
+	b2, err := bo.Generate(ctx, 531, game.Seed{9, 9, 9}, GenerateOptions{Activate: true, Who: Identity{Desk: "BO", Operator: "boss"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pos := ticketsWith(t, bo, b2, 1000, 1)[0]
 	serial := serialOf(b2, pos)
-	if _, err := c2.Lookup(ctx, serial, Identity{"C2", "ann"}, 0); !errors.Is(err, ErrUnknownSerial) {
+	if _, err := c2.Lookup(ctx, serial, Identity{Desk: "C2", Operator: "ann"}, NoLimit); !errors.Is(err, ErrUnknownSerial) {
 		t.Fatalf("the counter finds a ticket of block %s: %v", b2.Name(), err)
 	}
-	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b2.first + int64(pos), Valid: true}, Serial: serial,
+	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b2.First() + int64(pos), Valid: true}, Serial: serial,
 		Game: 531, Block: b2.Number, Position: pos, Amount: 1000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r2"})
-	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{"BO", "clerk"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{Desk: "BO", Operator: "clerk"})
 	if err != nil || rep.Recorded != 0 || fmt.Sprint(flagKinds(rep)) != "[not-sealed]" {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
@@ -317,7 +318,7 @@ func TestImportBoundsPaymentTimes(t *testing.T) {
 	bo, _, c2 := openCounterCopies(t)
 	b := mustBlock(t, bo)
 	ps := ticketsWith(t, bo, b, 15, 5)
-	if _, err := c2.Claim(ctx, claimReq(serialOf(b, ps[0]), Identity{"C2", "ann"})); err != nil {
+	if _, err := c2.Claim(ctx, claimReq(serialOf(b, ps[0]), Identity{Desk: "C2", Operator: "ann"})); err != nil {
 		t.Fatal(err)
 	}
 	for i, at := range []time.Time{
@@ -326,13 +327,13 @@ func TestImportBoundsPaymentTimes(t *testing.T) {
 		time.Date(2025, 5, 2, 10, 30, 0, 0, time.UTC), // before the payment before it
 	} {
 		p := ps[i+1]
-		appendForged(t, c2, entry{Kind: "claim", At: at, Ticket: sql.NullInt64{Int64: b.first + int64(p), Valid: true}, Serial: serialOf(b, p),
+		appendForged(t, c2, entry{Kind: "claim", At: at, Ticket: sql.NullInt64{Int64: b.First() + int64(p), Valid: true}, Serial: serialOf(b, p),
 			Game: 531, Block: 1, Position: p, Amount: 15, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: fmt.Sprint("t", i)})
 	}
-	if _, err := c2.Claim(ctx, claimReq(serialOf(b, ps[4]), Identity{"C2", "ann"})); err != nil {
+	if _, err := c2.Claim(ctx, claimReq(serialOf(b, ps[4]), Identity{Desk: "C2", Operator: "ann"})); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{"BO", "clerk"})
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{Desk: "BO", Operator: "clerk"})
 	if err != nil || rep.Recorded != 2 || fmt.Sprint(flagKinds(rep)) != "[bad-time bad-time bad-time]" {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
@@ -353,7 +354,7 @@ func TestImportBoundsPaymentTimes(t *testing.T) {
 func TestIssuedCounterRecordedBefore(t *testing.T) {
 	ctx := context.Background()
 	bo := mustOpen(t, copyFixture(t))
-	who := Identity{"BO", "boss"}
+	who := Identity{Desk: "BO", Operator: "boss"}
 	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 7000, who); err != nil {
 		t.Fatal(err)
 	}
@@ -366,12 +367,12 @@ func TestIssuedCounterRecordedBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := issuedCounter(ctx, bo.r, "old")
+	c, err := backoffice.ReadIssue(ctx, rdb(bo), "old")
 	if err != nil || c == nil {
 		t.Fatal(c, err)
 	}
 	b1 := mustBlock(t, bo)
-	if c.limit != 100 || c.threshold != 7000 || !c.blocks[b1.ID] || c.blocks[b2.ID] || len(c.blocks) != 1 {
-		t.Errorf("the issue's record: limit %d, threshold %d, blocks %v", c.limit, c.threshold, c.blocks)
+	if c.Limit != 100 || c.Threshold != 7000 || !c.Blocks[b1.ID] || c.Blocks[b2.ID] || len(c.Blocks) != 1 {
+		t.Errorf("the issue's record: limit %v, threshold %d, blocks %v", c.Limit, c.Threshold, c.Blocks)
 	}
 }

@@ -1,10 +1,16 @@
+// Package ledger is the vegas-desk ledger that the app and the command line
+// use: blocks, tickets, payments, the packs' moves and every refused
+// attempt, in a hash-chained journal. Behind this one API are four kinds of
+// ledger, each a backend (core.Backend): a back office's SQLite file
+// (package sqlite), a shared PostgreSQL database through the back office's
+// login or a counter's (package postgres), and a sealed counter ledger
+// (package counter). The rule they all apply, and the journal, are core's.
+// It is the only part of vegas-desk that speaks SQL; every rule of the game
+// comes from internal/game.
 package ledger
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -12,94 +18,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/counter"
+	"vegas-desk/internal/ledger/postgres"
+	"vegas-desk/internal/ledger/sqlite"
 )
 
-// SchemaVersion is the schema version of a ledger of this build, on both
-// engines (SQLite's user_version, PostgreSQL's meta 'schema').
-const SchemaVersion = 2
-
-// timeFormat stores times in UTC with a fixed width, so that text order is
-// time order. PostgreSQL writes microseconds and three zeros.
-const timeFormat = "2006-01-02T15:04:05.000000000Z"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(timeFormat, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// engine is the database a ledger lives in.
-type engine int
-
-const (
-	sqliteEngine engine = iota
-	postgresEngine
-)
-
-// Ledger is an open ledger: a SQLite file or a PostgreSQL database. Its
-// methods are safe for concurrent use.
+// Ledger is an open ledger. Its methods are safe for concurrent use.
 type Ledger struct {
-	// Now gives the time of the entries this process writes; nil is the
-	// current time, which on PostgreSQL is the server's (so that the
-	// journal's times follow one clock). Tests set it.
+	// Now gives the time of the entries this process writes and of the
+	// verdicts it asks; nil is the current time, which on PostgreSQL is
+	// the server's (so that the journal's times follow one clock; a
+	// counter's login always has the server's). Tests set it.
 	Now func() time.Time
 
-	location string // the path, or the URL without its password
-	eng      engine
-	readOnly bool
-	w        *sqlx.DB // writes: SQLite's one writer connection; PostgreSQL's pool
-	r        *sqlx.DB // reads: SQLite's query_only pool; PostgreSQL's pool (= w)
-	// desk is the desk of a PostgreSQL counter's login; "" for the back
-	// office (the owner), and on SQLite.
-	desk  string
-	limit int // the payout limit of the counter's login, in euros
-	id    string
-	demo  bool
-	// counter is what a sealed counter ledger is (counter.go); nil for the
-	// back office's ledger.
-	counter *counterInfo
-}
-
-// querier is what the helpers read and write through: a database or a
-// transaction. Queries are written with ? and rebound for the engine.
-type querier interface {
-	sqlx.QueryerContext
-	sqlx.ExecerContext
-	Rebind(string) string
-}
-
-func get(ctx context.Context, q querier, dest any, query string, args ...any) error {
-	return onPool(q, func() error { return sqlx.GetContext(ctx, q, dest, q.Rebind(query), args...) })
-}
-
-func sel(ctx context.Context, q querier, dest any, query string, args ...any) error {
-	return onPool(q, func() error { return sqlx.SelectContext(ctx, q, dest, q.Rebind(query), args...) })
-}
-
-// onPool runs f, and once more when f ran straight on a PostgreSQL pool
-// (not in a transaction) and lost its connection: after a server restart,
-// the pool's first use of an old connection fails. What runs on the pool
-// is a read or a counter's function, which a retry does not harm (a claim
-// carries its request id).
-func onPool(q querier, f func() error) error {
-	err := f()
-	if db, ok := q.(*sqlx.DB); ok && err != nil && db.DriverName() == "pgx" && errors.Is(classifyPostgres(err), ErrUnreachable) {
-		err = f()
-	}
-	return err
-}
-
-func execute(ctx context.Context, q querier, query string, args ...any) (sql.Result, error) {
-	return q.ExecContext(ctx, q.Rebind(query), args...)
-}
-
-func queryRows(ctx context.Context, q querier, query string, args ...any) (*sql.Rows, error) {
-	return q.QueryContext(ctx, q.Rebind(query), args...)
+	b    core.Backend
+	info core.Info
 }
 
 // DefaultPath is the ledger of a desk that names none:
@@ -129,146 +64,99 @@ func IsURL(location string) bool {
 // ledger (ErrNotLedger) or comes from another version (ErrTooNew,
 // ErrTooOld) is refused untouched; so is a file whose schema holds anything
 // a ledger of its version does not (ErrNotLedger).
-func Open(location string) (*Ledger, error) { return open(location, false, creation{}) }
+func Open(location string) (*Ledger, error) { return open(location, false, backoffice.Creation{}) }
 
 // OpenReadOnly opens an existing ledger for lookups, checks, reports,
 // exports and verification; every write answers ErrReadOnly and refused
 // lookups are not recorded. A SQLite ledger may be a read-only file in a
 // read-only directory.
-func OpenReadOnly(location string) (*Ledger, error) { return open(location, true, creation{}) }
+func OpenReadOnly(location string) (*Ledger, error) {
+	return open(location, true, backoffice.Creation{})
+}
 
 // CreateDemo opens the demonstration ledger at location, creating it
 // marked as such. An existing ledger that is not one is refused: a
 // demonstration ledger is a new one.
 func CreateDemo(location string) (*Ledger, error) {
-	l, err := open(location, false, creation{demo: true})
+	l, err := open(location, false, backoffice.Creation{Demo: true})
 	if err != nil {
 		return nil, err
 	}
-	if !l.demo {
+	if !l.info.Demo {
 		l.Close()
-		return nil, fmt.Errorf("%s holds a ledger that is not a demonstration ledger; a demonstration needs a new file: %w", l.location, ErrNotDemo)
+		return nil, fmt.Errorf("%s holds a ledger that is not a demonstration ledger; a demonstration needs a new file: %w", l.info.Location, ErrNotDemo)
 	}
 	return l, nil
 }
 
-// creation says what a ledger created by open is.
-type creation struct {
-	demo bool
-	// meta, when not nil, are the meta rows of the new ledger (a copy's:
-	// its source's), and a ledger that exists already is refused.
-	meta [][2]string
-}
-
-// rows are the meta rows of the new ledger.
-func (c creation) rows(at time.Time) [][2]string {
-	if c.meta != nil {
-		return c.meta
-	}
-	d := "0"
-	if c.demo {
-		d = "1"
-	}
-	return [][2]string{{"id", newLedgerID()}, {"kind", "back-office"}, {"demo", d}, {"created_at", formatTime(at)}}
-}
-
-func open(location string, readOnly bool, c creation) (*Ledger, error) {
+// open opens the backend that location names: a PostgreSQL database, a
+// sealed counter ledger (its file's header says so), or a back office's
+// file.
+func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error) {
 	if location == "" {
 		return nil, errors.New("open ledger: no file name or URL given")
 	}
-	if IsURL(location) {
-		return openPostgres(location, readOnly, c)
-	}
-	return openSQLite(location, readOnly, c)
-}
-
-// newLedgerID names a new ledger: 128 random bits in hex.
-func newLedgerID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// readMeta loads what the ledger is.
-func (l *Ledger) readMeta(ctx context.Context) error {
-	var rows []struct {
-		Key   string `db:"key"`
-		Value string `db:"value"`
-	}
-	if err := sel(ctx, l.r, &rows, "SELECT key, value FROM meta"); err != nil {
-		return err
-	}
-	meta := map[string]string{}
-	for _, r := range rows {
-		meta[r.Key] = r.Value
-		switch r.Key {
-		case "id":
-			l.id = r.Value
-		case "demo":
-			l.demo = r.Value == "1"
-		}
-	}
-	if l.id == "" {
-		return fmt.Errorf("%w: %s has no ledger id", ErrNotLedger, l.location)
-	}
-	return l.readCounterMeta(meta)
-}
-
-// Close closes the ledger.
-func (l *Ledger) Close() error {
+	l := &Ledger{}
 	var err error
-	if l.r != nil && l.r != l.w {
-		err = l.r.Close()
+	switch app, herr := sqlite.Header(location); {
+	case IsURL(location):
+		l.b, err = postgres.Open(location, readOnly, c, l.clock)
+	case herr != nil:
+		err = herr
+	case app == counter.ApplicationID && c.Meta == nil:
+		l.b, err = counter.Open(location, readOnly, l.clock)
+	default:
+		l.b, err = sqlite.OpenLedger(location, readOnly, c, l.clock)
 	}
-	if l.w != nil {
-		// A clean close checkpoints SQLite's WAL into the file.
-		err = errors.Join(err, l.w.Close())
+	if err != nil {
+		return nil, err
 	}
-	return err
+	l.info = l.b.Info()
+	return l, nil
 }
 
-// Location returns the ledger's file path, or its URL without password.
-func (l *Ledger) Location() string { return l.location }
-
-// Path is Location, for the screens that name a ledger file.
-func (l *Ledger) Path() string { return l.location }
-
-// Shared reports whether the ledger is a PostgreSQL database that several
-// counters use.
-func (l *Ledger) Shared() bool { return l.eng == postgresEngine }
-
-// ID returns the ledger's id, which its copies keep.
-func (l *Ledger) ID() string { return l.id }
-
-// Demo reports whether this is a demonstration ledger (made by the app's
-// first run or generate --demo), whose unpaid winners may be listed.
-func (l *Ledger) Demo() bool { return l.demo }
-
-// CounterDesk returns the desk of a counter's login on a shared ledger or
-// of a sealed counter ledger, and "" for the back office.
-func (l *Ledger) CounterDesk() string {
-	if l.counter != nil {
-		return l.counter.desk
+// Copy copies the whole ledger from into a new ledger at location (a path
+// or a URL, of either engine, which must not hold a ledger yet), in one
+// transaction: its id, blocks, tickets, finder, journal (entries, hashes
+// and times as they are), the state the journal leads to and the winners'
+// identities. A verify of both then shows the same digests and journal
+// head. Counters' PostgreSQL logins are not copied (a password is not
+// copied either): add each desk again on a shared ledger to give it one.
+// progress, if not nil, is called with the tables' rows done and in all.
+func Copy(ctx context.Context, from *Ledger, location string, progress func(done, total int)) (*Ledger, error) {
+	src, err := from.office("copy")
+	if err != nil {
+		return nil, err
 	}
-	return l.desk
+	meta, err := src.Meta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	to, err := open(location, false, backoffice.Creation{Meta: meta})
+	if err != nil {
+		return nil, err
+	}
+	dst, err := to.office("copy")
+	if err == nil {
+		err = src.CopyInto(ctx, dst, progress)
+	}
+	if err != nil {
+		to.Close()
+		return nil, err
+	}
+	return to, nil
 }
 
-// CounterLimit returns the payout limit of a counter's login on a shared
-// ledger, which the database enforces, in euros (0 for the back office).
-func (l *Ledger) CounterLimit() int {
-	if l.counter != nil {
-		return l.counter.limit
+// clock is the time of what the ledger writes and asks: the zero time when
+// nobody set Now (a backend's own clock).
+func (l *Ledger) clock() time.Time {
+	if l.Now == nil {
+		return time.Time{}
 	}
-	return l.limit
+	return l.Now()
 }
 
-// Ping says whether the ledger answers: on a shared ledger, whether its
-// server can be reached (ErrUnreachable otherwise).
-func (l *Ledger) Ping(ctx context.Context) error { return l.classify(l.r.PingContext(ctx)) }
-
-// ReadOnly reports whether the ledger was opened with OpenReadOnly.
-func (l *Ledger) ReadOnly() bool { return l.readOnly }
-
+// now is the time, for what the ledger says itself (papers' times).
 func (l *Ledger) now() time.Time {
 	if l.Now == nil {
 		return time.Now()
@@ -276,58 +164,69 @@ func (l *Ledger) now() time.Time {
 	return l.Now()
 }
 
-// backOffice refuses what a counter's login may not do, before the
-// database would.
-func (l *Ledger) backOffice(what string) error {
-	if l.desk != "" {
-		return fmt.Errorf("%s: %w: this login is counter %s's; the back office's login does this", what, ErrCounterOnly, l.desk)
-	}
-	if l.counter != nil {
-		return fmt.Errorf("%s: %w: %s is the sealed ledger of counter %s, which holds no prize in clear; do it on the back office's ledger", what, ErrCounterOnly, l.location, l.counter.desk)
-	}
-	return nil
-}
-
-// begin opens a write transaction: BEGIN IMMEDIATE on SQLite (through
-// _txlock), and on PostgreSQL a transaction that holds the journal's lock,
-// so that whatever it appends stays one line.
-func (l *Ledger) begin(ctx context.Context) (*sqlx.Tx, error) {
-	if l.readOnly {
-		return nil, ErrReadOnly
-	}
-	var tx *sqlx.Tx
-	err := onPool(l.w, func() (err error) { tx, err = l.w.BeginTxx(ctx, nil); return err })
+// office is the back office's store, or the backend's refusal of what.
+func (l *Ledger) office(what string) (*backoffice.Store, error) {
+	bo, err := l.backOffice(what)
 	if err != nil {
-		return nil, l.classify(err)
+		return nil, err
 	}
-	if l.eng == postgresEngine {
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-			tx.Rollback()
-			return nil, l.classify(err)
-		}
-	}
-	return tx, nil
+	return bo.(interface{ Office() *backoffice.Store }).Office(), nil
 }
 
-// read opens a read transaction: one consistent snapshot.
-func (l *Ledger) read(ctx context.Context) (*sqlx.Tx, error) {
-	var opts *sql.TxOptions
-	if l.eng == postgresEngine {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+// backOffice is the back office's backend, or the backend's refusal of
+// what.
+func (l *Ledger) backOffice(what string) (core.BackOffice, error) {
+	if bo, ok := l.b.(core.BackOffice); ok {
+		return bo, nil
 	}
-	var tx *sqlx.Tx
-	err := onPool(l.r, func() (err error) { tx, err = l.r.BeginTxx(ctx, opts); return err })
-	return tx, l.classify(err)
+	return nil, l.b.Refuse(what)
 }
 
-// classify maps the engine's errors to the ledger's: a lost or refused
-// connection to ErrUnreachable, and so on.
-func (l *Ledger) classify(err error) error {
-	if err == nil {
-		return nil
+// Close closes the ledger.
+func (l *Ledger) Close() error { return l.b.Close() }
+
+// Location returns the ledger's file path, or its URL without password.
+func (l *Ledger) Location() string { return l.info.Location }
+
+// Path is Location, for the screens that name a ledger file.
+func (l *Ledger) Path() string { return l.info.Location }
+
+// Shared reports whether the ledger is a PostgreSQL database that several
+// counters use.
+func (l *Ledger) Shared() bool { return l.info.Shared }
+
+// ID returns the ledger's id, which its copies keep.
+func (l *Ledger) ID() string { return l.info.ID }
+
+// Demo reports whether this is a demonstration ledger (made by the app's
+// first run or generate --demo), whose unpaid winners may be listed.
+func (l *Ledger) Demo() bool { return l.info.Demo }
+
+// Kind is "back-office" for the back office's ledger (a file or a shared
+// database, a counter's login to it too) and "counter" for a sealed
+// counter ledger.
+func (l *Ledger) Kind() string { return l.info.Kind }
+
+// CounterDesk returns the desk of a counter's login on a shared ledger or
+// of a sealed counter ledger, and "" for the back office.
+func (l *Ledger) CounterDesk() string { return l.info.Desk }
+
+// CounterLimit returns the payout limit of a counter's login on a shared
+// ledger or of a sealed counter ledger, which it applies whatever it is
+// asked (NoLimit for the back office).
+func (l *Ledger) CounterLimit() Limit { return l.info.Limit }
+
+// ReadOnly reports whether the ledger was opened with OpenReadOnly.
+func (l *Ledger) ReadOnly() bool { return l.info.ReadOnly }
+
+// Ping says whether the ledger answers: on a shared ledger, whether its
+// server can be reached (ErrUnreachable otherwise).
+func (l *Ledger) Ping(ctx context.Context) error { return l.b.Ping(ctx) }
+
+// CounterSeal returns a sealed counter ledger's signed seal.
+func (l *Ledger) CounterSeal() (string, bool) {
+	if s, ok := l.b.(interface{ Seal() string }); ok {
+		return s.Seal(), true
 	}
-	if l.eng == postgresEngine {
-		return classifyPostgres(err)
-	}
-	return classifySQLite(err)
+	return "", false
 }

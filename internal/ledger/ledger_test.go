@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
 )
 
 func TestLookup(t *testing.T) {
@@ -22,9 +23,9 @@ func TestLookup(t *testing.T) {
 		ctx := context.Background()
 		l := mustOpen(t, e.fresh(t))
 		b := mustBlock(t, l)
-		who := Identity{"D1", "ann"}
+		who := Identity{Desk: "D1", Operator: "ann"}
 		for _, pos := range []int{0, 1, 199, 200, 1_999_999} {
-			got, err := l.Lookup(ctx, serialOf(b, pos), who, 0)
+			got, err := l.Lookup(ctx, serialOf(b, pos), who, NoLimit)
 			if err != nil {
 				t.Fatalf("position %d: %v", pos, err)
 			}
@@ -52,13 +53,13 @@ func TestLookup(t *testing.T) {
 		for name, serial := range map[string]string{"wrong secret": wrongSecret.String(), "unknown block": unknownBlock.String()} {
 			t.Run(name, func(t *testing.T) {
 				last := lastEntry(t, l)
-				_, err := l.Lookup(ctx, serial, who, 0)
+				_, err := l.Lookup(ctx, serial, who, NoLimit)
 				var r *Refusal
 				if !errors.Is(err, ErrUnknownSerial) || !errors.As(err, &r) || r.Entry != last+1 {
 					t.Fatalf("err = %v", err)
 				}
 				var e entry
-				if err := get(ctx, l.r, &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", r.Entry); err != nil {
+				if err := get(ctx, rdb(l), &e, "SELECT "+entryCols+" FROM journal WHERE id = ?", r.Entry); err != nil {
 					t.Fatal(err)
 				}
 				if e.Kind != "refusal" || e.Reason != "unknown-serial" || e.Serial != serial || e.Desk != "D1" || e.Operator != "ann" || e.Method != "lookup" {
@@ -67,8 +68,8 @@ func TestLookup(t *testing.T) {
 			})
 		}
 		// The error of a wrong secret and of an unknown serial read alike.
-		_, e1 := l.Lookup(ctx, wrongSecret.String(), who, 0)
-		_, e2 := l.Lookup(ctx, unknownBlock.String(), who, 0)
+		_, e1 := l.Lookup(ctx, wrongSecret.String(), who, NoLimit)
+		_, e2 := l.Lookup(ctx, unknownBlock.String(), who, NoLimit)
 		if strings.Replace(e1.Error(), wrongSecret.String(), "X", 1) != strings.Replace(e2.Error(), unknownBlock.String(), "X", 1) {
 			t.Errorf("errors differ: %q, %q", e1, e2)
 		}
@@ -79,10 +80,10 @@ func TestLookup(t *testing.T) {
 			bad := []byte(serialOf(b, 42))
 			last := len(bad) - 1
 			bad[last] = '0' + (bad[last]-'0'+1)%10
-			if _, err := closed.Lookup(ctx, string(bad), who, 0); !errors.Is(err, game.ErrCheckDigit) {
+			if _, err := closed.Lookup(ctx, string(bad), who, NoLimit); !errors.Is(err, game.ErrCheckDigit) {
 				t.Errorf("err = %v, want ErrCheckDigit", err)
 			}
-			if _, err := closed.Lookup(ctx, "hello", who, 0); !errors.Is(err, game.ErrSerialFormat) {
+			if _, err := closed.Lookup(ctx, "hello", who, NoLimit); !errors.Is(err, game.ErrSerialFormat) {
 				t.Errorf("err = %v, want ErrSerialFormat", err)
 			}
 		})
@@ -94,14 +95,14 @@ func TestFindByContents(t *testing.T) {
 		ctx := context.Background()
 		l := mustOpen(t, e.fresh(t))
 		b := mustBlock(t, l)
-		who := Identity{"D1", "ann"}
+		who := Identity{Desk: "D1", Operator: "ann"}
 		for _, tier := range game.PrizeTable {
 			for _, pos := range ticketsWith(t, l, b, tier.Prize, 2) {
-				want, err := l.Lookup(ctx, serialOf(b, pos), who, 0)
+				want, err := l.Lookup(ctx, serialOf(b, pos), who, NoLimit)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := l.FindByContents(ctx, &want.Ticket, who, 0)
+				got, err := l.FindByContents(ctx, &want.Ticket, who, NoLimit)
 				verdict := Payable
 				if tier.Prize >= defaultIdentityThreshold {
 					verdict = IdentityRequired // the counter then asks for the winner's identity
@@ -112,19 +113,19 @@ func TestFindByContents(t *testing.T) {
 				// Cards typed in another order still find it.
 				c := want.Ticket
 				slices.Reverse(c.Duel.Cards[:])
-				if got, err := l.FindByContents(ctx, &c, who, 0); err != nil || got.Serial != want.Serial {
+				if got, err := l.FindByContents(ctx, &c, who, NoLimit); err != nil || got.Serial != want.Serial {
 					t.Errorf("reversed cards: %v, %v", got.Serial, err)
 				}
 			}
 		}
 		loser := ticketsWith(t, l, b, 0, 1)[0]
-		lt, _ := l.Lookup(ctx, serialOf(b, loser), who, 0)
-		if _, err := l.FindByContents(ctx, &lt.Ticket, who, 0); !errors.Is(err, ErrNotWinner) {
+		lt, _ := l.Lookup(ctx, serialOf(b, loser), who, NoLimit)
+		if _, err := l.FindByContents(ctx, &lt.Ticket, who, NoLimit); !errors.Is(err, ErrNotWinner) {
 			t.Errorf("loser: %v, want ErrNotWinner", err)
 		}
 		// A winning ticket that no block holds: change a losing zone's decoy.
 		w := ticketsWith(t, l, b, 50, 1)[0]
-		wt, _ := l.Lookup(ctx, serialOf(b, w), who, 0)
+		wt, _ := l.Lookup(ctx, serialOf(b, w), who, NoLimit)
 		c := wt.Ticket
 		c.Craps.Dice = [2]int{1, 1}
 		if game.Prize(&c) != wt.Prize {
@@ -134,7 +135,7 @@ func TestFindByContents(t *testing.T) {
 			t.Fatalf("no losing craps to change on %+v", wt.Ticket)
 		}
 		last := lastEntry(t, l)
-		if _, err := l.FindByContents(ctx, &c, who, 0); !errors.Is(err, ErrUnknownContents) {
+		if _, err := l.FindByContents(ctx, &c, who, NoLimit); !errors.Is(err, ErrUnknownContents) {
 			t.Errorf("changed contents: %v, want ErrUnknownContents", err)
 		}
 		if got := journalKinds(t, l, last); !slices.Equal(got, []string{"refusal/unknown-contents"}) {
@@ -151,7 +152,7 @@ func TestClaims(t *testing.T) {
 		w50 := ticketsWith(t, l, b, 50, 2)
 		w3 := ticketsWith(t, l, b, 3, 1)[0]
 		loser := ticketsWith(t, l, b, 0, 1)[0]
-		ann, bob := Identity{"D1", "ann"}, Identity{"D2", "bob"}
+		ann, bob := Identity{Desk: "D1", Operator: "ann"}, Identity{Desk: "D2", Operator: "bob"}
 		start := lastEntry(t, l)
 
 		c1, err := l.Claim(ctx, claimReq(serialOf(b, w50[0]), ann))
@@ -183,7 +184,7 @@ func TestClaims(t *testing.T) {
 		if _, err := l.Claim(ctx, claimReq(s.String(), bob)); !errors.Is(err, ErrUnknownSerial) {
 			t.Errorf("wrong secret: %v", err)
 		}
-		if _, err := l.Claim(ctx, claimReq(serialOf(b, w50[1]), Identity{"D2", " "})); err == nil {
+		if _, err := l.Claim(ctx, claimReq(serialOf(b, w50[1]), Identity{Desk: "D2", Operator: " "})); err == nil {
 			t.Error("a claim without an operator")
 		}
 
@@ -201,11 +202,11 @@ func TestClaims(t *testing.T) {
 		if _, err := l.Void(ctx, 9999, "x", bob); !errors.Is(err, ErrNotFound) {
 			t.Errorf("void of no claim: %v", err)
 		}
-		tk, _ := l.Lookup(ctx, serialOf(b, w50[0]), ann, 0)
+		tk, _ := l.Lookup(ctx, serialOf(b, w50[0]), ann, NoLimit)
 		if tk.Status != StatusUnpaid || tk.Verdict != Payable {
 			t.Errorf("after void: %v %v", tk.Status, tk.Verdict)
 		}
-		c2, err := l.Claim(ctx, ClaimRequest{Serial: serialOf(b, w50[0]), Method: MethodContents, Who: bob})
+		c2, err := l.Claim(ctx, ClaimRequest{Serial: serialOf(b, w50[0]), Method: MethodContents, Who: bob, Limit: NoLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func TestClaims(t *testing.T) {
 		if c2.Number != 2 || c3.Number != 3 {
 			t.Errorf("payment numbers %d, %d; want 2, 3", c2.Number, c3.Number)
 		}
-		tk, _ = l.Lookup(ctx, serialOf(b, w50[0]), ann, 0)
+		tk, _ = l.Lookup(ctx, serialOf(b, w50[0]), ann, NoLimit)
 		if tk.Status != StatusPaid || tk.Claim == nil || tk.Claim.Number != c2.Number || tk.Verdict != AlreadyClaimed {
 			t.Errorf("paid ticket: %+v", tk)
 		}
@@ -227,7 +228,7 @@ func TestClaims(t *testing.T) {
 			t.Errorf("journal %v, want %v", got, want)
 		}
 		for _, stmt := range []string{"UPDATE journal SET amount = 1", "DELETE FROM journal", "UPDATE packs SET prizes = codes", "DELETE FROM blocks"} {
-			if _, err := l.w.Exec(stmt); err == nil {
+			if _, err := wdb(l).Exec(stmt); err == nil {
 				t.Errorf("%s: not refused", stmt)
 			}
 		}
@@ -292,7 +293,7 @@ func TestClaimRequestID(t *testing.T) {
 		l := mustOpen(t, e.fresh(t))
 		b := mustBlock(t, l)
 		w := ticketsWith(t, l, b, 9, 1)[0]
-		req := claimReq(serialOf(b, w), Identity{"D1", "ann"})
+		req := claimReq(serialOf(b, w), Identity{Desk: "D1", Operator: "ann"})
 		req.Request = "req-42"
 		first, err := l.Claim(ctx, req)
 		if err != nil {
@@ -308,7 +309,7 @@ func TestClaimRequestID(t *testing.T) {
 			t.Errorf("the same request id at another desk: %v, want ErrAlreadyClaimed", err)
 		}
 		var n int
-		if err := get(ctx, l.r, &n, "SELECT count(*) FROM journal WHERE kind = 'claim'"); err != nil || n != 1 {
+		if err := get(ctx, rdb(l), &n, "SELECT count(*) FROM journal WHERE kind = 'claim'"); err != nil || n != 1 {
 			t.Errorf("%d claims, %v", n, err)
 		}
 	})
@@ -367,7 +368,7 @@ func TestVerdicts(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.stock(t))
-		who := Identity{"BO", "eve"}
+		who := Identity{Desk: "BO", Operator: "eve"}
 		b := mustBlock(t, l)
 		used := map[int]bool{}
 		nextPack := map[int]int{}     // prize → the next pack to try
@@ -420,9 +421,9 @@ func TestVerdicts(t *testing.T) {
 				defer func() { l.Now = fixedClock() }()
 				serial := serialOf(b, pos)
 				last := lastEntry(t, l)
-				req := ClaimRequest{Serial: serial, Method: MethodSerial, Who: Identity{"D1", "ann"}, Limit: tc.limit}
+				req := ClaimRequest{Serial: serial, Method: MethodSerial, Who: Identity{Desk: "D1", Operator: "ann"}, Limit: asked(tc.limit)}
 				if tc.identity {
-					req.Winner = &Winner{"Jeanne Martin", "CNI", "X12345"}
+					req.Winner = &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X12345"}
 				}
 				c, err := l.Claim(ctx, req)
 				var got Verdict = Payable
@@ -494,7 +495,7 @@ func TestPackMoves(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.stock(t))
-		who := Identity{"BO", "eve"}
+		who := Identity{Desk: "BO", Operator: "eve"}
 		for i, tc := range cases {
 			t.Run(strings.Join(tc.moves, "→"), func(t *testing.T) {
 				var err error
@@ -546,7 +547,7 @@ func TestPackMoves(t *testing.T) {
 		if err != nil || len(moves) != 1 || moves[0].First != 510 || moves[0].Last != 519 || moves[0].Operator != "eve" {
 			t.Errorf("D3's receipt of packs: %+v, %v", moves, err)
 		}
-		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 0, Last: 0, Move: "receive"}, Identity{"BO", " "}); err == nil {
+		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 0, Last: 0, Move: "receive"}, Identity{Desk: "BO", Operator: " "}); err == nil {
 			t.Error("a move without an operator")
 		}
 		vr, err := journalOnly(l)
@@ -627,7 +628,7 @@ func TestGenerateAndVerify(t *testing.T) {
 	}
 	forEngines(t, func(t *testing.T, e engineCase) {
 		l := mustOpen(t, e.empty(t))
-		b, err := l.Generate(ctx, 531, fixtureSeed, GenerateOptions{Activate: true, Who: Identity{"BO", "fixture"}})
+		b, err := l.Generate(ctx, 531, fixtureSeed, GenerateOptions{Activate: true, Who: Identity{Desk: "BO", Operator: "fixture"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -655,11 +656,11 @@ func TestGenerateCancel(t *testing.T) {
 		for q, dst := range map[string]*int{"SELECT count(*) FROM blocks": &blocks, "SELECT count(*) FROM packs": &packs,
 			"SELECT count(*) FROM finder": &finder, "SELECT sum(length(entries)) / 7 FROM finder": &winners,
 			"SELECT count(*) FROM journal": &entries, "SELECT count(*) FROM pack_states": &states} {
-			if err := get(context.Background(), l.r, dst, q); err != nil {
+			if err := get(context.Background(), rdb(l), dst, q); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if blocks != 1 || packs != game.Packs || winners != game.Winners || finder > game.Winners/finderChunk+1 || entries != 2 || states != game.Packs {
+		if blocks != 1 || packs != game.Packs || winners != game.Winners || finder > game.Winners/backoffice.FinderChunk+1 || entries != 2 || states != game.Packs {
 			t.Errorf("after cancel: %d blocks, %d packs, %d finder rows of %d winners, %d entries, %d pack states",
 				blocks, packs, finder, winners, entries, states)
 		}
@@ -716,7 +717,7 @@ func TestTicketAtAndSamples(t *testing.T) {
 		}
 		// Once the 6 € sample is paid, the next unpaid 6 € ticket takes its place.
 		six := samples[slices.Index(prizes, 6)]
-		if _, err := demo.Claim(ctx, claimReq(six.Serial.String(), Identity{"D1", "ann"})); err != nil {
+		if _, err := demo.Claim(ctx, claimReq(six.Serial.String(), Identity{Desk: "D1", Operator: "ann"})); err != nil {
 			t.Fatal(err)
 		}
 		again, err := demo.Samples(ctx, 531, 1)
@@ -727,7 +728,7 @@ func TestTicketAtAndSamples(t *testing.T) {
 			t.Errorf("after paying the 6 € sample: %d, want %d", again[slices.Index(prizes, 6)].Position, next)
 		}
 		// A void gives it back.
-		if _, err := demo.Void(ctx, 1, "test", Identity{"D1", "ann"}); err != nil {
+		if _, err := demo.Void(ctx, 1, "test", Identity{Desk: "D1", Operator: "ann"}); err != nil {
 			t.Fatal(err)
 		}
 		if again, err := demo.Samples(ctx, 531, 1); err != nil || again[slices.Index(prizes, 6)].Position != six.Position {
@@ -750,7 +751,7 @@ func TestVerifyJournalRules(t *testing.T) {
 		l := mustOpen(t, e.fresh(t))
 		b := mustBlock(t, l)
 		pos := ticketsWith(t, l, b, 6, 2)
-		who := Identity{"D1", "ann"}
+		who := Identity{Desk: "D1", Operator: "ann"}
 		first, err := l.Claim(ctx, claimReq(serialOf(b, pos[0]), who))
 		if err != nil {
 			t.Fatal(err)
@@ -764,12 +765,12 @@ func TestVerifyJournalRules(t *testing.T) {
 		}
 		forge := func(e entry) entry {
 			t.Helper()
-			tx, err := l.begin(ctx)
+			tx, err := begin(l, ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer tx.Rollback()
-			if err := l.appendJournal(ctx, tx, &e); err != nil {
+			if err := appendJournal(l, ctx, tx, &e); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(); err != nil {
@@ -777,14 +778,14 @@ func TestVerifyJournalRules(t *testing.T) {
 			}
 			return e
 		}
-		claimEntry := entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.first + int64(pos[0]), Valid: true},
+		claimEntry := entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(pos[0]), Valid: true},
 			Serial: first.Serial, Game: 531, Block: 1, Position: pos[0], Amount: 6, Desk: "X", Operator: "mallory", Method: MethodSerial}
 		second := forge(claimEntry)
 		badVoid := claimEntry
 		badVoid.Kind, badVoid.Ref, badVoid.Position = "void", sql.NullInt64{Int64: first.Entry, Valid: true}, pos[1]
 		forged := forge(badVoid)
 		again := claimEntry
-		again.Kind, again.Ticket, again.Serial, again.Position = "void", sql.NullInt64{Int64: b.first + int64(pos[1]), Valid: true}, other.Serial, pos[1]
+		again.Kind, again.Ticket, again.Serial, again.Position = "void", sql.NullInt64{Int64: b.First() + int64(pos[1]), Valid: true}, other.Serial, pos[1]
 		again.Ref = sql.NullInt64{Int64: other.Entry, Valid: true}
 		twice := forge(again)
 
@@ -815,10 +816,10 @@ func TestVerifyJournalRules(t *testing.T) {
 			t.Errorf("head %q is not a SHA-256 in hex", rep.Head)
 		}
 		// A kept table changed behind the journal's back.
-		if _, err := l.w.Exec(l.w.Rebind("DELETE FROM paid WHERE claim = ?"), first.Entry); err != nil {
+		if _, err := wdb(l).Exec(wdb(l).Rebind("DELETE FROM paid WHERE claim = ?"), first.Entry); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.w.Exec("UPDATE pack_states SET state = 'on-sale' WHERE pack = 0"); err != nil {
+		if _, err := wdb(l).Exec("UPDATE pack_states SET state = 'on-sale' WHERE pack = 0"); err != nil {
 			t.Fatal(err)
 		}
 		rep, err = journalOnly(l)
@@ -841,7 +842,7 @@ func TestEmissionAndSettings(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.fresh(t))
-		who := Identity{"BO", "eve"}
+		who := Identity{Desk: "BO", Operator: "eve"}
 		em, err := l.Emission(ctx, 531)
 		if err != nil || em.Name != "VEGAS" || em.Price != 3 || !em.OnSale.IsZero() || !em.Deadline.IsZero() {
 			t.Fatalf("emission %+v, %v", em, err)
@@ -888,7 +889,7 @@ func TestDesks(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.fresh(t))
-		who := Identity{"BO", "eve"}
+		who := Identity{Desk: "BO", Operator: "eve"}
 		d, err := l.AddDesk(ctx, "D1", 150, "correct-horse-battery", who)
 		if err != nil {
 			t.Fatal(err)
@@ -929,10 +930,10 @@ func TestDesks(t *testing.T) {
 func TestDefaultIdentity(t *testing.T) {
 	host, _ := os.Hostname()
 	t.Setenv("USER", "ann")
-	if got := DefaultIdentity("", ""); got != (Identity{host, "ann"}) {
+	if got := DefaultIdentity("", ""); got != (Identity{Desk: host, Operator: "ann"}) {
 		t.Errorf("with USER=ann: %+v", got)
 	}
-	if got := DefaultIdentity("D7", "bob"); got != (Identity{"D7", "bob"}) {
+	if got := DefaultIdentity("D7", "bob"); got != (Identity{Desk: "D7", Operator: "bob"}) {
 		t.Errorf("named: %+v", got)
 	}
 	t.Setenv("USER", "")
@@ -940,7 +941,7 @@ func TestDefaultIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := DefaultIdentity("", ""); got != (Identity{host, u.Username}) {
+	if got := DefaultIdentity("", ""); got != (Identity{Desk: host, Operator: u.Username}) {
 		t.Errorf("without USER: %+v, want %q", got, u.Username)
 	}
 }

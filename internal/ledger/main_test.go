@@ -192,7 +192,7 @@ func ticketsWith(tb testing.TB, l *Ledger, b Block, prize, n int) []int {
 	tb.Helper()
 	var out []int
 	want := prizeByte(prize)
-	err := scanPrizes(context.Background(), l.r, b, func(start int, prizes []byte) bool {
+	err := scanPrizes(context.Background(), rdb(l), b, func(start int, prizes []byte) bool {
 		for i, pb := range prizes {
 			if pb == want && len(out) < n {
 				out = append(out, start+i)
@@ -207,7 +207,7 @@ func ticketsWith(tb testing.TB, l *Ledger, b Block, prize, n int) []int {
 }
 
 func serialOf(b Block, pos int) string {
-	return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.key.Secret(pos)}.String()
+	return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}.String()
 }
 
 // mustBlock returns block 531/1 of l.
@@ -222,14 +222,22 @@ func mustBlock(tb testing.TB, l *Ledger) Block {
 
 // claimReq is a claim by serial.
 func claimReq(serial string, who Identity) ClaimRequest {
-	return ClaimRequest{Serial: serial, Method: MethodSerial, Who: who}
+	return ClaimRequest{Serial: serial, Method: MethodSerial, Who: who, Limit: NoLimit}
+}
+
+// asked is a test's limit: 0 asks none.
+func asked(euros int) Limit {
+	if euros == 0 {
+		return NoLimit
+	}
+	return LimitOf(euros)
 }
 
 // journalKinds lists the kind and reason of the entries after entry after.
 func journalKinds(tb testing.TB, l *Ledger, after int64) []string {
 	tb.Helper()
 	var es []entry
-	if err := sel(context.Background(), l.r, &es, "SELECT "+entryCols+" FROM journal WHERE id > ? ORDER BY id", after); err != nil {
+	if err := sel(context.Background(), rdb(l), &es, "SELECT "+entryCols+" FROM journal WHERE id > ? ORDER BY id", after); err != nil {
 		tb.Fatal(err)
 	}
 	var out []string
@@ -247,7 +255,7 @@ func journalKinds(tb testing.TB, l *Ledger, after int64) []string {
 func lastEntry(tb testing.TB, l *Ledger) int64 {
 	tb.Helper()
 	var id int64
-	if err := get(context.Background(), l.r, &id, "SELECT coalesce(max(id), 0) FROM journal"); err != nil {
+	if err := get(context.Background(), rdb(l), &id, "SELECT coalesce(max(id), 0) FROM journal"); err != nil {
 		tb.Fatal(err)
 	}
 	return id
@@ -259,17 +267,8 @@ func lastEntry(tb testing.TB, l *Ledger) int64 {
 // journal use it; TestVerifyFixture, TestTamper, one kill point and the
 // copy test verify the tickets too.
 func journalOnly(l *Ledger) (VerifyReport, error) {
-	var rep VerifyReport
-	if l.counter != nil {
+	if l.Kind() == "counter" {
 		return l.Verify(context.Background(), 0, 0, nil)
 	}
-	tx, err := l.read(context.Background())
-	if err != nil {
-		return rep, err
-	}
-	defer tx.Rollback()
-	if err := verifyJournal(context.Background(), tx, &rep); err != nil {
-		return rep, err
-	}
-	return rep, l.verifyStorage(context.Background(), tx, &rep)
+	return storeOf(l).VerifyJournal(context.Background())
 }

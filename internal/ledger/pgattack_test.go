@@ -3,11 +3,14 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"vegas-desk/internal/ledger/postgres"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 )
 
@@ -33,7 +36,7 @@ func rawCounter(t *testing.T, db, id string) *sqlx.DB {
 func journalCount(t *testing.T, bo *Ledger) int64 {
 	t.Helper()
 	var n int64
-	if err := bo.r.Get(&n, "SELECT count(*) FROM vegas.journal"); err != nil {
+	if err := rdb(bo).Get(&n, "SELECT count(*) FROM vegas.journal"); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -54,28 +57,30 @@ func TestCounterArgumentsRefused(t *testing.T) {
 		name, sql string
 		args      []any
 	}{
-		{"lookup, no secret part", `SELECT status FROM vegas.lookup(531, 1, $1, NULL, '', 'mallory')`, []any{w}},
-		{"lookup, no position", `SELECT status FROM vegas.lookup(531, 1, NULL, 1, '', 'mallory')`, nil},
-		{"lookup, a position of 8 digits", `SELECT status FROM vegas.lookup(531, 1, 12345678, 1, '', 'mallory')`, nil},
-		{"lookup, a negative secret part", `SELECT status FROM vegas.lookup(531, 1, 0, -1, '', 'mallory')`, nil},
-		{"lookup, a long operator", `SELECT status FROM vegas.lookup(531, 1, 0, 1, '', $1)`, []any{long}},
+		{"lookup, no secret part", `SELECT status FROM vegas.lookup(531, 1, $1, NULL, '', 'mallory', NULL)`, []any{w}},
+		{"lookup, no position", `SELECT status FROM vegas.lookup(531, 1, NULL, 1, '', 'mallory', NULL)`, nil},
+		{"lookup, a position of 8 digits", `SELECT status FROM vegas.lookup(531, 1, 12345678, 1, '', 'mallory', NULL)`, nil},
+		{"lookup, a negative secret part", `SELECT status FROM vegas.lookup(531, 1, 0, -1, '', 'mallory', NULL)`, nil},
+		{"lookup, a long operator", `SELECT status FROM vegas.lookup(531, 1, 0, 1, '', $1, NULL)`, []any{long}},
 		{"claim, no secret part", `SELECT status FROM vegas.claim(531, 1, $1, NULL, 'serial', '', 'mallory', '', NULL, NULL, NULL, NULL, NULL)`, []any{w}},
-		{"claim, no method", `SELECT status FROM vegas.claim(531, 1, $1, $2, NULL, '', 'mallory', '', NULL, NULL, NULL, NULL, NULL)`, []any{w, b.key.Secret(w)}},
-		{"claim, a long request id", `SELECT status FROM vegas.claim(531, 1, $1, $2, 'serial', '', 'mallory', $3, NULL, NULL, NULL, NULL, NULL)`, []any{w, b.key.Secret(w), long}},
-		{"find, no contents", `SELECT status FROM vegas.find(NULL, '', 'mallory')`, nil},
+		{"claim, no method", `SELECT status FROM vegas.claim(531, 1, $1, $2, NULL, '', 'mallory', '', NULL, NULL, NULL, NULL, NULL)`, []any{w, b.Key.Secret(w)}},
+		{"claim, a long request id", `SELECT status FROM vegas.claim(531, 1, $1, $2, 'serial', '', 'mallory', $3, NULL, NULL, NULL, NULL, NULL)`, []any{w, b.Key.Secret(w), long}},
+		{"find, no contents", `SELECT status FROM vegas.find(NULL, '', 'mallory', NULL)`, nil},
 		{"packs, no range", `SELECT vegas.move_my_packs('activate', 531, 1, NULL, NULL, 'mallory')::text`, nil},
 		{"packs, no last pack", `SELECT vegas.move_my_packs('receive', 531, 1, 7, NULL, 'mallory')::text`, nil},
 	} {
 		var got sql.NullString
-		if err := c.QueryRow(q.sql, q.args...).Scan(&got); err == nil {
-			t.Errorf("%s: answered %q, want an error", q.name, got.String)
+		err := c.QueryRow(q.sql, q.args...).Scan(&got)
+		var pe *pgconn.PgError
+		if err == nil || (errors.As(err, &pe) && pe.Code == "42883") {
+			t.Errorf("%s: answered %q, %v; want the function's refusal", q.name, got.String, err)
 		}
 	}
 	if n := journalCount(t, bo); n != before {
 		t.Errorf("refused calls appended %d entries", n-before)
 	}
 	var paid int
-	bo.r.Get(&paid, "SELECT count(*) FROM vegas.paid")
+	rdb(bo).Get(&paid, "SELECT count(*) FROM vegas.paid")
 	if paid != 0 {
 		t.Errorf("%d tickets paid", paid)
 	}
@@ -93,7 +98,7 @@ func TestLockOutSurvivesRollback(t *testing.T) {
 	b := mustBlock(t, bo)
 	c := rawCounter(t, db, "D1")
 	good := ticketsWith(t, bo, b, 6, 1)[0]
-	right := b.key.Secret(good)
+	right := b.Key.Secret(good)
 	wrong := func(i int) int64 { return (right + int64(i) + 1) % 10_000_000_000_000_000 }
 
 	tx, err := c.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -101,7 +106,7 @@ func TestLockOutSurvivesRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st string
-	if err := tx.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm')`, good, right); err == nil {
+	if err := tx.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm', NULL)`, good, right); err == nil {
 		t.Errorf("a lookup in a read-only transaction answered %q", st)
 	}
 	tx.Rollback()
@@ -112,7 +117,7 @@ func TestLockOutSurvivesRollback(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 6 {
-			if err := tx.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm')`, good, wrong(round*6+i)); err != nil || st != "unknown-serial" {
+			if err := tx.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm', NULL)`, good, wrong(round*6+i)); err != nil || st != "unknown-serial" {
 				t.Fatalf("guess: %q %v", st, err)
 			}
 		}
@@ -120,17 +125,17 @@ func TestLockOutSurvivesRollback(t *testing.T) {
 	}
 	// 2 more in one statement that fails unless a guess was right.
 	if _, err := c.Exec(`SELECT CASE WHEN bool_or(a.status <> 'unknown-serial') THEN 1 ELSE 1 / (count(*) - count(*))::int END
-		FROM unnest($2::bigint[]) g, LATERAL vegas.lookup(531, 1, $1, g, '', 'm') a`, good, "{"+fmt.Sprint(wrong(18))+","+fmt.Sprint(wrong(19))+"}"); err == nil {
+		FROM unnest($2::bigint[]) g, LATERAL vegas.lookup(531, 1, $1, g, '', 'm', NULL) a`, good, "{"+fmt.Sprint(wrong(18))+","+fmt.Sprint(wrong(19))+"}"); err == nil {
 		t.Fatal("the failing statement did not fail")
 	}
 	// 20 wrong guesses, none committed: the counter is locked out.
-	if err := c.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm')`, good, right); err != nil || st != "locked" {
+	if err := c.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm', NULL)`, good, right); err != nil || st != "locked" {
 		t.Fatalf("after 20 guesses rolled back: %q %v, want locked", st, err)
 	}
-	if err := bo.UnlockDesk(ctx, "D1", Identity{"BO", "eve"}); err != nil {
+	if err := bo.UnlockDesk(ctx, "D1", Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm')`, good, right); err != nil || st != "payable" {
+	if err := c.Get(&st, `SELECT status FROM vegas.lookup(531, 1, $1, $2, '', 'm', NULL)`, good, right); err != nil || st != "payable" {
 		t.Errorf("after desks unlock: %q %v", st, err)
 	}
 }
@@ -153,7 +158,7 @@ func TestCounterCannotHoldTheJournal(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(1447511123)"); err != nil {
 		t.Fatal(err)
 	}
-	other := counter(t, db, "D2")
+	other := counterLogin(t, db, "D2")
 	w := ticketsWith(t, bo, b, 50, 2)
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -168,7 +173,7 @@ func TestCounterCannotHoldTheJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st string
-	if err := held.Get(&st, `SELECT status FROM vegas.lookup(531, 1, 0, 1, '', 'm')`); err != nil {
+	if err := held.Get(&st, `SELECT status FROM vegas.lookup(531, 1, 0, 1, '', 'm', NULL)`); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -176,7 +181,7 @@ func TestCounterCannotHoldTheJournal(t *testing.T) {
 		_, err := other.Claim(cctx, claimReq(serialOf(b, w[1]), Identity{Operator: "bob"}))
 		done <- err
 	}()
-	if err := bo.DisableDesk(ctx, "D1", Identity{"BO", "eve"}); err != nil {
+	if err := bo.DisableDesk(ctx, "D1", Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -188,7 +193,7 @@ func TestCounterCannotHoldTheJournal(t *testing.T) {
 	held.Rollback()
 }
 
-// A counter holds at most counterConnections connections: the server's
+// A counter holds at most postgres.CounterConnections connections: the server's
 // other slots stay for the others.
 func TestCounterConnectionLimit(t *testing.T) {
 	ctx := context.Background()
@@ -210,8 +215,8 @@ func TestCounterConnectionLimit(t *testing.T) {
 			}
 		}
 	}
-	if err == nil || len(conns) > counterConnections {
-		t.Errorf("a counter opened %d connections (%v), want at most %d", len(conns), err, counterConnections)
+	if err == nil || len(conns) > postgres.CounterConnections {
+		t.Errorf("a counter opened %d connections (%v), want at most %d", len(conns), err, postgres.CounterConnections)
 	}
-	counter(t, db, "D2") // another counter still connects
+	counterLogin(t, db, "D2") // another counter still connects
 }

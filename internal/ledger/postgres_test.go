@@ -36,7 +36,7 @@ func pgWithDesksOn(t *testing.T, s *pgtest.Server, template string) (*Ledger, st
 	bo := mustOpen(t, s.URL(pgtest.Owner, name))
 	bo.Now = nil // one clock, the server's, for the back office and the counters
 	for id, limit := range map[string]int{"D1": 100, "D2": 1000} {
-		if _, err := bo.AddDesk(context.Background(), id, limit, counterPassword, Identity{"BO", "eve"}); err != nil {
+		if _, err := bo.AddDesk(context.Background(), id, limit, counterPassword, Identity{Desk: "BO", Operator: "eve"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +45,7 @@ func pgWithDesksOn(t *testing.T, s *pgtest.Server, template string) (*Ledger, st
 
 // counter opens the ledger as desk id's login, its password from
 // PGPASSWORD as libpq would take it.
-func counter(t *testing.T, db, id string) *Ledger { return counterOn(t, pg, db, id) }
+func counterLogin(t *testing.T, db, id string) *Ledger { return counterOn(t, pg, db, id) }
 
 // counterOn is counter on server s.
 func counterOn(t *testing.T, s *pgtest.Server, db, id string) *Ledger {
@@ -68,14 +68,14 @@ func counterOn(t *testing.T, s *pgtest.Server, db, id string) *Ledger {
 func TestCounterRole(t *testing.T) {
 	ctx := context.Background()
 	bo, db := pgWithDesks(t)
-	c := counter(t, db, "D1")
+	c := counterLogin(t, db, "D1")
 	var tables []string
-	if err := bo.r.Select(&tables, "SELECT tablename FROM pg_tables WHERE schemaname = 'vegas' ORDER BY 1"); err != nil || len(tables) < 10 {
+	if err := rdb(bo).Select(&tables, "SELECT tablename FROM pg_tables WHERE schemaname = 'vegas' ORDER BY 1"); err != nil || len(tables) < 10 {
 		t.Fatalf("tables %v, %v", tables, err)
 	}
 	for _, tbl := range tables {
 		var col string
-		if err := bo.r.Get(&col, "SELECT column_name FROM information_schema.columns WHERE table_schema = 'vegas' AND table_name = $1 LIMIT 1", tbl); err != nil {
+		if err := rdb(bo).Get(&col, "SELECT column_name FROM information_schema.columns WHERE table_schema = 'vegas' AND table_name = $1 LIMIT 1", tbl); err != nil {
 			t.Fatal(err)
 		}
 		for _, stmt := range []string{
@@ -86,7 +86,7 @@ func TestCounterRole(t *testing.T) {
 			"TRUNCATE vegas.%[1]s",
 		} {
 			q := fmt.Sprintf(stmt, tbl, col)
-			_, err := c.w.ExecContext(ctx, q)
+			_, err := wdb(c).ExecContext(ctx, q)
 			var pe *pgconn.PgError
 			if !errors.As(err, &pe) || pe.Code != "42501" {
 				t.Errorf("%s as a counter: %v, want insufficient_privilege", q, err)
@@ -100,7 +100,7 @@ func TestCounterRole(t *testing.T) {
 		Name string `db:"proname"`
 		Can  bool   `db:"can"`
 	}
-	if err := bo.r.Select(&fns, `SELECT p.proname, has_function_privilege($1, p.oid, 'EXECUTE') AS can
+	if err := rdb(bo).Select(&fns, `SELECT p.proname, has_function_privilege($1, p.oid, 'EXECUTE') AS can
 		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'vegas'`, deskRole(db, "D1")); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestCounterRole(t *testing.T) {
 			t.Errorf("function %s: a counter may call it: %v", f.Name, f.Can)
 		}
 	}
-	if _, err := c.w.ExecContext(ctx, `SELECT vegas.append('claim', NULL, 1, '', 531, 1, 0, 0, 0, '', 50000, 'D1', 'x', 'serial', NULL, '', '', '')`); err == nil {
+	if _, err := wdb(c).ExecContext(ctx, `SELECT vegas.append('claim', NULL, 1, '', 531, 1, 0, 0, 0, '', 50000, 'D1', 'x', 'serial', NULL, '', '', '')`); err == nil {
 		t.Error("a counter appended to the journal")
 	}
 
@@ -117,18 +117,18 @@ func TestCounterRole(t *testing.T) {
 	b := mustBlock(t, bo)
 	w50 := ticketsWith(t, bo, b, 50, 1)[0]
 	w1000 := ticketsWith(t, bo, b, 1000, 1)[0]
-	tk, err := c.Lookup(ctx, serialOf(b, w50), Identity{Operator: "ann"}, 0)
+	tk, err := c.Lookup(ctx, serialOf(b, w50), Identity{Operator: "ann"}, NoLimit)
 	if err != nil || tk.Prize != 50 || tk.Verdict != Payable {
 		t.Fatalf("lookup: %+v, %v", tk, err)
 	}
-	if tk, err := c.Lookup(ctx, serialOf(b, w1000), Identity{Operator: "ann"}, 0); err != nil || tk.Verdict != OverLimit {
+	if tk, err := c.Lookup(ctx, serialOf(b, w1000), Identity{Operator: "ann"}, NoLimit); err != nil || tk.Verdict != OverLimit {
 		t.Errorf("lookup above the limit: %v, %v", tk.Verdict, err)
 	}
 	bs, err := c.Blocks(ctx)
-	if err != nil || len(bs) != 1 || bs[0].Digest != b.Digest || bs[0].key != (game.SerialKey{}) {
+	if err != nil || len(bs) != 1 || bs[0].Digest != b.Digest || bs[0].Key != (game.SerialKey{}) {
 		t.Errorf("blocks %+v, %v", bs, err)
 	}
-	if _, err := c.Claim(ctx, claimReq(serialOf(b, w50), Identity{"D2", "ann"})); !errors.Is(err, ErrDeskMismatch) {
+	if _, err := c.Claim(ctx, claimReq(serialOf(b, w50), Identity{Desk: "D2", Operator: "ann"})); !errors.Is(err, ErrDeskMismatch) {
 		t.Errorf("claim as another desk: %v", err)
 	}
 	cl, err := c.Claim(ctx, claimReq(serialOf(b, w50), Identity{Operator: "ann"}))
@@ -141,7 +141,7 @@ func TestCounterRole(t *testing.T) {
 	if _, err := c.Claim(ctx, req); !errors.Is(err, ErrOverLimit) {
 		t.Errorf("claim above the limit: %v", err)
 	}
-	c2 := counter(t, db, "D2")
+	c2 := counterLogin(t, db, "D2")
 	if _, err := c2.Claim(ctx, claimReq(serialOf(b, w50), Identity{Operator: "bob"})); !errors.Is(err, ErrAlreadyClaimed) {
 		t.Errorf("claim of a ticket D1 paid: %v", err)
 	}
@@ -152,7 +152,7 @@ func TestCounterRole(t *testing.T) {
 		t.Errorf("D1 sees claims %+v, %v", cs, err)
 	}
 	// Back-office work is refused.
-	if _, err := c.Void(ctx, cl.Number, "mine", Identity{"D1", "ann"}); !errors.Is(err, ErrCounterOnly) {
+	if _, err := c.Void(ctx, cl.Number, "mine", Identity{Desk: "D1", Operator: "ann"}); !errors.Is(err, ErrCounterOnly) {
 		t.Errorf("void by a counter: %v", err)
 	}
 	if _, err := c.Generate(ctx, 531, game.Seed{}, GenerateOptions{}); !errors.Is(err, ErrCounterOnly) {
@@ -162,10 +162,10 @@ func TestCounterRole(t *testing.T) {
 		t.Errorf("verify by a counter: %v", err)
 	}
 	// A disabled desk is refused by every function.
-	if err := bo.DisableDesk(ctx, "D1", Identity{"BO", "eve"}); err != nil {
+	if err := bo.DisableDesk(ctx, "D1", Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Lookup(ctx, serialOf(b, w50), Identity{Operator: "ann"}, 0); !errors.Is(err, ErrDeskDisabled) {
+	if _, err := c.Lookup(ctx, serialOf(b, w50), Identity{Operator: "ann"}, NoLimit); !errors.Is(err, ErrDeskDisabled) {
 		t.Errorf("lookup by a disabled desk: %v", err)
 	}
 	if _, err := Open(pg.URLWithout(deskRole(db, "D1"), db)); err == nil {
@@ -182,17 +182,17 @@ func TestCounterRole(t *testing.T) {
 func TestLockOut(t *testing.T) {
 	ctx := context.Background()
 	bo, db := pgWithDesks(t)
-	c := counter(t, db, "D1")
+	c := counterLogin(t, db, "D1")
 	b := mustBlock(t, bo)
 	good := serialOf(b, ticketsWith(t, bo, b, 6, 1)[0])
 	s, _ := game.ParseSerial(good)
 	for i := range 20 {
 		s.Secret = (s.Secret + 1) % game.SecretModulus
-		if _, err := c.Lookup(ctx, s.String(), Identity{Operator: "mallory"}, 0); !errors.Is(err, ErrUnknownSerial) {
+		if _, err := c.Lookup(ctx, s.String(), Identity{Operator: "mallory"}, NoLimit); !errors.Is(err, ErrUnknownSerial) {
 			t.Fatalf("guess %d: %v", i, err)
 		}
 	}
-	_, err := c.Lookup(ctx, good, Identity{Operator: "mallory"}, 0)
+	_, err := c.Lookup(ctx, good, Identity{Operator: "mallory"}, NoLimit)
 	var r *Refusal
 	if !errors.As(err, &r) || r.Verdict != Locked {
 		t.Fatalf("after 20 guesses: %v, want Locked", err)
@@ -205,7 +205,7 @@ func TestLockOut(t *testing.T) {
 		At     string `db:"at"`
 		Detail string `db:"detail"`
 	}
-	if err := bo.r.Get(&last, "SELECT at, detail FROM journal WHERE kind = 'desk' AND state = 'locked' ORDER BY id DESC LIMIT 1"); err != nil {
+	if err := rdb(bo).Get(&last, "SELECT at, detail FROM journal WHERE kind = 'desk' AND state = 'locked' ORDER BY id DESC LIMIT 1"); err != nil {
 		t.Fatal(err)
 	}
 	if got := parseTime(last.Detail).Sub(parseTime(last.At)); got != 30*time.Minute {
@@ -215,8 +215,8 @@ func TestLockOut(t *testing.T) {
 	if ds[0].LockedUntil.IsZero() {
 		t.Errorf("desk %+v not locked", ds[0])
 	}
-	other := counter(t, db, "D2")
-	if _, err := other.Lookup(ctx, good, Identity{Operator: "bob"}, 0); err != nil {
+	other := counterLogin(t, db, "D2")
+	if _, err := other.Lookup(ctx, good, Identity{Operator: "bob"}, NoLimit); err != nil {
 		t.Errorf("another counter is locked too: %v", err)
 	}
 	attempts, err := bo.Attempts(ctx, time.Time{})
@@ -232,16 +232,16 @@ func TestLockOut(t *testing.T) {
 	if count[UnknownSerial] != 20 || count[Locked] != 2 {
 		t.Errorf("recorded %v", count)
 	}
-	if err := bo.UnlockDesk(ctx, "D1", Identity{"BO", "eve"}); err != nil {
+	if err := bo.UnlockDesk(ctx, "D1", Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Lookup(ctx, good, Identity{Operator: "ann"}, 0); err != nil {
+	if _, err := c.Lookup(ctx, good, Identity{Operator: "ann"}, NoLimit); err != nil {
 		t.Errorf("after unlock: %v", err)
 	}
 	// The refusals before the unlock no longer count: one more does not lock.
 	s.Secret = (s.Secret + 1) % game.SecretModulus
-	c.Lookup(ctx, s.String(), Identity{Operator: "ann"}, 0)
-	if _, err := c.Lookup(ctx, good, Identity{Operator: "ann"}, 0); err != nil {
+	c.Lookup(ctx, s.String(), Identity{Operator: "ann"}, NoLimit)
+	if _, err := c.Lookup(ctx, good, Identity{Operator: "ann"}, NoLimit); err != nil {
 		t.Errorf("one refusal after the unlock: %v", err)
 	}
 	vr, err := journalOnly(bo)
@@ -259,7 +259,7 @@ func TestConcurrentCounters(t *testing.T) {
 	winners := ticketsWith(t, bo, b, 50, 40)
 	var ledgers []*Ledger
 	for i := range 8 {
-		ledgers = append(ledgers, counter(t, db, []string{"D1", "D2"}[i%2]))
+		ledgers = append(ledgers, counterLogin(t, db, []string{"D1", "D2"}[i%2]))
 	}
 	var paid, refused atomic.Int64
 	var wg sync.WaitGroup
@@ -458,13 +458,13 @@ func TestUnreachable(t *testing.T) {
 	bo, db := pgWithDesks(t)
 	b := mustBlock(t, bo)
 	pos := ticketsWith(t, bo, b, 6, 1)[0]
-	c := counter(t, db, "D1")
+	c := counterLogin(t, db, "D1")
 	start := lastEntry(t, bo)
 	restart, err := pg.Stopped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Lookup(ctx, serialOf(b, pos), Identity{Operator: "ann"}, 0); !errors.Is(err, ErrUnreachable) {
+	if _, err := c.Lookup(ctx, serialOf(b, pos), Identity{Operator: "ann"}, NoLimit); !errors.Is(err, ErrUnreachable) {
 		t.Errorf("lookup: %v, want ErrUnreachable", err)
 	}
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -495,15 +495,15 @@ func TestCanonicalAgrees(t *testing.T) {
 	b := mustBlock(t, l)
 	pos := ticketsWith(t, l, b, 3, 4)
 	for i, text := range []string{"l'argent « volé »", "line\nbreak\ttab", `quote " and \ backslash`, "💶 €uro ŁĘ"} {
-		cl, err := l.Claim(ctx, claimReq(serialOf(b, pos[i]), Identity{"desk " + text, "op " + text}))
+		cl, err := l.Claim(ctx, claimReq(serialOf(b, pos[i]), Identity{Desk: "desk " + text, Operator: "op " + text}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Void(ctx, cl.Number, text, Identity{"BO", text}); err != nil {
+		if _, err := l.Void(ctx, cl.Number, text, Identity{Desk: "BO", Operator: text}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := l.Claim(ctx, claimReq(serialOf(b, pos[0]), Identity{"nul\x00", "x"})); err == nil {
+	if _, err := l.Claim(ctx, claimReq(serialOf(b, pos[0]), Identity{Desk: "nul\x00", Operator: "x"})); err == nil {
 		t.Error("a NUL character in a desk's name")
 	}
 	vr, err := journalOnly(l)
@@ -511,15 +511,15 @@ func TestCanonicalAgrees(t *testing.T) {
 		t.Errorf("verify: %v, %v", vr.Problems, err)
 	}
 	var rows []entry
-	if err := sqlx.SelectContext(ctx, l.r, &rows, "SELECT "+entryCols+" FROM journal ORDER BY id"); err != nil {
+	if err := sqlx.SelectContext(ctx, rdb(l), &rows, "SELECT "+entryCols+" FROM journal ORDER BY id"); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i < len(rows); i++ {
 		var sqlText string
-		if err := l.r.Get(&sqlText, "SELECT vegas.canonical(j, $2) FROM vegas.journal j WHERE id = $1", rows[i].ID, rows[i-1].Hash); err != nil {
+		if err := rdb(l).Get(&sqlText, "SELECT vegas.canonical(j, $2) FROM vegas.journal j WHERE id = $1", rows[i].ID, rows[i-1].Hash); err != nil {
 			t.Fatal(err)
 		}
-		if goText := rows[i].canonical(rows[i-1].Hash); goText != sqlText {
+		if goText := rows[i].Canonical(rows[i-1].Hash); goText != sqlText {
 			t.Errorf("entry %d:\nGo:  %q\nSQL: %q", rows[i].ID, goText, sqlText)
 		}
 	}
@@ -534,19 +534,19 @@ func TestSQLAgreesWithGame(t *testing.T) {
 	}
 	for _, pos := range []int{0, 1, 456789, game.BlockSize - 1} {
 		var secret int64
-		if err := l.r.Get(&secret, "SELECT vegas.secret($1, $2)", key[:], pos); err != nil || secret != key.Secret(pos) {
+		if err := rdb(l).Get(&secret, "SELECT vegas.secret($1, $2)", key[:], pos); err != nil || secret != key.Secret(pos) {
 			t.Errorf("secret of %d: %d, Go says %d (%v)", pos, secret, key.Secret(pos), err)
 		}
 		s := game.Serial{Game: 531, Block: 12, Position: pos, Secret: key.Secret(pos)}
 		var text string
-		if err := l.r.Get(&text, "SELECT vegas.serial_text(531, 12, $1, $2)", pos, s.Secret); err != nil || text != s.String() {
+		if err := rdb(l).Get(&text, "SELECT vegas.serial_text(531, 12, $1, $2)", pos, s.Secret); err != nil || text != s.String() {
 			t.Errorf("serial of %d: %q, Go says %q (%v)", pos, text, s.String(), err)
 		}
 	}
 	for b := range len(game.PrizeTable) + 1 {
 		var p int
 		want, _ := prizeOf(byte(b))
-		if err := l.r.Get(&p, "SELECT vegas.prize_of($1)", b); err != nil || p != want {
+		if err := rdb(l).Get(&p, "SELECT vegas.prize_of($1)", b); err != nil || p != want {
 			t.Errorf("prize byte %d: %d, Go says %d (%v)", b, p, want, err)
 		}
 	}
@@ -558,10 +558,10 @@ func TestCopyBothWays(t *testing.T) {
 	ctx := context.Background()
 	src := mustOpen(t, copyFixture(t))
 	b := mustBlock(t, src)
-	who := Identity{"BO", "eve"}
+	who := Identity{Desk: "BO", Operator: "eve"}
 	pos := ticketsWith(t, src, b, 15, 3)
 	for _, p := range pos {
-		if _, err := src.Claim(ctx, claimReq(serialOf(b, p), Identity{"D1", "ann"})); err != nil {
+		if _, err := src.Claim(ctx, claimReq(serialOf(b, p), Identity{Desk: "D1", Operator: "ann"})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -575,11 +575,11 @@ func TestCopyBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := ticketsWith(t, src, b, 50000, 1)[0]
-	if _, err := src.Claim(ctx, ClaimRequest{Serial: serialOf(b, w), Method: MethodSerial, Who: who,
-		Winner: &Winner{"Jeanne Martin", "CNI", "X123"}}); err != nil {
+	if _, err := src.Claim(ctx, ClaimRequest{Serial: serialOf(b, w), Method: MethodSerial, Who: who, Limit: NoLimit,
+		Winner: &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X123"}}); err != nil {
 		t.Fatal(err)
 	}
-	src.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 5}.String(), Identity{"D1", "ann"}, 0) // a refusal
+	src.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 5}.String(), Identity{Desk: "D1", Operator: "ann"}, NoLimit) // a refusal
 	want, err := src.Verify(ctx, 0, 0, nil)
 	if err != nil || !want.OK() {
 		t.Fatalf("source: %v, %v", want.Problems, err)

@@ -64,7 +64,7 @@ func TestKillDuringGenerate(t *testing.T) {
 	l := mustOpen(t, path)
 	b, _ := l.Block(context.Background(), 531, 1)
 	w := ticketsWith(t, l, b, 9, 1)[0]
-	if _, err := l.Claim(context.Background(), claimReq(serialOf(b, w), Identity{"D1", "ann"})); err != nil {
+	if _, err := l.Claim(context.Background(), claimReq(serialOf(b, w), Identity{Desk: "D1", Operator: "ann"})); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
@@ -91,13 +91,13 @@ func TestKillDuringGenerate(t *testing.T) {
 			}
 			l := mustOpen(t, path)
 			var check string
-			l.r.Get(&check, "PRAGMA integrity_check")
+			rdb(l).Get(&check, "PRAGMA integrity_check")
 			if check != "ok" {
 				t.Fatalf("integrity_check: %s", check)
 			}
 			var blocks, packs int
-			l.r.Get(&blocks, "SELECT count(*) FROM blocks")
-			l.r.Get(&packs, "SELECT count(*) FROM packs")
+			rdb(l).Get(&blocks, "SELECT count(*) FROM blocks")
+			rdb(l).Get(&packs, "SELECT count(*) FROM packs")
 			if blocks != 1 || packs != game.Packs {
 				// A kill after the commit may leave a whole second block.
 				if !(k == 500 && blocks == 2 && packs == 2*game.Packs) {
@@ -187,11 +187,11 @@ func TestTamper(t *testing.T) {
 	l := mustOpen(t, path)
 	b, _ := l.Block(ctx, 531, 1)
 	w := ticketsWith(t, l, b, 15, 2)
-	c1, err := l.Claim(ctx, claimReq(serialOf(b, w[0]), Identity{"D1", "ann"}))
+	c1, err := l.Claim(ctx, claimReq(serialOf(b, w[0]), Identity{Desk: "D1", Operator: "ann"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := l.Claim(ctx, claimReq(serialOf(b, w[1]), Identity{"D1", "ann"}))
+	c2, err := l.Claim(ctx, claimReq(serialOf(b, w[1]), Identity{Desk: "D1", Operator: "ann"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestTamper(t *testing.T) {
 	// The last byte of the victim's encoding inside its pack's codes
 	// (substr counts from 1).
 	const victim = 123456
-	packRow := b.packID(victim)
+	packRow := b.PackID(victim)
 	k := (victim%game.PackSize)*game.EncodedSize + game.EncodedSize
 	out, err := exec.Command(sqlite3, path, fmt.Sprintf("SELECT hex(substr(codes, %d, 1)) FROM packs WHERE id = %d", k, packRow)).Output()
 	if err != nil {
@@ -218,7 +218,7 @@ CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
 BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 CREATE TRIGGER packs_no_update BEFORE UPDATE ON packs
 BEGIN SELECT RAISE(ABORT, 'tickets are never changed'); END;`, k-1, last^0x01, k+1, packRow,
-		loser%game.PackSize, loser%game.PackSize+2, b.packID(loser), c2.Entry)
+		loser%game.PackSize, loser%game.PackSize+2, b.PackID(loser), c2.Entry)
 	if out, err := exec.Command(sqlite3, path, script).CombinedOutput(); err != nil {
 		t.Fatalf("sqlite3: %v\n%s", err, out)
 	}

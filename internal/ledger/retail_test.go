@@ -53,7 +53,7 @@ func TestSettlementByHand(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.stock(t))
-		bo := Identity{"BO", "eve"}
+		bo := Identity{Desk: "BO", Operator: "eve"}
 		b := mustBlock(t, l)
 		taken := map[int]bool{}
 		w50 := ticketInNewPack(t, l, b, 50, taken)
@@ -65,13 +65,13 @@ func TestSettlementByHand(t *testing.T) {
 		move := func(mv string, pos int, desk string) {
 			t.Helper()
 			if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: pack(pos), Last: pack(pos), Move: mv, Desk: desk},
-				Identity{"BO", "eve"}); err != nil {
+				Identity{Desk: "BO", Operator: "eve"}); err != nil {
 				t.Fatalf("%s pack %d: %v", mv, pack(pos), err)
 			}
 		}
 		claim := func(pos int, desk string) Claim {
 			t.Helper()
-			c, err := l.Claim(ctx, claimReq(serialOf(b, pos), Identity{desk, "ann"}))
+			c, err := l.Claim(ctx, claimReq(serialOf(b, pos), Identity{Desk: desk, Operator: "ann"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func TestReceiptGolden(t *testing.T) {
 		l := mustOpen(t, e.fresh(t))
 		b := mustBlock(t, l)
 		pos := ticketsWith(t, l, b, 1000, 1)[0]
-		req := claimReq(serialOf(b, pos), Identity{"D1", "Anaïs"})
+		req := claimReq(serialOf(b, pos), Identity{Desk: "D1", Operator: "Anaïs"})
 		req.Request = "receipt-1" // a random one would change the entry's hash
 		c, err := l.Claim(ctx, req)
 		if err != nil {
@@ -232,7 +232,7 @@ func TestReceiptGolden(t *testing.T) {
 		}
 		for _, step := range []string{"receipt-claim.txt", "receipt-void.txt"} {
 			if step == "receipt-void.txt" {
-				if _, err := l.Void(ctx, c.Number, "payé sur le mauvais ticket", Identity{"BO", "Benoît"}); err != nil {
+				if _, err := l.Void(ctx, c.Number, "payé sur le mauvais ticket", Identity{Desk: "BO", Operator: "Benoît"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -268,7 +268,7 @@ func TestReferralsAndIdentities(t *testing.T) {
 		w50000 := ticketsWith(t, l, b, 50000, 1)[0]
 		over := func(pos int, desk string) {
 			t.Helper()
-			req := claimReq(serialOf(b, pos), Identity{desk, "ann"})
+			req := claimReq(serialOf(b, pos), Identity{Desk: desk, Operator: "ann"})
 			req.Limit = 100
 			if _, err := l.Claim(ctx, req); !errors.Is(err, ErrOverLimit) {
 				t.Fatalf("claim above the limit: %v", err)
@@ -283,14 +283,14 @@ func TestReferralsAndIdentities(t *testing.T) {
 			t.Fatalf("referrals %+v, %v", rs, err)
 		}
 		// The back office pays the first: it is no longer open.
-		if _, err := l.Claim(ctx, claimReq(serialOf(b, w1000[0]), Identity{"BO", "eve"})); err != nil {
+		if _, err := l.Claim(ctx, claimReq(serialOf(b, w1000[0]), Identity{Desk: "BO", Operator: "eve"})); err != nil {
 			t.Fatal(err)
 		}
 		if rs, err := l.Referrals(ctx); err != nil || len(rs) != 1 || rs[0].Position != w1000[1] {
 			t.Errorf("after paying: %+v, %v", rs, err)
 		}
-		req := claimReq(serialOf(b, w50000), Identity{"BO", "eve"})
-		req.Winner = &Winner{"Jeanne Martin", "CNI", "X12345"}
+		req := claimReq(serialOf(b, w50000), Identity{Desk: "BO", Operator: "eve"})
+		req.Winner = &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X12345"}
 		big, err := l.Claim(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -326,7 +326,7 @@ func TestCounterPacks(t *testing.T) {
 	// The block in stock: packs 0–5 go to D1, 6 to D2, 8 to D1 and are
 	// reported stolen; 7 stays in stock.
 	bo, db := pgWithDesksOn(t, pg, pgTemplate(t, "stock"))
-	eve := Identity{"BO", "eve"}
+	eve := Identity{Desk: "BO", Operator: "eve"}
 	for _, m := range []PackMove{
 		{First: 0, Last: 5, Move: "deliver", Desk: "D1"},
 		{First: 6, Last: 6, Move: "deliver", Desk: "D2"},
@@ -338,7 +338,7 @@ func TestCounterPacks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := counter(t, db, "D1")
+	c := counterLogin(t, db, "D1")
 	ann := Identity{Operator: "ann"}
 	cases := []struct {
 		name        string
@@ -379,14 +379,14 @@ func TestCounterPacks(t *testing.T) {
 	// Around the Go client: the function itself refuses other moves, and
 	// the back office cannot act through it.
 	for _, mv := range []string{"settle", "deliver", "stolen"} {
-		if _, err := c.w.ExecContext(ctx, "SELECT vegas.move_my_packs($1, 531, 1, 2, 2, 'ann')", mv); !errors.Is(c.classify(err), ErrCounterOnly) {
+		if _, err := wdb(c).ExecContext(ctx, "SELECT vegas.move_my_packs($1, 531, 1, 2, 2, 'ann')", mv); !errors.Is(classify(c, err), ErrCounterOnly) {
 			t.Errorf("move_my_packs(%s) as a counter: %v", mv, err)
 		}
 	}
-	if _, err := bo.w.ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, 'eve')"); !errors.Is(bo.classify(err), ErrCounterOnly) {
+	if _, err := wdb(bo).ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, 'eve')"); !errors.Is(classify(bo, err), ErrCounterOnly) {
 		t.Errorf("move_my_packs as the back office: %v", err)
 	}
-	if _, err := c.w.ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, '')"); err == nil {
+	if _, err := wdb(c).ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, '')"); err == nil {
 		t.Error("a move without an operator")
 	}
 
@@ -436,7 +436,7 @@ func TestCounterPacks(t *testing.T) {
 	if err != nil || r.GameName != "VEGAS" || r.Claim.Hash != cl.Hash || len(r.Head) != 64 {
 		t.Errorf("receipt %+v, %v", r, err)
 	}
-	c2 := counter(t, db, "D2")
+	c2 := counterLogin(t, db, "D2")
 	if _, err := c2.Receipt(ctx, cl.Number); !errors.Is(err, ErrNotFound) {
 		t.Errorf("D1's receipt printed by D2: %v", err)
 	}
@@ -461,12 +461,12 @@ func TestVerifyPackDesk(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.fresh(t)) // every pack on sale, at no counter
-		tx, err := l.begin(ctx)
+		tx, err := begin(l, ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		forged := entry{Kind: "packs", Game: 531, Block: 1, PackFirst: 0, PackLast: 9, State: "settled", Method: "settle", Desk: "D2", Operator: "mallory"}
-		if err := l.appendJournal(ctx, tx, &forged); err != nil {
+		if err := appendJournal(l, ctx, tx, &forged); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := execute(ctx, tx, "UPDATE pack_states SET state = 'settled', entry = ? WHERE pack BETWEEN 0 AND 9", forged.ID); err != nil {

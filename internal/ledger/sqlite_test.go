@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"modernc.org/sqlite"
+	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/sqlite"
 )
 
 func fileSum(tb testing.TB, path string) [32]byte {
@@ -102,18 +103,18 @@ func TestOpenRefuses(t *testing.T) {
 func TestClassifyByResultCode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.db")
 	os.WriteFile(path, append([]byte("SQLite format 3\x00"), make([]byte, 200)...), 0o644)
-	db, _ := sql.Open("sqlite", dsn(path, "mode=ro"))
+	db, _ := sql.Open("sqlite", sqlite.DSN(path, "mode=ro"))
 	defer db.Close()
 	var n int
 	err := db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&n)
-	var se *sqlite.Error
+	var se *msqlite.Error
 	if !errors.As(err, &se) || se.Code() != sqlite3.SQLITE_NOTADB {
 		t.Fatalf("reading a garbled file: %v, want SQLITE_NOTADB", err)
 	}
-	if !errors.Is(classifySQLite(err), ErrNotLedger) {
+	if !errors.Is(sqlite.Classify(err), ErrNotLedger) {
 		t.Errorf("classify(%v): not ErrNotLedger", err)
 	}
-	if errors.Is(classifySQLite(errors.New("file is not a database")), ErrNotLedger) {
+	if errors.Is(sqlite.Classify(errors.New("file is not a database")), ErrNotLedger) {
 		t.Error("a plain message is taken for SQLITE_NOTADB")
 	}
 }
@@ -123,9 +124,9 @@ func TestOpenNew(t *testing.T) {
 	l := mustOpen(t, path)
 	var app uint32
 	var v int
-	l.r.Get(&app, "PRAGMA application_id")
-	l.r.Get(&v, "PRAGMA user_version")
-	if app != ApplicationID || v != SchemaVersion {
+	rdb(l).Get(&app, "PRAGMA application_id")
+	rdb(l).Get(&v, "PRAGMA user_version")
+	if app != sqlite.ApplicationID || v != SchemaVersion {
 		t.Errorf("application_id %#x user_version %d", app, v)
 	}
 	games, err := l.Games(context.Background())
@@ -133,7 +134,7 @@ func TestOpenNew(t *testing.T) {
 		t.Errorf("games = %v, %v", games, err)
 	}
 	var mode string
-	l.w.Get(&mode, "PRAGMA journal_mode")
+	wdb(l).Get(&mode, "PRAGMA journal_mode")
 	if mode != "wal" {
 		t.Errorf("journal_mode %q", mode)
 	}
@@ -168,24 +169,24 @@ func TestReadOnly(t *testing.T) {
 	defer l.Close()
 	b := mustBlock(t, l)
 	w := ticketsWith(t, l, b, 100, 1)[0]
-	got, err := l.Lookup(ctx, serialOf(b, w), Identity{}, 0)
+	got, err := l.Lookup(ctx, serialOf(b, w), Identity{}, NoLimit)
 	if err != nil || got.Prize != 100 {
 		t.Fatalf("lookup: %+v, %v", got, err)
 	}
-	if _, err := l.FindByContents(ctx, &got.Ticket, Identity{}, 0); err != nil {
+	if _, err := l.FindByContents(ctx, &got.Ticket, Identity{}, NoLimit); err != nil {
 		t.Errorf("find: %v", err)
 	}
 	wrong := game.Serial{Game: 531, Block: 1, Position: 1, Secret: 0}
-	if wrong.Secret == b.key.Secret(1) {
+	if wrong.Secret == b.Key.Secret(1) {
 		wrong.Secret++
 	}
-	if _, err := l.Lookup(ctx, wrong.String(), Identity{"D1", "ann"}, 0); !errors.Is(err, ErrUnknownSerial) {
+	if _, err := l.Lookup(ctx, wrong.String(), Identity{Desk: "D1", Operator: "ann"}, NoLimit); !errors.Is(err, ErrUnknownSerial) {
 		t.Errorf("wrong secret on a read-only ledger: %v, want ErrUnknownSerial", err)
 	}
 	if rs, err := l.Attempts(ctx, time.Time{}); err != nil || len(rs) != 0 {
 		t.Errorf("a read-only ledger recorded refusals: %v, %v", rs, err)
 	}
-	if _, err := l.Claim(ctx, claimReq(serialOf(b, w), Identity{"D1", "ann"})); !errors.Is(err, ErrReadOnly) {
+	if _, err := l.Claim(ctx, claimReq(serialOf(b, w), Identity{Desk: "D1", Operator: "ann"})); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("claim: %v, want ErrReadOnly", err)
 	}
 	if _, err := l.Generate(ctx, 531, game.Seed{}, GenerateOptions{}); !errors.Is(err, ErrReadOnly) {

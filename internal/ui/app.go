@@ -272,14 +272,21 @@ func (d *desk) identity() ledger.Identity {
 	return ledger.Identity{Desk: desk, Operator: p.StringWithFallback(prefOperator, who.Operator)}
 }
 
-// payoutLimit is the largest prize this desk pays, in euros: the settings',
-// or on a shared ledger the one the database holds for the counter's login,
-// or on a sealed counter ledger the one the back office sealed in it.
-func (d *desk) payoutLimit() int {
+// limit is the largest prize this desk pays: the settings', or on a shared
+// ledger the one the database holds for the counter's login, or on a sealed
+// counter ledger the one the back office sealed in it. It is asked of the
+// ledger, which may only apply a lower one (a desk of its desks).
+func (d *desk) limit() ledger.Limit {
 	if d.ledger != nil && d.ledger.CounterDesk() != "" {
 		return d.ledger.CounterLimit()
 	}
-	return d.app.Preferences().IntWithFallback(prefLimit, 5000)
+	return ledger.LimitOf(d.app.Preferences().IntWithFallback(prefLimit, 5000))
+}
+
+// payoutLimit is limit in euros.
+func (d *desk) payoutLimit() int {
+	n, _ := d.limit().Euros()
+	return n
 }
 
 // useLedger switches to l (closing the previous ledger) and reloads the

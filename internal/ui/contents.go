@@ -392,7 +392,7 @@ func (c *contentsScreen) check() {
 	var err2 error
 	if c.d.ledger != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		v, err2 = c.d.ledger.CheckContents(ctx, in, c.d.identity(), c.d.payoutLimit())
+		v, err2 = c.d.ledger.CheckContents(ctx, in, c.d.identity(), c.d.limit())
 		cancel()
 	} else {
 		v.Verdict = game.Check(&t, nil)

@@ -213,7 +213,7 @@ func (c *counterScreen) check(text string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.payoutLimit())
+	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.limit())
 	var r *ledger.Refusal
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):

@@ -59,7 +59,7 @@ func TestSealedCounterLedger(t *testing.T) {
 	}
 
 	// The contents form: a winner found by its contents alone.
-	tk, err := fixture.Lookup(ctx, takeWinner(t, 6), ledger.Identity{}, 0)
+	tk, err := fixture.Lookup(ctx, takeWinner(t, 6), ledger.Identity{}, ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

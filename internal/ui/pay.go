@@ -37,7 +37,7 @@ func (d *desk) overLimit(t ledger.Ticket) payResult {
 // and the claim recorded; then runs with the result, on the app goroutine.
 // A cancelled confirmation runs then with a verdictNone result.
 func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
-	if t.Prize > d.payoutLimit() {
+	if !d.limit().Pays(t.Prize) {
 		then(d.overLimit(t))
 		return
 	}
@@ -71,7 +71,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 // is above the payout limit (which may have been lowered since the lookup).
 // winner is the winner's identity, from the identity threshold on.
 func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payResult {
-	if t.Prize > d.payoutLimit() {
+	if !d.limit().Pays(t.Prize) {
 		return d.overLimit(t)
 	}
 	if d.ledger == nil {
@@ -80,7 +80,7 @@ func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payR
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cl, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(),
-		Limit: d.payoutLimit(), Winner: winner})
+		Limit: d.limit(), Winner: winner})
 	var r *ledger.Refusal
 	if errors.As(err, &r) {
 		if k, detail := refusal(r.Verdict, r.Until); k != verdictNone {
@@ -115,10 +115,7 @@ func (d *desk) refer(t ledger.Ticket) string {
 	if d.ledger == nil || d.ledger.ReadOnly() || t.Prize < 2 {
 		return ""
 	}
-	limit := d.payoutLimit()
-	if limit <= 0 || limit >= t.Prize {
-		limit = t.Prize - 1
-	}
+	limit := ledger.LimitOf(t.Prize - 1).Lower(d.limit())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: ledger.MethodSerial, Who: d.identity(), Limit: limit})

@@ -169,7 +169,7 @@ func TestConfirmWithKeys(t *testing.T) {
 	c := d.counter
 	serial := takeWinner(t, 3)
 	status := func() ledger.Status {
-		tk, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
+		tk, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestContentsVerdicts(t *testing.T) {
 	c := d.contents
 	ctx := context.Background()
 	lookup := func(serial string) ledger.Ticket {
-		tk, err := fixture.Lookup(ctx, serial, d.identity(), 0)
+		tk, err := fixture.Lookup(ctx, serial, d.identity(), ledger.NoLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestContentsVerdicts(t *testing.T) {
 		}
 	}
 	paid := takeWinner(t, 3)
-	if _, err := fixture.Claim(ctx, ledger.ClaimRequest{Serial: paid, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: "T9", Operator: "Zoé"}}); err != nil {
+	if _, err := fixture.Claim(ctx, ledger.ClaimRequest{Serial: paid, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: "T9", Operator: "Zoé"}, Limit: ledger.NoLimit}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -310,7 +310,7 @@ func TestContentsKeyboard(t *testing.T) {
 	c := d.contents
 	cv := d.win.Canvas()
 	serial := takeWinner(t, 6)
-	tk, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
+	tk, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestContentsKeyboard(t *testing.T) {
 	}
 	press(d.win, fyne.KeyReturn)
 	press(d.win, fyne.KeyReturn)
-	after, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
+	after, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
 	if err != nil || after.Status != ledger.StatusPaid {
 		t.Fatalf("not paid: %v %v", after.Status, err)
 	}
@@ -380,7 +380,7 @@ func TestClaimsDayFilter(t *testing.T) {
 	d.tabs.SelectIndex(tabClaims)
 	c := d.claims
 	desk := fmt.Sprintf("G8-%d", time.Now().UnixNano())
-	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 3), Method: ledger.MethodSerial, Who: ledger.Identity{Desk: desk, Operator: "Bob"}}); err != nil {
+	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 3), Method: ledger.MethodSerial, Who: ledger.Identity{Desk: desk, Operator: "Bob"}, Limit: ledger.NoLimit}); err != nil {
 		t.Fatal(err)
 	}
 	c.desk.SetText(desk)
@@ -562,7 +562,7 @@ func TestSamplesNextUnpaid(t *testing.T) {
 	}
 	first := six()
 	winners[6] = slices.DeleteFunc(winners[6], func(s string) bool { return s == first }) // no other test takes it
-	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: first, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: "T8", Operator: "Zoé"}}); err != nil {
+	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: first, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: "T8", Operator: "Zoé"}, Limit: ledger.NoLimit}); err != nil {
 		t.Fatal(err)
 	}
 	if next := six(); next == first || next == "" {

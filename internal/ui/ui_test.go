@@ -299,7 +299,7 @@ func TestCounterPay(t *testing.T) {
 		t.Errorf("detail %q lacks the desk and the operator", c.view.detail.Text)
 	}
 	// A second payment, e.g. from another desk at the same moment, is refused.
-	tk, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
+	tk, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestCounterPay(t *testing.T) {
 	if c.view.kind != verdictOverLimit || c.view.pay.Visible() {
 		t.Errorf("6 € after the limit fell to 5 €: %q, PAYER visible %v", c.view.title.Text(), c.view.pay.Visible())
 	}
-	if tk, err := fixture.Lookup(context.Background(), serial, d.identity(), 0); err != nil || tk.Status != ledger.StatusUnpaid {
+	if tk, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit); err != nil || tk.Status != ledger.StatusUnpaid {
 		t.Errorf("paid above the lowered limit: %v %v", tk.Status, err)
 	}
 }
@@ -430,7 +430,7 @@ func TestContentsForm(t *testing.T) {
 
 	t.Run("ledger match and pay", func(t *testing.T) {
 		serial := takeWinner(t, 3)
-		lt, err := fixture.Lookup(context.Background(), serial, d.identity(), 0)
+		lt, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +450,7 @@ func TestContentsForm(t *testing.T) {
 		// A limit lowered after the check holds too.
 		d.app.Preferences().SetInt(prefLimit, 2)
 		test.Tap(c.view.pay)
-		if lt, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), 0); err != nil || lt.Status != ledger.StatusUnpaid {
+		if lt, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), ledger.NoLimit); err != nil || lt.Status != ledger.StatusUnpaid {
 			t.Fatalf("paid above the lowered limit: %v %v", lt.Status, err)
 		}
 		if c.view.title.Text() != "À PAYER PAR LE SERVICE CENTRAL" || c.view.pay.Visible() {
@@ -463,7 +463,7 @@ func TestContentsForm(t *testing.T) {
 		}
 		test.Tap(c.view.pay)
 		test.Tap(findButton(t, d.win, "PAYER"))
-		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), 0)
+		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), ledger.NoLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -506,7 +506,7 @@ func TestClaimsScreen(t *testing.T) {
 	serial := takeWinner(t, 3)
 	// A desk of its own: the fixture is shared by every run of -count.
 	desk := fmt.Sprintf("G7-%d", time.Now().UnixNano())
-	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: serial, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: desk, Operator: "Bob"}}); err != nil {
+	if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: serial, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: desk, Operator: "Bob"}, Limit: ledger.NoLimit}); err != nil {
 		t.Fatal(err)
 	}
 	c := d.claims
@@ -634,7 +634,7 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	if b.verify.Disabled() || b.digest.Text == "" {
 		t.Fatalf("block 0 selected: verify disabled %v, digest %q", b.verify.Disabled(), b.digest.Text)
 	}
-	tk, err := prev.Lookup(context.Background(), takeWinner(t, 3), d.identity(), 0)
+	tk, err := prev.Lookup(context.Background(), takeWinner(t, 3), d.identity(), ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,8 @@ const (
 	// Demo: a demonstration ledger (ledger.CreateDemo), packs on sale.
 	Demo = "demo"
 	// Sealed: Block's ledger after it issued two sealed counter ledgers of
-	// its block, C1.db (desk C1, payout limit 100 €) and C2.db (desk C2, no
-	// limit), signed by Key, whose passphrase-protected file is key (the
+	// its block, C1.db (desk C1, payout limit 100 €) and C2.db (desk C2,
+	// 50,000 €), signed by Key, whose passphrase-protected file is key (the
 	// passphrase is Passphrase, also in the file passphrase).
 	Sealed = "sealed"
 )
@@ -203,8 +203,8 @@ func writeSerials(dir string) error {
 // The Sealed fixture's counter ledgers.
 var sealedCounters = []struct {
 	Desk  string
-	Limit int
-}{{"C1", 100}, {"C2", 0}}
+	Limit ledger.Limit
+}{{"C1", 100}, {"C2", 50000}}
 
 func buildSealed(dir string) error {
 	src, err := Dir(Block)

@@ -1,0 +1,158 @@
+// Package backoffice is the back office's ledger in the SQL that SQLite and
+// PostgreSQL both speak: its blocks and tickets, payments and voids, packs,
+// desks, emissions and settings, reports, imports of counters' payments,
+// copies, anchors and verification. The sqlite and postgres backends each
+// hold a Store and give it their Engine: their connections, their way of
+// appending to the journal, and the few things each does its own way.
+package backoffice
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/ledger/core"
+)
+
+// Engine is what a database engine gives the back office's store.
+type Engine interface {
+	// Write opens a write transaction, Read a read-only one (one
+	// consistent snapshot), and Pool is the connections for one read.
+	Write(ctx context.Context) (*sqlx.Tx, error)
+	Read(ctx context.Context) (*sqlx.Tx, error)
+	Pool() core.Querier
+	// Append appends e after the journal's last entry, in q (a write
+	// transaction), filling in its id, number, time and hash.
+	Append(ctx context.Context, q core.Querier, e *core.Entry) error
+	// Classify maps the engine's errors to the ledger's (ErrUnreachable…).
+	Classify(err error) error
+	// Login makes desk id's own login, with password, and returns its
+	// role ("" where desks have no logins: a file); Change applies a
+	// change of state of a desk to its login, and Disabled ends the
+	// sessions of a login just disabled.
+	Login(ctx context.Context, tx *sqlx.Tx, id, password string) (string, error)
+	Change(ctx context.Context, tx *sqlx.Tx, d core.DeskRow, state string) error
+	Disabled(ctx context.Context, role string) error
+	// Storage lists, for verify, the rows of the journal and of the kept
+	// tables stored with another type than the ledger writes (at most
+	// limit), each as where and what.
+	Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error)
+}
+
+// Store is a back office's ledger.
+type Store struct {
+	E        Engine
+	ID       string
+	Demo     bool
+	Location string
+	ReadOnly bool
+	// Now gives the time of the entries this process writes; nil, or a
+	// zero time, is the engine's own (PostgreSQL's: the server's).
+	Now func() time.Time
+}
+
+// now is the time of an entry or a question.
+func (o *Store) now() time.Time {
+	if o.Now != nil {
+		if t := o.Now(); !t.IsZero() {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// write opens a write transaction.
+func (o *Store) write(ctx context.Context) (*sqlx.Tx, error) {
+	if o.ReadOnly {
+		return nil, core.ErrReadOnly
+	}
+	return o.E.Write(ctx)
+}
+
+// read opens a read transaction.
+func (o *Store) read(ctx context.Context) (*sqlx.Tx, error) { return o.E.Read(ctx) }
+
+// classify maps an engine's error to the ledger's.
+func (o *Store) classify(err error) error { return o.E.Classify(err) }
+
+// appendJournal appends e in tx, after checking its texts.
+func (o *Store) appendJournal(ctx context.Context, tx core.Querier, e *core.Entry) error {
+	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
+		if err := core.CheckText(f[0], f[1], 0); err != nil {
+			return err
+		}
+	}
+	if e.At.IsZero() && o.Now != nil {
+		e.At = o.Now() // zero: the engine's clock
+	}
+	if err := o.E.Append(ctx, tx, e); err != nil {
+		return fmt.Errorf("journal: %w", o.classify(err))
+	}
+	return nil
+}
+
+// Record appends one entry in its own transaction.
+func (o *Store) Record(ctx context.Context, e *core.Entry) error {
+	tx, err := o.write(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := o.appendJournal(ctx, tx, e); err != nil {
+		return err
+	}
+	return o.classify(tx.Commit())
+}
+
+// notFound says what is missing.
+func notFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), core.ErrNotFound)
+}
+
+// Head is the hash of the journal's last entry, in hex ("" when empty).
+func (o *Store) Head(ctx context.Context) (string, error) {
+	h, err := Head(ctx, o.E.Pool())
+	return h, o.classify(err)
+}
+
+// Head is the hash of the last entry of the journal q reads, in hex (""
+// when empty).
+func Head(ctx context.Context, q core.Querier) (string, error) {
+	var h []byte
+	err := core.Get(ctx, q, &h, "SELECT hash FROM journal ORDER BY id DESC LIMIT 1")
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return fmt.Sprintf("%x", h), err
+}
+
+// Creation says what a ledger made by an open is.
+type Creation struct {
+	Demo bool
+	// Meta, when not nil, are the meta rows of the new ledger (a copy's:
+	// its source's), and a ledger that exists already is refused.
+	Meta [][2]string
+}
+
+// Rows are the meta rows of the new ledger.
+func (c Creation) Rows(at time.Time) [][2]string {
+	if c.Meta != nil {
+		return c.Meta
+	}
+	d := "0"
+	if c.Demo {
+		d = "1"
+	}
+	return [][2]string{{"id", NewLedgerID()}, {"kind", "back-office"}, {"demo", d}, {"created_at", core.FormatTime(at)}}
+}
+
+// NewLedgerID names a new ledger: 128 random bits in hex.
+func NewLedgerID() string { return core.NewRequestID() }
+
+// Office is the store itself: what the ledger's facade asks of a back
+// office's backend (a SQLite or PostgreSQL one, which holds a Store).
+func (o *Store) Office() *Store { return o }

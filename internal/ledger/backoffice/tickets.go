@@ -1,0 +1,258 @@
+package backoffice
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
+)
+
+// The facts and rules a verdict needs, read from the back office's tables:
+// a SQLite back office decides with them in Go (core.DecideLookup,
+// DecideClaim, DecideFind), and the tables a sealed counter ledger shares
+// with it (the journal, paid, games, settings) are read the same way.
+
+// FactsBySerial returns the facts of the ticket of s, or a *Refusal with
+// UnknownSerial for a serial the ledger does not hold or a wrong secret.
+func FactsBySerial(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+	unknown := &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
+	b, err := GetBlock(ctx, q, s.Game, s.Block)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil, unknown
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Position < 0 || s.Position >= b.Tickets || b.Key.Secret(s.Position) != s.Secret {
+		return nil, unknown
+	}
+	return FactsOf(ctx, q, b, s.Position)
+}
+
+// FactsOf reads the facts of the ticket at position pos of block b.
+func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
+	code, pb, err := StoredTicket(ctx, q, b, pos)
+	if err != nil {
+		return nil, err
+	}
+	prize, ok := core.PrizeOf(pb)
+	if !ok {
+		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, pb)
+	}
+	f := &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: code}
+	if err := TicketState(ctx, q, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// TicketState reads the state of f's pack and f's payment, in a ledger
+// that keeps pack_states and paid (a back office, a sealed counter ledger).
+func TicketState(ctx context.Context, q core.Querier, f *core.Facts) error {
+	err := core.Get(ctx, q, &f.PackState, "SELECT state FROM pack_states WHERE block = ? AND pack = ?", f.Block.ID, f.Position/game.PackSize)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	f.Paid, err = PaidClaim(ctx, q, f.Ticket)
+	return err
+}
+
+// ReadDates reads game code's dates.
+func ReadDates(ctx context.Context, q core.Querier, code int) (core.Dates, error) {
+	var d core.Dates
+	err := core.Get(ctx, q, &d, "SELECT on_sale, end_of_sale, deadline FROM games WHERE code = ?", code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, notFound("game %d", code)
+	}
+	return d, err
+}
+
+// IdentityThreshold reads the identity threshold setting.
+func IdentityThreshold(ctx context.Context, q core.Querier) (int, error) {
+	var v string
+	err := core.Get(ctx, q, &v, "SELECT value FROM settings WHERE key = ?", core.SettingIdentityThreshold)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.DefaultIdentityThreshold, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
+// ReadRules reads the rules of a question about a ticket of game gameCode
+// at time at: the game's dates, the identity threshold, and limit lowered
+// by asked.
+func ReadRules(ctx context.Context, q core.Querier, gameCode int, limit, asked core.Limit, at time.Time) (core.Rules, error) {
+	d, err := ReadDates(ctx, q, gameCode)
+	if err != nil {
+		return core.Rules{}, err
+	}
+	threshold, err := IdentityThreshold(ctx, q)
+	if err != nil {
+		return core.Rules{}, err
+	}
+	return core.Rules{Dates: d, At: core.FormatTime(at), Limit: limit.Lower(asked), Threshold: threshold}, nil
+}
+
+// DeskLimit is desk's stored payout limit, or NoLimit for a desk the
+// ledger does not know (the back office's own).
+func DeskLimit(ctx context.Context, q core.Querier, desk string) (core.Limit, error) {
+	var limit int
+	err := core.Get(ctx, q, &limit, "SELECT payout_limit FROM desks WHERE id = ?", desk)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return core.NoLimit, nil
+	case err != nil:
+		return 0, err
+	}
+	return core.LimitOf(limit), nil
+}
+
+// PaidClaim returns the claim of ticket number id that no void cancels,
+// or nil.
+func PaidClaim(ctx context.Context, q core.Querier, id int64) (*core.Claim, error) {
+	var rows []ClaimRow
+	err := core.Select(ctx, q, &rows, ClaimSelect+" WHERE c.id = (SELECT claim FROM paid WHERE ticket = ?)", id)
+	if err != nil {
+		return nil, fmt.Errorf("claims of ticket %d: %w", id, err)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	c := rows[0].Claim()
+	return &c, nil
+}
+
+// TicketAt returns the ticket at position (0 .. Tickets-1) of block number
+// of game gameCode, with its status, or ErrNotFound. It is for the back
+// office's screens: it records nothing and needs no secret part.
+func (o *Store) TicketAt(ctx context.Context, gameCode, number, position int) (core.Ticket, error) {
+	tx, err := o.read(ctx)
+	if err != nil {
+		return core.Ticket{}, err
+	}
+	defer tx.Rollback()
+	b, err := GetBlock(ctx, tx, gameCode, number)
+	if err != nil {
+		return core.Ticket{}, err
+	}
+	if position < 0 || position >= b.Tickets {
+		return core.Ticket{}, fmt.Errorf("block %s position %d: %w: positions go from 0 to %d", b.Name(), position, core.ErrNotFound, b.Tickets-1)
+	}
+	return o.ticketAt(ctx, tx, b, position)
+}
+
+// ticketAt reads the ticket at position pos of block b, with its verdict
+// for the back office (no limit, the identity given).
+func (o *Store) ticketAt(ctx context.Context, q core.Querier, b core.Block, pos int) (core.Ticket, error) {
+	f, err := FactsOf(ctx, q, b, pos)
+	if err != nil {
+		return core.Ticket{}, err
+	}
+	rules, err := ReadRules(ctx, q, b.Game, core.NoLimit, core.NoLimit, o.now())
+	if err != nil {
+		return core.Ticket{}, err
+	}
+	rules.Identity = true
+	return core.TicketOf(f, core.Decide(f, rules), rules.Dates)
+}
+
+// Samples returns tickets of block number of game gameCode worth trying at
+// the counter of a demonstration ledger: its first loser, then for each
+// prize of the table, highest first, the block's first ticket with that
+// prize not yet paid (tiers the block lacks, or whose tickets are all paid,
+// are left out). Any other ledger refuses: listing unpaid winners would let
+// anyone claim them.
+func (o *Store) Samples(ctx context.Context, gameCode, number int) ([]core.Ticket, error) {
+	if !o.Demo {
+		return nil, fmt.Errorf("serials to try: %w: only a demonstration ledger lists its unpaid winners", core.ErrNotDemo)
+	}
+	tx, err := o.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	b, err := GetBlock(ctx, tx, gameCode, number)
+	if err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	var paid []int64
+	if err := core.Select(ctx, tx, &paid, "SELECT ticket FROM paid WHERE ticket >= ? AND ticket < ?", b.First(), b.First()+int64(b.Tickets)); err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	isPaid := map[int]bool{}
+	for _, t := range paid {
+		isPaid[int(t-b.First())] = true
+	}
+	var first [len(game.PrizeTable) + 1]int // by prize byte; -1 = none yet
+	for i := range first {
+		first[i] = -1
+	}
+	missing := len(first)
+	err = ScanPrizes(ctx, tx, b, func(start int, prizes []byte) bool {
+		for i, pb := range prizes {
+			if int(pb) < len(first) && first[pb] < 0 && !isPaid[start+i] {
+				first[pb] = start + i
+				missing--
+			}
+		}
+		return missing > 0
+	})
+	if err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	var out []core.Ticket
+	for _, pos := range first {
+		if pos < 0 {
+			continue
+		}
+		t, err := o.ticketAt(ctx, tx, b, pos)
+		if err != nil {
+			return nil, fmt.Errorf("samples: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Candidates are the facts of block b's winners whose encoding starts as
+// code's (its finder's entries), for a search by contents.
+func Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
+	positions, err := FindPositions(ctx, q, b, FindKey(code))
+	if err != nil {
+		return nil, err
+	}
+	var fs []*core.Facts
+	for _, pos := range positions {
+		if pos >= b.Tickets {
+			continue
+		}
+		f, err := FactsOf(ctx, q, b, pos)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// prizes reads stored prizes for a replay of the journal.
+type prizes struct {
+	ctx context.Context
+	q   core.Querier
+}
+
+func (p prizes) Prize(b core.Block, pos int) (int, error) {
+	_, pb, err := StoredTicket(p.ctx, p.q, b, pos)
+	if err != nil {
+		return 0, err
+	}
+	prize, _ := core.PrizeOf(pb)
+	return prize, nil
+}

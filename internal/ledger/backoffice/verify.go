@@ -1,0 +1,403 @@
+package backoffice
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
+)
+
+// Verify checks the ledger: for block number of game gameCode (number 0:
+// every block of the game; gameCode 0 too: every block), it decodes,
+// validates and re-evaluates every ticket against the rules and its stored
+// prize, counts the prizes against the table, recomputes each pack's hash
+// and the block's digest; then it recomputes the journal's hash chain and
+// checks each claim against its ticket. Every mismatch is a Problem naming
+// its row. progress may be nil.
+func (o *Store) Verify(ctx context.Context, gameCode, number int, progress func(done, total int)) (core.VerifyReport, error) {
+	var rep core.VerifyReport
+	tx, err := o.read(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+	var blocks []core.Block
+	if number != 0 {
+		b, err := GetBlock(ctx, tx, gameCode, number)
+		if err != nil {
+			return rep, fmt.Errorf("verify: %w", err)
+		}
+		blocks = append(blocks, b)
+	} else {
+		all, err := ListBlocks(ctx, tx)
+		if err != nil {
+			return rep, err
+		}
+		for _, b := range all {
+			if gameCode == 0 || b.Game == gameCode {
+				blocks = append(blocks, b)
+			}
+		}
+	}
+	total := 0
+	for _, b := range blocks {
+		total += b.Tickets
+	}
+	done := 0
+	for _, b := range blocks {
+		err := verifyBlock(ctx, tx, b, &rep, func(n int) {
+			if progress != nil {
+				progress(done+n, total)
+			}
+		})
+		if err != nil {
+			return rep, fmt.Errorf("verify block %s: %w", b.Name(), err)
+		}
+		done += b.Tickets
+		rep.Blocks++
+	}
+	if err := o.verifyJournal(ctx, tx, &rep); err != nil {
+		return rep, fmt.Errorf("verify: %w", o.classify(err))
+	}
+	return rep, nil
+}
+
+// vchunk is a run of consecutive pack rows, as stored.
+type vchunk struct {
+	ids    []int64
+	hashes [][]byte
+	prizes [][]byte
+	codes  [][]byte
+	sums   [][32]byte // the packs' hashes as recomputed
+}
+
+// vchunkPacks is the number of packs of a chunk.
+const vchunkPacks = 40
+
+func verifyBlock(ctx context.Context, tx core.Querier, b core.Block, rep *core.VerifyReport, progress func(int)) error {
+	bw := "block " + b.Name()
+	where := func(pos int) string { return fmt.Sprintf("block %s ticket %d", b.Name(), pos) }
+	packWhere := func(pack int) string { return fmt.Sprintf("block %s pack %d", b.Name(), pack) }
+	packs := b.Tickets / game.PackSize
+	if b.PackSize != game.PackSize || b.Tickets%game.PackSize != 0 {
+		rep.Add(bw, "%d tickets in packs of %d, want packs of %d", b.Tickets, b.PackSize, game.PackSize)
+	}
+
+	// A reader goroutine fills chunks while the workers check the last one.
+	chunks := make(chan *vchunk, 2)
+	free := make(chan *vchunk, 3)
+	for range 3 {
+		free <- &vchunk{sums: make([][32]byte, vchunkPacks)}
+	}
+	readErr := make(chan error, 1)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(chunks)
+		rows, err := core.Query(rctx, tx, "SELECT id, hash, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+			b.FirstPack, b.FirstPack+int64(packs))
+		if err != nil {
+			readErr <- err
+			return
+		}
+		defer rows.Close()
+		var c *vchunk
+		var hash, prizes, codes sql.RawBytes
+		for rows.Next() {
+			if c == nil {
+				select {
+				case c = <-free:
+				case <-rctx.Done():
+					readErr <- rctx.Err()
+					return
+				}
+				c.ids, c.hashes, c.prizes, c.codes = c.ids[:0], c.hashes[:0], c.prizes[:0], c.codes[:0]
+			}
+			var id int64
+			if err := rows.Scan(&id, &hash, &prizes, &codes); err != nil {
+				readErr <- err
+				return
+			}
+			c.ids = append(c.ids, id)
+			c.hashes = append(c.hashes, bytes.Clone(hash))
+			c.prizes = append(c.prizes, bytes.Clone(prizes))
+			c.codes = append(c.codes, bytes.Clone(codes))
+			if len(c.ids) == vchunkPacks {
+				chunks <- c
+				c = nil
+			}
+		}
+		if c != nil {
+			chunks <- c
+		}
+		readErr <- rows.Err()
+	}()
+
+	workers := runtime.GOMAXPROCS(0)
+	var counts [256]int // tickets by prize byte
+	var finds []uint64  // the finder entries the stored tickets make
+	var mu sync.Mutex
+	digest := game.NewDigest(b.Game, b.Number)
+	next := 0 // expected pack
+	tickets := 0
+	var zero [game.EncodedSize]byte
+	for c := range chunks {
+		n := len(c.ids)
+		var wg sync.WaitGroup
+		local := make([][]core.Problem, workers)
+		for w := range workers {
+			lo, hi := w*n/workers, (w+1)*n/workers
+			wg.Go(func() {
+				var cnt [256]int
+				var fs []uint64
+				ph := game.NewPackHasher()
+				var code [game.EncodedSize]byte
+				for k := lo; k < hi; k++ {
+					pack := int(c.ids[k] - b.FirstPack)
+					codes, prizes := c.codes[k], c.prizes[k]
+					if len(codes) != core.PackCodesSize || len(prizes) != game.PackSize {
+						local[w] = append(local[w], core.Problem{Where: packWhere(pack), What: fmt.Sprintf("holds %d bytes of codes and %d prize bytes, want %d and %d",
+							len(codes), len(prizes), core.PackCodesSize, game.PackSize)})
+					}
+					for i := range game.PackSize {
+						pos := pack*game.PackSize + i
+						code = zero
+						if (i+1)*game.EncodedSize <= len(codes) {
+							copy(code[:], codes[i*game.EncodedSize:])
+						}
+						ph.Add(b.Key.Secret(pos), &code)
+						if i >= len(prizes) || (i+1)*game.EncodedSize > len(codes) {
+							continue
+						}
+						pb := prizes[i]
+						cnt[pb]++
+						stored, ok := core.PrizeOf(pb)
+						if !ok {
+							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("prize byte %d is not a tier of the prize table", pb)})
+						}
+						if pb != 0 {
+							fs = append(fs, findEntry(FindKey(code[:]), pos))
+						}
+						t, err := game.Decode(code[:])
+						if err != nil {
+							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("does not decode: %v", err)})
+							continue
+						}
+						if err := game.Validate(&t); err != nil {
+							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("breaks the rules: %v", err)})
+						}
+						if p := game.Prize(&t); ok && p != stored {
+							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("contents win %d €, the ledger says %d €", p, stored)})
+						}
+					}
+					c.sums[k] = ph.Sum()
+					if !bytes.Equal(c.sums[k][:], c.hashes[k]) {
+						local[w] = append(local[w], core.Problem{Where: packWhere(pack), What: fmt.Sprintf("pack hash does not match: a ticket of positions %d–%d was changed",
+							pack*game.PackSize, (pack+1)*game.PackSize-1)})
+					}
+				}
+				mu.Lock()
+				for i, v := range cnt {
+					counts[i] += v
+				}
+				finds = append(finds, fs...)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		for _, ps := range local {
+			for _, p := range ps {
+				rep.Add(p.Where, "%s", p.What)
+			}
+		}
+		for k := range n {
+			pack := int(c.ids[k] - b.FirstPack)
+			if pack != next {
+				rep.Add(packWhere(next), "missing: the next row is pack %d", pack)
+				next = pack
+			}
+			digest.AddPack(&c.sums[k])
+			next++
+		}
+		tickets += n * game.PackSize
+		rep.Tickets += n * game.PackSize
+		progress(tickets)
+		free <- c
+	}
+	if err := <-readErr; err != nil {
+		return err
+	}
+	if next != packs {
+		rep.Add(bw, "has %d pack rows, want %d", next, packs)
+	}
+	if got := hex.EncodeToString(func() []byte { s := digest.Sum(); return s[:] }()); got != b.Digest {
+		rep.Add(bw, "digest %s does not match the recorded %s: tickets were changed", got, b.Digest)
+	}
+	winners, payout := 0, 0
+	for pb, n := range counts {
+		if p, ok := core.PrizeOf(byte(pb)); ok && p > 0 {
+			winners += n
+			payout += p * n
+		}
+	}
+	for i, tier := range game.PrizeTable {
+		if n := counts[i+1]; n != tier.Count {
+			rep.Add(bw, "%d tickets win %d €, the prize table says %d", n, tier.Prize, tier.Count)
+		}
+	}
+	if winners != b.Winners || payout != b.Payout {
+		rep.Add(bw, "%d winners paying %d €, the block row says %d winners, %d €", winners, payout, b.Winners, b.Payout)
+	}
+	return verifyFinder(ctx, tx, b, finds, rep)
+}
+
+// verifyFinder compares block b's finder rows with the entries its stored
+// winners make.
+func verifyFinder(ctx context.Context, tx core.Querier, b core.Block, want []uint64, rep *core.VerifyReport) error {
+	slices.Sort(want)
+	fw := fmt.Sprintf("block %s finder", b.Name())
+	rows, err := core.Query(ctx, tx, "SELECT id - ?, entries FROM finder WHERE id >= ? AND id < ? ORDER BY id",
+		FinderID(b.ID, 0), FinderID(b.ID, 0), FinderID(b.ID+1, 0))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var got []uint64
+	for rows.Next() {
+		var first int64
+		var blob sql.RawBytes
+		if err := rows.Scan(&first, &blob); err != nil {
+			return err
+		}
+		if len(blob) == 0 || len(blob)%finderEntry != 0 || int64(binary.BigEndian.Uint32(blob)) != first {
+			rep.Add(fw, "the row of key %d is damaged: %d bytes", first, len(blob))
+			continue
+		}
+		for e := blob; len(e) > 0; e = e[finderEntry:] {
+			got = append(got, findEntry(binary.BigEndian.Uint32(e), int(e[4])<<16|int(e[5])<<8|int(e[6])))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !slices.Equal(got, want) {
+		rep.Add(fw, "%d entries do not match the %d winning tickets: find by contents may miss tickets", len(got), len(want))
+	}
+	return nil
+}
+
+// verifyJournal recomputes the hash chain, checks every entry against the
+// records it names, and replays the journal to the state it leads to:
+// the tickets paid, the packs' states, the desks, the games' dates and the
+// settings, which must be what the ledger keeps, stored as the ledger
+// writes them.
+func (o *Store) verifyJournal(ctx context.Context, tx core.Querier, rep *core.VerifyReport) error {
+	var entries []core.Entry
+	if err := core.Select(ctx, tx, &entries, "SELECT "+core.EntryCols+" FROM journal ORDER BY id"); err != nil {
+		return err
+	}
+	all, err := ListBlocks(ctx, tx)
+	if err != nil {
+		return err
+	}
+	st := core.NewReplay(all, prizes{ctx, tx})
+	for i := range entries {
+		st.Apply(&entries[i], rep)
+	}
+	st.Finish(rep)
+	kept, err := readKept(ctx, tx)
+	if err != nil {
+		return err
+	}
+	st.Compare(kept, rep)
+	if err := blankIdentities(ctx, tx, rep); err != nil {
+		return err
+	}
+	ps, err := o.E.Storage(ctx, tx, false, core.MaxProblems)
+	for _, p := range ps {
+		rep.Add(p.Where, "%s", p.What)
+	}
+	return err
+}
+
+// VerifyJournal is Verify without the blocks' tickets: the journal and
+// what the ledger keeps (the tests of the journal, which need no more).
+func (o *Store) VerifyJournal(ctx context.Context) (core.VerifyReport, error) {
+	var rep core.VerifyReport
+	tx, err := o.read(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+	return rep, o.classify(o.verifyJournal(ctx, tx, &rep))
+}
+
+// readKept reads what the ledger keeps beside its journal.
+func readKept(ctx context.Context, q core.Querier) (core.Kept, error) {
+	k := core.Kept{Paid: map[int64]int64{}, Games: map[int]core.Dates{}, Settings: map[string]string{}}
+	var paid []struct {
+		Ticket int64 `db:"ticket"`
+		Claim  int64 `db:"claim"`
+	}
+	if err := core.Select(ctx, q, &paid, "SELECT ticket, claim FROM paid"); err != nil {
+		return k, err
+	}
+	for _, p := range paid {
+		k.Paid[p.Ticket] = p.Claim
+	}
+	if err := core.Select(ctx, q, &k.Packs, "SELECT block, pack, state, desk, entry FROM pack_states"); err != nil {
+		return k, err
+	}
+	if err := core.Select(ctx, q, &k.Desks, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks"); err != nil {
+		return k, err
+	}
+	var games []struct {
+		Code int `db:"code"`
+		core.Dates
+	}
+	if err := core.Select(ctx, q, &games, "SELECT code, on_sale, end_of_sale, deadline FROM games"); err != nil {
+		return k, err
+	}
+	for _, g := range games {
+		k.Games[g.Code] = g.Dates
+	}
+	var settings []struct {
+		Key   string `db:"key"`
+		Value string `db:"value"`
+	}
+	if err := core.Select(ctx, q, &settings, "SELECT key, value FROM settings"); err != nil {
+		return k, err
+	}
+	for _, s := range settings {
+		k.Settings[s.Key] = s.Value
+	}
+	return k, nil
+}
+
+// blankIdentities reports the winners' identities recorded blank: a
+// payment from the identity threshold that names nobody.
+func blankIdentities(ctx context.Context, q core.Querier, rep *core.VerifyReport) error {
+	var rows []struct {
+		Claim     int64  `db:"claim"`
+		Name      string `db:"name"`
+		DocType   string `db:"doc_type"`
+		DocNumber string `db:"doc_number"`
+	}
+	if err := core.Select(ctx, q, &rows, "SELECT claim, name, doc_type, doc_number FROM identities ORDER BY claim"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if w := (core.Winner{Name: r.Name, DocType: r.DocType, DocNumber: r.DocNumber}); !w.Given() {
+			rep.Add(fmt.Sprintf("journal entry %d", r.Claim), "records a winner's identity that is blank (%q, %q, %q)", r.Name, r.DocType, r.DocNumber)
+		}
+	}
+	return nil
+}

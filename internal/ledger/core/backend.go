@@ -1,0 +1,77 @@
+package core
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/signing"
+)
+
+// Backend is a kind of ledger: a SQLite back office (package sqlite), a
+// PostgreSQL one or a counter's login to it (package postgres), a sealed
+// counter ledger (package counter). What differs between the kinds is
+// here, and nowhere else: the ledger package asks its backend.
+//
+// at, given to a question, is its time: a zero time is the backend's own
+// clock (a counter's login: the server's, whatever the client says).
+type Backend interface {
+	Info() Info
+	Close() error
+	// Ping says whether the ledger answers (ErrUnreachable otherwise).
+	Ping(ctx context.Context) error
+	// Refuse is the error of a back-office operation asked of this kind
+	// (nil for the back office).
+	Refuse(what string) error
+
+	// Lookup, Claim and Find answer with Decide's verdict; Find lists
+	// the tickets with exactly encoding code (FoundTicket chooses).
+	Lookup(ctx context.Context, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error)
+	Claim(ctx context.Context, s game.Serial, req ClaimRequest, at time.Time) (Claim, error)
+	Find(ctx context.Context, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error)
+
+	Blocks(ctx context.Context) ([]Block, error)
+	Claims(ctx context.Context, f ClaimFilter) ([]Claim, error)
+	VoidsBetween(ctx context.Context, desk string, since, until time.Time) ([]Claim, error)
+	Packs(ctx context.Context, f PackFilter) ([]PackRun, error)
+	PackEntries(ctx context.Context, f PackEntryFilter) ([]PackEntry, error)
+	// MovePacks moves packs, m and who prepared (PrepareMove).
+	MovePacks(ctx context.Context, m PackMove, who Identity) error
+	Game(ctx context.Context, code int) (Game, error)
+	Head(ctx context.Context) (string, error)
+	Verify(ctx context.Context, gameCode, number int, progress func(done, total int)) (VerifyReport, error)
+	CheckHead(ctx context.Context, head string) (Anchor, error)
+}
+
+// BackOffice is what the back office's ledger does beside (a SQLite file,
+// a PostgreSQL database through the back office's login).
+type BackOffice interface {
+	Backend
+	Generate(ctx context.Context, gameCode int, seed game.Seed, opts GenerateOptions) (Block, error)
+	Export(ctx context.Context, gameCode, number int, w io.Writer, progress func(done, total int)) error
+	Report(ctx context.Context, gameCode, number int) (Report, error)
+	TicketAt(ctx context.Context, gameCode, number, position int) (Ticket, error)
+	Samples(ctx context.Context, gameCode, number int) ([]Ticket, error)
+	Games(ctx context.Context) (map[int]string, error)
+	Void(ctx context.Context, number int64, reason string, who Identity) (Claim, error)
+	ClaimByNumber(ctx context.Context, number int64) (Claim, error)
+	Attempts(ctx context.Context, since time.Time) ([]Attempt, error)
+	Referrals(ctx context.Context) ([]Referral, error)
+	Identities(ctx context.Context) (map[int64]Winner, error)
+	Desks(ctx context.Context) ([]Desk, error)
+	AddDesk(ctx context.Context, id string, limit int, password string, who Identity) (Desk, error)
+	DisableDesk(ctx context.Context, id string, who Identity) error
+	EnableDesk(ctx context.Context, id string, who Identity) error
+	UnlockDesk(ctx context.Context, id string, who Identity) error
+	SetDeskLimit(ctx context.Context, id string, limit int, who Identity) error
+	Emission(ctx context.Context, code int) (Emission, error)
+	SetEmission(ctx context.Context, code int, em Emission, who Identity) (Emission, error)
+	Setting(ctx context.Context, key string) (int, error)
+	SetSetting(ctx context.Context, key string, value int, who Identity) error
+	Settlement(ctx context.Context, desk string, gameCode int, from, to time.Time) (SettlementFacts, error)
+	Checkpoint(ctx context.Context, key *signing.Key, who Identity) (Checkpoint, error)
+	Certificate(ctx context.Context, gameCode, number int, key *signing.Key) (Certificate, error)
+	ImportClaims(ctx context.Context, r io.Reader, who Identity) (ImportReport, error)
+	VerifyJournal(ctx context.Context) (VerifyReport, error)
+}

@@ -1,0 +1,142 @@
+package core
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/paper"
+)
+
+// The retail papers' facts: a payment's receipt, a counter's day report and
+// its settlement for a period, as plain data (…Facts) read from a ledger;
+// each one's Paper method makes the paper package's document of it, which
+// the command line and the app print.
+
+// ReceiptFacts is what a payment's receipt shows.
+type ReceiptFacts struct {
+	Claim     Claim // voided or not
+	GameName  string
+	Head      string // the journal's head when printing
+	PrintedAt time.Time
+}
+
+// MaskSerial prints a serial with its secret part hidden
+// (game.Serial.Masked); a serial that does not parse prints as "—": a
+// paper never shows a whole serial.
+func MaskSerial(serial string) string {
+	s, err := game.ParseSerial(serial)
+	if err != nil {
+		return "—"
+	}
+	return s.Masked()
+}
+
+// Paper is the receipt as paper prints it, its times in loc.
+func (r ReceiptFacts) Paper(loc *time.Location) paper.Receipt {
+	c := r.Claim
+	p := paper.Receipt{Game: c.Game, GameName: r.GameName, Serial: MaskSerial(c.Serial), Amount: c.Amount,
+		PaidAt: c.At.In(loc), Desk: c.Desk, Cashier: c.Operator, Payment: c.Number, EntryHash: c.Hash,
+		JournalHead: r.Head, PrintedAt: r.PrintedAt.In(loc)}
+	if c.Voided {
+		p.Voided, p.VoidedAt, p.VoidedBy, p.VoidReason = true, c.VoidedAt.In(loc), c.VoidedBy, c.VoidReason
+	}
+	return p
+}
+
+// DayFacts is a counter's day: the payments made there that day, the voids
+// made that day of its payments (of any day), the packs it received and
+// activated that day, and the journal's head.
+type DayFacts struct {
+	Desk      string
+	Day       time.Time // the day's first instant, in the day's location
+	Payments  []Claim   // made that day, voided since or not
+	Voids     []Claim   // voided that day
+	Received  []game.PackCode
+	Activated []game.PackCode
+	Head      string
+	PrintedAt time.Time
+}
+
+// paperPacks turns pack codes into paper's packs.
+func paperPacks(ps []game.PackCode) []paper.Pack {
+	out := make([]paper.Pack, len(ps))
+	for i, p := range ps {
+		out[i] = paper.Pack{Game: p.Game, Block: p.Block, Pack: p.Pack}
+	}
+	return out
+}
+
+// Paper is the day report as paper prints it, its times in loc.
+func (f DayFacts) Paper(loc *time.Location) paper.DayReport {
+	r := paper.DayReport{Desk: f.Desk, Day: f.Day.In(loc), PacksReceived: paperPacks(f.Received),
+		PacksActivated: paperPacks(f.Activated), JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
+	for _, c := range f.Payments {
+		r.Payments = append(r.Payments, paper.Payment{Number: c.Number, At: c.At.In(loc), Serial: MaskSerial(c.Serial),
+			Amount: c.Amount, Cashier: c.Operator})
+	}
+	for _, c := range f.Voids {
+		r.Voids = append(r.Voids, paper.Void{Payment: c.Number, At: c.VoidedAt.In(loc), Serial: MaskSerial(c.Serial),
+			Amount: c.Amount, By: c.VoidedBy, Reason: c.VoidReason})
+	}
+	return r
+}
+
+// SettlementFacts is what a counter and the operator owe each other for a
+// period of whole days, for one game.
+//
+// The packs on sale in the period are the packs the counter activated in
+// it: a pack is sold to the retailer, all its 200 tickets at the ticket
+// price, when it goes on sale at its counter, whatever becomes of it later
+// (sold out, returned, reported stolen or settled). A pack counts in the
+// period of its activation, and in no other, so statements of successive
+// periods add up and a statement never changes when later moves are made.
+//
+// The prizes are the payments made at the counter in the period that no
+// void cancels when the statement is made: a voided payment is not the
+// operator's to repay.
+type SettlementFacts struct {
+	Desk     string
+	Game     int
+	From, To time.Time // the first and the last day (their first instant), both included
+	// Packs are the packs activated at the desk in the period, in order.
+	Packs    []game.PackCode
+	PackSize int // tickets in a pack
+	Price    int // euros a ticket
+	// Payments are the payments counted, in journal order; PrizeCount and
+	// PrizeSum add them up.
+	Payments   []Claim
+	PrizeCount int
+	PrizeSum   int
+	Rate       int // the commission, in hundredths of a percent (the commission setting)
+	PrintedAt  time.Time
+}
+
+// Paper is the settlement as paper prints it (and works out its figures),
+// its times in loc.
+func (s SettlementFacts) Paper(loc *time.Location) paper.Settlement {
+	return paper.Settlement{Desk: s.Desk, From: s.From.In(loc), To: s.To.In(loc), Packs: paperPacks(s.Packs),
+		PackSize: s.PackSize, TicketPrice: s.Price, PrizeCount: s.PrizeCount, PrizeSum: s.PrizeSum,
+		CommissionRate: s.Rate, PrintedAt: s.PrintedAt.In(loc)}
+}
+
+// DayBounds is the local day of t: its first instant and the next day's.
+func DayBounds(t time.Time) (time.Time, time.Time) {
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
+	return d, d.AddDate(0, 0, 1)
+}
+
+// PacksOf lists the pack codes of moves, in order, each once.
+func PacksOf(moves []PackEntry) []game.PackCode {
+	var out []game.PackCode
+	for _, m := range moves {
+		for p := m.First; p <= m.Last; p++ {
+			out = append(out, game.PackCode{Game: m.Game, Block: m.Block, Pack: p})
+		}
+	}
+	slices.SortFunc(out, func(a, b game.PackCode) int {
+		return cmp.Or(cmp.Compare(a.Game, b.Game), cmp.Compare(a.Block, b.Block), cmp.Compare(a.Pack, b.Pack))
+	})
+	return slices.Compact(out)
+}

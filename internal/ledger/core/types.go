@@ -1,0 +1,696 @@
+// Package core is what every kind of vegas-desk ledger shares: the public
+// types, the rule of a claim (Decide, with one Limit), the claim's request
+// rules, and the journal (its entries, their canonical text and hash
+// chain, its replay). It speaks no SQL of its own; the backends (sqlite,
+// postgres, counter) and the back office's store (backoffice) do, through
+// the few helpers of sql.go.
+package core
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/signing"
+)
+
+// Errors a caller must tell apart.
+var (
+	// ErrNotLedger: not a vegas-desk ledger (another application's file, not
+	// SQLite at all, or a ledger whose schema was altered). It is left
+	// untouched.
+	ErrNotLedger = errors.New("not a vegas-desk ledger")
+	// ErrTooNew: written by a newer vegas-desk. Left untouched.
+	ErrTooNew = errors.New("ledger written by a newer version of vegas-desk")
+	// ErrTooOld: schema version 1, a development format this version does
+	// not open. Left untouched.
+	ErrTooOld = errors.New("ledger of an earlier development format")
+	// ErrNoLedger: a PostgreSQL database without a ledger, opened to read.
+	ErrNoLedger = errors.New("no ledger there")
+	// ErrNotDemo: a demonstration was asked of a ledger that is not one.
+	ErrNotDemo = errors.New("not a demonstration ledger")
+	// ErrNotFound: no such block, claim or ticket with these contents.
+	ErrNotFound = errors.New("not found")
+	// ErrReadOnly: a write on a ledger opened with OpenReadOnly.
+	ErrReadOnly = errors.New("ledger opened read-only")
+	// ErrUnreachable: the shared ledger's server cannot be reached or the
+	// connection was lost. Nothing was half-written; for a claim, whether it
+	// was recorded is known only by asking again with the same request id.
+	ErrUnreachable = errors.New("ledger unreachable")
+	// ErrCounterOnly: a back-office action asked through a counter's login.
+	ErrCounterOnly = errors.New("not allowed to a counter")
+	// ErrDeskMismatch: a counter's login acting as another desk.
+	ErrDeskMismatch = errors.New("desk is not this login's")
+	// ErrDeskDisabled: the back office disabled this counter.
+	ErrDeskDisabled = errors.New("desk disabled")
+	// ErrPassword: the shared ledger's server refused the login's password,
+	// or none was given (none in the URL, PGPASSWORD or ~/.pgpass).
+	ErrPassword = errors.New("password refused")
+)
+
+// Verdict is what a claim of a ticket at a desk answers, or would answer.
+type Verdict string
+
+// The verdicts, in the order they are checked (see decide).
+const (
+	Payable          Verdict = "payable"           // pay it
+	Paid             Verdict = "paid"              // the claim was recorded
+	UnknownSerial    Verdict = "unknown-serial"    // no such ticket, or a wrong secret part
+	UnknownContents  Verdict = "unknown-contents"  // no winner of the ledger shows these contents
+	Locked           Verdict = "locked"            // too many refused serials: the desk is locked out
+	NotYetOnSale     Verdict = "not-yet-on-sale"   // before the emission's on-sale date
+	Expired          Verdict = "expired"           // after the claim deadline (forclos)
+	Stolen           Verdict = "stolen"            // its pack was reported stolen: keep the ticket
+	NotActivated     Verdict = "not-activated"     // its pack is not on sale
+	NotWinner        Verdict = "not-winner"        // a loser: nothing to pay
+	AlreadyClaimed   Verdict = "already-claimed"   // paid before, by Claim
+	OverLimit        Verdict = "over-limit"        // above this desk's limit: the back office pays it
+	IdentityRequired Verdict = "identity-required" // from the identity threshold: record the winner's identity
+	Voided           Verdict = "voided"            // a retry of a request whose payment was voided since
+)
+
+// Sentinels of the refusals, for errors.Is.
+var (
+	ErrUnknownSerial    = errors.New("unknown serial")
+	ErrUnknownContents  = errors.New("no ticket with these contents")
+	ErrLocked           = errors.New("desk locked out")
+	ErrNotYetOnSale     = errors.New("not yet on sale")
+	ErrExpired          = errors.New("claim deadline passed")
+	ErrStolen           = errors.New("pack reported stolen")
+	ErrNotActivated     = errors.New("pack not on sale")
+	ErrNotWinner        = errors.New("not a winning ticket")
+	ErrAlreadyClaimed   = errors.New("already claimed")
+	ErrOverLimit        = errors.New("above the payout limit")
+	ErrIdentityRequired = errors.New("winner's identity required")
+	ErrVoided           = errors.New("the payment of this request was voided")
+	// ErrRequestReused: a request id the desk used for another ticket. A
+	// request id names one ticket at one desk.
+	ErrRequestReused = errors.New("request id already used for another ticket")
+)
+
+var verdictErr = map[Verdict]error{
+	UnknownSerial: ErrUnknownSerial, UnknownContents: ErrUnknownContents, Locked: ErrLocked,
+	NotYetOnSale: ErrNotYetOnSale, Expired: ErrExpired, Stolen: ErrStolen, NotActivated: ErrNotActivated,
+	NotWinner: ErrNotWinner, AlreadyClaimed: ErrAlreadyClaimed, OverLimit: ErrOverLimit,
+	IdentityRequired: ErrIdentityRequired, Voided: ErrVoided,
+}
+
+// Refusal is a claim or lookup refused: its verdict and what goes with it.
+// errors.Is(err, ErrAlreadyClaimed) and the like tell the verdicts apart.
+type Refusal struct {
+	Verdict Verdict
+	Serial  string
+	// First is the claim that paid the ticket (AlreadyClaimed).
+	First *Claim
+	// Amount is the prize (OverLimit, IdentityRequired).
+	Amount int
+	// Until is the end of a lock-out (Locked), the on-sale date
+	// (NotYetOnSale) or the deadline (Expired).
+	Until time.Time
+	// Entry is the journal entry that recorded the refusal (or the referral
+	// of OverLimit); 0 when nothing was recorded.
+	Entry int64
+}
+
+func (r *Refusal) Error() string {
+	s := r.Serial
+	switch r.Verdict {
+	case UnknownSerial:
+		return fmt.Sprintf("serial %s: unknown serial: no ticket of the ledger has this serial; check it against the ticket", s)
+	case UnknownContents:
+		return "no ticket of the ledger shows these contents; check every zone against the ticket"
+	case Locked:
+		return fmt.Sprintf("desk locked out until %s after too many unknown serials; the back office can unlock it", r.Until.Local().Format("15:04"))
+	case NotYetOnSale:
+		return fmt.Sprintf("serial %s: not yet on sale: the emission goes on sale on %s", s, r.Until.Local().Format("2006-01-02"))
+	case Expired:
+		return fmt.Sprintf("serial %s: claim deadline passed on %s (forclos): do not pay", s, r.Until.Local().Format("2006-01-02"))
+	case Stolen:
+		return fmt.Sprintf("serial %s: its pack was reported stolen: keep the ticket and call the back office", s)
+	case NotActivated:
+		return fmt.Sprintf("serial %s: its pack is not on sale: do not pay", s)
+	case NotWinner:
+		return fmt.Sprintf("serial %s: this ticket loses, there is nothing to pay", s)
+	case AlreadyClaimed:
+		if c := r.First; c != nil {
+			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %q by %q; do not pay again", s, c.Number,
+				game.FormatAmount(c.Amount), c.At.Local().Format("2006-01-02 15:04:05"), c.Desk, c.Operator)
+		}
+		return fmt.Sprintf("serial %s: already claimed", s)
+	case OverLimit:
+		return fmt.Sprintf("serial %s: %s is above this desk's payout limit: the back office pays it (referral recorded)", s, game.FormatAmount(r.Amount))
+	case IdentityRequired:
+		return fmt.Sprintf("serial %s: %s: a payment from the identity threshold records the winner's name and identity document", s, game.FormatAmount(r.Amount))
+	case Voided:
+		if c := r.First; c != nil {
+			return fmt.Sprintf("serial %s: request %s: payment n° %d was voided on %s (%q): do not pay; a new claim needs a new request", s, c.Request, c.Number,
+				c.VoidedAt.Local().Format("2006-01-02 15:04:05"), c.VoidReason)
+		}
+		return fmt.Sprintf("serial %s: the payment of this request was voided", s)
+	}
+	return fmt.Sprintf("serial %s: refused (%s)", s, r.Verdict)
+}
+
+// Is makes errors.Is(err, ErrAlreadyClaimed) and the like true.
+func (r *Refusal) Is(target error) bool { return verdictErr[r.Verdict] == target }
+
+// Block is one generated block of a game.
+type Block struct {
+	ID       int64
+	Game     int    // game code
+	Number   int    // block number within the game, from 1
+	Digest   string // hex SHA-256 of game.Digest
+	PackSize int
+	Tickets  int
+	Winners  int
+	Payout   int // euros
+	// CreatedAt is when the block was generated.
+	CreatedAt time.Time
+
+	// FirstPack is the packs row (the ledger-wide number) of pack 0; the
+	// block's tickets are numbered FirstPack × PackSize on, ledger-wide.
+	FirstPack int64
+	// Key derives the secret parts of the block's serials; a counter's
+	// login and a sealed counter ledger never hold it (zero).
+	Key game.SerialKey `json:"-"`
+}
+
+// Name is "531/1": game code and block number.
+func (b Block) Name() string { return fmt.Sprintf("%d/%d", b.Game, b.Number) }
+
+// First is the ledger-wide number of the ticket at position 0.
+func (b Block) First() int64 { return b.FirstPack * int64(b.PackSize) }
+
+// TicketNumber is the ledger-wide number of the ticket at position pos.
+func (b Block) TicketNumber(pos int) int64 { return b.First() + int64(pos) }
+
+// PackID is the packs row of the ticket at position pos.
+func (b Block) PackID(pos int) int64 { return b.FirstPack + int64(pos/game.PackSize) }
+
+// Serial is the serial of the ticket at position pos (the secret part from
+// Key).
+func (b Block) Serial(pos int) game.Serial {
+	return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}
+}
+
+// Status is the state of a ticket in the ledger.
+type Status int
+
+// Ticket statuses.
+const (
+	StatusLoser  Status = iota // nothing to pay
+	StatusUnpaid               // a winner not yet paid
+	StatusPaid                 // a winner with an active claim
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusLoser:
+		return "loser"
+	case StatusUnpaid:
+		return "unpaid"
+	case StatusPaid:
+		return "paid"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Ticket is one ticket of the ledger.
+type Ticket struct {
+	Serial   game.Serial
+	Block    Block
+	Pack     int
+	Position int
+	Ticket   game.Ticket
+	Prize    int // euros, 0 for a loser
+	Status   Status
+	// Claim is the active (non-voided) claim when the ticket is paid.
+	Claim *Claim
+	// PackState is the state of the ticket's pack: "stock", "delivered",
+	// "received", "on-sale", "settled", "returned", "stolen", "destroyed".
+	PackState string
+	// Verdict is what a claim of it at the asking desk would answer now;
+	// Until goes with NotYetOnSale and Expired.
+	Verdict Verdict
+	Until   time.Time
+}
+
+// Identity says who acts: the desk (the counter or machine) and the operator.
+type Identity struct{ Desk, Operator string }
+
+// DefaultIdentity is who acts when nobody said: the desk is the host name,
+// the operator $USER, else the account's name.
+func DefaultIdentity(desk, operator string) Identity {
+	if desk == "" {
+		desk, _ = os.Hostname()
+	}
+	if operator == "" {
+		operator = os.Getenv("USER")
+	}
+	if operator == "" {
+		if u, err := user.Current(); err == nil {
+			operator = u.Username
+		}
+	}
+	return Identity{Desk: desk, Operator: operator}
+}
+
+// How a ticket was identified for a claim.
+const (
+	MethodSerial   = "serial"
+	MethodContents = "contents"
+)
+
+// Winner is a winner's identity, recorded with a payment from the identity
+// threshold on.
+type Winner struct{ Name, DocType, DocNumber string }
+
+// ClaimRequest is one payment asked for.
+type ClaimRequest struct {
+	Serial string
+	Method string // MethodSerial or MethodContents
+	Who    Identity
+	// Request is the client's id of this request: a retry with the same id
+	// (after a timeout or a lost connection) answers what the first one
+	// did, and never pays twice. Claim makes one when it is empty.
+	Request string
+	// Limit is the payout limit the caller asks: it may lower the desk's
+	// stored limit (a counter's login's, a sealed ledger's, a desk of the
+	// ledger's desks), never raise it. NoLimit asks nothing: a desk the
+	// ledger does not know pays as the back office, without limit. The
+	// zero value, 0, refers every winner.
+	Limit Limit
+	// Winner is the winner's identity, required from the threshold on.
+	Winner *Winner
+}
+
+// Claim is one payment of a winning ticket, an entry of the journal. A void
+// is another entry; Voided and the Void fields show it on the claim.
+type Claim struct {
+	Number   int64 // payment number: 1, 2, 3 … without gaps
+	Entry    int64 // its journal entry
+	Hash     string
+	Serial   string
+	Game     int
+	Block    int // block number
+	Position int
+	Amount   int // euros
+	Desk     string
+	Operator string
+	Method   string // MethodSerial or MethodContents
+	Request  string
+	At       time.Time
+
+	Voided     bool
+	VoidReason string
+	VoidedBy   string // operator of the void
+	VoidDesk   string // desk of the void
+	VoidedAt   time.Time
+}
+
+// ClaimFilter selects claims; a zero field selects all.
+type ClaimFilter struct {
+	Game, Block  int       // 0 = all
+	Since, Until time.Time // zero = open; Since inclusive, Until exclusive
+	Desk         string
+}
+
+// TierLine is one line of a block report: for one prize, the count of the
+// prize table, the tickets generated, the claims (count and sum), the
+// tickets still to pay and what they would cost.
+type TierLine struct {
+	Prize, Table, Generated, Claimed, ClaimedSum, Outstanding, Liability int
+}
+
+// Report is a block's report, highest prize first; Total adds the tiers
+// (its Prize is the block's payout).
+type Report struct {
+	Block Block
+	Tiers []TierLine
+	Total TierLine
+}
+
+// DayDesk is one line of the daily report: active claims of a day (local
+// time) at a desk.
+type DayDesk struct {
+	Day, Desk  string
+	Count, Sum int
+}
+
+// Problem is one mismatch found by Verify. Where names the row: "block
+// 531/1 ticket 123456", "block 531/1 pack 17", "claim 17", "journal entry 9".
+type Problem struct{ Where, What string }
+
+func (p Problem) String() string { return p.Where + ": " + p.What }
+
+// VerifyReport sums up a verification.
+type VerifyReport struct {
+	Blocks, Tickets, Entries int
+	// Head is the hash of the journal's last entry, in hex. Anyone who can
+	// write the file can rebuild the chain; write Head down outside the
+	// file (a register, a message) and give it to a later verify (--head):
+	// the chain must still hold that entry unchanged.
+	Head     string
+	Problems []Problem
+	// Key is, for a sealed counter ledger, the public key (hex) that signed
+	// its seal: the back office's, which the caller compares with the one
+	// it trusts.
+	Key string
+}
+
+// OK reports whether everything matched.
+func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
+
+// DefaultClaimDays is the claim period after the end of sale, unless the
+// claim_days setting says otherwise: setting an end-of-sale date without a
+// deadline sets the deadline this many days later.
+const DefaultClaimDays = 60
+
+// Emission is a game's dates; a zero time is not set. Claims are refused
+// before OnSale and after Deadline.
+type Emission struct {
+	Game      int
+	Name      string
+	Price     int // euros
+	OnSale    time.Time
+	EndOfSale time.Time
+	Deadline  time.Time
+}
+
+// Desk is a counter of the ledger.
+type Desk struct {
+	ID    string
+	Role  string // its PostgreSQL login; "" in a file
+	Limit int    // payout limit, euros
+	// Disabled desks are refused by every function.
+	Disabled bool
+	// LockedUntil is the end of a lock-out after too many refused serials.
+	LockedUntil time.Time
+}
+
+// Attempt is a refused attempt of the journal.
+type Attempt struct {
+	Entry    int64
+	At       time.Time
+	Reason   Verdict
+	Serial   string
+	Desk     string
+	Operator string
+	Method   string // "lookup", "claim" or "contents"
+}
+
+// PackRun is a run of consecutive packs of one block in one state at one
+// counter, which one entry moved there last.
+type PackRun struct {
+	Game, Block int
+	First, Last int    // pack numbers, both included
+	State       string // one of PackStates ("stock" for packs never moved)
+	Desk        string // the counter they were delivered to ("" when none)
+	// The last move: its entry (0 for the stock), time, operator and name
+	// ("deliver", "activate", "generate" …).
+	Entry    int64
+	At       time.Time
+	Operator string
+	Move     string
+}
+
+// Count is the number of packs of the run.
+func (r PackRun) Count() int { return r.Last - r.First + 1 }
+
+// Codes are the pack codes of the run, in order.
+func (r PackRun) Codes() []game.PackCode {
+	out := make([]game.PackCode, 0, r.Count())
+	for p := r.First; p <= r.Last; p++ {
+		out = append(out, game.PackCode{Game: r.Game, Block: r.Block, Pack: p})
+	}
+	return out
+}
+
+// PackFilter selects packs; a zero field selects all.
+type PackFilter struct {
+	Game, Block int
+	Desk        string
+	State       string // one of PackStates
+}
+
+// PackEntry is one move of packs, a 'packs' entry of the journal.
+type PackEntry struct {
+	Entry       int64
+	At          time.Time
+	Game, Block int
+	First, Last int
+	State       string // the state they moved to
+	Desk        string // the counter concerned
+	Operator    string
+	Move        string // deliver, receive, activate, settle, return, stolen, destroyed, generate
+	Reason      string
+}
+
+// PackEntryFilter selects moves of packs; a zero field selects all.
+type PackEntryFilter struct {
+	Desk         string
+	Since, Until time.Time // Since inclusive, Until exclusive
+	Moves        []string
+}
+
+// Referral is a prize above a counter's payout limit that the counter sent
+// to the back office, which pays it with a claim of its own.
+type Referral struct {
+	Entry    int64 // the first referral of the ticket
+	Number   int64
+	At       time.Time
+	Serial   string
+	Game     int
+	Block    int
+	Position int
+	Amount   int // euros
+	Desk     string
+	Operator string
+	// Tries is the number of referrals of the ticket (a player may try
+	// several counters); Last is the time of the last one.
+	Tries int
+	Last  time.Time
+}
+
+// PackMove is a move of packs asked for: packs First … Last of a block.
+type PackMove struct {
+	Game, Block int
+	First, Last int
+	// Move is "deliver", "receive", "activate", "settle", "return",
+	// "stolen" or "destroyed".
+	Move string
+	// Desk is the counter the packs are delivered to (deliver), or the
+	// counter that receives or activates them, which must be theirs.
+	Desk   string
+	Reason string // why (stolen, destroyed, return)
+}
+
+// ContentsCheck is the verdict on typed-in contents: the rules' and the
+// ledger's.
+type ContentsCheck struct {
+	game.Verdict // the rules: prize, winning zones, genuine or not, reasons
+	// Ticket is the ledger's ticket with these contents (or with the serial
+	// given), nil when there is none.
+	Ticket *Ticket
+	// Why the ledger says the contents are not a genuine ticket of its own
+	// (each also appends a reason to Reasons, in English):
+	NotInLedger   bool // winning contents no ticket of the ledger shows, or an unknown serial
+	OtherContents bool // the serial given is a ticket that shows other contents
+	OtherSerial   bool // the serial given is not the serial of the ticket with these contents
+}
+
+// Anchor is the journal entry a head hash names.
+type Anchor struct {
+	Entry int64
+	Kind  string
+	At    time.Time
+}
+
+// Checkpoint is a signed statement of the journal head.
+type Checkpoint struct {
+	// Text is the signed text:
+	//
+	//	vegas-desk checkpoint 1
+	//	ledger=<the ledger's id>
+	//	entry=<the last entry's id>
+	//	entry_at="<its time>"
+	//	head=<its hash>
+	//	signed_at="<now>"
+	//	public_key=…
+	//	signature=…
+	Text string
+	// Entry is the journal's 'checkpoint' entry that records it (method
+	// "head", ref = the entry checkpointed, detail = Text).
+	Entry int64
+	Head  string
+}
+
+// Certificate is a block certificate, signed.
+type Certificate struct {
+	// Text is the signed text (see Certificate).
+	Text      string
+	Block     Block
+	GameName  string
+	Counts    []TierLine // Prize and Generated (counted in the block) of each tier
+	SignedAt  time.Time
+	PublicKey string
+}
+
+// GenerateOptions tunes Generate.
+type GenerateOptions struct {
+	// Activate puts every pack of the block on sale at once, for
+	// demonstrations; otherwise the packs start in stock.
+	Activate bool
+	// Who generates, for the journal.
+	Who Identity
+	// Progress, if not nil, is called with (done, game.BlockSize) from the
+	// generating goroutine.
+	Progress func(done, total int)
+}
+
+// CounterSpec says what counter ledger to issue.
+type CounterSpec struct {
+	// Desk is the counter's id (letters, digits, _ and -).
+	Desk string
+	// Blocks are the blocks to seal, as (game, number); none: every block
+	// of the ledger. At most counter.MaxBlocks.
+	Blocks [][2]int
+	// Limit lowers the desk's stored payout limit, which the counter
+	// ledger seals; NoLimit asks nothing. A desk the back office's ledger
+	// does not know must be given one: a counter always has a limit.
+	Limit Limit
+	// Key signs the counter ledger.
+	Key *signing.Key
+	// Who issues it, for the journal.
+	Who Identity
+	// Progress, if not nil, is called with the tickets sealed so far and
+	// the total, from any goroutine.
+	Progress func(done, total int)
+}
+
+// CounterIssue is a counter ledger issued.
+type CounterIssue struct {
+	Path, ID, Desk string
+	Blocks         []Block
+	Limit          Limit // the payout limit sealed
+	// Seal is the signed text of the counter ledger; Digest is its SHA-256
+	// in hex, which the counter's first journal entry names, and Genesis
+	// that entry's hash.
+	Seal, Digest, Genesis string
+	// Entry is the back office's journal entry that records the issue.
+	Entry int64
+}
+
+// ImportFlag is one thing an import found wrong. Kind is one of:
+//
+//	not-issued        the file names a counter ledger this back office did not issue
+//	broken-chain      an entry's hash does not recompute, or the chain does not start with the issue
+//	rewritten         the chain no longer holds an entry an earlier import recorded
+//	double-payment    a ticket already paid (here or by another counter): the money to recover
+//	serial-mismatch   a payment whose serial, secret part or ticket is not one of this ledger's
+//	amount-mismatch   a payment of another amount than the ticket's prize
+//	not-yet-on-sale, expired   a payment outside the emission's dates
+//	not-activated, stolen      a payment of a ticket whose pack was not on sale then
+//	identity-missing  a payment from the sealed identity threshold on without the winner's
+//	                  identity, or that records an identity the file does not hold (or another)
+//	over-limit        a payment above the payout limit sealed at the issue (the back office's to pay)
+//	not-sealed        a payment of a block the counter ledger does not hold
+//	bad-time          a payment dated before the issue, after the import, or before the previous payment
+type ImportFlag struct {
+	Entry  int64 // the counter's journal entry
+	Kind   string
+	Serial string
+	Amount int
+	What   string
+}
+
+func (f ImportFlag) String() string {
+	if f.Entry == 0 {
+		return f.Kind + ": " + f.What
+	}
+	return fmt.Sprintf("counter entry %d: %s: %s", f.Entry, f.Kind, f.What)
+}
+
+// ImportReport sums up an import.
+type ImportReport struct {
+	Ledger, Desk string
+	Entries      int // journal entries in the file
+	Payments     int // payments in the file
+	Recorded     int // payments recorded as claims now
+	Already      int // payments recorded by an earlier import
+	Refused      int // serials the counter refused as unknown (attempts)
+	Head         string
+	// Rejected: the file was refused as a whole (not issued here, broken
+	// or rewritten chain) and nothing was recorded.
+	Rejected bool
+	Flags    []ImportFlag
+}
+
+// OK reports whether the import found nothing wrong.
+func (r ImportReport) OK() bool { return len(r.Flags) == 0 }
+
+// MaxProblems bounds a report on a badly damaged ledger.
+const MaxProblems = 1000
+
+// Add adds a problem to the report, up to MaxProblems.
+func (r *VerifyReport) Add(where, format string, args ...any) {
+	if len(r.Problems) == MaxProblems {
+		r.Problems = append(r.Problems, Problem{"ledger", "too many problems; the rest are not listed"})
+	}
+	if len(r.Problems) > MaxProblems {
+		return
+	}
+	r.Problems = append(r.Problems, Problem{where, fmt.Sprintf(format, args...)})
+}
+
+// Settings a ledger keeps, with their defaults.
+const (
+	// SettingIdentityThreshold: the prize, in euros, from which a payment
+	// records the winner's identity (default 5,000).
+	SettingIdentityThreshold = "identity_threshold"
+	// SettingCommission: the retailer's commission on sales, in hundredths
+	// of a percent (default 500 = 5 %).
+	SettingCommission = "commission"
+	// SettingClaimDays: the days from the end of sale to the claim
+	// deadline when none is given (default DefaultClaimDays).
+	SettingClaimDays = "claim_days"
+)
+
+// SettingDefaults are the settings' values until one is set.
+var SettingDefaults = map[string]int{SettingIdentityThreshold: DefaultIdentityThreshold, SettingCommission: 500,
+	SettingClaimDays: DefaultClaimDays}
+
+// Game is a game's name, price and dates.
+type Game struct {
+	Code  int    `db:"code"`
+	Name  string `db:"name"`
+	Price int    `db:"price"`
+	Dates
+}
+
+// ErrNotAnchored: the journal does not hold the entry of a given head hash
+// unchanged at its place.
+var ErrNotAnchored = errors.New("the journal does not hold this head")
+
+
+// SchemaVersion is the schema version of a ledger of this build, on every
+// engine (SQLite's user_version, PostgreSQL's meta 'schema').
+const SchemaVersion = 2
+
+// Info is what a ledger is, as its backend says.
+type Info struct {
+	Location string // the file's path, or the database's URL without password
+	Kind     string // "back-office" or "counter"
+	Shared   bool   // a PostgreSQL database that several counters use
+	ID       string // the ledger's id, which its copies keep
+	Demo     bool   // a demonstration ledger, whose unpaid winners may be listed
+	ReadOnly bool
+	// Desk is a counter's desk (a counter's login, a sealed counter
+	// ledger), "" for the back office; Limit is its payout limit, NoLimit
+	// for the back office.
+	Desk  string
+	Limit Limit
+}

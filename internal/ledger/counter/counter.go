@@ -1,0 +1,391 @@
+// Package counter is the sealed counter ledger: a SQLite file of its own
+// kind (counter.sql) that the back office writes for one offline counter
+// (Issue): its blocks as sealed records (records.go), the packs' states,
+// the emissions' dates and the desk's payout limit at the issue, all
+// signed by the back office's key; then the counter's own journal of
+// payments and refused attempts, which comes home (ExportJournal,
+// backoffice.ImportClaims). Lookups, claims and searches by contents
+// decide in Go with core's rule, as a SQLite back office does; what needs a
+// prize in clear or a serial key is refused.
+package counter
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/sqlite"
+)
+
+// ApplicationID marks a SQLite file as a sealed counter ledger ("VGDC").
+const ApplicationID = 0x56474443
+
+//go:embed counter.sql
+var counterSQL string
+
+// Schema is a counter ledger's schema (counter.sql).
+var Schema = sqlite.NewSchema(counterSQL)
+
+// Backend is an open sealed counter ledger.
+type Backend struct {
+	file       *sqlite.File
+	store      *backoffice.Store // the tables it shares with a back office's
+	desk       string
+	backOffice string     // the issuing ledger's id
+	limit      core.Limit // the desk's payout limit, sealed
+	seal       string     // the signed seal text
+}
+
+// Open opens the counter ledger at path (it is never made by opening: the
+// back office issues it); now gives the time of what it records.
+func Open(path string, readOnly bool, now func() time.Time) (*Backend, error) {
+	f, err := sqlite.Open(path, readOnly, sqlite.Kind{AppID: ApplicationID, Schema: Schema})
+	if err != nil {
+		return nil, err
+	}
+	meta, err := f.Meta(context.Background())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	limit, lerr := strconv.Atoi(meta["payout_limit"])
+	if meta["kind"] != "counter" || meta["id"] == "" || lerr != nil || limit < 0 || meta["desk"] == "" || meta["seal"] == "" || meta["back_office"] == "" {
+		f.Close()
+		return nil, fmt.Errorf("open ledger %s: %w: a counter ledger whose description is damaged", path, core.ErrNotLedger)
+	}
+	b := &Backend{file: f, desk: meta["desk"], backOffice: meta["back_office"], limit: core.LimitOf(limit), seal: meta["seal"]}
+	b.store = &backoffice.Store{E: engine{f}, ID: meta["id"], Location: path, ReadOnly: readOnly, Now: now}
+	return b, nil
+}
+
+// Info says what the ledger is.
+func (b *Backend) Info() core.Info {
+	return core.Info{Location: b.store.Location, Kind: "counter", ID: b.store.ID, ReadOnly: b.store.ReadOnly, Desk: b.desk, Limit: b.limit}
+}
+
+// Seal is the ledger's signed seal.
+func (b *Backend) Seal() string { return b.seal }
+
+// Close closes the file.
+func (b *Backend) Close() error { return b.file.Close() }
+
+// Ping says the file answers.
+func (b *Backend) Ping(ctx context.Context) error { return b.file.R.PingContext(ctx) }
+
+// Refuse refuses the back office's work: a counter ledger holds no prize in
+// clear and no serial key.
+func (b *Backend) Refuse(what string) error {
+	return fmt.Errorf("%s: %w: %s is the sealed ledger of counter %s, which holds no prize in clear; do it on the back office's ledger",
+		what, core.ErrCounterOnly, b.store.Location, b.desk)
+}
+
+// Lookup finds a ticket by its serial record; an unknown serial (or a wrong
+// secret part: the same) is recorded, with the public part of the serial.
+func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
+	who.Desk = b.desk
+	tx, err := b.file.R.BeginTxx(ctx, nil)
+	if err != nil {
+		return core.Ticket{}, err
+	}
+	t, err := core.DecideLookup(ctx, reader{tx, b}, s, who.Desk, asked, clock(at))
+	tx.Rollback()
+	if e := core.RefusedLookup(s, t, err, who); e != nil && !b.store.ReadOnly {
+		forgetWinner(e)
+		if rerr := b.store.Record(ctx, e); rerr != nil {
+			return core.Ticket{}, rerr
+		}
+		if r := (*core.Refusal)(nil); errors.As(err, &r) {
+			r.Entry = e.ID
+		}
+	}
+	return t, err
+}
+
+// Claim decides and records a claim in the file's one write transaction.
+func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+	tx, err := b.store.ClaimTx(ctx)
+	if err != nil {
+		return core.Claim{}, fmt.Errorf("claim: %w", err)
+	}
+	defer tx.Rollback()
+	return core.DecideClaim(ctx, claimTx{tx, b}, s, req, clock(at))
+}
+
+// Find finds the winners with encoding code by their contents records.
+func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
+	tx, err := b.file.R.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	found, err := core.DecideFind(ctx, reader{tx, b}, code, b.desk, asked, clock(at))
+	tx.Rollback()
+	if err != nil || len(found) > 0 {
+		return found, err
+	}
+	who.Desk = b.desk
+	return nil, sqlite.RefuseContents(ctx, who, b.store.ReadOnly, b.store.Record)
+}
+
+// clock is at, or now when zero.
+func clock(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Now()
+	}
+	return at
+}
+
+// blockCols read a counter ledger's blocks, which hold no serial key.
+const blockCols = "id, game, number, first_pack, tickets, pack_size, winners, payout, x'' AS serial_key, digest, created_at"
+
+// blocks lists a counter ledger's blocks, by game and number.
+func blocks(ctx context.Context, q core.Querier) ([]core.Block, error) {
+	var rows []backoffice.BlockRow
+	if err := core.Select(ctx, q, &rows, "SELECT "+blockCols+" FROM blocks ORDER BY game, number"); err != nil {
+		return nil, fmt.Errorf("list blocks: %w", err)
+	}
+	out := make([]core.Block, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Block()
+	}
+	return out, nil
+}
+
+// Blocks lists the sealed blocks.
+func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
+	bs, err := blocks(ctx, b.file.R)
+	return bs, sqlite.Classify(err)
+}
+
+// facts finds the ticket of serial s by its serial record, which only the
+// full serial finds and opens.
+func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+	unknown := &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
+	var r backoffice.BlockRow
+	err := core.Get(ctx, q, &r, "SELECT "+blockCols+" FROM blocks WHERE game = ? AND number = ?", s.Game, s.Block)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, unknown
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := r.Block()
+	if s.Position < 0 || s.Position >= b.Tickets || s.Secret < 0 || s.Secret >= game.SecretModulus {
+		return nil, unknown
+	}
+	h := serialHash(s.Game, s.Block, s.Position, s.Secret)
+	recs, err := findRecords(ctx, q, "serials", b.ID, h[:sealIndexSize], serialRecordSize)
+	if err != nil {
+		return nil, fmt.Errorf("block %s: %w", b.Name(), err)
+	}
+	pad := serialPad(&h)
+	for _, rec := range recs {
+		code := make([]byte, game.EncodedSize)
+		for i := range code {
+			code[i] = rec[sealIndexSize+i] ^ pad[i]
+		}
+		t, err := game.Decode(code)
+		if err != nil || game.Validate(&t) != nil {
+			continue // another serial's record with the same index (2^-96)
+		}
+		f := &core.Facts{Block: b, Position: s.Position, Ticket: b.TicketNumber(s.Position), Secret: s.Secret,
+			Prize: game.Prize(&t), Code: code}
+		if err := backoffice.TicketState(ctx, q, f); err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+	return nil, unknown
+}
+
+// reader reads a question's facts and rules in one snapshot of the file.
+type reader struct {
+	q *sqlx.Tx
+	b *Backend
+}
+
+func (r reader) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
+	return facts(ctx, r.q, s)
+}
+
+// Rules: the dates and identity threshold sealed at the issue, and the
+// sealed payout limit lowered by asked.
+func (r reader) Rules(ctx context.Context, gameCode int, _ string, asked core.Limit, at time.Time) (core.Rules, error) {
+	return backoffice.ReadRules(ctx, r.q, gameCode, r.b.limit, asked, at)
+}
+
+func (r reader) Blocks(ctx context.Context) ([]core.Block, error) { return blocks(ctx, r.q) }
+
+// Candidates are the facts of block b's winners whose contents records
+// code's index finds.
+func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*core.Facts, error) {
+	h := contentsHash(b.Game, b.Number, code)
+	recs, err := findRecords(ctx, r.q, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
+	if err != nil {
+		return nil, err
+	}
+	var fs []*core.Facts
+	for j, rec := range recs {
+		pad := contentsPad(&h, j)
+		pos, secret := openContents(rec[sealIndexSize:], &pad)
+		f, err := facts(ctx, r.q, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
+		if r := (*core.Refusal)(nil); errors.As(err, &r) {
+			continue // damaged: verify names it
+		}
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// claimTx is a claim's transaction in a counter ledger: the back office's
+// but for the facts (sealed records), the rules (sealed) and what a refusal
+// records (forgetWinner).
+type claimTx struct {
+	*backoffice.Tx
+	b *Backend
+}
+
+func (t claimTx) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
+	return facts(ctx, t, s)
+}
+
+func (t claimTx) Rules(ctx context.Context, gameCode int, _ string, asked core.Limit, at time.Time) (core.Rules, error) {
+	return backoffice.ReadRules(ctx, t, gameCode, t.b.limit, asked, at)
+}
+
+func (t claimTx) Record(ctx context.Context, e *core.Entry) error {
+	forgetWinner(e)
+	return t.Tx.Record(ctx, e)
+}
+
+// publicSerial is the part of a serial printed outside the scratch layer:
+// game, block and position, "531-0001-0456789".
+func publicSerial(game, block, pos int) string {
+	return fmt.Sprintf("%03d-%04d-%07d", game, block, pos)
+}
+
+// forgetWinner makes a refusal or a referral entry keep neither the
+// serial's secret part, nor the ticket's number, nor its prize: the file
+// may be lost with the unpaid winners it saw (the answer at the counter
+// still shows the prize, read from the sealed record).
+func forgetWinner(e *core.Entry) {
+	if e.Kind == "refusal" || e.Kind == "referral" {
+		if e.Serial != "" {
+			e.Serial = publicSerial(e.Game, e.Block, e.Position)
+		}
+		e.Ticket, e.Amount = sql.NullInt64{}, 0
+	}
+}
+
+// Claims lists the counter's payments that f selects.
+func (b *Backend) Claims(ctx context.Context, f core.ClaimFilter) ([]core.Claim, error) {
+	return b.store.Claims(ctx, f)
+}
+
+// VoidsBetween: a counter voids nothing (the back office does).
+func (b *Backend) VoidsBetween(context.Context, string, time.Time, time.Time) ([]core.Claim, error) {
+	return nil, nil
+}
+
+// Packs lists the packs' states sealed at the issue, the issue their last
+// move; the stock is nobody's.
+func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun, error) {
+	if err := core.CheckPackFilter(f); err != nil || f.State == "stock" {
+		return nil, err
+	}
+	var rows []core.PackRow
+	err := core.Select(ctx, b.file.R, &rows, `SELECT b.game, b.number AS block, s.pack, s.state, '' AS desk, j.id AS entry, j.at, j.operator, 'issue' AS method
+		FROM pack_states s JOIN blocks b ON b.id = s.block JOIN journal j ON j.kind = 'issue'
+		ORDER BY b.game, b.number, s.pack`)
+	if err != nil {
+		return nil, fmt.Errorf("list packs: %w", sqlite.Classify(err))
+	}
+	return core.PackRuns(rows, f), nil
+}
+
+// PackEntries: a counter ledger records no move of packs.
+func (b *Backend) PackEntries(context.Context, core.PackEntryFilter) ([]core.PackEntry, error) {
+	return nil, nil
+}
+
+// MovePacks is refused: the packs are sealed as they were at the issue.
+func (b *Backend) MovePacks(_ context.Context, m core.PackMove, _ core.Identity) error {
+	return fmt.Errorf("%s packs: %w: %s is the sealed ledger of counter %s, whose packs are sealed as they were at its issue; move them on the back office's ledger, then issue a new counter ledger",
+		m.Move, core.ErrCounterOnly, b.store.Location, b.desk)
+}
+
+// Game reads a game's row as sealed.
+func (b *Backend) Game(ctx context.Context, code int) (core.Game, error) {
+	return b.store.Game(ctx, code)
+}
+
+// Head is the counter's journal's head.
+func (b *Backend) Head(ctx context.Context) (string, error) { return b.store.Head(ctx) }
+
+// CheckHead: see backoffice.CheckHead.
+func (b *Backend) CheckHead(ctx context.Context, head string) (core.Anchor, error) {
+	tx, err := b.file.R.BeginTxx(ctx, nil)
+	if err != nil {
+		return core.Anchor{}, err
+	}
+	defer tx.Rollback()
+	ps, err := sqlite.Storage(ctx, tx, []sqlite.StorageTable{sqlite.JournalStorage}, 1)
+	if err != nil {
+		return core.Anchor{}, err
+	}
+	return backoffice.CheckHead(ctx, tx, head, ps)
+}
+
+// engine is what the counter's file gives the store of the tables it
+// shares with a back office (its journal, paid, identities, games,
+// settings).
+type engine struct{ f *sqlite.File }
+
+func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
+	if e.f.W == nil {
+		return nil, core.ErrReadOnly
+	}
+	return e.f.W.BeginTxx(ctx, nil)
+}
+func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) { return e.f.R.BeginTxx(ctx, nil) }
+func (e engine) Pool() core.Querier                         { return e.f.R }
+func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
+	return sqlite.Append(ctx, q, en)
+}
+func (e engine) Classify(err error) error { return sqlite.Classify(err) }
+func (e engine) Login(context.Context, *sqlx.Tx, string, string) (string, error) {
+	return "", core.ErrCounterOnly
+}
+func (e engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error {
+	return core.ErrCounterOnly
+}
+func (e engine) Disabled(context.Context, string) error { return core.ErrCounterOnly }
+func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error) {
+	tables := []sqlite.StorageTable{sqlite.JournalStorage, sqlite.Paid, keptPackStates, sqlite.Settings, sqlite.Identities}
+	if journalOnly {
+		tables = tables[:1]
+	}
+	return sqlite.Storage(ctx, q, tables, limit)
+}
+
+// keptPackStates is a counter ledger's pack_states: sealed without desk and
+// entry.
+var keptPackStates = sqlite.StorageTable{Name: "pack_states", Key: "quote(block) || '/' || quote(pack)", Cols: sqlite.Columns("block:integer, pack:integer, state:text")}
+
+// File is the ledger's file: its connections.
+func (b *Backend) File() *sqlite.File { return b.file }
+
+// Tables is the store of the tables the counter ledger shares with a back
+// office's (its journal, paid, identities, games, settings).
+func (b *Backend) Tables() *backoffice.Store { return b.store }

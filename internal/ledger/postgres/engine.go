@@ -1,0 +1,206 @@
+package postgres
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/ledger/core"
+)
+
+// pool is the database's connections, a core.Retrier: after a server
+// restart (or a desks disable), the pool's first use of an old connection
+// fails, and the statement is run once more on a new connection (the idle
+// ones were opened before the same event, and are dropped).
+type pool struct{ *sqlx.DB }
+
+// idleConns is how many connections a pool keeps idle.
+const idleConns = 2
+
+// Retry runs f, and once more on a new connection when it lost its own.
+func (p pool) Retry(f func() error) error {
+	err := f()
+	if err != nil && errors.Is(Classify(err), core.ErrUnreachable) {
+		p.SetMaxIdleConns(0)
+		p.SetMaxIdleConns(idleConns)
+		err = f()
+	}
+	return err
+}
+
+// engine is what a PostgreSQL database gives the back office's store.
+type engine struct{ db pool }
+
+// Write opens a transaction that holds the journal's lock, so that
+// whatever it appends stays one line.
+func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
+	var tx *sqlx.Tx
+	err := e.db.Retry(func() (err error) { tx, err = e.db.BeginTxx(ctx, nil); return err })
+	if err != nil {
+		return nil, Classify(err)
+	}
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+		tx.Rollback()
+		return nil, Classify(err)
+	}
+	return tx, nil
+}
+
+// Read opens a read-only transaction: one consistent snapshot.
+func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) {
+	var tx *sqlx.Tx
+	err := e.db.Retry(func() (err error) {
+		tx, err = e.db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+		return err
+	})
+	return tx, Classify(err)
+}
+
+func (e engine) Pool() core.Querier { return e.db }
+
+func (e engine) Classify(err error) error { return Classify(err) }
+
+// Append appends through vegas.append, which takes the journal's lock
+// again and makes the entry's id, number, hash, and its time when e has
+// none (the server's clock).
+func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
+	var at *string // nil: the server's clock
+	if !en.At.IsZero() {
+		t := core.FormatTime(en.At)
+		at = &t
+	}
+	err := core.Get(ctx, q, en, `SELECT `+core.EntryCols+` FROM vegas.append(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		en.Kind, at, en.Ticket, en.Serial, en.Game, en.Block, en.Position, en.PackFirst, en.PackLast, en.State,
+		en.Amount, en.Desk, en.Operator, en.Method, en.Ref, en.Request, en.Reason, en.Detail)
+	if err != nil {
+		return err
+	}
+	en.At = core.ParseTime(en.AtText)
+	return nil
+}
+
+// Storage: PostgreSQL's columns hold their declared type only.
+func (e engine) Storage(context.Context, core.Querier, bool, int) ([]core.Problem, error) {
+	return nil, nil
+}
+
+// DeskRole is the login role of desk id in database db.
+func DeskRole(db, id string) string {
+	return "vd_" + db + "_" + strings.ToLower(strings.ReplaceAll(id, "-", "_"))
+}
+
+// scramVerifier is what PostgreSQL stores for a SCRAM-SHA-256 password
+// (RFC 5802, RFC 7677): the password itself never reaches the server.
+func scramVerifier(password string) (string, error) {
+	salt := make([]byte, 16)
+	rand.Read(salt)
+	const iter = 4096
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iter, 32)
+	if err != nil {
+		return "", err
+	}
+	mac := func(key []byte, msg string) []byte {
+		h := hmac.New(sha256.New, key)
+		h.Write([]byte(msg))
+		return h.Sum(nil)
+	}
+	stored := sha256.Sum256(mac(salted, "Client Key"))
+	server := mac(salted, "Server Key")
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", iter, b64(salt), b64(stored[:]), b64(server)), nil
+}
+
+// checkPassword refuses a counter's password that is too short or not
+// printable ASCII (PostgreSQL would normalise other characters).
+func checkPassword(pw string) error {
+	if len(pw) < 12 {
+		return errors.New("a counter's password has at least 12 characters")
+	}
+	for _, r := range pw {
+		if r < 0x21 || r > 0x7e {
+			return errors.New("a counter's password is made of printable ASCII characters, without spaces")
+		}
+	}
+	return nil
+}
+
+// CounterConnections is how many connections a counter's login may hold.
+const CounterConnections = 10
+
+// Login makes desk id's login role with password (kept by PostgreSQL as a
+// SCRAM verifier), a member of the counters' group, and returns its name.
+func (e engine) Login(ctx context.Context, tx *sqlx.Tx, id, password string) (string, error) {
+	if err := checkPassword(password); err != nil {
+		return "", err
+	}
+	var db, group string
+	if err := core.Get(ctx, tx, &db, "SELECT current_database()"); err != nil {
+		return "", Classify(err)
+	}
+	if err := core.Get(ctx, tx, &group, "SELECT value FROM meta WHERE key = 'counters'"); err != nil {
+		return "", Classify(err)
+	}
+	role := DeskRole(db, id)
+	if len(role) > 63 {
+		return "", fmt.Errorf("desk id %q: its login name %s is too long; choose a shorter id", id, role)
+	}
+	verifier, err := scramVerifier(password)
+	if err != nil {
+		return "", err
+	}
+	// Identifiers and the verifier are made of safe characters only (a
+	// desk id, the database name, base64). A counter holds at most
+	// counterConnections connections (so that it cannot take every slot of
+	// the server); its sessions end an idle transaction or a statement
+	// that runs too long (defaults it could change: the back office's
+	// remedy is desks disable, which ends them). The back office is made a
+	// member of the role, so that it may end its sessions. Its guesses are
+	// counted in a sequence of its own (vegas.guess).
+	for _, stmt := range []string{
+		fmt.Sprintf(`CREATE ROLE %q LOGIN CONNECTION LIMIT %d PASSWORD '%s' IN ROLE %q`, role, CounterConnections, verifier, group),
+		fmt.Sprintf(`ALTER ROLE %q SET idle_in_transaction_session_timeout = '10s'`, role),
+		fmt.Sprintf(`ALTER ROLE %q SET statement_timeout = '30s'`, role),
+		fmt.Sprintf(`GRANT %q TO CURRENT_USER`, role),
+		fmt.Sprintf(`CREATE SEQUENCE IF NOT EXISTS vegas.%q`, "guesses "+id),
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return "", fmt.Errorf("add desk %s: %w", id, Classify(err))
+		}
+	}
+	return role, nil
+}
+
+// Change applies a change of desk d's state to its login: disabled is
+// NOLOGIN, enabled LOGIN; unlocked starts its guesses again.
+func (e engine) Change(ctx context.Context, tx *sqlx.Tx, d core.DeskRow, state string) error {
+	if d.Role != nil && (state == "disabled" || state == "enabled") {
+		login := "NOLOGIN"
+		if state == "enabled" {
+			login = "LOGIN"
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("ALTER ROLE %q %s", *d.Role, login)); err != nil {
+			return err
+		}
+	}
+	if state == "unlocked" {
+		// The guesses that no rollback undoes (vegas.guess) start again.
+		_, err := tx.ExecContext(ctx, "SELECT setval(to_regclass(format('vegas.%I', $1::text)), 1, false) WHERE to_regclass(format('vegas.%I', $1::text)) IS NOT NULL", "guesses "+d.ID)
+		return err
+	}
+	return nil
+}
+
+// Disabled ends the sessions of a login just disabled, whatever they hold.
+func (e engine) Disabled(ctx context.Context, role string) error {
+	_, err := core.Exec(ctx, e.db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = ?", role)
+	return err
+}

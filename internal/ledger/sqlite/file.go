@@ -1,0 +1,484 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"vegas-desk/internal/ledger/core"
+
+	"github.com/jmoiron/sqlx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The SQLite engine: one file, schema.sql.
+
+// ApplicationID marks a SQLite file as a vegas-desk back office's ledger
+// ("VGDS"); a sealed counter ledger has its own (package counter).
+const ApplicationID = 0x56474453
+
+// Header reads the application id of the SQLite file at path from its
+// header: 0 for a missing or empty file, or one whose header does not say
+// yet (a new ledger whose first write is still in its WAL).
+func Header(path string) (uint32, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("open ledger: %w", err)
+	}
+	defer f.Close()
+	var hdr [100]byte
+	if n, _ := io.ReadFull(f, hdr[:]); n < len(hdr) || !bytes.HasPrefix(hdr[:], []byte("SQLite format 3\x00")) {
+		return 0, nil
+	}
+	return binary.BigEndian.Uint32(hdr[68:]), nil
+}
+
+// DSN builds a modernc.org/sqlite DSN: a file: URI whose pragmas every
+// pooled connection runs when it opens.
+func DSN(path string, params ...string) string {
+	u := url.URL{Path: path}
+	p := u.EscapedPath()
+	// A relative path must not look like an authority.
+	if strings.HasPrefix(p, "//") {
+		p = "/." + p
+	}
+	return "file:" + p + "?" + strings.Join(params, "&")
+}
+
+// commonPragmas run on every connection. trusted_schema(0): whatever a file
+// holds, no trigger or view of it may call a function with side effects
+// (and the schema check refuses any we did not make).
+var commonPragmas = []string{
+	"_pragma=busy_timeout(10000)",
+	"_pragma=foreign_keys(ON)",
+	"_pragma=synchronous(NORMAL)",
+	"_pragma=trusted_schema(0)",
+}
+
+// Kind is a kind of ledger file: its application id and schema, and how a
+// new one is made (nil: opening never makes one).
+type Kind struct {
+	AppID  uint32
+	Schema *Schema
+	// Create writes a new file's schema and meta rows, in tx.
+	Create func(tx *sqlx.Tx) error
+}
+
+// File is an open ledger file: one writer connection (BEGIN IMMEDIATE) and
+// a pool of query_only readers; a file opened read-only has readers only.
+type File struct {
+	Path     string
+	W, R     *sqlx.DB
+	ReadOnly bool
+}
+
+// Open opens the ledger file of kind k at path, and makes a new one when
+// the file is missing or empty and k says how: mode 0600, in a directory
+// made 0700. A file that is not of kind k (core.ErrNotLedger), of another
+// version (core.ErrTooNew, core.ErrTooOld), or whose schema holds anything the kind's
+// does not (core.ErrNotLedger) is refused untouched. A file opened read-only
+// may be a read-only file in a read-only directory.
+func Open(path string, readOnly bool, k Kind) (*File, error) {
+	if err := precheck(path, k); err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(path)
+	if readOnly {
+		if statErr != nil {
+			return nil, fmt.Errorf("open ledger: %w", statErr)
+		}
+		return openReadOnly(path, k)
+	}
+	if statErr == nil {
+		// Before any write connection touches it (switching a file to WAL
+		// is a write), an existing file must hold exactly our schema.
+		if err := checkSchemaFile(path, k, true); err != nil {
+			return nil, err
+		}
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		if k.Create == nil {
+			return nil, fmt.Errorf("open ledger: %w", statErr)
+		}
+		// A new ledger is for its owner's eyes: 0600 in a 0700 directory.
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("open ledger: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("open ledger: %w", err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	w, err := sqlx.Open("sqlite", DSN(path, append([]string{"_txlock=immediate",
+		// A new file gets 16 KiB pages, where five ~3 KiB pack rows fit
+		// (one in 4 KiB); it must be set before the switch to WAL and is
+		// ignored for an existing file. The driver runs the _pragma list in
+		// lexicographic order and the _journal_mode key after it.
+		"_pragma=page_size(16384)", "_journal_mode=WAL",
+		// Bulk loads: a whole block's pages stay in memory until the commit.
+		"_pragma=cache_size(-262144)"}, commonPragmas...)...))
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	fail := func(err error) (*File, error) {
+		w.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	var mode string
+	if err := w.Get(&mode, "PRAGMA journal_mode"); err != nil {
+		return fail(Classify(err))
+	}
+	if mode != "wal" {
+		return fail(fmt.Errorf("journal_mode is %q, want wal", mode))
+	}
+	if err := create(w, path, k); err != nil {
+		return fail(err)
+	}
+	if err := checkSchema(context.Background(), w, path, k); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sqlx.Open("sqlite", DSN(path, append([]string{"_pragma=query_only(1)"}, commonPragmas...)...))
+	if err != nil {
+		return fail(err)
+	}
+	r.SetMaxOpenConns(4)
+	return &File{Path: path, W: w, R: r}, nil
+}
+
+// Close closes the file; a clean close checkpoints the WAL into it.
+func (f *File) Close() error {
+	var err error
+	if f.R != nil {
+		err = f.R.Close()
+	}
+	if f.W != nil {
+		err = errors.Join(err, f.W.Close())
+	}
+	return err
+}
+
+// Meta reads the file's meta rows.
+func (f *File) Meta(ctx context.Context) (map[string]string, error) {
+	var rows []struct {
+		Key   string `db:"key"`
+		Value string `db:"value"`
+	}
+	if err := core.Select(ctx, f.R, &rows, "SELECT key, value FROM meta"); err != nil {
+		return nil, Classify(err)
+	}
+	meta := map[string]string{}
+	for _, r := range rows {
+		meta[r.Key] = r.Value
+	}
+	return meta, nil
+}
+
+// openReadOnly reads an existing ledger file. It works on a read-only file
+// in a read-only directory too.
+func openReadOnly(path string, k Kind) (*File, error) {
+	// Checked first through an immutable connection, which leaves no
+	// -wal or -shm file beside a file that is refused.
+	if err := checkSchemaFile(path, k, false); err != nil {
+		return nil, err
+	}
+	modes := [][]string{{"mode=ro"}}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
+		// Only when no write waits in a WAL: immutable=1 does not read it.
+		modes = append(modes, []string{"mode=ro", "immutable=1"})
+	}
+	for _, extra := range modes {
+		r, err := sqlx.Open("sqlite", DSN(path, append(extra, commonPragmas...)...))
+		if err != nil {
+			return nil, fmt.Errorf("open ledger %s: %w", path, err)
+		}
+		var v int
+		if err = r.Get(&v, "PRAGMA user_version"); err == nil {
+			if v != core.SchemaVersion {
+				r.Close()
+				return nil, fmt.Errorf("open ledger %s read-only: it is empty or has schema version %d; this vegas-desk reads %d", path, v, core.SchemaVersion)
+			}
+			r.SetMaxOpenConns(4)
+			return &File{Path: path, R: r, ReadOnly: true}, nil
+		}
+		r.Close()
+		// In a read-only directory the WAL index cannot be created:
+		// read the file as immutable.
+	}
+	return nil, fmt.Errorf("open ledger %s read-only: cannot read it", path)
+}
+
+// precheck refuses, without changing a byte, a file that is not a ledger or
+// comes from another version. It reads the 100-byte header; when that is
+// not conclusive (a ledger whose first write is still in the WAL) it asks
+// SQLite through a read-only connection.
+func precheck(path string, k Kind) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open ledger: %w", err)
+	}
+	var hdr [100]byte
+	n, err := io.ReadFull(f, hdr[:])
+	f.Close()
+	if n == 0 {
+		return nil // an empty file becomes a new ledger
+	}
+	if err != nil || !bytes.HasPrefix(hdr[:], []byte("SQLite format 3\x00")) {
+		return fmt.Errorf("%w: %s is not a SQLite file", core.ErrNotLedger, path)
+	}
+	version := int(binary.BigEndian.Uint32(hdr[60:]))
+	app := binary.BigEndian.Uint32(hdr[68:])
+	if app == k.AppID {
+		if err := versionCheck(path, version); err != nil || version == core.SchemaVersion {
+			return err
+		}
+	}
+	// Ask SQLite: the header may lag behind the WAL.
+	db, err := sql.Open("sqlite", DSN(path, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)"))
+	if err != nil {
+		return fmt.Errorf("open ledger: %w", err)
+	}
+	defer db.Close()
+	var tables int
+	if err := db.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
+		if errors.Is(Classify(err), core.ErrNotLedger) {
+			return fmt.Errorf("%w: %s is not a SQLite database", core.ErrNotLedger, path)
+		}
+		return fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	switch {
+	case app == k.AppID:
+		return versionCheck(path, version)
+	case app == 0 && version == 0 && tables == 0:
+		return nil // an empty database becomes a new ledger
+	default:
+		return fmt.Errorf("%w: %s is another application's SQLite database (application_id %#x)", core.ErrNotLedger, path, app)
+	}
+}
+
+// versionCheck refuses a ledger of another schema version.
+func versionCheck(path string, version int) error {
+	switch {
+	case version > core.SchemaVersion:
+		return fmt.Errorf("%w: %s has schema version %d, this vegas-desk knows up to %d; install a newer vegas-desk", core.ErrTooNew, path, version, core.SchemaVersion)
+	case version == 1:
+		return fmt.Errorf("%w: %s has schema version 1, a development format whose 6-digit secret parts are too short to protect unsold tickets; keep it for the record with the vegas-desk that made it, and generate new blocks in a new ledger", core.ErrTooOld, path)
+	}
+	return nil
+}
+
+// Classify maps SQLite's result codes to the ledger's errors: "not a
+// database" (SQLITE_NOTADB) is core.ErrNotLedger.
+func Classify(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		return fmt.Errorf("%w: %w", core.ErrNotLedger, err)
+	}
+	return err
+}
+
+// create makes a new file a ledger of kind k: its schema and meta rows
+// (k.Create), the application id and version, in one BEGIN IMMEDIATE
+// transaction that reads the version again. An existing ledger is left
+// alone.
+func create(w *sqlx.DB, path string, k Kind) error {
+	var v int
+	if err := w.Get(&v, "PRAGMA user_version"); err != nil {
+		return Classify(err)
+	}
+	if v != 0 {
+		return versionCheck(path, v)
+	}
+	if k.Create == nil {
+		return fmt.Errorf("%w: %s holds no ledger", core.ErrNotLedger, path)
+	}
+	tx, err := w.Beginx()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var app uint32
+	var tables int
+	if err := tx.Get(&v, "PRAGMA user_version"); err != nil {
+		return err
+	}
+	if err := tx.Get(&app, "PRAGMA application_id"); err != nil {
+		return err
+	}
+	if err := tx.Get(&tables, "SELECT count(*) FROM sqlite_schema"); err != nil {
+		return err
+	}
+	if v != 0 || app != 0 || tables != 0 {
+		return tx.Rollback() // made by another process meanwhile; checked next
+	}
+	if err := k.Create(tx); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d", k.AppID, core.SchemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// masterRow is one row of sqlite_master.
+type masterRow struct {
+	Type    string         `db:"type"`
+	Name    string         `db:"name"`
+	TblName string         `db:"tbl_name"`
+	SQL     sql.NullString `db:"sql"`
+}
+
+func (r masterRow) String() string {
+	return r.Type + " " + r.Name + " on " + r.TblName + ": " + r.SQL.String
+}
+
+const masterQuery = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+
+// Schema is a kind of file's schema: its SQL, and sqlite_master as it
+// makes it, computed once.
+type Schema struct {
+	SQL    string
+	once   sync.Once
+	master []masterRow
+	err    error
+}
+
+// NewSchema is the schema that sql makes.
+func NewSchema(sql string) *Schema { return &Schema{SQL: sql} }
+
+// expected is sqlite_master as the schema makes it, in a database in
+// memory.
+func (s *Schema) expected() ([]masterRow, error) {
+	s.once.Do(func() {
+		db, err := sqlx.Open("sqlite", "file:expected?mode=memory")
+		if err != nil {
+			s.err = err
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec(s.SQL); err != nil {
+			s.err = err
+			return
+		}
+		s.err = db.Select(&s.master, masterQuery)
+	})
+	return s.master, s.err
+}
+
+// checkSchemaFile checks the schema of the file at path through a
+// read-only connection; an empty file or database passes (it becomes a new
+// ledger). With quick, for a file about to be written, it runs PRAGMA
+// quick_check too: a file whose pages SQLite does not find consistent (an
+// index that points at another's pages, say) is refused before a write
+// builds on it. It reads the whole file: about 20 ms for a 2,000,000-ticket
+// ledger (35 MB) in the page cache.
+func checkSchemaFile(path string, k Kind, quick bool) error {
+	mode := []string{"mode=ro"}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
+		// Nothing waits in a WAL: read the file as immutable, which makes
+		// no -wal or -shm file beside it.
+		mode = append(mode, "immutable=1")
+	}
+	db, err := sqlx.Open("sqlite", DSN(path, append(mode, "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)")...))
+	if err != nil {
+		return fmt.Errorf("open ledger: %w", err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.Get(&v, "PRAGMA user_version"); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+	}
+	if v == 0 {
+		// An empty database becomes a new ledger; one that holds anything
+		// is checked (and refused) here, before a write connection switches
+		// it to WAL.
+		var rows int
+		if err := db.Get(&rows, "SELECT count(*) FROM sqlite_master"); err != nil {
+			return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+		}
+		if rows == 0 {
+			return nil
+		}
+	}
+	if err := checkSchema(context.Background(), db, path, k); err != nil || !quick {
+		return err
+	}
+	var problems []string
+	if err := db.Select(&problems, "PRAGMA quick_check(5)"); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+	}
+	if len(problems) != 1 || problems[0] != "ok" {
+		return fmt.Errorf("%w: %s is damaged (SQLite's quick_check: %s): it is refused and left untouched (restore a copy)", core.ErrNotLedger, path, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// checkSchema refuses a ledger whose schema is not exactly what schema.sql
+// (or counter.sql, for a sealed counter ledger) makes: an extra trigger
+// (which could rewrite a payment as it is written), view, table or index,
+// a changed definition, or a row of sqlite_master twice.
+func checkSchema(ctx context.Context, q core.Querier, path string, k Kind) error {
+	var app uint32
+	if err := core.Get(ctx, q, &app, "PRAGMA application_id"); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+	}
+	if app != k.AppID {
+		return fmt.Errorf("%w: %s is another kind of SQLite file (application_id %#x)", core.ErrNotLedger, path, app)
+	}
+	want, err := k.Schema.expected()
+	if err != nil {
+		return fmt.Errorf("open ledger: the expected schema: %w", err)
+	}
+	var got []masterRow
+	if err := core.Select(ctx, q, &got, masterQuery); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+	}
+	if len(got) != len(want) {
+		// The same rows twice (sqlite_master written by hand, say a second
+		// index row with another root page) pass the comparison of sets.
+		return fmt.Errorf("%w: %s has %d schema rows, a vegas-desk ledger %d: the file was altered; it is refused and left untouched (restore a copy, or ask who changed it)", core.ErrNotLedger, path, len(got), len(want))
+	}
+	wantSet := map[string]bool{}
+	for _, r := range want {
+		wantSet[r.String()] = true
+	}
+	gotSet := map[string]bool{}
+	for _, r := range got {
+		gotSet[r.String()] = true
+		if !wantSet[r.String()] {
+			return fmt.Errorf("%w: %s holds a %s %q that no vegas-desk ledger has: the file was altered; it is refused and left untouched (restore a copy, or ask who changed it)", core.ErrNotLedger, path, r.Type, r.Name)
+		}
+	}
+	for _, r := range want {
+		if !gotSet[r.String()] {
+			return fmt.Errorf("%w: %s lacks the %s %q of a vegas-desk ledger, or it was changed: the file was altered; it is refused and left untouched", core.ErrNotLedger, path, r.Type, r.Name)
+		}
+	}
+	return nil
+}
