@@ -675,7 +675,6 @@ type Game struct {
 // unchanged at its place.
 var ErrNotAnchored = errors.New("the journal does not hold this head")
 
-
 // SchemaVersion is the schema version of a ledger of this build, on every
 // engine (SQLite's user_version, PostgreSQL's meta 'schema').
 const SchemaVersion = 2
