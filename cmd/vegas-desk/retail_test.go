@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/printer/printertest"
 	"vegas-desk/internal/ticketart"
 )
 
@@ -79,10 +81,12 @@ func TestRetailCLI(t *testing.T) {
 	yesterday := time.Now().AddDate(0, 0, -1).Format(time.DateOnly)
 	w10, w11, w12 := winnersIn(t, db, 10), winnersIn(t, db, 11), winnersIn(t, db, 12)
 	s10, p10 := winnerOf(t, w10)
-	s11, _ := winnerOf(t, w11)
 	s12, _ := winnerOf(t, w12)
+	code10 := game.PackCode{Game: 531, Block: 1, Pack: 10}.String()
 	code11 := game.PackCode{Game: 531, Block: 1, Pack: 11}.String()
 	code12 := game.PackCode{Game: 531, Block: 1, Pack: 12}.String()
+	s11, p11 := winnerOf(t, w11)
+	cups := printertest.Install(t, "Recus", "Bureau")
 
 	type step struct {
 		name   string
@@ -142,7 +146,10 @@ func TestRetailCLI(t *testing.T) {
 		{"receipt", []string{"receipt", "1", "-o", filepath.Join(dir, "r1.pdf")}, 0, "", "written to"},
 		{"receipt as JSON", []string{"receipt", "1", "--json"}, 0, `"amount": ` + strconv.Itoa(p10), ""},
 		{"receipt of a void", []string{"receipt", "2", "--json"}, 0, `"void_reason": "paid at the wrong desk"`, ""},
-		{"receipt without -o", []string{"receipt", "1"}, 2, "", "-o FILE.pdf"},
+		{"receipt without -o", []string{"receipt", "1"}, 2, "", "-o FILE.pdf or --printer QUEUE"},
+		{"receipt printed", []string{"receipt", "1", "--printer", "Recus"}, 0, "", "receipt of payment 1 printed on Recus (job Recus-1)"},
+		{"receipt on a printer that does not exist", []string{"receipt", "1", "--printer", "Recu"}, 2, "",
+			`printer "Recu" does not exist: give a queue that lpstat -e lists (here: Recus, Bureau)`},
 		{"receipt of no payment", []string{"receipt", "99", "--json"}, 2, "", "no payment"},
 
 		// The day and the settlement.
@@ -150,6 +157,9 @@ func TestRetailCLI(t *testing.T) {
 		{"day report", []string{"daily", "--desk", "D1", "--day", today, "--json"}, 0, `"packs_activated": [`, ""},
 		{"day report as CSV", []string{"daily", "--desk", "D1", "--day", today, "--csv"}, 0, "desk,day,kind,at,payment", ""},
 		{"day report as PDF", []string{"daily", "--desk", "D1", "--day", today, "-o", filepath.Join(dir, "day.pdf")}, 0, "", ""},
+		{"day report printed", []string{"daily", "--desk", "D1", "--day", today, "--printer", "Bureau"}, 0, "",
+			"day report of desk D1, " + today + " printed on Bureau (job Bureau-3)"},
+		{"a summary printed", []string{"daily", "--printer", "Bureau"}, 2, "", "--printer go with --day"},
 		{"day report without a desk", []string{"daily", "--day", today}, 2, "", "--desk"},
 		{"two formats", []string{"daily", "--desk", "D1", "--day", today, "--csv", "--json"}, 2, "", "choose one"},
 		{"settlement", []string{"settlement", "--desk", "D1", "--since", today, "--until", today}, 0, "the retailer owes the operator", ""},
@@ -170,10 +180,57 @@ func TestRetailCLI(t *testing.T) {
 		}
 	}
 
+	// What lp was given: the receipt, the failed try, the day report.
+	jobs := cups.Jobs(t)
+	if len(jobs) != 3 || strings.Join(jobs[0].Args[:2], " ") != "-d Recus" || strings.Join(jobs[2].Args[:2], " ") != "-d Bureau" {
+		t.Fatalf("lp was given %q", jobs)
+	}
+	for i, want := range map[int]string{0: "REÇU DE PAIEMENT", 2: "Rapport du jour"} {
+		f := filepath.Join(dir, fmt.Sprintf("job-%d.pdf", i))
+		if err := os.WriteFile(f, jobs[i].File, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if text, err := exec.Command("pdftotext", f, "-").Output(); err != nil || !strings.Contains(string(text), want) {
+			t.Errorf("job %d printed %q, %v; want %q", i, text, err, want)
+		}
+	}
+	// A printer whose queue refuses jobs: exit 1, and why.
+	cups.Refuse(t, "Recus")
+	if _, errs, code := vd(t, db, "", "receipt", "1", "--printer", "Recus"); code != 1 ||
+		!strings.Contains(errs, `printer "Recus" refused the job (lp: Destination "Recus" is not accepting jobs.)`) {
+		t.Errorf("a refusing printer: exit %d, %s", code, errs)
+	}
+
+	// D1's day: the referral of s11 (paid since by the back office, but
+	// sent there by D1), the two packs put on sale at 600 € each.
+	out, _, _ := vd(t, db, "", "daily", "--desk", "D1", "--day", today, "--json")
+	var day struct {
+		Referrals []struct {
+			Serial string `json:"serial"`
+			Amount *int   `json:"amount"`
+			Tries  int    `json:"tries"`
+		} `json:"referrals"`
+		Referred int `json:"referred"`
+		Sales    []struct {
+			Pack    string `json:"pack"`
+			Tickets int    `json:"tickets"`
+			Value   int    `json:"value"`
+		} `json:"sales"`
+		SalesValue int `json:"sales_value"`
+	}
+	jsonOf(t, out, &day)
+	if len(day.Referrals) != 1 || day.Referrals[0].Serial != ledger.MaskSerial(s11) || day.Referrals[0].Amount == nil ||
+		*day.Referrals[0].Amount != p11 || day.Referrals[0].Tries != 1 || day.Referred != p11 {
+		t.Errorf("the day's referrals: %s", out)
+	}
+	if len(day.Sales) != 2 || day.Sales[0].Pack != code10 || day.Sales[1].Pack != code11 || day.Sales[0].Value != 600 || day.SalesValue != 1200 {
+		t.Errorf("the day's sales: %s", out)
+	}
+
 	// The settlement by hand: packs 10 and 11 activated today at D1, 2 ×
 	// 200 × 3 € = 1 200 €; one payment stands at D1 (the referral was paid
 	// at BO): prize p10; 5 % = 60 €.
-	out, _, _ := vd(t, db, "", "settlement", "--desk", "D1", "--since", today, "--until", today, "--json")
+	out, _, _ = vd(t, db, "", "settlement", "--desk", "D1", "--since", today, "--until", today, "--json")
 	var s struct {
 		Packs      []string `json:"packs"`
 		Sales      int      `json:"sales_cents"`
@@ -212,7 +269,7 @@ func TestRetailCLI(t *testing.T) {
 	}
 	for file, want := range map[string][]string{
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
-		"day.pdf": {"Rapport du jour", "Carnets activés (2)", "531-0001-0010 à 0011"},
+		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", ledger.MaskSerial(s11)},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
 		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet 0011 — positions 0002200 à 0002203", "feuille 50/50",
 			"positions 0002396 à 0002399"},
@@ -338,6 +395,10 @@ func TestCounterRetailCLI(t *testing.T) {
 		{[]string{"daily", "--day", today, "--json"}, 0, `"packs_activated": [
     "` + code0 + `"
   ]`, ""},
+		{[]string{"daily", "--day", today, "--json"}, 0, `"pack": "` + code0 + `",
+      "tickets": 200,
+      "value": 600`, ""},
+		{[]string{"daily", "--day", today, "--json"}, 0, `"referrals": [`, ""},
 		{[]string{"settlement", "--desk", "D1", "--since", today, "--until", today}, 1, "", "back office"},
 		{[]string{"referrals"}, 1, "", "back office"},
 		{[]string{"emission", "--on-sale", today}, 1, "", "back office"},

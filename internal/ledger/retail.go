@@ -230,20 +230,27 @@ func (l *Ledger) Referrals(ctx context.Context) ([]Referral, error) {
 		AND NOT EXISTS (SELECT 1 FROM paid p WHERE p.ticket = r.ticket) ORDER BY r.id`); err != nil {
 		return nil, fmt.Errorf("list referrals: %w", l.classify(err))
 	}
+	return referralsOf(rows), nil
+}
+
+// referralsOf makes referral entries, in journal order, into one Referral
+// per ticket, in the order of their first referral.
+func referralsOf(rows []entry) []Referral {
 	var out []Referral
-	idx := map[int64]int{}
+	idx := map[[3]int]int{}
 	for _, e := range rows {
-		if i, ok := idx[e.Ticket.Int64]; ok {
+		at := parseTime(e.AtText)
+		k := [3]int{e.Game, e.Block, e.Position}
+		if i, ok := idx[k]; ok {
 			out[i].Tries++
-			out[i].Last = parseTime(e.AtText)
+			out[i].Last = at
 			continue
 		}
-		idx[e.Ticket.Int64] = len(out)
-		at := parseTime(e.AtText)
+		idx[k] = len(out)
 		out = append(out, Referral{Entry: e.ID, Number: e.Number, At: at, Serial: e.Serial, Game: e.Game, Block: e.Block,
 			Position: e.Position, Amount: e.Amount, Desk: e.Desk, Operator: e.Operator, Tries: 1, Last: at})
 	}
-	return out, nil
+	return out
 }
 
 // Identities returns the winners' identities recorded with payments, by

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/paper"
 )
@@ -84,8 +86,9 @@ func (r ReceiptFacts) Paper(loc *time.Location) paper.Receipt {
 }
 
 // DayFacts is a counter's day: the payments made there that day, the voids
-// made that day of its payments (of any day), the packs it received and
-// activated that day, and the journal's head.
+// made that day of its payments (of any day), the prizes above its limit
+// it sent to the back office, the packs it received and activated that day
+// with what those put on sale are worth, and the journal's head.
 type DayFacts struct {
 	Desk      string
 	Day       time.Time // the day's first instant, in the day's location
@@ -93,8 +96,28 @@ type DayFacts struct {
 	Voids     []Claim   // voided that day
 	Received  []game.PackCode
 	Activated []game.PackCode
-	Head      string
-	PrintedAt time.Time
+	// Sales are the packs activated that day, each with its value: a pack
+	// is sold to the retailer when it goes on sale (see SettlementFacts).
+	Sales []Sale
+	// Referrals are the prizes above the counter's payout limit it sent to
+	// the back office that day, one per ticket (Tries counts the times it
+	// was shown), oldest first. Their serials are printed outside the
+	// scratch layer only on a sealed counter ledger and a counter's login,
+	// whose Amount is 0 on a sealed counter ledger (which keeps no unpaid
+	// prize). ReferralsUnknown: the shared ledger's server is older than
+	// the function that lists them to a counter's login.
+	Referrals        []Referral
+	ReferralsUnknown bool
+	Head             string
+	PrintedAt        time.Time
+}
+
+// Sale is a pack put on sale at a counter and what it is worth: its
+// tickets at the game's price.
+type Sale struct {
+	Pack    game.PackCode
+	Tickets int
+	Value   int // euros
 }
 
 // DayReport returns desk's day: day is any time of it, in the location
@@ -133,6 +156,12 @@ func (l *Ledger) DayReport(ctx context.Context, desk string, day time.Time) (Day
 		}
 	}
 	f.Received, f.Activated = packsOf(received), packsOf(activated)
+	if f.Sales, err = l.salesOf(ctx, f.Activated); err != nil {
+		return DayFacts{}, err
+	}
+	if f.Referrals, f.ReferralsUnknown, err = l.referralsBetween(ctx, desk, from, to); err != nil {
+		return DayFacts{}, err
+	}
 	if f.Head, err = l.head(ctx); err != nil {
 		return DayFacts{}, err
 	}
@@ -167,6 +196,47 @@ func (l *Ledger) voidsBetween(ctx context.Context, desk string, since, until tim
 	return out, nil
 }
 
+// salesOf prices packs put on sale: each one's tickets at its game's price.
+func (l *Ledger) salesOf(ctx context.Context, packs []game.PackCode) ([]Sale, error) {
+	price := map[int]int{}
+	out := make([]Sale, 0, len(packs))
+	for _, p := range packs {
+		if _, ok := price[p.Game]; !ok {
+			g, err := l.gameOf(ctx, p.Game)
+			if err != nil {
+				return nil, err
+			}
+			price[p.Game] = g.Price
+		}
+		out = append(out, Sale{Pack: p, Tickets: game.PackSize, Value: game.PackSize * price[p.Game]})
+	}
+	return out, nil
+}
+
+// referralsBetween lists desk's referrals from since until before until,
+// one per ticket (referralsOf). A counter's login reads its own through
+// vegas.my_referrals, which a server made by an older vegas-desk lacks:
+// then it says the referrals are unknown (true).
+func (l *Ledger) referralsBetween(ctx context.Context, desk string, since, until time.Time) ([]Referral, bool, error) {
+	var rows []entry
+	var err error
+	if l.desk != "" {
+		err = sel(ctx, l.r, &rows, "SELECT id, at, serial, game, block, position, amount, desk, operator FROM vegas.my_referrals(?, ?)",
+			formatTime(since), formatTime(until))
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42883" { // undefined_function
+			return nil, true, nil
+		}
+	} else {
+		err = sel(ctx, l.r, &rows, "SELECT "+entryCols+" FROM journal WHERE kind = 'referral' AND desk = ? AND at >= ? AND at < ? ORDER BY id",
+			desk, formatTime(since), formatTime(until))
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("list referrals: %w", l.classify(err))
+	}
+	return referralsOf(rows), false, nil
+}
+
 // paperPacks turns pack codes into paper's packs.
 func paperPacks(ps []game.PackCode) []paper.Pack {
 	out := make([]paper.Pack, len(ps))
@@ -179,7 +249,19 @@ func paperPacks(ps []game.PackCode) []paper.Pack {
 // Paper is the day report as paper prints it, its times in loc.
 func (f DayFacts) Paper(loc *time.Location) paper.DayReport {
 	r := paper.DayReport{Desk: f.Desk, Day: f.Day.In(loc), PacksReceived: paperPacks(f.Received),
-		PacksActivated: paperPacks(f.Activated), JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
+		ReferralsUnknown: f.ReferralsUnknown, JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
+	for _, s := range f.Sales {
+		r.Sales = append(r.Sales, paper.Sale{Pack: paper.Pack{Game: s.Pack.Game, Block: s.Pack.Block, Pack: s.Pack.Pack},
+			Tickets: s.Tickets, Value: s.Value})
+	}
+	for _, x := range f.Referrals {
+		serial := MaskSerial(x.Serial)
+		if serial == "—" {
+			serial = x.Serial // the part printed outside the ticket: nothing to mask
+		}
+		r.Referrals = append(r.Referrals, paper.Referral{At: x.At.In(loc), Serial: serial, Amount: x.Amount,
+			Cashier: x.Operator, Tries: x.Tries})
+	}
 	for _, c := range f.Payments {
 		r.Payments = append(r.Payments, paper.Payment{Number: c.Number, At: c.At.In(loc), Serial: MaskSerial(c.Serial),
 			Amount: c.Amount, Cashier: c.Operator})
