@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,6 +172,11 @@ func TestRetailCLI(t *testing.T) {
 		{"print without -o", []string{"print", "--block", "1", "--packs", "10"}, 2, "", "-o FILE.pdf"},
 		{"print too many packs", []string{"print", "--block", "1", "--packs", "0-10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "at most 10 packs"},
 		{"print", []string{"print", "--block", "1", code11, "-o", filepath.Join(dir, "demo.pdf")}, 0, "", ""},
+		{"labels", []string{"packs", "labels", "--block", "1", "--packs", "10-13", code12, "-o", filepath.Join(dir, "labels.pdf")}, 0, "", ""},
+		{"labels on a roll, printed", []string{"packs", "labels", "--block", "1", "--packs", "10-11", "--roll", "--printer", "Bureau"}, 0, "",
+			"labels of 2 packs printed on Bureau"},
+		{"labels without -o", []string{"packs", "labels", "--block", "1", "--packs", "10"}, 2, "", "-o FILE.pdf or --printer QUEUE"},
+		{"labels of a block that does not exist", []string{"packs", "labels", "--block", "7", "--packs", "10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "not found"},
 		{"verify", []string{"verify", "--json"}, 0, `"ok": true`, ""},
 	}
 	for _, st := range steps {
@@ -180,12 +186,17 @@ func TestRetailCLI(t *testing.T) {
 		}
 	}
 
-	// What lp was given: the receipt, the failed try, the day report.
+	// What lp was given: the receipt, the failed try, the day report, the
+	// labels.
 	jobs := cups.Jobs(t)
-	if len(jobs) != 3 || strings.Join(jobs[0].Args[:2], " ") != "-d Recus" || strings.Join(jobs[2].Args[:2], " ") != "-d Bureau" {
-		t.Fatalf("lp was given %q", jobs)
+	var queues []string
+	for _, j := range jobs {
+		queues = append(queues, strings.Join(j.Args[:2], " "))
 	}
-	for i, want := range map[int]string{0: "REÇU DE PAIEMENT", 2: "Rapport du jour"} {
+	if want := []string{"-d Recus", "-d Recu", "-d Bureau", "-d Bureau"}; !slices.Equal(queues, want) {
+		t.Fatalf("lp was given %q, want %q", queues, want)
+	}
+	for i, want := range map[int]string{0: "REÇU DE PAIEMENT", 2: "Rapport du jour", 3: "531-0001-0011-5"} {
 		f := filepath.Join(dir, fmt.Sprintf("job-%d.pdf", i))
 		if err := os.WriteFile(f, jobs[i].File, 0o644); err != nil {
 			t.Fatal(err)
@@ -261,6 +272,23 @@ func TestRetailCLI(t *testing.T) {
 	}
 	if err != nil || images != game.PackSize {
 		t.Errorf("pdfimages: %v, %d tickets, want %d", err, images, game.PackSize)
+	}
+
+	// Every label reads back, printed at 300 dpi, as its pack's code.
+	if out, err := exec.Command("pdftoppm", "-r", "300", "-gray", "-png", filepath.Join(dir, "labels.pdf"), filepath.Join(dir, "label")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "label-*.png"))
+	read, err := exec.Command("zbarimg", append([]string{"--quiet", "--raw", "-Sdisable", "-Scode128.enable"}, pngs...)...).Output()
+	var want []string
+	for _, p := range []int{10, 11, 12, 13} { // 12 named twice, labelled once
+		want = append(want, game.PackCode{Game: 531, Block: 1, Pack: p}.Compact())
+	}
+	got := strings.Fields(string(read))
+	slices.Sort(got)
+	slices.Sort(want)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("the labels read %v, %v; want %v", got, err, want)
 	}
 
 	// The PDFs say what they should.
