@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,9 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/paper"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/printer/printertest"
-	"vegas-desk/internal/ticketart"
 )
 
 // winnersIn returns a serial of each prize found in pack (first ticket of
@@ -262,16 +263,30 @@ func TestRetailCLI(t *testing.T) {
 		t.Errorf("the settlement at 5.5 %%:\n%s", out)
 	}
 
-	// The demonstration sheets hold the pack's 200 tickets, one picture each.
+	// The demonstration sheets hold the pack's 200 tickets, each its card
+	// (embedded once) and its five surfaces and serial, at 300 dpi: a few
+	// megabytes (23 MB when each ticket was a picture of its own).
 	list, err := exec.Command("pdfimages", "-list", filepath.Join(dir, "demo.pdf")).Output()
-	images := 0
+	cards, parts, cardObjects := 0, 0, map[string]bool{}
+	cardWidth := strconv.Itoa(int(math.Ceil(paper.DemoTicketWidth / 25.4 * 300)))
 	for _, line := range strings.Split(string(list), "\n") {
-		if f := strings.Fields(line); len(f) > 3 && f[2] == "image" && f[3] == strconv.Itoa(ticketart.Width) {
-			images++
+		f := strings.Fields(line)
+		switch {
+		case len(f) < 14 || f[2] != "image":
+		case f[12] != "300" || f[13] != "300":
+			t.Errorf("a picture printed at %s × %s dpi: %s", f[12], f[13], line)
+		case f[3] == cardWidth:
+			cards++
+			cardObjects[f[10]] = true
+		default:
+			parts++
 		}
 	}
-	if err != nil || images != game.PackSize {
-		t.Errorf("pdfimages: %v, %d tickets, want %d", err, images, game.PackSize)
+	if err != nil || cards != game.PackSize || len(cardObjects) != 1 || parts != 6*game.PackSize {
+		t.Errorf("pdfimages: %v, %d cards (%d embedded), %d parts; want %d tickets of 6 parts over one card", err, cards, len(cardObjects), parts, game.PackSize)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "demo.pdf")); err != nil || fi.Size() > 12<<20 {
+		t.Errorf("a pack's demonstration sheets: %v, %d bytes", err, fi.Size())
 	}
 
 	// Every label reads back, printed at 300 dpi, as its pack's code.
@@ -299,7 +314,7 @@ func TestRetailCLI(t *testing.T) {
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
 		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", ledger.MaskSerial(s11)},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
-		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet 0011 — positions 0002200 à 0002203", "feuille 50/50",
+		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet " + code11 + " — positions 0002200 à 0002203", "feuille 50/50",
 			"positions 0002396 à 0002399"},
 	} {
 		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()

@@ -94,30 +94,34 @@ func (k fieldKind) accepts(r rune) bool {
 
 // complete reads what was typed: a card or a symbol may be typed by its
 // first letters, without regard to case or accents ("CE" is CERISE, "A"
-// is AS, "1" is 10); a number may hold spaces ("1 000").
+// is AS, "1" is 10, "TRE" is TRÈFLE, shown with its accent as on the
+// ticket); a number may hold spaces ("1 000").
 func (k fieldKind) complete(s string) string {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	var names []string
+	var names, labels []string
 	switch k {
 	case cardField:
-		names = cardChoices
+		names, labels = cardChoices, cardChoices
 	case symbolField:
-		names = symbolChoices
+		names, labels = symbolChoices, symbolLabels
 		s = strings.NewReplacer("È", "E", "É", "E", "Ê", "E", "À", "A", "Â", "A").Replace(s)
 	default:
 		return strings.ReplaceAll(s, " ", "")
 	}
-	var found []string
-	for _, n := range names {
+	found := -1
+	for i, n := range names {
 		if n == s {
-			return n
+			return labels[i]
 		}
 		if s != "" && strings.HasPrefix(n, s) {
-			found = append(found, n)
+			if found >= 0 {
+				return s // more than one: as typed
+			}
+			found = i
 		}
 	}
-	if len(found) == 1 {
-		return found[0]
+	if found >= 0 {
+		return labels[found]
 	}
 	return s
 }
@@ -130,12 +134,13 @@ var (
 		}
 		return s
 	}()
-	symbolChoices = func() []string {
-		s := make([]string, game.NumSymbols)
-		for i := range s {
-			s[i] = game.Symbol(i).String()
+	// The symbols by their interchange names, and as a person reads them.
+	symbolChoices, symbolLabels = func() ([]string, []string) {
+		names, labels := make([]string, game.NumSymbols), make([]string, game.NumSymbols)
+		for i := range names {
+			names[i], labels[i] = game.Symbol(i).String(), game.Symbol(i).Label()
 		}
-		return s
+		return names, labels
 	}()
 )
 
