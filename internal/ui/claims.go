@@ -52,7 +52,7 @@ var claimColumns = []struct {
 	title string
 	width float32
 }{
-	{"No.", 56}, {"Date", 130}, {"Serial", 296}, {"Amount", 72},
+	{"No.", 56}, {"Date", 130}, {"Serial", 312}, {"Amount", 72},
 	{"Desk", 70}, {"Operator", 84}, {"Method", 76}, {"Voided", 160},
 }
 

@@ -270,7 +270,10 @@ func newContentsScreen(d *desk) *contentsScreen {
 	// "Vérifier le contenu".
 	checkBtn := newKeyButton(lang.L("Check the contents"), theme.SearchIcon(), c.check)
 	checkBtn.Importance = widget.HighImportance
-	clearBtn := newKeyButton(lang.L("Clear"), theme.ContentClearIcon(), c.reset)
+	clearBtn := newKeyButton(lang.L("Clear"), theme.ContentClearIcon(), func() {
+		c.reset()
+		c.focus()
+	})
 	hint := widget.NewLabel(lang.L("Type each value, Tab to the next field, Enter to check."))
 	hint.Importance = widget.LowImportance
 	hint.Wrapping = fyne.TextWrapWord
@@ -325,6 +328,7 @@ func (c *contentsScreen) clearErrors() {
 		f.row.Hide()
 	}
 	c.general.SetText("")
+	c.general.Hide()
 }
 
 // doc builds the interchange document of the form: an empty field is a
@@ -546,6 +550,7 @@ func (c *contentsScreen) showFaults(err error) {
 	var es game.Errors
 	if !errors.As(err, &es) {
 		c.general.SetText(err.Error())
+		c.general.Show()
 		return
 	}
 	var other []string
@@ -561,6 +566,9 @@ func (c *contentsScreen) showFaults(err error) {
 		}
 	}
 	c.general.SetText(strings.Join(other, "\n"))
+	if len(other) > 0 {
+		c.general.Show()
+	}
 	// Each row says its faults, in the order of its fields.
 	rows := map[*widget.Label][]string{}
 	for _, p := range c.paths {

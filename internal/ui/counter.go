@@ -98,9 +98,9 @@ func newCounterScreen(d *desk) *counterScreen {
 	c := &counterScreen{d: d}
 	c.entry = newSerialEntry()
 	c.entry.OnSubmitted = c.check
-	check := widget.NewButtonWithIcon(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
+	check := newKeyButton(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
 	check.Importance = widget.HighImportance
-	byContents := widget.NewButtonWithIcon(lang.L("Enter contents"), theme.DocumentCreateIcon(), func() {
+	byContents := newKeyButton(lang.L("Enter contents"), theme.DocumentCreateIcon(), func() {
 		d.tabs.SelectIndex(tabContents)
 	})
 	prompt := canvas.NewText(lang.L("Scan or type the serial, then Enter"), theme.Color(theme.ColorNameForeground))
@@ -108,7 +108,18 @@ func newCounterScreen(d *desk) *counterScreen {
 	prompt.TextStyle.Bold = true
 
 	c.view = newVerdictView(64, 44, 4, c.askPay)
-	c.view.onReceipt = func(n int64) { d.printReceiptIn(c.view, n) }
+	// A scan while a button has the keyboard goes to the serial field.
+	toEntry := func(r rune) {
+		c.focus()
+		c.entry.TypedRune(r)
+	}
+	for _, b := range []*keyButton{check, byContents, c.view.pay, c.view.receipt} {
+		b.typed = toEntry
+	}
+	c.view.onReceipt = func(n int64) {
+		d.printReceiptIn(c.view, n)
+		c.focus() // ready for the next scan
+	}
 	c.picture = NewTicketPicture()
 
 	c.checks = widget.NewList(
@@ -375,13 +386,9 @@ func (c *counterScreen) paid(r payResult) {
 	if r.kind == verdictNone {
 		return // not confirmed: the verdict stays
 	}
-	serial := ""
-	if c.current != nil {
-		serial = c.current.Serial.String()
-	}
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
-	c.show(serial, r.kind, r.amount, r.detail)
+	c.show(r.serial, r.kind, r.amount, r.detail)
 	c.d.offerPaid(c.view, r)
 }
 
@@ -391,8 +398,8 @@ func (c *counterScreen) offline() {
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
 	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "",
-		lang.L("The shared ledger stopped answering at {{.Time}}. Pay nothing: this screen says when it answers again.",
-			map[string]any{"Time": time.Now().Format("15:04:05")})+"\n"+unreachableText())
+		lang.L("The shared ledger has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
+			map[string]any{"Time": time.Now().Format("15:04:05")}))
 }
 
 // online says that the shared ledger answers again, when the counter

@@ -94,9 +94,17 @@ func TestReceiptPrinter(t *testing.T) {
 		t.Errorf("the receipt button does not show that it has the keyboard: ring %v", ring.StrokeColor)
 	}
 	press(d.win, fyne.KeyReturn)
-	if js = jobs(2); len(js) != 2 {
-		t.Fatalf("Enter on Imprimer le reçu: %d receipts", len(js))
+	if js = jobs(2); len(js) != 2 || cv.Focused() != c.entry {
+		t.Fatalf("Enter on Imprimer le reçu: %d receipts, the keyboard on %v", len(js), cv.Focused())
 	}
+
+	// A scan while a button has the keyboard goes to the serial field.
+	test.FocusNext(cv)
+	typeOn(d.win, serial[:4])
+	if cv.Focused() != c.entry || c.entry.Text != serial[:4] {
+		t.Fatalf("typed on a button: the keyboard on %v, the field holds %q", cv.Focused(), c.entry.Text)
+	}
+	c.entry.SetText("")
 
 	// The ticket again: DÉJÀ PAYÉ offers that payment's receipt again.
 	scan(d, serial)

@@ -129,6 +129,18 @@ type keyButton struct {
 	widget.Button
 	focused bool
 	escape  func() // what Escape does while it has the keyboard (a dialog's cancel), or nothing
+	// typed hears the characters typed while it has the keyboard: at the
+	// counter, a scan goes to the serial field whatever button has it.
+	typed func(rune)
+}
+
+// TypedRune hands r to typed, if set.
+func (b *keyButton) TypedRune(r rune) {
+	if b.typed != nil {
+		b.typed(r)
+		return
+	}
+	b.Button.TypedRune(r)
 }
 
 func newKeyButton(label string, icon fyne.Resource, tapped func()) *keyButton {
@@ -192,7 +204,7 @@ func (r *ringRenderer) Layout(s fyne.Size) {
 func (r *ringRenderer) Refresh() {
 	r.WidgetRenderer.Refresh()
 	r.ring.StrokeColor = color.Transparent
-	if r.b.focused {
+	if r.b.focused && !r.b.Disabled() {
 		r.ring.StrokeColor = theme.Color(focusRing)
 	}
 	r.ring.Refresh()

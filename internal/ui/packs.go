@@ -118,7 +118,7 @@ var packColumns = []struct {
 	title string
 	width float32
 }{
-	{"Packs", 330}, {"Count", 80}, {"State", 110}, {"Desk", 110}, {"Last move", 220}, {"On", 150}, {"By", 120},
+	{"Packs", 290}, {"Count", 70}, {"State", 100}, {"Desk", 90}, {"Last move", 200}, {"On", 130}, {"By", 90},
 }
 
 func newPacksScreen(d *desk) *packsScreen {

@@ -22,7 +22,8 @@ import (
 type payResult struct {
 	kind           verdict // verdictJustPaid, verdictPaid, verdictOverLimit or verdictError
 	amount, detail string
-	payment        int64 // the payment recorded (verdictJustPaid), or the first one (verdictPaid) when this desk may reprint it
+	payment        int64  // the payment recorded (verdictJustPaid), or the first one (verdictPaid) when this desk may reprint it
+	serial         string // the ticket's
 }
 
 // limitText says that this desk does not pay above its payout limit.
@@ -50,7 +51,11 @@ var claimTimeout = 10 * time.Second
 // claimTimeout to answer. Meanwhile the dialog says "Paiement en cours…",
 // its buttons are disabled and Enter and Escape do nothing, so that nothing
 // is paid twice and the cashier sees that the app is at work.
-func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
+func (d *desk) pay(t ledger.Ticket, method string, answer func(payResult)) {
+	then := func(r payResult) {
+		r.serial = t.Serial.String()
+		answer(r)
+	}
 	if t.Prize > d.payoutLimit() {
 		then(d.overLimit(t))
 		return
@@ -165,12 +170,15 @@ func (d *desk) startPayment(req ledger.ClaimRequest, done func(ledger.Claim, err
 func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payResult {
 	req, res, ok := d.claimRequest(t, method, winner)
 	if !ok {
+		res.serial = t.Serial.String()
 		return res
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
 	defer cancel()
 	cl, err := d.ledger.Claim(ctx, req)
-	return d.claimResult(t, cl, err)
+	r := d.claimResult(t, cl, err)
+	r.serial = t.Serial.String()
+	return r
 }
 
 // claimResult is what the ledger's answer to the claim of t means at the

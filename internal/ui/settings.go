@@ -36,9 +36,12 @@ type settingsScreen struct {
 	desk     *widget.Entry
 	operator *widget.Entry
 	limit    *widget.Entry
-	role     *widget.Label // why the desk and the limit cannot be changed here
-	language *widget.Select
-	demo     *widget.Button // the serials to try, on a demonstration ledger
+	// On a counter's login or sealed ledger, the desk and the limit are
+	// shown (fixed), not offered (the entries), and role says why.
+	deskFixed, limitFixed *widget.Label
+	role                  *widget.Label
+	language              *widget.Select
+	demo                  *widget.Button // the serials to try, on a demonstration ledger
 
 	// The receipt printer: a CUPS queue, and whether each payment prints
 	// its receipt at once.
@@ -98,6 +101,10 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.role.Importance = widget.LowImportance
 	s.role.Wrapping = fyne.TextWrapWord
 	s.role.Hide()
+	s.deskFixed = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.limitFixed = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.deskFixed.Hide()
+	s.limitFixed.Hide()
 
 	s.printer = widget.NewSelect(nil, nil)
 	s.printers = widget.NewLabel("")
@@ -112,9 +119,9 @@ func newSettingsScreen(d *desk) *settingsScreen {
 
 	form := widget.NewForm(
 		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared))),
-		widget.NewFormItem(lang.L("Desk id"), s.desk),
+		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
-		widget.NewFormItem(lang.L("Payout limit (€)"), container.NewVBox(s.limit, s.role)),
+		widget.NewFormItem(lang.L("Payout limit (€)"), container.NewVBox(container.NewStack(s.limit, s.limitFixed), s.role)),
 		widget.NewFormItem(lang.L("Receipt printer"), container.NewVBox(container.NewBorder(nil, nil, nil, refresh, s.printer), s.autoPrint, s.printers)),
 		widget.NewFormItem(lang.L("Language"), s.language),
 	)
@@ -136,23 +143,24 @@ func newSettingsScreen(d *desk) *settingsScreen {
 func (s *settingsScreen) setRole() {
 	l := s.d.ledger
 	if l != nil && l.CounterDesk() != "" {
-		s.desk.SetText(l.CounterDesk())
-		s.desk.Disable()
-		s.limit.SetText(strconv.Itoa(l.CounterLimit()))
-		s.limit.Disable()
+		s.deskFixed.SetText(l.CounterDesk())
+		s.limitFixed.SetText(game.FormatAmount(l.CounterLimit()))
 		msg := lang.L("The desk and the payout limit of counter {{.Desk}}'s login, which the back office sets.", map[string]any{"Desk": l.CounterDesk()})
 		if l.Kind() == "counter" {
 			msg = lang.L("The desk and the payout limit sealed in counter {{.Desk}}'s ledger by the back office.", map[string]any{"Desk": l.CounterDesk()})
 		}
 		s.role.SetText(msg)
-		s.role.Show()
-	} else if s.desk.Disabled() {
-		p := s.d.app.Preferences()
-		s.desk.SetText(p.StringWithFallback(prefDesk, ledger.DefaultIdentity("", "").Desk))
-		s.desk.Enable()
-		s.limit.SetText(strconv.Itoa(p.IntWithFallback(prefLimit, 5000)))
-		s.limit.Enable()
-		s.role.Hide()
+		for _, o := range []fyne.CanvasObject{s.deskFixed, s.limitFixed, s.role} {
+			o.Show()
+		}
+		s.desk.Hide()
+		s.limit.Hide()
+	} else {
+		for _, o := range []fyne.CanvasObject{s.deskFixed, s.limitFixed, s.role} {
+			o.Hide()
+		}
+		s.desk.Show()
+		s.limit.Show()
 	}
 	if l != nil && l.Demo() {
 		s.demo.Show()
@@ -248,7 +256,7 @@ func (s *settingsScreen) save() {
 		}
 	}
 	p := s.d.app.Preferences()
-	if !s.desk.Disabled() { // a login's desk and limit are the back office's
+	if s.desk.Visible() { // a login's desk and limit are the back office's
 		p.SetString(prefDesk, strings.TrimSpace(s.desk.Text))
 		n, _ := strconv.Atoi(strings.TrimSpace(s.limit.Text))
 		p.SetInt(prefLimit, n)

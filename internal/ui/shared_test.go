@@ -81,8 +81,12 @@ func TestSharedLedger(t *testing.T) {
 	// Réglages shows the login's desk and limit, which it does not change;
 	// no serials to try are offered (this is no demonstration ledger).
 	s := d.settings
-	if s.desk.Text != "D1" || !s.desk.Disabled() || s.limit.Text != "100" || !s.limit.Disabled() || !s.role.Visible() {
-		t.Errorf("Réglages: desk %q (disabled %v), limit %q (disabled %v)", s.desk.Text, s.desk.Disabled(), s.limit.Text, s.limit.Disabled())
+	if s.deskFixed.Text != "D1" || !s.deskFixed.Visible() || s.desk.Visible() || s.limitFixed.Text != "100 €" || s.limit.Visible() || !s.role.Visible() {
+		t.Errorf("Réglages: desk %q (offered %v), limit %q (offered %v)", s.deskFixed.Text, s.desk.Visible(), s.limitFixed.Text, s.limit.Visible())
+	}
+	s.save()
+	if got := d.app.Preferences().String(prefDesk); got != "G1" {
+		t.Errorf("saving Réglages on a login changed this desk's own id to %q", got)
 	}
 	if c.samples.Visible() || s.demo.Visible() {
 		t.Error("serials to try offered on a shared ledger")
@@ -119,7 +123,8 @@ func TestSharedLedger(t *testing.T) {
 	// A payment that waits on a server that stopped: "Paiement en cours…"
 	// at once, the buttons disabled, a second Enter and Escape that do
 	// nothing; then the answer: REGISTRE INJOIGNABLE.
-	scan(d, takeWinner(t, 3))
+	paying := takeWinner(t, 3)
+	scan(d, paying)
 	press(d.win, fyne.KeyReturn)
 	if c.view.kind != verdictWinner || dialogs(d.win) != 1 {
 		t.Fatalf("no confirmation: %q, %d dialogs", c.view.title.Text(), dialogs(d.win))
@@ -140,6 +145,9 @@ func TestSharedLedger(t *testing.T) {
 	settle(t, d)
 	if dialogs(d.win) != 0 || c.view.title.Text() != "REGISTRE INJOIGNABLE — NE PAS PAYER" || c.view.pay.Visible() {
 		t.Errorf("the payment's answer: %d dialogs, %q, PAYER %v", dialogs(d.win), c.view.title.Text(), c.view.pay.Visible())
+	}
+	if d.checks[0].serial != paying || d.checks[0].kind != verdictUnreachable {
+		t.Errorf("the last check: %+v, want the unreachable payment of %s", d.checks[0], paying)
 	}
 	scan(d, takeWinner(t, 3))
 	if c.view.title.Text() != "REGISTRE INJOIGNABLE — NE PAS PAYER" || c.view.pay.Visible() {
