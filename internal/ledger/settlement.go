@@ -101,11 +101,11 @@ type DayFacts struct {
 	Sales []Sale
 	// Referrals are the prizes above the counter's payout limit it sent to
 	// the back office that day, one per ticket (Tries counts the times it
-	// was shown), oldest first. Their serials are printed outside the
-	// scratch layer only on a sealed counter ledger and a counter's login,
-	// whose Amount is 0 on a sealed counter ledger (which keeps no unpaid
-	// prize). ReferralsUnknown: the shared ledger's server is older than
-	// the function that lists them to a counter's login.
+	// was shown), oldest first. On a sealed counter ledger and to a
+	// counter's login, a Serial is only its part printed outside the
+	// ticket ("531-0001-0456789"), and a sealed ledger's Amount is 0 (it
+	// keeps no unpaid prize). ReferralsUnknown: the shared ledger's server
+	// is older than the function that lists them to a counter's login.
 	Referrals        []Referral
 	ReferralsUnknown bool
 	Head             string

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/printer/printertest"
 )
@@ -283,5 +284,32 @@ func TestGenerateSaysOnSale(t *testing.T) {
 	d.blocks.generate()
 	if !shown(d.win, "ses 10 000 carnets sont mis en vente aussitôt") {
 		t.Error("the generation of a demonstration block does not say that its packs go on sale")
+	}
+}
+
+// Each fault of the contents form says why, in French: the value and what
+// the ticket shows instead, or which field and what it lacks.
+func TestFaultText(t *testing.T) {
+	d := newTestDesk(t, nil)
+	for _, tc := range []struct {
+		path  string
+		kind  game.Kind
+		value string
+		want  string
+	}{
+		{"roulette.winning[2]", game.KindValue, "3", "3 n’est pas sur la roulette"},
+		{"roulette.winning[1]", game.KindRepeat, "4", "numéro gagnant 2\u00a0: numéro répété"},
+		{"roulette.bets[0].amount", game.KindValue, "12", "12\u00a0€ n’est pas un montant du jeu"},
+		{"craps.dice[1]", game.KindValue, "7", "7 n’est pas une face de dé\u00a0: 1 à 6"},
+		{"craps.dice[0]", game.KindMissing, "", "dé 1\u00a0: à renseigner"},
+		{"duel.bank", game.KindValue, "AS", "la banque n’a jamais l’AS"},
+		{"duel.cards[2]", game.KindValue, "X", "X n’est pas une carte\u00a0: 2 à 10, V, D, R ou AS"},
+		{"jackpot[1].symbols[2]", game.KindValue, "ZZ", "ZZ n’est pas un symbole du JACKPOT"},
+		{"bonus", game.KindValue, "4", "4\u00a0€ n’est pas un montant du jeu"},
+	} {
+		kind := d.contents.kinds[tc.path]
+		if got := faultText(&game.FieldError{Field: tc.path, Kind: tc.kind}, tc.path, kind, tc.value); got != tc.want {
+			t.Errorf("%s %q: %q, want %q", tc.path, tc.value, got, tc.want)
+		}
 	}
 }

@@ -34,7 +34,8 @@ func (d *desk) limitText() string {
 
 // overLimit is the verdict on a prize above this desk's payout limit.
 func (d *desk) overLimit(t ledger.Ticket) payResult {
-	return payResult{kind: verdictOverLimit, amount: game.FormatAmount(t.Prize), detail: t.Serial.String() + "\n" + d.limitText()}
+	return payResult{kind: verdictOverLimit, amount: game.FormatAmount(t.Prize), detail: t.Serial.String() + "\n" + d.limitText(),
+		serial: t.Serial.String()}
 }
 
 // claimTimeout bounds a payment: a shared ledger's claim is asked again,
@@ -51,11 +52,7 @@ var claimTimeout = 10 * time.Second
 // claimTimeout to answer. Meanwhile the dialog says "Paiement en cours…",
 // its buttons are disabled and Enter and Escape do nothing, so that nothing
 // is paid twice and the cashier sees that the app is at work.
-func (d *desk) pay(t ledger.Ticket, method string, answer func(payResult)) {
-	then := func(r payResult) {
-		r.serial = t.Serial.String()
-		answer(r)
-	}
+func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	if t.Prize > d.payoutLimit() {
 		then(d.overLimit(t))
 		return
@@ -139,7 +136,8 @@ func (d *desk) claimRequest(t ledger.Ticket, method string, winner *ledger.Winne
 		return ledger.ClaimRequest{}, d.overLimit(t), false
 	}
 	if d.ledger == nil {
-		return ledger.ClaimRequest{}, payResult{kind: verdictError, detail: t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}, false
+		return ledger.ClaimRequest{}, payResult{kind: verdictError, serial: t.Serial.String(),
+			detail: t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}, false
 	}
 	return ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(), Limit: d.payoutLimit(), Winner: winner}, payResult{}, true
 }
@@ -170,20 +168,18 @@ func (d *desk) startPayment(req ledger.ClaimRequest, done func(ledger.Claim, err
 func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payResult {
 	req, res, ok := d.claimRequest(t, method, winner)
 	if !ok {
-		res.serial = t.Serial.String()
 		return res
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
 	defer cancel()
 	cl, err := d.ledger.Claim(ctx, req)
-	r := d.claimResult(t, cl, err)
-	r.serial = t.Serial.String()
-	return r
+	return d.claimResult(t, cl, err)
 }
 
 // claimResult is what the ledger's answer to the claim of t means at the
 // counter.
-func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) payResult {
+func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) (res payResult) {
+	defer func() { res.serial = t.Serial.String() }()
 	var r *ledger.Refusal
 	if errors.As(err, &r) {
 		if k, detail := refusal(r.Verdict, r.Until); k != verdictNone {

@@ -173,20 +173,26 @@ func (s *settingsScreen) setRole() {
 // noPrinter is the printer choice that opens receipts as PDF instead.
 func noPrinter() string { return lang.L("None: open the receipt as PDF") }
 
+// selectedPrinter is the queue chosen on screen, "" for none.
+func (s *settingsScreen) selectedPrinter() string {
+	if q := s.printer.Selected; q != noPrinter() {
+		return q
+	}
+	return ""
+}
+
 // listPrinters asks CUPS for its queues (lpstat -e), in a goroutine, and
 // offers them with the one chosen, even when CUPS no longer lists it.
 func (s *settingsScreen) listPrinters() {
-	chosen := s.d.receiptPrinter()
-	if s.printer.Selected != "" && s.printer.Selected != noPrinter() {
-		chosen = s.printer.Selected
+	if s.printer.Selected == "" { // not shown yet: the one saved
+		s.setPrinters(nil, s.d.receiptPrinter(), "")
 	}
-	s.setPrinters(nil, chosen, "")
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		qs, err := printer.Queues(ctx)
 		cancel()
 		onMain(func() {
-			msg := ""
+			chosen, msg := s.selectedPrinter(), ""
 			switch {
 			case err != nil && chosen == "":
 				msg = lang.L("CUPS does not answer here: receipts open as PDF.")
@@ -228,7 +234,7 @@ func (s *settingsScreen) setPrinters(queues []string, chosen, msg string) {
 
 // showAutoPrint offers to print each receipt at once only with a printer.
 func (s *settingsScreen) showAutoPrint() {
-	if s.printer.Selected == "" || s.printer.Selected == noPrinter() {
+	if s.selectedPrinter() == "" {
 		s.autoPrint.Disable()
 	} else {
 		s.autoPrint.Enable()
@@ -262,11 +268,7 @@ func (s *settingsScreen) save() {
 		p.SetInt(prefLimit, n)
 	}
 	p.SetString(prefOperator, strings.TrimSpace(s.operator.Text))
-	queue := s.printer.Selected
-	if queue == noPrinter() {
-		queue = ""
-	}
-	p.SetString(prefPrinter, queue)
+	p.SetString(prefPrinter, s.selectedPrinter())
 	p.SetBool(prefAutoPrint, s.autoPrint.Checked)
 	code := "fr"
 	for _, l := range languages {
