@@ -135,6 +135,7 @@ func TestRetailCLI(t *testing.T) {
 		{"emission open", []string{"emission", "--on-sale", yesterday, "--end-of-sale", tomorrow, "--deadline", tomorrow}, 0, "", ""},
 		{"pack not on sale", []string{"claim", winnersIn(t, db, 13)[0], "--desk", "D1", "--operator", "ann"}, 1, "", "not on sale"},
 		{"stolen pack", []string{"lookup", s12, "--desk", "D1", "--json"}, 0, `"verdict": "stolen"`, ""},
+		{"a ticket's pack by its code", []string{"lookup", s12, "--desk", "D1"}, 0, "pack " + code12 + " (stolen)", ""},
 		{"stolen pack claimed", []string{"claim", s12, "--desk", "D2", "--operator", "bob"}, 1, "", "reported stolen"},
 		{"flagged attempts", []string{"attempts", "--reason", "stolen", "--json"}, 0, `"pack": "` + code12 + `"`, ""},
 		{"above the limit", []string{"claim", s11, "--desk", "D1", "--operator", "ann", "--limit", "1"}, 1, "", "back office pays it"},

@@ -316,7 +316,9 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 	c.current = &t
 	c.picture.SetTicket(&t.Ticket, &t.Serial)
 	serial := t.Serial.String()
-	where := fmt.Sprintf("%s · %s %d/%d · %s %d", serial, lang.L("block"), t.Block.Game, t.Block.Number, lang.L("pack"), t.Pack)
+	// The pack by its code, check digit included, as its label and the
+	// papers write it.
+	where := fmt.Sprintf("%s · %s %s", serial, lang.L("pack"), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack})
 	if k, detail := refusal(t.Verdict, t.Until); k != verdictNone {
 		c.show(serial, k, "", where+"\n"+detail)
 		return

@@ -67,6 +67,10 @@ func TestReceiptPrinter(t *testing.T) {
 	}
 	serial := takeWinner(t, 3)
 	scan(d, serial)
+	s0, _ := game.ParseSerial(serial)
+	if pack := (game.PackCode{Game: s0.Game, Block: s0.Block, Pack: s0.Pack()}).String(); !strings.Contains(c.view.detail.Text, "carnet "+pack) {
+		t.Errorf("the verdict does not name the pack by its code %s: %q", pack, c.view.detail.Text)
+	}
 	press(d.win, fyne.KeyReturn)
 	press(d.win, fyne.KeyReturn)
 	settle(t, d)
