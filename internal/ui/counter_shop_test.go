@@ -317,3 +317,13 @@ func TestFaultText(t *testing.T) {
 		}
 	}
 }
+
+// A symbol typed by its first letters shows as printed, with its accent;
+// the form reads it back as the interchange format's.
+func TestCompleteSymbols(t *testing.T) {
+	for typed, want := range map[string]string{"tr": "TRÈFLE", "TRÈ": "TRÈFLE", "pa": "PASTÈQUE", "ce": "CERISE", "c": "C", "7": "7"} {
+		if got := symbolField.complete(typed); got != want {
+			t.Errorf("%q completes to %q, want %q", typed, got, want)
+		}
+	}
+}
