@@ -11,8 +11,11 @@ GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 # reference of the ledger benchmarks and the tamper tests), a PostgreSQL
 # server (the tests start their own, as the postgres account, in a
 # temporary directory on a free port), poppler-utils (pdftotext reads the
-# PDFs in internal/paper's tests) and a C compiler for the race detector.
-TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils
+# PDFs in internal/paper's tests, pdftoppm prints them to images),
+# zbar-tools (zbarimg reads the pack labels' barcodes back from those
+# images) and a C compiler for the race detector. Printing is tested with
+# stand-ins for CUPS's lp and lpstat: no CUPS needed.
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

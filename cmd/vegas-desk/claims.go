@@ -133,6 +133,7 @@ func (c *cli) daily(args []string) error {
 	day := fs.String("day", "", "one counter's day report (with --desk)")
 	out := fs.String("o", "", "the day report as PDF (with --day)")
 	asCSV := fs.Bool("csv", false, "the day report as CSV (with --day)")
+	queue := fs.String("printer", "", "print the day report on this CUPS queue (with --day; lpstat -e lists them)")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
@@ -141,10 +142,10 @@ func (c *cli) daily(args []string) error {
 		return err
 	}
 	if *day != "" {
-		return c.dayReport(f.Desk, *day, *out, *asJSON, *asCSV)
+		return c.dayReport(f.Desk, *day, *out, *queue, *asJSON, *asCSV)
 	}
-	if *out != "" || *asCSV {
-		return badInput("daily: -o and --csv go with --day DATE (a counter's day report)")
+	if *out != "" || *asCSV || *queue != "" {
+		return badInput("daily: -o, --csv and --printer go with --day DATE (a counter's day report)")
 	}
 	l, err := c.read()
 	if err != nil {

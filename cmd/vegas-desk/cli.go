@@ -31,16 +31,17 @@ else the one last chosen in the app's settings).
   void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
   claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl] [--with-identity]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
-  daily --desk ID --day DATE [-o FILE.pdf|--csv|--json]      a counter's day report
+  daily --desk ID --day DATE [-o FILE.pdf|--csv|--json] [--printer QUEUE]   a counter's day report
   emission [--game CODE] [--on-sale DAY] [--end-of-sale DAY] [--deadline DAY] [--json]
                                                  show or set the emission's dates
   packs deliver --block N --packs A-B --desk ID  send packs to a counter
   packs receive|activate|settle|return|stolen|destroyed [--block N] PACK...
                                                  move packs (numbers, ranges A-B or pack codes)
   packs list [--block N] [--desk ID] [--state S] [--json]    where the packs are
+  packs labels --block N --packs A-B (-o FILE.pdf|--printer QUEUE) [--roll]   a label per pack, with its barcode
   attempts [--reason R] [--since DATE] [--desk ID] [--json]  refused attempts (stolen: flagged)
   referrals [--json]                             prizes above a counter's limit, to pay here
-  receipt PAYMENT -o FILE.pdf [--json]           a payment's receipt
+  receipt PAYMENT (-o FILE.pdf|--printer QUEUE) [--json]   a payment's receipt, written or printed
   settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
                                                  what a counter and the operator owe each other
   settings [--identity-threshold EUROS] [--commission PERCENT] [--claim-days N] [--json]
@@ -67,6 +68,7 @@ else the one last chosen in the app's settings).
 --db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
 (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
 $XDG_DATA_HOME/vegas-desk/ledger.db.
+--printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
 `
 

@@ -3,12 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/paper"
 )
 
 // packsUsage is the packs command's own help.
@@ -16,10 +18,13 @@ const packsUsage = `usage:
   vegas-desk packs deliver --block N --packs A-B --desk ID [--game CODE] [--operator NAME] [--json]
   vegas-desk packs receive|activate|settle|return|stolen|destroyed [--block N] [--desk ID] [--reason TEXT] PACK... [--json]
   vegas-desk packs list [--block N] [--desk ID] [--state S] [--json]
+  vegas-desk packs labels --block N --packs A-B (-o FILE.pdf | --printer QUEUE) [--roll]
 
 PACK is a pack number (0–9999, with --block), a range A-B, or a scanned pack
 code GGG-BBBB-PPPP-C (which names its game and block). States: stock,
-delivered, received, on-sale, settled, returned, stolen, destroyed.`
+delivered, received, on-sale, settled, returned, stolen, destroyed.
+labels prints a label per pack, with its code and barcode: A4 sheets of
+3 × 8 labels of 70 × 37 mm, or with --roll one 62 × 29 mm label a page.`
 
 // packs runs "packs MOVE …" and "packs list …".
 func (c *cli) packs(args []string) error {
@@ -30,8 +35,11 @@ func (c *cli) packs(args []string) error {
 		fmt.Fprintln(c.stdout, packsUsage)
 		return nil
 	}
-	if args[0] == "list" {
+	switch args[0] {
+	case "list":
 		return c.packsList(args[1:])
+	case "labels":
+		return c.packsLabels(args[1:])
 	}
 	return c.packsMove(args[0], args[1:])
 }
@@ -175,6 +183,70 @@ func (c *cli) packsList(args []string) error {
 		fmt.Fprintln(c.stdout, "no pack")
 	default:
 		fmt.Fprintf(c.stdout, "%s\n", count(total, "pack"))
+	}
+	return nil
+}
+
+// maxLabels bounds one print of labels: a block's 10,000 packs, 417 A4
+// sheets.
+const maxLabels = game.Packs
+
+// packsLabels prints a label per pack: its code with the check digit, its
+// game, block and tickets, and the Code 128 barcode a counter scans.
+func (c *cli) packsLabels(args []string) error {
+	fs := flag.NewFlagSet("packs labels", flag.ContinueOnError)
+	code, block := blockFlags(fs)
+	span := fs.String("packs", "", "packs A-B (or one pack)")
+	out := fs.String("o", "", "PDF file to write")
+	roll := fs.Bool("roll", false, "one label a page, for a roll of 62 × 29 mm labels (default: A4 sheets of 3 × 8)")
+	queue := fs.String("printer", "", "print them on this CUPS queue (lpstat -e lists them)")
+	pos, err := c.flags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *span != "" {
+		pos = append(pos, *span)
+	}
+	if *out == "" && *queue == "" {
+		return badInput("packs labels: -o FILE.pdf or --printer QUEUE is required")
+	}
+	if len(pos) == 0 {
+		return badInput("packs labels: name the packs: --block N --packs A-B, or pack codes")
+	}
+	spans, err := parsePacks(pos, *code, *block)
+	if err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	labels := paper.Labels{Roll: *roll, PrintedAt: time.Now()}
+	for _, s := range spans {
+		if _, err := l.Block(c.ctx, s.Game, s.Block); err != nil {
+			return err
+		}
+		em, err := l.Emission(c.ctx, s.Game)
+		if err != nil {
+			return err
+		}
+		labels.GameName = em.Name
+		for p := s.First; p <= s.Last; p++ {
+			labels.Packs = append(labels.Packs, paper.Pack{Game: s.Game, Block: s.Block, Pack: p})
+		}
+		if len(labels.Packs) > maxLabels {
+			return badInput("packs labels: %d packs at most at once (a block's)", maxLabels)
+		}
+	}
+	write := func(w io.Writer) error { return paper.WriteLabels(w, labels) }
+	if *out != "" {
+		if err := c.writeOut(*out, write); err != nil {
+			return err
+		}
+	}
+	if *queue != "" {
+		return c.toPrinter(*queue, "labels of "+count(len(labels.Packs), "pack"), "etiquettes.pdf", write)
 	}
 	return nil
 }

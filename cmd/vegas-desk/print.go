@@ -67,14 +67,17 @@ func (c *cli) print(args []string) error {
 		progress = func(i int) { fmt.Fprintf(c.stderr, "\rdrawing: %d/%d tickets", i+1, len(positions)) }
 		defer fmt.Fprintln(c.stderr)
 	}
-	sheets := paper.DemoSheets{Game: g, Block: b, Positions: positions, PrintedAt: time.Now(),
-		Image: func(i int) (image.Image, error) {
+	// Each ticket drawn once, at 300 dpi on the sheet, over the card all of
+	// them share, which the document holds once.
+	pr := ticketart.NewPrinted(g, paper.DemoTicketWidth/25.4*300/ticketart.Width)
+	sheets := paper.DemoSheets{Game: g, Block: b, Positions: positions, PrintedAt: time.Now(), Card: pr.Card(),
+		Ticket: func(i int) (func() []image.Image, error) {
 			t, err := l.TicketAt(c.ctx, g, b, positions[i])
 			if err != nil {
 				return nil, err
 			}
 			progress(i)
-			return ticketart.Draw(&t.Ticket, &t.Serial, ticketart.Options{ScratchPanel: true, HideWins: true}), nil
+			return func() []image.Image { return pr.Parts(&t.Ticket, &t.Serial) }, nil
 		}}
 	return c.writeOut(*out, func(w io.Writer) error { return paper.WriteDemoSheets(w, sheets) })
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/paper"
+	"vegas-desk/internal/printer"
 )
 
 // The retail commands: the emission's dates, refused attempts, referrals,
@@ -218,9 +221,40 @@ func (c *cli) writeOut(path string, write func(io.Writer) error) error {
 	return writeFile(path, write)
 }
 
+// toPrinter prints a PDF document on a CUPS queue (lp -d QUEUE), and says
+// on stderr which job it is. what names the document in messages. A queue
+// that does not exist is bad input; a printer that refuses, or no CUPS,
+// is a refusal.
+func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	job, err := printer.PrintDocument(ctx, queue, name, write)
+	var pe *printer.Error
+	switch {
+	case errors.As(err, &pe) && errors.Is(err, printer.ErrNoQueue):
+		known := "none"
+		if qs, err := printer.Queues(ctx); err == nil && len(qs) > 0 {
+			known = strings.Join(qs, ", ")
+		}
+		return badInput("%s: printer %q does not exist: give a queue that lpstat -e lists (here: %s)", what, queue, known)
+	case errors.As(err, &pe) && errors.Is(err, printer.ErrRefused):
+		return fmt.Errorf("%s: printer %q refused the job (%s): check the printer and its queue (cupsenable, cupsaccept), then print again", what, queue, pe.Detail)
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s: cannot print on %q: %s; or write the PDF with -o FILE.pdf and print it elsewhere", what, queue, pe.Detail)
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if job == "" {
+		job = "sent"
+	}
+	fmt.Fprintf(c.stderr, "%s printed on %s (job %s)\n", what, queue, job)
+	return nil
+}
+
 func (c *cli) receipt(args []string) error {
 	fs := flag.NewFlagSet("receipt", flag.ContinueOnError)
 	out := fs.String("o", "", "PDF file to write (- for standard output)")
+	queue := fs.String("printer", "", "print it on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "what the receipt says, as JSON")
 	pos, err := c.positional(fs, args, 1, "one PAYMENT number")
 	if err != nil {
@@ -230,8 +264,8 @@ func (c *cli) receipt(args []string) error {
 	if err != nil || number <= 0 {
 		return badInput("receipt: payment number %q: want the number the claims command shows", pos[0])
 	}
-	if *out == "" && !*asJSON {
-		return badInput("receipt: -o FILE.pdf is required (or --json)")
+	if *out == "" && !*asJSON && *queue == "" {
+		return badInput("receipt: -o FILE.pdf or --printer QUEUE is required (or --json)")
 	}
 	l, err := c.read()
 	if err != nil {
@@ -248,6 +282,12 @@ func (c *cli) receipt(args []string) error {
 			return err
 		}
 	}
+	if *queue != "" {
+		if err := c.toPrinter(*queue, fmt.Sprintf("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
+			func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		m := map[string]any{"payment": p.Payment, "game": p.Game, "game_name": p.GameName, "serial": p.Serial,
 			"amount": p.Amount, "amount_words": game.AmountWords(p.Amount), "paid_at": r.Claim.At, "desk": p.Desk,
@@ -261,7 +301,7 @@ func (c *cli) receipt(args []string) error {
 		}
 		return c.json(m)
 	}
-	if *out != "-" {
+	if *out != "" && *out != "-" {
 		fmt.Fprintf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
 	}
 	return nil
@@ -384,8 +424,9 @@ func plainOwed(f paper.Figures) string {
 	return "nobody owes anything"
 }
 
-// dayReport is daily --day: one counter's day as text, JSON, CSV or PDF.
-func (c *cli) dayReport(desk, day, out string, asJSON, asCSV bool) error {
+// dayReport is daily --day: one counter's day as text, JSON, CSV or PDF,
+// and printed on a CUPS queue when queue is not empty.
+func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error {
 	format, err := reportFormat(asJSON, asCSV, out)
 	if err != nil {
 		return err
@@ -407,19 +448,41 @@ func (c *cli) dayReport(desk, day, out string, asJSON, asCSV bool) error {
 		return err
 	}
 	p := d.Paper(time.Local)
+	if queue != "" {
+		if err := c.toPrinter(queue, fmt.Sprintf("day report of desk %s, %s", d.Desk, dayText(d.Day)),
+			fmt.Sprintf("jour-%s-%s.pdf", d.Desk, d.Day.Format(time.DateOnly)),
+			func(w io.Writer) error { return paper.WriteDayReport(w, p) }); err != nil {
+			return err
+		}
+		if format == "text" {
+			return nil // printed: nothing else asked
+		}
+	}
+	f := p.Figures()
 	switch format {
 	case "pdf":
 		return c.writeOut(out, func(w io.Writer) error { return paper.WriteDayReport(w, p) })
 	case "csv":
 		return paper.WriteDayReportCSV(c.stdout, p)
 	case "json":
-		pays, voids := []any{}, []any{}
+		pays, voids, sales := []any{}, []any{}, []any{}
 		for _, x := range p.Payments {
 			pays = append(pays, map[string]any{"payment": x.Number, "at": x.At, "serial": x.Serial, "amount": x.Amount, "cashier": x.Cashier})
 		}
 		for _, x := range p.Voids {
 			voids = append(voids, map[string]any{"payment": x.Payment, "at": x.At, "serial": x.Serial, "amount": x.Amount,
 				"by": x.By, "reason": x.Reason})
+		}
+		referrals := []any{}
+		for _, x := range p.Referrals {
+			var amount any // null where the ledger keeps no unpaid prize (a sealed counter ledger)
+			if x.Amount > 0 {
+				amount = x.Amount
+			}
+			referrals = append(referrals, map[string]any{"at": x.At, "serial": x.Serial, "amount": amount, "cashier": x.Cashier, "tries": x.Tries})
+		}
+		for _, x := range p.Sales {
+			sales = append(sales, map[string]any{"pack": x.Pack.String(), "tickets": x.Tickets, "value": x.Value})
 		}
 		codes := func(ps []game.PackCode) []string {
 			out := []string{}
@@ -428,31 +491,42 @@ func (c *cli) dayReport(desk, day, out string, asJSON, asCSV bool) error {
 			}
 			return out
 		}
-		paid, voided := 0, 0
-		for _, x := range p.Payments {
-			paid += x.Amount
-		}
-		for _, x := range p.Voids {
-			voided += x.Amount
-		}
 		return c.json(map[string]any{"desk": d.Desk, "day": dayText(d.Day), "payments": pays, "voids": voids,
-			"paid": paid, "voided": voided, "net": paid - voided,
+			"paid": f.Paid, "voided": f.Voided, "net": f.Net(), "referrals": referrals, "referred": f.Referred,
+			"sales": sales, "sales_value": f.Sales, "sales_less_net": f.Sales - f.Net(),
 			"packs_received": codes(d.Received), "packs_activated": codes(d.Activated), "journal_head": d.Head})
 	}
-	paid, voided := 0, 0
 	fmt.Fprintf(c.stdout, "desk %s, %s\n", d.Desk, dayText(d.Day))
 	for _, x := range p.Payments {
-		paid += x.Amount
-		fmt.Fprintf(c.stdout, "%s  payment %-6d %s  %8s €  %s\n", x.At.Format(time.TimeOnly), x.Number, x.Serial, game.GroupDigits(x.Amount), x.Cashier)
+		fmt.Fprintf(c.stdout, "%s  payment  %-6d %s  %8s €  %s\n", x.At.Format(time.TimeOnly), x.Number, x.Serial, game.GroupDigits(x.Amount), terminal(x.Cashier))
 	}
 	for _, x := range p.Voids {
-		voided += x.Amount
-		fmt.Fprintf(c.stdout, "%s  void    %-6d %s  %8s €  %s: %s\n", x.At.Format(time.TimeOnly), x.Payment, x.Serial, game.GroupDigits(x.Amount), x.By, x.Reason)
+		fmt.Fprintf(c.stdout, "%s  void     %-6d %s  %8s €  %s: %s\n", x.At.Format(time.TimeOnly), x.Payment, x.Serial, game.GroupDigits(x.Amount),
+			terminal(x.By), terminal(x.Reason))
+	}
+	for _, x := range p.Referrals {
+		amount := "(not kept)"
+		if x.Amount > 0 {
+			amount = game.GroupDigits(x.Amount) + " €"
+		}
+		fmt.Fprintf(c.stdout, "%s  referral %-6s %s  %10s  %s, shown %d×\n", x.At.Format(time.TimeOnly), "", x.Serial, amount, terminal(x.Cashier), x.Tries)
 	}
 	fmt.Fprintf(c.stdout, "%s, %s voided: %s € net\n", count(len(p.Payments), "payment"), count(len(p.Voids), "payment"),
-		game.GroupDigits(paid-voided))
-	fmt.Fprintf(c.stdout, "packs received   %d\npacks activated  %d\njournal head %s\n", len(d.Received), len(d.Activated), d.Head)
+		game.GroupDigits(f.Net()))
+	referred := fmt.Sprintf("%d = %s €, paid by the back office", len(p.Referrals), game.GroupDigits(f.Referred))
+	fmt.Fprintf(c.stdout, "referrals        %s\n", referred)
+	fmt.Fprintf(c.stdout, "packs received   %d\npacks on sale    %d = %s €\nsales less net   %s €\njournal head %s\n",
+		len(d.Received), len(p.Sales), game.GroupDigits(f.Sales), signedDigits(f.Sales-f.Net()), d.Head)
 	return nil
+}
+
+// signedDigits prints n with its digits grouped and a minus sign when it
+// is negative.
+func signedDigits(n int) string {
+	if n < 0 {
+		return "-" + game.GroupDigits(-n)
+	}
+	return game.GroupDigits(n)
 }
 
 // parseRate reads a percentage, "5", "5.5" or "5,25", as hundredths of a

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +18,9 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/paper"
 	"vegas-desk/internal/pgtest"
-	"vegas-desk/internal/ticketart"
+	"vegas-desk/internal/printer/printertest"
 )
 
 // winnersIn returns a serial of each prize found in pack (first ticket of
@@ -77,10 +81,12 @@ func TestRetailCLI(t *testing.T) {
 	yesterday := time.Now().AddDate(0, 0, -1).Format(time.DateOnly)
 	w10, w11, w12 := winnersIn(t, db, 10), winnersIn(t, db, 11), winnersIn(t, db, 12)
 	s10, p10 := winnerOf(t, w10)
-	s11, _ := winnerOf(t, w11)
 	s12, _ := winnerOf(t, w12)
+	code10 := game.PackCode{Game: 531, Block: 1, Pack: 10}.String()
 	code11 := game.PackCode{Game: 531, Block: 1, Pack: 11}.String()
 	code12 := game.PackCode{Game: 531, Block: 1, Pack: 12}.String()
+	s11, p11 := winnerOf(t, w11)
+	cups := printertest.Install(t, "Recus", "Bureau")
 
 	type step struct {
 		name   string
@@ -127,6 +133,7 @@ func TestRetailCLI(t *testing.T) {
 		{"emission open", []string{"emission", "--on-sale", yesterday, "--end-of-sale", tomorrow, "--deadline", tomorrow}, 0, "", ""},
 		{"pack not on sale", []string{"claim", winnersIn(t, db, 13)[0], "--desk", "D1", "--operator", "ann"}, 1, "", "not on sale"},
 		{"stolen pack", []string{"lookup", s12, "--desk", "D1", "--json"}, 0, `"verdict": "stolen"`, ""},
+		{"a ticket's pack by its code", []string{"lookup", s12, "--desk", "D1"}, 0, "pack " + code12 + " (stolen)", ""},
 		{"stolen pack claimed", []string{"claim", s12, "--desk", "D2", "--operator", "bob"}, 1, "", "reported stolen"},
 		{"flagged attempts", []string{"attempts", "--reason", "stolen", "--json"}, 0, `"pack": "` + code12 + `"`, ""},
 		{"above the limit", []string{"claim", s11, "--desk", "D1", "--operator", "ann", "--limit", "1"}, 1, "", "back office pays it"},
@@ -140,7 +147,10 @@ func TestRetailCLI(t *testing.T) {
 		{"receipt", []string{"receipt", "1", "-o", filepath.Join(dir, "r1.pdf")}, 0, "", "written to"},
 		{"receipt as JSON", []string{"receipt", "1", "--json"}, 0, `"amount": ` + strconv.Itoa(p10), ""},
 		{"receipt of a void", []string{"receipt", "2", "--json"}, 0, `"void_reason": "paid at the wrong desk"`, ""},
-		{"receipt without -o", []string{"receipt", "1"}, 2, "", "-o FILE.pdf"},
+		{"receipt without -o", []string{"receipt", "1"}, 2, "", "-o FILE.pdf or --printer QUEUE"},
+		{"receipt printed", []string{"receipt", "1", "--printer", "Recus"}, 0, "", "receipt of payment 1 printed on Recus (job Recus-1)"},
+		{"receipt on a printer that does not exist", []string{"receipt", "1", "--printer", "Recu"}, 2, "",
+			`printer "Recu" does not exist: give a queue that lpstat -e lists (here: Recus, Bureau)`},
 		{"receipt of no payment", []string{"receipt", "99", "--json"}, 2, "", "no payment"},
 
 		// The day and the settlement.
@@ -148,6 +158,9 @@ func TestRetailCLI(t *testing.T) {
 		{"day report", []string{"daily", "--desk", "D1", "--day", today, "--json"}, 0, `"packs_activated": [`, ""},
 		{"day report as CSV", []string{"daily", "--desk", "D1", "--day", today, "--csv"}, 0, "desk,day,kind,at,payment", ""},
 		{"day report as PDF", []string{"daily", "--desk", "D1", "--day", today, "-o", filepath.Join(dir, "day.pdf")}, 0, "", ""},
+		{"day report printed", []string{"daily", "--desk", "D1", "--day", today, "--printer", "Bureau"}, 0, "",
+			"day report of desk D1, " + today + " printed on Bureau (job Bureau-3)"},
+		{"a summary printed", []string{"daily", "--printer", "Bureau"}, 2, "", "--printer go with --day"},
 		{"day report without a desk", []string{"daily", "--day", today}, 2, "", "--desk"},
 		{"two formats", []string{"daily", "--desk", "D1", "--day", today, "--csv", "--json"}, 2, "", "choose one"},
 		{"settlement", []string{"settlement", "--desk", "D1", "--since", today, "--until", today}, 0, "the retailer owes the operator", ""},
@@ -159,6 +172,11 @@ func TestRetailCLI(t *testing.T) {
 		{"print without -o", []string{"print", "--block", "1", "--packs", "10"}, 2, "", "-o FILE.pdf"},
 		{"print too many packs", []string{"print", "--block", "1", "--packs", "0-10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "at most 10 packs"},
 		{"print", []string{"print", "--block", "1", code11, "-o", filepath.Join(dir, "demo.pdf")}, 0, "", ""},
+		{"labels", []string{"packs", "labels", "--block", "1", "--packs", "10-13", code12, "-o", filepath.Join(dir, "labels.pdf")}, 0, "", ""},
+		{"labels on a roll, printed", []string{"packs", "labels", "--block", "1", "--packs", "10-11", "--roll", "--printer", "Bureau"}, 0, "",
+			"labels of 2 packs printed on Bureau"},
+		{"labels without -o", []string{"packs", "labels", "--block", "1", "--packs", "10"}, 2, "", "-o FILE.pdf or --printer QUEUE"},
+		{"labels of a block that does not exist", []string{"packs", "labels", "--block", "7", "--packs", "10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "not found"},
 		{"verify", []string{"verify", "--json"}, 0, `"ok": true`, ""},
 	}
 	for _, st := range steps {
@@ -168,10 +186,62 @@ func TestRetailCLI(t *testing.T) {
 		}
 	}
 
+	// What lp was given: the receipt, the failed try, the day report, the
+	// labels.
+	jobs := cups.Jobs(t)
+	var queues []string
+	for _, j := range jobs {
+		queues = append(queues, strings.Join(j.Args[:2], " "))
+	}
+	if want := []string{"-d Recus", "-d Recu", "-d Bureau", "-d Bureau"}; !slices.Equal(queues, want) {
+		t.Fatalf("lp was given %q, want %q", queues, want)
+	}
+	for i, want := range map[int]string{0: "REÇU DE PAIEMENT", 2: "Rapport du jour", 3: "531-0001-0011-5"} {
+		f := filepath.Join(dir, fmt.Sprintf("job-%d.pdf", i))
+		if err := os.WriteFile(f, jobs[i].File, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if text, err := exec.Command("pdftotext", f, "-").Output(); err != nil || !strings.Contains(string(text), want) {
+			t.Errorf("job %d printed %q, %v; want %q", i, text, err, want)
+		}
+	}
+	// A printer whose queue refuses jobs: exit 1, and why.
+	cups.Refuse(t, "Recus")
+	if _, errs, code := vd(t, db, "", "receipt", "1", "--printer", "Recus"); code != 1 ||
+		!strings.Contains(errs, `printer "Recus" refused the job (lp: Destination "Recus" is not accepting jobs.)`) {
+		t.Errorf("a refusing printer: exit %d, %s", code, errs)
+	}
+
+	// D1's day: the referral of s11 (paid since by the back office, but
+	// sent there by D1), the two packs put on sale at 600 € each.
+	out, _, _ := vd(t, db, "", "daily", "--desk", "D1", "--day", today, "--json")
+	var day struct {
+		Referrals []struct {
+			Serial string `json:"serial"`
+			Amount *int   `json:"amount"`
+			Tries  int    `json:"tries"`
+		} `json:"referrals"`
+		Referred int `json:"referred"`
+		Sales    []struct {
+			Pack    string `json:"pack"`
+			Tickets int    `json:"tickets"`
+			Value   int    `json:"value"`
+		} `json:"sales"`
+		SalesValue int `json:"sales_value"`
+	}
+	jsonOf(t, out, &day)
+	if len(day.Referrals) != 1 || day.Referrals[0].Serial != ledger.MaskSerial(s11) || day.Referrals[0].Amount == nil ||
+		*day.Referrals[0].Amount != p11 || day.Referrals[0].Tries != 1 || day.Referred != p11 {
+		t.Errorf("the day's referrals: %s", out)
+	}
+	if len(day.Sales) != 2 || day.Sales[0].Pack != code10 || day.Sales[1].Pack != code11 || day.Sales[0].Value != 600 || day.SalesValue != 1200 {
+		t.Errorf("the day's sales: %s", out)
+	}
+
 	// The settlement by hand: packs 10 and 11 activated today at D1, 2 ×
 	// 200 × 3 € = 1 200 €; one payment stands at D1 (the referral was paid
 	// at BO): prize p10; 5 % = 60 €.
-	out, _, _ := vd(t, db, "", "settlement", "--desk", "D1", "--since", today, "--until", today, "--json")
+	out, _, _ = vd(t, db, "", "settlement", "--desk", "D1", "--since", today, "--until", today, "--json")
 	var s struct {
 		Packs      []string `json:"packs"`
 		Sales      int      `json:"sales_cents"`
@@ -192,16 +262,47 @@ func TestRetailCLI(t *testing.T) {
 		t.Errorf("the settlement at 5.5 %%:\n%s", out)
 	}
 
-	// The demonstration sheets hold the pack's 200 tickets, one picture each.
+	// The demonstration sheets hold the pack's 200 tickets, each its card
+	// (embedded once) and its five surfaces and serial, at 300 dpi: a few
+	// megabytes (23 MB when each ticket was a picture of its own).
 	list, err := exec.Command("pdfimages", "-list", filepath.Join(dir, "demo.pdf")).Output()
-	images := 0
+	cards, parts, cardObjects := 0, 0, map[string]bool{}
+	cardWidth := strconv.Itoa(int(math.Ceil(paper.DemoTicketWidth / 25.4 * 300)))
 	for _, line := range strings.Split(string(list), "\n") {
-		if f := strings.Fields(line); len(f) > 3 && f[2] == "image" && f[3] == strconv.Itoa(ticketart.Width) {
-			images++
+		f := strings.Fields(line)
+		switch {
+		case len(f) < 14 || f[2] != "image":
+		case f[12] != "300" || f[13] != "300":
+			t.Errorf("a picture printed at %s × %s dpi: %s", f[12], f[13], line)
+		case f[3] == cardWidth:
+			cards++
+			cardObjects[f[10]] = true
+		default:
+			parts++
 		}
 	}
-	if err != nil || images != game.PackSize {
-		t.Errorf("pdfimages: %v, %d tickets, want %d", err, images, game.PackSize)
+	if err != nil || cards != game.PackSize || len(cardObjects) != 1 || parts != 6*game.PackSize {
+		t.Errorf("pdfimages: %v, %d cards (%d embedded), %d parts; want %d tickets of 6 parts over one card", err, cards, len(cardObjects), parts, game.PackSize)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "demo.pdf")); err != nil || fi.Size() > 12<<20 {
+		t.Errorf("a pack's demonstration sheets: %v, %d bytes", err, fi.Size())
+	}
+
+	// Every label reads back, printed at 300 dpi, as its pack's code.
+	if out, err := exec.Command("pdftoppm", "-r", "300", "-gray", "-png", filepath.Join(dir, "labels.pdf"), filepath.Join(dir, "label")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "label-*.png"))
+	read, err := exec.Command("zbarimg", append([]string{"--quiet", "--raw", "-Sdisable", "-Scode128.enable"}, pngs...)...).Output()
+	var want []string
+	for _, p := range []int{10, 11, 12, 13} { // 12 named twice, labelled once
+		want = append(want, game.PackCode{Game: 531, Block: 1, Pack: p}.Compact())
+	}
+	got := strings.Fields(string(read))
+	slices.Sort(got)
+	slices.Sort(want)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("the labels read %v, %v; want %v", got, err, want)
 	}
 
 	// The PDFs say what they should.
@@ -210,9 +311,9 @@ func TestRetailCLI(t *testing.T) {
 	}
 	for file, want := range map[string][]string{
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
-		"day.pdf": {"Rapport du jour", "Carnets activés (2)", "531-0001-0010 à 0011"},
+		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", ledger.MaskSerial(s11)},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
-		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet 0011 — positions 0002200 à 0002203", "feuille 50/50",
+		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet " + code11 + " — positions 0002200 à 0002203", "feuille 50/50",
 			"positions 0002396 à 0002399"},
 	} {
 		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()
@@ -324,6 +425,10 @@ func TestCounterRetailCLI(t *testing.T) {
 		{[]string{"daily", "--day", today, "--json"}, 0, `"packs_activated": [
     "` + code0 + `"
   ]`, ""},
+		{[]string{"daily", "--day", today, "--json"}, 0, `"pack": "` + code0 + `",
+      "tickets": 200,
+      "value": 600`, ""},
+		{[]string{"daily", "--day", today, "--json"}, 0, `"referrals": [`, ""},
 		{[]string{"settlement", "--desk", "D1", "--since", today, "--until", today}, 1, "", "back office"},
 		{[]string{"referrals"}, 1, "", "back office"},
 		{[]string{"emission", "--on-sale", today}, 1, "", "back office"},

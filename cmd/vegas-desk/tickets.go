@@ -29,7 +29,7 @@ func claimJSON(cl *ledger.Claim) any {
 
 func ticketJSON(t ledger.Ticket) map[string]any {
 	return map[string]any{"serial": t.Serial.String(), "game": t.Block.Game, "block": t.Block.Number, "pack": t.Pack,
-		"position": t.Position, "prize": t.Prize, "status": t.Status.String(), "verdict": string(t.Verdict),
+		"pack_code": game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}.String(), "position": t.Position, "prize": t.Prize, "status": t.Status.String(), "verdict": string(t.Verdict),
 		"pack_state": t.PackState, "ticket": game.NewDoc(&t.Ticket), "claim": claimJSON(t.Claim)}
 }
 
@@ -63,8 +63,9 @@ func (c *cli) lookup(args []string) error {
 	if *asJSON {
 		return c.json(ticketJSON(t))
 	}
-	fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %d (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
-		t.Serial, t.Block.Name(), t.Pack, t.PackState, t.Position, game.FormatAmount(t.Prize), t.Status, t.Verdict)
+	fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
+		t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, t.PackState, t.Position,
+		game.FormatAmount(t.Prize), t.Status, t.Verdict)
 	if t.Claim != nil {
 		fmt.Fprintln(c.stdout, describeClaim(t.Claim))
 	}

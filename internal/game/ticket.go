@@ -198,6 +198,20 @@ func (s Symbol) String() string {
 	return fmt.Sprintf("Symbol(%d)", uint8(s))
 }
 
+// symbolLabels are the symbols' names as a person reads them, accents and
+// all.
+var symbolLabels = [NumSymbols]string{"7", "BAR", "CERISE", "CLOCHE", "TRÈFLE", "CITRON", "PASTÈQUE", "DIAMANT"}
+
+// Label returns the symbol's name as printed on a ticket and shown to a
+// person, with its accents ("TRÈFLE", "PASTÈQUE"); String is the
+// interchange format's, without.
+func (s Symbol) Label() string {
+	if s < NumSymbols {
+		return symbolLabels[s]
+	}
+	return s.String()
+}
+
 // ParseSymbol reads a symbol name as written in the interchange format.
 func ParseSymbol(s string) (Symbol, bool) {
 	for i, n := range symbolNames {

@@ -61,3 +61,17 @@ func TestWordsOfEverythingPrinted(t *testing.T) {
 		}
 	}
 }
+
+// A symbol is read by a person with its accents, and written in the
+// interchange format without: each label folds back to its symbol.
+func TestSymbolLabels(t *testing.T) {
+	want := map[Symbol]string{Trefle: "TRÈFLE", Pasteque: "PASTÈQUE", Cerise: "CERISE", Sept: "7"}
+	for s := Symbol(0); s < NumSymbols; s++ {
+		if w, ok := want[s]; ok && s.Label() != w {
+			t.Errorf("%s: label %q, want %q", s, s.Label(), w)
+		}
+		if got, ok := ParseSymbol(foldSymbol(s.Label())); !ok || got != s {
+			t.Errorf("the label %q reads as %v, %v", s.Label(), got, ok)
+		}
+	}
+}

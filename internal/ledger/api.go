@@ -20,6 +20,7 @@ type (
 	CounterSpec     = core.CounterSpec
 	DayDesk         = core.DayDesk
 	DayFacts        = core.DayFacts
+	Sale            = core.Sale
 	Desk            = core.Desk
 	Emission        = core.Emission
 	GenerateOptions = core.GenerateOptions

@@ -347,6 +347,11 @@ func TestCounterReferralKeepsNoWinner(t *testing.T) {
 			t.Errorf("the counter's %s keeps ticket %v, amount %d, serial %s", e.Kind, e.Ticket, e.Amount, e.Serial)
 		}
 	}
+	// Its day report lists the referral, without the prize it does not keep.
+	day, err := c1.DayReport(ctx, "", time.Date(2025, 5, 2, 12, 0, 0, 0, time.UTC))
+	if err != nil || len(day.Referrals) != 1 || day.Referrals[0].Amount != 0 || day.Referrals[0].Serial != big[:16] {
+		t.Errorf("the day's referrals %+v, %v", day.Referrals, err)
+	}
 	if rep, err := c1.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
 		t.Errorf("verify: %v %v", rep.Problems, err)
 	}

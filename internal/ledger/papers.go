@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
 )
 
@@ -82,11 +83,34 @@ func (l *Ledger) DayReport(ctx context.Context, desk string, day time.Time) (Day
 		}
 	}
 	f.Received, f.Activated = core.PacksOf(received), core.PacksOf(activated)
+	if f.Sales, err = l.salesOf(ctx, f.Activated); err != nil {
+		return DayFacts{}, err
+	}
+	if f.Referrals, err = l.b.ReferralsBetween(ctx, desk, from, to); err != nil {
+		return DayFacts{}, err
+	}
 	if f.Head, err = l.b.Head(ctx); err != nil {
 		return DayFacts{}, err
 	}
 	f.PrintedAt = l.now()
 	return f, nil
+}
+
+// salesOf prices packs put on sale: each one's tickets at its game's price.
+func (l *Ledger) salesOf(ctx context.Context, packs []game.PackCode) ([]Sale, error) {
+	price := map[int]int{}
+	out := make([]Sale, 0, len(packs))
+	for _, p := range packs {
+		if _, ok := price[p.Game]; !ok {
+			g, err := l.b.Game(ctx, p.Game)
+			if err != nil {
+				return nil, err
+			}
+			price[p.Game] = g.Price
+		}
+		out = append(out, Sale{Pack: p, Tickets: game.PackSize, Value: game.PackSize * price[p.Game]})
+	}
+	return out, nil
 }
 
 // DailyReport sums the active claims that f selects per day (local time)

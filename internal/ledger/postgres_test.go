@@ -95,7 +95,7 @@ func TestCounterRole(t *testing.T) {
 	}
 	// The functions: only the counter's may be called.
 	granted := []string{"blocks_public", "claim", "durable", "find", "games_public", "journal_head", "lookup", "move_my_packs",
-		"my_claims", "my_pack_moves", "my_packs", "whoami"}
+		"my_claims", "my_pack_moves", "my_packs", "my_referrals", "whoami"}
 	var fns []struct {
 		Name string `db:"proname"`
 		Can  bool   `db:"can"`

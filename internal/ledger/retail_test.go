@@ -59,8 +59,10 @@ func TestSettlementByHand(t *testing.T) {
 		w50 := ticketInNewPack(t, l, b, 50, taken)
 		w15 := ticketInNewPack(t, l, b, 15, taken)
 		w3 := ticketInNewPack(t, l, b, 3, taken)
-		w6 := ticketInNewPack(t, l, b, 6, taken) // activated on day 3: the next period's
-		w9 := ticketInNewPack(t, l, b, 9, taken) // desk D2's
+		w6 := ticketInNewPack(t, l, b, 6, taken)       // activated on day 3: the next period's
+		w9 := ticketInNewPack(t, l, b, 9, taken)       // desk D2's
+		w1000 := ticketInNewPack(t, l, b, 1000, taken) // on sale at D2, referred by D1
+		w100 := ticketInNewPack(t, l, b, 100, taken)
 		pack := func(pos int) int { return pos / game.PackSize }
 		move := func(mv string, pos int, desk string) {
 			t.Helper()
@@ -87,14 +89,30 @@ func TestSettlementByHand(t *testing.T) {
 		for _, p := range []int{w50, w15, w3} {
 			move("activate", p, "D1")
 		}
-		move("deliver", w9, "D2")
-		move("receive", w9, "D2")
-		move("activate", w9, "D2")
+		for _, p := range []int{w9, w1000, w100} {
+			move("deliver", p, "D2")
+			move("receive", p, "D2")
+			move("activate", p, "D2")
+		}
 		clockAt(l, day(1, 14))
 		claim(w50, "D1")
 		claim(w15, "D1")
 		c3 := claim(w3, "D1")
 		claim(w9, "D2")
+		// Prizes above the limit, sent to the back office: D1 twice the
+		// same ticket, then another; D2 one.
+		refer := func(pos int, desk string) {
+			t.Helper()
+			req := claimReq(serialOf(b, pos), Identity{Desk: desk, Operator: "ann"})
+			req.Limit = 50
+			if _, err := l.Claim(ctx, req); !errors.Is(err, ErrOverLimit) {
+				t.Fatalf("a claim above the limit: %v", err)
+			}
+		}
+		refer(w1000, "D1")
+		refer(w1000, "D1")
+		refer(w100, "D1")
+		refer(w100, "D2")
 		clockAt(l, day(1, 16))
 		if _, err := l.Void(ctx, c3.Number, "wrong ticket", bo); err != nil {
 			t.Fatal(err)
@@ -147,7 +165,31 @@ func TestSettlementByHand(t *testing.T) {
 			!slices.Equal(d.Activated, wantPacks) || len(d.Head) != 64 {
 			t.Errorf("day report %+v", d)
 		}
-		if d2, err := l.DayReport(ctx, "D1", day(2, 12)); err != nil || len(d2.Payments)+len(d2.Voids)+len(d2.Received)+len(d2.Activated) != 0 {
+		// The packs put on sale, 600 € each, and the referrals, one per
+		// ticket with its tries, D2's left out.
+		var wantSales []Sale
+		for _, p := range wantPacks {
+			wantSales = append(wantSales, Sale{Pack: p, Tickets: 200, Value: 600})
+		}
+		if !slices.Equal(d.Sales, wantSales) {
+			t.Errorf("sales %+v, want %+v", d.Sales, wantSales)
+		}
+		type ref struct {
+			serial        string
+			amount, tries int
+		}
+		var refs []ref
+		for _, r := range d.Referrals {
+			refs = append(refs, ref{r.Serial, r.Amount, r.Tries})
+			if r.Desk != "D1" || r.Operator != "ann" || r.At.IsZero() {
+				t.Errorf("referral %+v", r)
+			}
+		}
+		if want := []ref{{serialOf(b, w1000), 1000, 2}, {serialOf(b, w100), 100, 1}}; !slices.Equal(refs, want) {
+			t.Errorf("referrals %+v, want %+v", refs, want)
+		}
+		if d2, err := l.DayReport(ctx, "D1", day(2, 12)); err != nil || len(d2.Payments)+len(d2.Voids)+len(d2.Received)+len(d2.Activated)+
+			len(d2.Sales)+len(d2.Referrals) != 0 {
 			t.Errorf("an empty day: %+v, %v", d2, err)
 		}
 		// Where the packs are.
@@ -170,8 +212,8 @@ func TestSettlementByHand(t *testing.T) {
 		for _, r := range stock {
 			n += r.Count()
 		}
-		if err != nil || n != game.Packs-5 {
-			t.Errorf("%d packs in stock, %v; want %d", n, err, game.Packs-5)
+		if err != nil || n != game.Packs-7 {
+			t.Errorf("%d packs in stock, %v; want %d", n, err, game.Packs-7)
 		}
 		vr, err := journalOnly(l)
 		if err != nil || !vr.OK() {
@@ -420,14 +462,39 @@ func TestCounterPacks(t *testing.T) {
 	}
 	// Its day report and its receipts.
 	b := mustBlock(t, bo)
+	c2 := counterLogin(t, db, "D2")
 	pos := ticketsWith(t, bo, b, 50, 1)[0]
 	cl, err := c.Claim(ctx, claimReq(serialOf(b, pos), ann))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A 1,000 € ticket, its pack put on sale at D2.
+	w1000 := ticketsWith(t, bo, b, 1000, 1)[0]
+	if p := w1000 / game.PackSize; p <= 8 {
+		t.Fatalf("the 1,000 € ticket is in pack %d, which the test moved already", p)
+	} else if err := bo.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: p, Last: p, Move: "deliver", Desk: "D2"}, eve); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, mv := range []string{"receive", "activate"} {
+			if err := c2.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: p, Last: p, Move: mv}, ann); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := c.Claim(ctx, claimReq(serialOf(b, w1000), ann)); !errors.Is(err, ErrOverLimit) {
+		t.Fatalf("1,000 € at a 100 € counter: %v", err)
+	}
+	if _, err := c2.Claim(ctx, claimReq(serialOf(b, w1000), ann)); err != nil {
+		t.Fatalf("1,000 € at a 1,000 € counter: %v", err)
+	}
 	d, err := c.DayReport(ctx, "", time.Now())
-	if err != nil || d.Desk != "D1" || len(d.Payments) != 1 || len(d.Received) != 6 || len(d.Activated) != 2 || len(d.Head) != 64 {
+	if err != nil || d.Desk != "D1" || len(d.Payments) != 1 || len(d.Received) != 6 || len(d.Activated) != 2 || len(d.Sales) != 2 ||
+		d.Sales[0].Value != 600 || len(d.Head) != 64 {
 		t.Errorf("D1's day %+v, %v", d, err)
+	}
+	// Its referral, by the part of the serial printed outside the ticket.
+	if len(d.Referrals) != 1 || d.Referrals[0].Amount != 1000 || d.Referrals[0].Serial != serialOf(b, w1000)[:16] {
+		t.Errorf("D1's referrals %+v", d.Referrals)
 	}
 	if _, err := c.DayReport(ctx, "D2", time.Now()); !errors.Is(err, ErrDeskMismatch) {
 		t.Errorf("D2's day asked by D1: %v", err)
@@ -436,7 +503,6 @@ func TestCounterPacks(t *testing.T) {
 	if err != nil || r.GameName != "VEGAS" || r.Claim.Hash != cl.Hash || len(r.Head) != 64 {
 		t.Errorf("receipt %+v, %v", r, err)
 	}
-	c2 := counterLogin(t, db, "D2")
 	if _, err := c2.Receipt(ctx, cl.Number); !errors.Is(err, ErrNotFound) {
 		t.Errorf("D1's receipt printed by D2: %v", err)
 	}

@@ -8,16 +8,18 @@ import (
 	"time"
 )
 
-// DayReport is one counter's day: its payments and voids, the packs it
-// received and activated, and the journal's head.
+// DayReport is one counter's day: its payments and voids, the prizes it
+// sent to the back office, the packs it received and put on sale with
+// their value, and the journal's head: what the drawer is reconciled with.
 type DayReport struct {
-	Desk           string
-	Day            time.Time // any time of the day, in the counter's location
-	Payments       []Payment // the payments made that day, in any order
-	Voids          []Void    // the voids made that day, of payments of any day
-	PacksReceived  []Pack
-	PacksActivated []Pack
-	JournalHead    string // hex hash of the journal's last entry when printing
+	Desk          string
+	Day           time.Time // any time of the day, in the counter's location
+	Payments      []Payment // the payments made that day, in any order
+	Voids         []Void    // the voids made that day, of payments of any day
+	Referrals     []Referral
+	PacksReceived []Pack
+	Sales         []Sale // the packs put on sale that day
+	JournalHead   string // hex hash of the journal's last entry when printing
 	// PrintedAt is when the report is printed; it is the PDF's date too
 	// (Day when zero).
 	PrintedAt time.Time
@@ -30,6 +32,24 @@ type Payment struct {
 	Serial  string    // masked by the caller, as on the receipt
 	Amount  int       // euros
 	Cashier string
+}
+
+// Referral is a prize above the counter's payout limit, sent to the back
+// office, which pays it: the counter paid nothing.
+type Referral struct {
+	At      time.Time // the first time it was shown, in the counter's location
+	Serial  string    // masked, or the part printed outside the ticket
+	Amount  int       // euros; 0 where the ledger keeps no unpaid prize (a sealed counter ledger)
+	Cashier string
+	Tries   int // the times it was shown that day
+}
+
+// Sale is a pack put on sale at the counter: sold to the retailer, its
+// tickets at the game's price.
+type Sale struct {
+	Pack    Pack
+	Tickets int
+	Value   int // euros
 }
 
 // Void is the voiding of a payment.
@@ -66,18 +86,113 @@ func printed(t time.Time) string {
 
 func (r *DayReport) layout(d *doc) {
 	d.title("Rapport du jour", "Guichet "+orDash(r.Desk)+" — "+longDate(r.Day))
+	r.summary(d)
 	r.events(d)
 	r.totals(d)
+	r.referrals(d)
+	r.sales(d)
 
 	d.heading(fmt.Sprintf("Carnets reçus (%d)", len(distinctPacks(r.PacksReceived))), 5)
 	d.mono("", 9)
 	d.para(0, 4.5, packList(r.PacksReceived), "L")
-	d.heading(fmt.Sprintf("Carnets activés (%d)", len(distinctPacks(r.PacksActivated))), 5)
-	d.mono("", 9)
-	d.para(0, 4.5, packList(r.PacksActivated), "L")
 
 	d.heading("Journal", 10)
 	d.hexField("Tête du journal à l’impression", r.JournalHead, 8)
+}
+
+// DayFigures are a day's sums, which the report's summary and the
+// command line's exports give.
+type DayFigures struct {
+	Paid, Voided int // euros paid that day, and of the payments voided that day
+	Sales        int // euros: the value of the packs put on sale
+	Referred     int // euros sent to the back office (the amounts known)
+}
+
+// Net is the day's prizes: paid less voided.
+func (f DayFigures) Net() int { return f.Paid - f.Voided }
+
+// Figures adds up the day: what was paid and voided, what the packs put on
+// sale are worth, and what was sent to the back office.
+func (r *DayReport) Figures() DayFigures {
+	var f DayFigures
+	for _, p := range r.Payments {
+		f.Paid += p.Amount
+	}
+	for _, v := range r.Voids {
+		f.Voided += v.Amount
+	}
+	for _, s := range r.Sales {
+		f.Sales += s.Value
+	}
+	for _, x := range r.Referrals {
+		f.Referred += x.Amount
+	}
+	return f
+}
+
+// summary prints the day in four lines, to reconcile the drawer with: the
+// packs put on sale, the prizes paid (less the voids), what the two come
+// to, and the prizes sent to the back office, which the drawer did not pay.
+func (r *DayReport) summary(d *doc) {
+	f := r.Figures()
+	d.heading("Récapitulatif", 4*rowH)
+	lw := 75.0
+	d.field(lw, rowH, "Carnets mis en vente", count(len(r.Sales), "carnet")+" — "+euros(f.Sales))
+	d.field(lw, rowH, "Gains payés, annulations déduites", fmt.Sprintf("%s − %s = %s", euros(f.Paid), euros(f.Voided), signed(f.Net(), euros)))
+	d.field(lw, rowH, "Ventes moins gains payés", signed(f.Sales-f.Net(), euros))
+	referred := count(len(r.Referrals), "ticket") + " — " + euros(f.Referred) + ", payés par le service central, pas par la caisse"
+	d.field(lw, rowH, "Renvois au service central", referred)
+}
+
+// referrals prints the prizes sent to the back office, one line a ticket.
+func (r *DayReport) referrals(d *doc) {
+	d.heading(fmt.Sprintf("Renvois au service central (%d)", len(r.Referrals)), 2*rowH)
+	if len(r.Referrals) == 0 {
+		d.font("", 9.5)
+		d.line(5, "Aucun gain renvoyé au service central ce jour.", "L")
+		return
+	}
+	t := table{d, []column{
+		{"Heure", 15, "L", false},
+		{"Ticket", 72, "L", true},
+		{"Gain", 25, "R", false},
+		{"Présenté", 20, "R", false},
+		{"Caissier", 48, "L", false},
+	}, 1}
+	t.header()
+	total := 0
+	for _, x := range r.Referrals {
+		amount := "non gardé"
+		if x.Amount > 0 {
+			amount = euros(x.Amount)
+			total += x.Amount
+		}
+		t.row("", "", x.At.Format("15:04:05"), orDash(x.Serial), amount, fmt.Sprintf("%d%sfois", max(x.Tries, 1), nbsp), orDash(x.Cashier))
+	}
+	t.row("B", "", "Total", "", euros(total), "", "")
+}
+
+// sales prints the packs put on sale, each with its value, and the total.
+func (r *DayReport) sales(d *doc) {
+	d.heading(fmt.Sprintf("Carnets mis en vente (%d)", len(r.Sales)), 2*rowH)
+	if len(r.Sales) == 0 {
+		d.font("", 9.5)
+		d.line(5, "Aucun carnet mis en vente ce jour.", "L")
+		return
+	}
+	t := table{d, []column{
+		{"Carnet", 45, "L", true},
+		{"Tickets", 25, "R", false},
+		{"Valeur", 30, "R", false},
+	}, 0}
+	t.header()
+	tickets, value := 0, 0
+	for _, s := range r.Sales {
+		t.row("", "", s.Pack.String(), number(s.Tickets), euros(s.Value))
+		tickets += s.Tickets
+		value += s.Value
+	}
+	t.row("B", "", "Total", number(tickets), euros(value))
 }
 
 // event is a row of the day's table: a payment or a void.

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// sampleDay is a busy day: enough payments to run onto a second page.
+// sampleDay is a busy day: enough payments to run onto a second page, and
+// the rest onto a third.
 func sampleDay() DayReport {
 	r := DayReport{
 		Desk:        "D1",
@@ -37,22 +38,27 @@ func sampleDay() DayReport {
 		r.PacksReceived = append(r.PacksReceived, Pack{531, 1, 2280 + i})
 	}
 	r.PacksReceived = append(r.PacksReceived, Pack{531, 1, 2310}, Pack{531, 2, 7}, Pack{531, 1, 2281})
-	r.PacksActivated = []Pack{{531, 1, 2280}, {531, 1, 2281}}
+	r.Sales = []Sale{{Pack{531, 1, 2280}, 200, 600}, {Pack{531, 1, 2281}, 200, 600}}
+	r.Referrals = []Referral{
+		{At: at(1, 11, 5, 0), Serial: "531-0001-0456111-••••-••••-••••-6111-1", Amount: 1000, Cashier: "Zoé", Tries: 2},
+		{At: at(1, 16, 40, 0), Serial: "531-0002-0001234", Cashier: "Anaïs", Tries: 1},
+	}
 	return r
 }
 
 func TestDayReport(t *testing.T) {
 	text := pdfText(t, write(t, func(w *bytes.Buffer) error { return WriteDayReport(w, sampleDay()) }))
 	golden(t, "day.txt", text)
-	if got := pages(text); got != 2 {
-		t.Errorf("%d pages, want 2", got)
+	if got := pages(text); got != 3 {
+		t.Errorf("%d pages, want 3", got)
 	}
-	for _, want := range []string{"page 1/2", "page 2/2", "531-0001-2280 à 2304, 531-0001-2310, 531-0002-0007", "Carnets reçus (27)"} {
+	for _, want := range []string{"page 1/3", "page 3/3", "531-0001-2280-7 à 531-0001-2304-7, 531-0001-2310-7, 531-0002-0007-7",
+		"Carnets reçus (27)", "Carnets mis en vente (2)", "Renvois au service central (2)", "non gardé"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in the report", want)
 		}
 	}
-	// The table's header is repeated on the second page.
+	// The payments table's header is repeated on the second page.
 	if got := strings.Count(text, "Opération"); got != 2 {
 		t.Errorf("the payments header is printed %d times, want 2 (once a page)", got)
 	}

@@ -11,16 +11,19 @@ import (
 
 // WriteDayReportCSV writes a counter's day report as CSV, for a
 // spreadsheet: a header line, then one row per event in the order they
-// happened — payments and voids — then the packs received and activated:
+// happened — payments and voids —, the referrals to the back office, then
+// the packs received and put on sale:
 //
-//	desk, day, kind, at, payment, serial, amount, cashier, reason, pack
+//	desk, day, kind, at, payment, serial, amount, cashier, reason, pack, tries
 //
-// kind is "payment", "void", "received" or "activated"; day is 2006-01-02,
-// at RFC 3339 (empty for packs, which the report lists by day); amount is
-// in euros, the amount paid or voided (kind says which: a negative number
-// would need CSVCell's quote and read as text); pack is the pack's game-block-pack. The
-// journal's head ends the file on a row of kind "journal-head" (in
-// reason). Every cell goes through CSVCell.
+// kind is "payment", "void", "referral", "received" or "activated"; day is
+// 2006-01-02, at RFC 3339 (empty for packs, which the report lists by day);
+// amount is in euros: the amount paid or voided (kind says which: a
+// negative number would need CSVCell's quote and read as text), the prize
+// referred (empty where the ledger keeps none), or the value of a pack put
+// on sale; pack is the pack's code with its check digit; tries is the
+// number of times a referred ticket was shown. The journal's head ends
+// the file on a row of kind "journal-head" (in reason). Every cell goes through CSVCell.
 func WriteDayReportCSV(w io.Writer, r DayReport) error {
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) {
@@ -30,7 +33,7 @@ func WriteDayReportCSV(w io.Writer, r DayReport) error {
 		cw.Write(cells)
 	}
 	day := r.Day.Format(time.DateOnly)
-	write("desk", "day", "kind", "at", "payment", "serial", "amount", "cashier", "reason", "pack")
+	write("desk", "day", "kind", "at", "payment", "serial", "amount", "cashier", "reason", "pack", "tries")
 	var evs []event
 	for _, p := range r.Payments {
 		evs = append(evs, event{p.At, p.Number, false, p.Serial, p.Amount, p.Cashier, ""})
@@ -46,17 +49,22 @@ func WriteDayReportCSV(w io.Writer, r DayReport) error {
 		if e.void {
 			kind = "void"
 		}
-		write(r.Desk, day, kind, e.at.Format(time.RFC3339), fmt.Sprint(e.number), e.serial, fmt.Sprint(e.amount), e.cashier, e.reason, "")
+		write(r.Desk, day, kind, e.at.Format(time.RFC3339), fmt.Sprint(e.number), e.serial, fmt.Sprint(e.amount), e.cashier, e.reason, "", "")
 	}
-	for _, k := range []struct {
-		kind  string
-		packs []Pack
-	}{{"received", r.PacksReceived}, {"activated", r.PacksActivated}} {
-		for _, p := range distinctPacks(k.packs) {
-			write(r.Desk, day, k.kind, "", "", "", "", "", "", p.String())
+	for _, x := range r.Referrals {
+		amount := ""
+		if x.Amount > 0 {
+			amount = fmt.Sprint(x.Amount)
 		}
+		write(r.Desk, day, "referral", x.At.Format(time.RFC3339), "", x.Serial, amount, x.Cashier, "", "", fmt.Sprint(x.Tries))
 	}
-	write(r.Desk, day, "journal-head", "", "", "", "", "", r.JournalHead, "")
+	for _, p := range distinctPacks(r.PacksReceived) {
+		write(r.Desk, day, "received", "", "", "", "", "", "", p.String(), "")
+	}
+	for _, x := range r.Sales {
+		write(r.Desk, day, "activated", "", "", "", fmt.Sprint(x.Value), "", "", x.Pack.String(), "")
+	}
+	write(r.Desk, day, "journal-head", "", "", "", "", "", r.JournalHead, "", "")
 	cw.Flush()
 	return cw.Error()
 }

@@ -18,12 +18,25 @@ import (
 
 // DemoSheets are demonstration tickets to print, four to an A4 page, to
 // cut out along the marks.
+//
+// A ticket's picture is its game's card, the same for every ticket (the
+// stock, the header, the silver panel), with the ticket's own parts laid
+// over it (ticketart.Printed): the document holds the card once and each
+// ticket's parts once, which keeps a pack of 200 tickets to a few
+// megabytes.
 type DemoSheets struct {
 	Game, Block int
 	Positions   []int // the tickets' positions in the block, in print order
-	// Image draws the ticket at Positions[i]. It is called once for each
-	// ticket, in order; its picture is printed whole, in its proportions.
-	Image func(i int) (image.Image, error)
+	// Card is the picture every ticket shares, printed whole in its
+	// proportions, as large as a quarter of the page allows (DemoTicketWidth
+	// wide, when it has a ticket's proportions).
+	Card image.Image
+	// Ticket reads the ticket at Positions[i] and returns what draws it:
+	// the parts of its picture that differ from Card, each placed by its
+	// bounds in Card's. Ticket is called once for each ticket, in order,
+	// from one goroutine (not the caller's of WriteDemoSheets); the drawing
+	// runs on any, several at once.
+	Ticket func(i int) (draw func() []image.Image, err error)
 	// PrintedAt is the PDF's date (the Unix epoch when zero).
 	PrintedAt time.Time
 }
@@ -44,29 +57,45 @@ const (
 	boxH        = (297 - 2*demoMargin - demoCaption - demoGap) / 2
 )
 
+// DemoTicketWidth is the width, in millimetres, a picture of a ticket's
+// proportions (wider than a quarter of the page is) is printed at: to
+// print it at 300 dpi, draw it DemoTicketWidth / 25.4 × 300 pixels wide.
+const DemoTicketWidth = boxW
+
 // WriteDemoSheets writes the demonstration sheets: A4 pages of four
 // tickets (2 × 2) with cut marks, each page captioned with its block,
 // packs and positions.
 func WriteDemoSheets(w io.Writer, s DemoSheets) error {
-	if s.Image == nil {
-		return errors.New("demonstration sheets: no function to draw the tickets")
+	if s.Card == nil || s.Ticket == nil {
+		return errors.New("demonstration sheets: no card or no function to draw the tickets")
+	}
+	if s.Card.Bounds().Empty() {
+		return errors.New("demonstration sheets: an empty card")
 	}
 	sheets := (len(s.Positions) + 3) / 4
 	d := newDoc(meta{title: fmt.Sprintf("Tickets de démonstration — jeu %03d — bloc %04d", s.Game, s.Block),
 		date: docDate(s.PrintedAt)}, 210, 297, 0)
 	d.pdf.SetMargins(demoMargin, demoMargin, demoMargin)
 	d.pdf.SetAutoPageBreak(false, 0)
+	var card bytes.Buffer
+	if err := png.Encode(&card, s.Card); err != nil {
+		return fmt.Errorf("demonstration sheets: the card: %w", err)
+	}
+	d.pdf.RegisterImageOptionsReader("card", fpdf.ImageOptions{ImageType: "PNG"}, &card)
+	stop := make(chan struct{})
+	defer close(stop)
+	next := encodeTickets(len(s.Positions), s.Ticket, stop)
 	for i, pos := range s.Positions {
 		k := i % 4
 		if k == 0 {
 			d.pdf.AddPage()
 			s.caption(d, i/4+1, sheets, s.Positions[i:min(i+4, len(s.Positions))])
 		}
-		img, err := s.Image(i)
-		if err != nil {
-			return fmt.Errorf("ticket at position %d: %w", pos, err)
+		t := next(i)
+		if t.err != nil {
+			return fmt.Errorf("ticket at position %d: %w", pos, t.err)
 		}
-		if err := placeTicket(d, fmt.Sprint("ticket-", i), img, k); err != nil {
+		if err := placeTicket(d, fmt.Sprint("ticket-", i), s.Card.Bounds(), t.parts, k); err != nil {
 			return fmt.Errorf("ticket at position %d: %w", pos, err)
 		}
 	}
@@ -81,7 +110,7 @@ func WriteDemoSheets(w io.Writer, s DemoSheets) error {
 func (s *DemoSheets) caption(d *doc, sheet, sheets int, positions []int) {
 	var packs []string
 	for _, p := range positions {
-		packs = append(packs, fmt.Sprintf("%04d", p/game.PackSize))
+		packs = append(packs, Pack{s.Game, s.Block, p / game.PackSize}.String())
 	}
 	slices.Sort(packs)
 	packs = slices.Compact(packs)
@@ -102,27 +131,26 @@ func (s *DemoSheets) caption(d *doc, sheet, sheets int, positions []int) {
 	d.cell(rw, captionLine, right, "R")
 }
 
-// placeTicket draws img, as large as it fits in its proportions, in box k
-// (0 to 3, row by row) of the page, with cut marks at its corners.
-func placeTicket(d *doc, name string, img image.Image, k int) error {
-	b := img.Bounds()
-	if b.Empty() {
-		return errors.New("empty picture")
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		return err
-	}
-	opt := fpdf.ImageOptions{ImageType: "PNG"}
-	d.pdf.RegisterImageOptionsReader(name, opt, &buf)
-	if err := d.pdf.Error(); err != nil {
-		return err
-	}
-	scale := min(boxW/float64(b.Dx()), boxH/float64(b.Dy()))
-	w, h := float64(b.Dx())*scale, float64(b.Dy())*scale
+// placeTicket draws the card, whose bounds are card, as large as it fits in
+// its proportions in box k (0 to 3, row by row) of the page, the ticket's
+// parts over it, and cut marks at its corners.
+func placeTicket(d *doc, name string, card image.Rectangle, parts []encodedPart, k int) error {
+	scale := min(boxW/float64(card.Dx()), boxH/float64(card.Dy())) // mm a pixel
+	w, h := float64(card.Dx())*scale, float64(card.Dy())*scale
 	x := demoMargin + float64(k%2)*(boxW+demoGap) + (boxW-w)/2
 	y := demoMargin + demoCaption + float64(k/2)*(boxH+demoGap) + (boxH-h)/2
-	d.pdf.ImageOptions(name, x, y, w, h, false, opt, 0, "")
+	opt := fpdf.ImageOptions{ImageType: "PNG"}
+	d.pdf.ImageOptions("card", x, y, w, h, false, opt, 0, "")
+	for i, part := range parts {
+		b := part.at
+		if !b.In(card) {
+			return fmt.Errorf("a part at %v, outside the card %v", b, card)
+		}
+		pname := fmt.Sprintf("%s-%d", name, i)
+		d.pdf.RegisterImageOptionsReader(pname, opt, bytes.NewReader(part.png))
+		d.pdf.ImageOptions(pname, x+float64(b.Min.X-card.Min.X)*scale, y+float64(b.Min.Y-card.Min.Y)*scale,
+			float64(b.Dx())*scale, float64(b.Dy())*scale, false, opt, 0, "")
+	}
 
 	d.pdf.SetLineWidth(0.2)
 	for _, c := range [4][4]float64{{x, y, -1, -1}, {x + w, y, 1, -1}, {x, y + h, -1, 1}, {x + w, y + h, 1, 1}} {
@@ -130,5 +158,5 @@ func placeTicket(d *doc, name string, img image.Image, k int) error {
 		d.pdf.Line(cx+dx*markOff, cy, cx+dx*(markOff+markLen), cy)
 		d.pdf.Line(cx, cy+dy*markOff, cx, cy+dy*(markOff+markLen))
 	}
-	return nil
+	return d.pdf.Error()
 }

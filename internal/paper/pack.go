@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"vegas-desk/internal/game"
 )
 
 // Pack names a pack of tickets (a "carnet", the unit a retailer receives
@@ -13,8 +15,11 @@ type Pack struct {
 	Game, Block, Pack int
 }
 
-// String prints a pack as game-block-pack: "531-0001-2283".
-func (p Pack) String() string { return fmt.Sprintf("%03d-%04d-%04d", p.Game, p.Block, p.Pack) }
+// String prints a pack as its code, with its check digit, as it is
+// scanned or typed at a counter: "531-0001-2283-2".
+func (p Pack) String() string {
+	return game.PackCode{Game: p.Game, Block: p.Block, Pack: p.Pack}.String()
+}
 
 // distinctPacks returns the packs sorted by game, block and number, each
 // once.
@@ -27,8 +32,9 @@ func distinctPacks(ps []Pack) []Pack {
 }
 
 // packList prints packs in order, each once, a run of consecutive packs of
-// one block as its first and last: "531-0001-2280 à 2299, 531-0001-2301".
-// A run holds together across a line break; "aucun" for no pack.
+// one block as its first and last: "531-0001-2280-3 à 531-0001-2299-1,
+// 531-0001-2301-6". A run holds together across a line break; "aucun" for
+// no pack.
 func packList(ps []Pack) string {
 	ps = distinctPacks(ps)
 	if len(ps) == 0 {
@@ -40,7 +46,7 @@ func packList(ps []Pack) string {
 		for n < len(ps) && ps[n].Game == ps[0].Game && ps[n].Block == ps[0].Block && ps[n].Pack == ps[0].Pack+n {
 			n++
 		}
-		items = append(items, span(ps[0].String(), fmt.Sprintf("%04d", ps[n-1].Pack), n))
+		items = append(items, span(ps[0].String(), ps[n-1].String(), n))
 		ps = ps[n:]
 	}
 	return strings.Join(items, ", ")

@@ -9,7 +9,8 @@
 // every character French needs (accents on capitals, œ, « », ’, €, the
 // non-breaking space). The same input gives the same bytes (for a given Go
 // and fpdf): each document's PDF dates come from its input and its
-// catalogue is sorted.
+// catalogue is sorted; but the demonstration sheets, whose many pictures of
+// one width fpdf numbers in its map's order (they print the same).
 package paper
 
 import (

@@ -58,11 +58,12 @@ type faceKey struct {
 }
 
 func newPen(w, h int, scale float32) *pen {
-	return &pen{
-		img:   image.NewRGBA(image.Rect(0, 0, int(math.Ceil(float64(w)*float64(scale))), int(math.Ceil(float64(h)*float64(scale))))),
-		s:     scale,
-		faces: map[faceKey]font.Face{},
-	}
+	return penOn(image.NewRGBA(image.Rect(0, 0, int(math.Ceil(float64(w)*float64(scale))), int(math.Ceil(float64(h)*float64(scale))))), scale)
+}
+
+// penOn draws onto img, scale pixels a design unit.
+func penOn(img *image.RGBA, scale float32) *pen {
+	return &pen{img: img, s: scale, faces: map[faceKey]font.Face{}}
 }
 
 func (p *pen) face(st style, px float32) font.Face {

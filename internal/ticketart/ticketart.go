@@ -73,8 +73,25 @@ func Draw(t *game.Ticket, s *game.Serial, opts Options) *image.RGBA {
 		scale = 1
 	}
 	p := newPen(Width, Height, float32(scale))
+	code := 531
+	if s != nil {
+		code = s.Game
+	}
+	drawStock(p, code)
+	drawSerialBand(p, opts.ScratchPanel)
+	if t == nil {
+		drawUnscratched(p)
+		drawSerial(p, s, opts.ScratchPanel)
+		return p.img
+	}
+	drawFace(p, t, opts.HideWins)
+	drawSerial(p, s, opts.ScratchPanel)
+	return p.img
+}
 
-	// Card stock, border and header.
+// drawStock draws what every ticket of game code shows: the card stock,
+// its border and its header.
+func drawStock(p *pen, code int) {
 	p.gradient(0, 0, Width, Height, Night, NightDeep, false)
 	p.rect(6, 6, Width-12, Height-12, nil, Gold, 4, 14)
 	p.rect(14, 14, Width-28, Height-28, nil, GoldDeep, 1, 10)
@@ -83,28 +100,22 @@ func Draw(t *game.Ticket, s *game.Serial, opts Options) *image.RGBA {
 	}
 	p.text(30, 32, 300, "VEGAS", 48, Gold, bold, -1)
 	p.text(30, 94, 400, "GRATTEZ · GAGNEZ · JUSQU'À 50 000 €", 13, colWordsLight, bold, -1)
-	code := 531
-	if s != nil {
-		code = s.Game
-	}
 	p.text(600, 40, 370, fmt.Sprintf("JEU N° %03d · %d €", code, game.Price), 18, White, bold, 1)
+}
 
-	if t == nil {
-		drawUnscratched(p)
-		drawSerial(p, s, opts.ScratchPanel)
-		return p.img
-	}
-
+// drawFace draws the five surfaces of ticket t, and unless hideWins the
+// marks of its wins and its total.
+func drawFace(p *pen, t *game.Ticket, hideWins bool) {
 	prize, wins := game.Evaluate(t)
 	won := func(sf game.Surface, idx int) bool {
 		for _, w := range wins {
-			if !opts.HideWins && w.Surface == sf && (idx < 0 || w.Index == idx) {
+			if !hideWins && w.Surface == sf && (idx < 0 || w.Index == idx) {
 				return true
 			}
 		}
 		return false
 	}
-	if prize > 0 && !opts.HideWins {
+	if prize > 0 && !hideWins {
 		p.rect(600, 70, 370, 34, Gold, nil, 0, 17)
 		p.text(600, 75, 370, "GAIN TOTAL "+game.FormatAmount(prize), 19, Ink, bold, 0)
 	}
@@ -114,8 +125,6 @@ func Draw(t *game.Ticket, s *game.Serial, opts Options) *image.RGBA {
 	drawDuel(p, &t.Duel, won(game.Duel, -1))
 	drawJackpot(p, &t.Jackpot, won)
 	drawBonus(p, t.Bonus, won(game.Bonus, -1))
-	drawSerial(p, s, opts.ScratchPanel)
-	return p.img
 }
 
 // The surfaces' places on the design grid: x, y, w, h.
@@ -190,8 +199,9 @@ func drawRoulette(p *pen, r *game.RouletteSurface, won func(game.Surface, int) b
 		p.circle(cx-45, y+193, 15, White, nil, 0)
 		p.text(cx-64, y+183, 38, fmt.Sprint(b.Number), 16, Ink, bold, 0)
 		p.words(cx-88, y+221, 90, game.Words(b.Number), 9, colWordsLight)
-		p.text(cx-10, y+166, 96, "MISE", 9, colWordsLight, bold, 0)
-		drawAmount(p, cx-10, y+180, 96, b.Amount, win)
+		// MISE clear of the amount's gold pill when the chip wins.
+		p.text(cx-10, y+171, 96, "MISE", 9, colWordsLight, bold, 0)
+		drawAmount(p, cx-10, y+188, 96, b.Amount, win)
 	}
 }
 
@@ -338,7 +348,7 @@ func drawSymbol(p *pen, x, y, w, h float32, s game.Symbol) {
 	default:
 		p.circle(x+w/2, y+14, 9, st[1], nil, 0)
 	}
-	p.text(x, y+27, w, s.String(), 9, st[1], bold, 0)
+	p.text(x, y+27, w, s.Label(), 9, st[1], bold, 0)
 }
 
 func drawBonus(p *pen, amount int, win bool) {
@@ -353,19 +363,28 @@ func drawBonus(p *pen, amount int, win bool) {
 	p.words(x+4, y+146, w-8, game.AmountWords(amount), 10, colWordsLight)
 }
 
-// drawSerial draws the serial band: the serial in figures and its barcode.
-// With scratch, they sit on a silver panel marked GRATTEZ ICI.
-func drawSerial(p *pen, s *game.Serial, scratch bool) {
-	const x, y, w, h = 24, 620, 952, 84
+// The serial band's place: x, y, w, h.
+const serialX, serialY, serialW, serialH = 24, 620, 952, 84
+
+// drawSerialBand draws the serial band without the serial: paper, or with
+// scratch a silver panel marked GRATTEZ ICI around a paper box.
+func drawSerialBand(p *pen, scratch bool) {
+	const x, y, w, h = serialX, serialY, serialW, serialH
 	if !scratch {
 		p.rect(x, y, w, h, Paper, Gold, 2, 10)
-	} else {
-		p.gradient(x, y, w, h, colScratch1, colScratch2, true)
-		p.rect(x, y, w, h, nil, Gold, 2, 0)
-		p.text(x, y+18, 150, "GRATTEZ", 17, Ink, bold, 0)
-		p.text(x, y+42, 150, "ICI", 17, Ink, bold, 0)
-		p.rect(x+150, y+8, w-158, h-16, Paper, nil, 0, 6)
+		return
 	}
+	p.gradient(x, y, w, h, colScratch1, colScratch2, true)
+	p.rect(x, y, w, h, nil, Gold, 2, 0)
+	p.text(x, y+18, 150, "GRATTEZ", 17, Ink, bold, 0)
+	p.text(x, y+42, 150, "ICI", 17, Ink, bold, 0)
+	p.rect(x+150, y+8, w-158, h-16, Paper, nil, 0, 6)
+}
+
+// drawSerial draws the serial in figures and its barcode on the serial
+// band (drawSerialBand).
+func drawSerial(p *pen, s *game.Serial, scratch bool) {
+	const x, y, w = serialX, serialY, serialW
 	if s == nil {
 		p.text(x, y+30, w, "N° DE TICKET SOUS LA ZONE À GRATTER", 14, Ink, bold, 0)
 		return

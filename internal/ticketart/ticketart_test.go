@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"image"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -152,4 +153,32 @@ func assertGolden(t *testing.T, name string, img image.Image) {
 func far(a, b uint32) bool {
 	d := int(a>>8) - int(b>>8)
 	return d > 2 || d < -2
+}
+
+// A printed ticket's parts laid over the card make exactly the picture Draw
+// makes of it printed, at any scale: nothing of the ticket is outside its
+// parts.
+func TestPrintedParts(t *testing.T) {
+	tk, s := sampleTicket()
+	for _, scale := range []float64{1, 1.0276, 1.5} {
+		pr := NewPrinted(s.Game, scale)
+		img := image.NewRGBA(pr.Card().Bounds())
+		draw.Draw(img, img.Rect, pr.Card(), image.Point{}, draw.Src)
+		parts := pr.Parts(&tk, &s)
+		if len(parts) != 6 {
+			t.Fatalf("%d parts, want the five surfaces and the serial", len(parts))
+		}
+		area := 0
+		for _, part := range parts {
+			draw.Draw(img, part.Bounds(), part, part.Bounds().Min, draw.Src)
+			area += part.Bounds().Dx() * part.Bounds().Dy()
+		}
+		want := Draw(&tk, &s, Options{Scale: scale, ScratchPanel: true, HideWins: true})
+		if !bytes.Equal(img.Pix, want.Pix) {
+			t.Errorf("scale %v: the card and the parts differ from the ticket drawn whole", scale)
+		}
+		if whole := img.Rect.Dx() * img.Rect.Dy(); area*10 > whole*8 {
+			t.Errorf("scale %v: the parts cover %d of %d pixels", scale, area, whole)
+		}
+	}
 }

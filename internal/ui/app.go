@@ -65,12 +65,54 @@ func Run(dbPath string) error {
 		dbPath = ledger.DefaultPath() // the command line's default too
 	}
 	w := a.NewWindow("vegas-desk")
-	w.Resize(fyne.NewSize(1360, 900))
 	d := newDesk(a, w, nil)
+	// Until the driver runs, the screen is not known: the smallest the app
+	// serves.
+	w.Resize(d.windowSize(func() (int, int, bool) { return 1024, 768, true }))
+	// Once the driver runs, the screen is known: the window fits it.
+	a.Lifecycle().SetOnStarted(func() { w.Resize(d.windowSize(workArea)) })
 	defer d.closeLedger()
 	d.start(dbPath, named)
 	w.ShowAndRun()
 	return nil
+}
+
+// The window's size, in Fyne's units, is remembered between runs.
+const (
+	prefWidth  = "window.width"
+	prefHeight = "window.height"
+)
+
+// defaultWindow is the window's size on the first run, or as much of it as
+// the screen holds.
+var defaultWindow = fyne.NewSize(1360, 860)
+
+// windowSize is the size the window opens at: the last one, or the
+// default, no larger than the screen's work area less the window's title
+// bar (area gives its size in pixels, when it knows it), and no smaller
+// than what the screens need.
+func (d *desk) windowSize(area func() (int, int, bool)) fyne.Size {
+	p := d.app.Preferences()
+	s := fyne.NewSize(float32(p.FloatWithFallback(prefWidth, float64(defaultWindow.Width))),
+		float32(p.FloatWithFallback(prefHeight, float64(defaultWindow.Height))))
+	if w, h, ok := area(); ok {
+		scale := float32(1)
+		if c := d.win.Canvas(); c != nil && c.Scale() > 0 {
+			scale = c.Scale()
+		}
+		const frameW, frameH = 8, 40 // a window manager's border and title bar, in pixels
+		s = s.Min(fyne.NewSize(float32(w-frameW)/scale, float32(h-frameH)/scale))
+	}
+	return s.Max(d.win.Content().MinSize())
+}
+
+// rememberSize keeps the window's size for the next run.
+func (d *desk) rememberSize() {
+	s := d.win.Canvas().Size()
+	if s.Width > 0 && s.Height > 0 {
+		d.app.Preferences().SetFloat(prefWidth, float64(s.Width))
+		d.app.Preferences().SetFloat(prefHeight, float64(s.Height))
+	}
 }
 
 // start opens the ledger at path. When there is no file there and ask is
@@ -134,8 +176,9 @@ type desk struct {
 	settings *settingsScreen
 	status   *widget.Label
 
-	tasks   map[*task]struct{} // the long tasks running
-	closing bool               // the window is closing: tasks finish silently
+	tasks    map[*task]struct{}         // the long tasks running
+	payments map[chan struct{}]struct{} // the payments in flight, each closed when its claim returns
+	closing  bool                       // the window is closing: tasks finish silently
 
 	// A shared ledger's server: whether it answered the last ping (nil
 	// before the first), and how to stop pinging it.
@@ -143,14 +186,11 @@ type desk struct {
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
 	checks    []checked // the counter's checks this session, newest first
-	// lastPayment is the number of the payment this desk made last, whose
-	// receipt the PAID verdict offers to print.
-	lastPayment int64
 }
 
 // newDesk builds the screens in w on ledger l (which may be nil).
 func newDesk(a fyne.App, w fyne.Window, l *ledger.Ledger) *desk {
-	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}}
+	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}, payments: map[chan struct{}]struct{}{}}
 	w.SetCloseIntercept(d.quit)
 	w.Canvas().SetOnTypedKey(d.typedKey)
 	d.build()
@@ -226,18 +266,38 @@ func (d *desk) updateStatus() {
 		lang.L("Payout limit"), game.FormatAmount(d.payoutLimit()), path))
 }
 
-// setOnline records whether the shared ledger answered, for the status line.
+// setOnline records whether the shared ledger answered: the status line
+// says so, and the verdicts of the counter and of the contents form turn to
+// REGISTRE INJOIGNABLE — NE PAS PAYER as soon as it does not, and say when
+// it answers again.
 func (d *desk) setOnline(ok bool) {
-	if d.online == nil || *d.online != ok {
-		d.online = &ok
-		d.updateStatus()
+	if d.online != nil && *d.online == ok {
+		return
+	}
+	was := d.online
+	d.online = &ok
+	d.updateStatus()
+	switch {
+	case !ok:
+		d.counter.offline()
+		d.contents.offline()
+	case was != nil: // back after an outage
+		d.counter.online()
+		d.contents.online()
 	}
 }
 
-// watch pings a shared ledger every few seconds until ctx ends, and shows
-// on the status line whether it answers.
-func (d *desk) watch(ctx context.Context, l *ledger.Ledger) {
-	tick := time.NewTicker(5 * time.Second)
+// offline says whether the shared ledger's server did not answer last.
+func (d *desk) offline() bool { return d.online != nil && !*d.online }
+
+// pingEvery is how often the app asks a shared ledger's server whether it
+// answers. The tests shorten it.
+var pingEvery = 5 * time.Second
+
+// watch pings a shared ledger every pingEvery until ctx ends, and says on
+// the screens whether it answers (setOnline).
+func (d *desk) watch(ctx context.Context, l *ledger.Ledger, every time.Duration) {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -299,14 +359,18 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 	if l.Shared() {
 		ctx, cancel := context.WithCancel(context.Background())
 		d.stopWatch = cancel
-		go d.watch(ctx, l)
+		go d.watch(ctx, l, pingEvery)
 	}
+	// The last checks were the previous ledger's.
+	d.checks = nil
+	d.counter.checks.Refresh()
 	d.counter.clear()
 	d.contents.reset()
 	d.blocks.unselect()
 	d.packs.clear()
 	d.packs.reload()
 	d.settings.loadRules()
+	d.settings.setRole()
 	d.claims.reload()
 	d.blocks.reload()
 	d.updateStatus()

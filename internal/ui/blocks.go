@@ -246,13 +246,21 @@ func (b *blocksScreen) generate() {
 	if !b.d.needLedger() {
 		return
 	}
-	msg := widget.NewLabel(lang.L("Generate a new block of {{.Tickets}} tickets for game {{.Game}}? It takes a few seconds.",
-		map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}))
-	b.d.confirm(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
+	text := lang.L("Generate a new block of {{.Tickets}} tickets for game {{.Game}}? It takes a few seconds.",
+		map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)})
+	if b.d.ledger.Demo() {
+		// startGenerate puts a demonstration ledger's blocks on sale: say so.
+		text += "\n" + lang.L("This is a demonstration ledger: its {{.Packs}} are put on sale at once, at no counter, so that any of its tickets can be checked and paid.",
+			map[string]any{"Packs": packCount(game.Packs)})
+	}
+	msg := widget.NewLabel(text)
+	msg.Wrapping = fyne.TextWrapWord
+	dlg := b.d.confirm(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
 		if ok {
 			b.startGenerate(nil)
 		}
 	})
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
 }
 
 // startGenerate generates a block in a goroutine; then runs after it, on

@@ -37,16 +37,42 @@ type claimsScreen struct {
 	receipt, day2, settle *widget.Button
 
 	claims   []ledger.Claim
-	selected int // row in claims, -1 for none
+	selected int     // row in claims, -1 for none
+	fitted   float32 // the width the columns were fitted to (fitColumns)
+	// What fitColumns made of it: the void's column's width, each row's
+	// height.
+	voidWidth  float32
+	rowHeights []float32
 }
 
+// claimColumns are the table's columns; the last, a void's reason, takes
+// the width left (the block is in the serial: 531-0001-…). At 1024 px
+// every column is in view.
 var claimColumns = []struct {
 	title string
 	width float32
 }{
-	{"No.", 60}, {"Date", 150}, {"Serial", 340}, {"Block", 80}, {"Amount", 100},
-	{"Desk", 120}, {"Operator", 120}, {"Method", 90}, {"Voided", 200},
+	{"No.", 56}, {"Date", 130}, {"Serial", 312}, {"Amount", 72},
+	{"Desk", 70}, {"Operator", 84}, {"Method", 76}, {"Voided", 160},
 }
+
+// voidColumn is the column of a void's reason, which wraps.
+const voidColumn = 7
+
+// claimsLayout lays out the payments table across its whole width: the
+// void's column takes what the others leave, and a voided row is as tall
+// as its reason needs.
+type claimsLayout struct{ c *claimsScreen }
+
+func (l claimsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.c.fitColumns(size.Width)
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l claimsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
 
 func newClaimsScreen(d *desk) *claimsScreen {
 	c := &claimsScreen{d: d, selected: -1}
@@ -77,6 +103,12 @@ func newClaimsScreen(d *desk) *claimsScreen {
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			l := o.(*widget.Label)
+			if id.Col == voidColumn {
+				l.Wrapping = fyne.TextWrapWord
+			} else {
+				l.Wrapping = fyne.TextWrapOff
+				l.Truncation = fyne.TextTruncateEllipsis
+			}
 			l.SetText(claimCell(c.claims[id.Row], id.Col))
 			if c.claims[id.Row].Voided {
 				l.Importance = widget.LowImportance
@@ -111,7 +143,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
 	c.receipt = widget.NewButtonWithIcon(lang.L("Receipt…"), theme.DocumentPrintIcon(), func() {
 		if c.selected >= 0 && c.selected < len(c.claims) {
-			c.d.printReceipt(c.claims[c.selected].Number)
+			c.d.printReceipt(c.claims[c.selected].Number, nil)
 		}
 	})
 	c.receipt.Disable()
@@ -119,12 +151,60 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	c.settle = widget.NewButtonWithIcon(lang.L("Settlement…"), theme.DocumentPrintIcon(), c.askSettlement)
 
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
-		container.NewGridWrap(fyne.NewSize(230, c.day.MinSize().Height), c.day), today,
+		container.NewGridWrap(fyne.NewSize(200, c.day.MinSize().Height), c.day), today,
 		container.NewGridWrap(fyne.NewSize(130, c.desk.MinSize().Height), c.desk),
-		container.NewGridWrap(fyne.NewSize(150, c.block.MinSize().Height), c.block), filter, all)
-	bottom := container.NewBorder(nil, nil, c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void))
-	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, c.table))
+		container.NewGridWrap(fyne.NewSize(130, c.block.MinSize().Height), c.block), filter, all)
+	// The totals on a line of their own, the buttons under them: neither
+	// covers the other at 1024 px.
+	bottom := container.NewVBox(c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void))
+	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, container.New(claimsLayout{c}, c.table)))
 	return c
+}
+
+// fitColumns gives the void's column the width the others leave of width,
+// and each voided row the height its reason needs there; once for a width
+// and a list of claims.
+func (c *claimsScreen) fitColumns(width float32) {
+	if width == c.fitted {
+		return
+	}
+	c.fitted = width
+	rest := width - theme.ScrollBarSize() - 2*theme.Padding()
+	for i, col := range claimColumns {
+		if i != voidColumn {
+			rest -= col.width + theme.Padding()
+		}
+	}
+	w := max(claimColumns[voidColumn].width, rest)
+	c.table.SetColumnWidth(voidColumn, w)
+	c.voidWidth = w
+	line := fyne.MeasureText("Ég", theme.TextSize(), fyne.TextStyle{})
+	base := line.Height + 2*theme.InnerPadding()
+	c.rowHeights = c.rowHeights[:0]
+	for i, cl := range c.claims {
+		h := base
+		if cl.Voided {
+			h = max(base, float32(voidLines(claimCell(cl, voidColumn), w))*line.Height+2*theme.InnerPadding())
+		}
+		c.table.SetRowHeight(i, h)
+		c.rowHeights = append(c.rowHeights, h)
+	}
+}
+
+// voidLines is the number of lines a void's text takes in a column of
+// width w, broken at spaces as a wrapping label does.
+func voidLines(text string, w float32) int {
+	room := w - 2*theme.InnerPadding()
+	lines, line := 1, ""
+	for _, word := range strings.Fields(text) {
+		try := strings.TrimSpace(line + " " + word)
+		if line != "" && fyne.MeasureText(try, theme.TextSize(), fyne.TextStyle{}).Width > room {
+			lines++
+			try = word
+		}
+		line = try
+	}
+	return lines
 }
 
 // dayLayout is how the app writes a day, JJ/MM/AAAA, and how the day
@@ -140,18 +220,16 @@ func claimCell(cl ledger.Claim, col int) string {
 	case 2:
 		return cl.Serial
 	case 3:
-		return fmt.Sprintf("%d/%d", cl.Game, cl.Block)
-	case 4:
 		return game.FormatAmount(cl.Amount)
-	case 5:
+	case 4:
 		return cl.Desk
-	case 6:
+	case 5:
 		return cl.Operator
-	case 7:
+	case 6:
 		return lang.L(cl.Method)
-	case 8:
+	case voidColumn:
 		if cl.Voided {
-			return lang.L("voided") + ": " + cl.VoidReason + " (" + cl.VoidedBy + ")"
+			return lang.L("voided: {{.Reason}} ({{.By}})", map[string]any{"Reason": cl.VoidReason, "By": cl.VoidedBy})
 		}
 	}
 	return ""
@@ -215,6 +293,8 @@ func (c *claimsScreen) reload() {
 		c.void.Show()
 	}
 	c.table.UnselectAll()
+	c.fitted = -1 // other claims: their rows are fitted again
+	c.fitColumns(c.table.Size().Width)
 	c.table.Refresh()
 	n, sum, voided := 0, 0, 0
 	for _, cl := range cls {
@@ -231,9 +311,9 @@ func (c *claimsScreen) reload() {
 // totalsText sums up the claims shown: "1 paiement, 3 € payés (0 annulé)".
 // The counts take the plural forms of the language (translations/*.json).
 func totalsText(n, sum, voided int) string {
-	return lang.LocalizePlural("{{.Count}} payments", n, map[string]any{"Count": n}) + ", " +
+	return lang.LocalizePlural("{{.Count}} payments", n, map[string]any{"Count": game.GroupDigits(n)}) + ", " +
 		lang.L("{{.Sum}} paid", map[string]any{"Sum": game.FormatAmount(sum)}) +
-		" (" + lang.LocalizePlural("{{.Count}} voided", voided, map[string]any{"Count": voided}) + ")"
+		" (" + lang.LocalizePlural("{{.Count}} voided", voided, map[string]any{"Count": game.GroupDigits(voided)}) + ")"
 }
 
 // askVoid asks for a reason and a confirmation, then voids the selected

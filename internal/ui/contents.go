@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,7 +34,8 @@ type contentsScreen struct {
 
 	paths   []string               // the fields' paths, in the order Tab visits them
 	fields  map[string]*valueEntry // by field path of the interchange format
-	errs    map[string]*canvas.Text
+	kinds   map[string]fieldKind
+	errs    map[string]*fault // by field path
 	general *widget.Label
 	view    *verdictView
 	result  *widget.Label // the winning zones and the ledger's ticket
@@ -94,30 +96,34 @@ func (k fieldKind) accepts(r rune) bool {
 
 // complete reads what was typed: a card or a symbol may be typed by its
 // first letters, without regard to case or accents ("CE" is CERISE, "A"
-// is AS, "1" is 10); a number may hold spaces ("1 000").
+// is AS, "1" is 10, "TRE" is TRÈFLE, shown with its accent as on the
+// ticket); a number may hold spaces ("1 000").
 func (k fieldKind) complete(s string) string {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	var names []string
+	var names, labels []string
 	switch k {
 	case cardField:
-		names = cardChoices
+		names, labels = cardChoices, cardChoices
 	case symbolField:
-		names = symbolChoices
+		names, labels = symbolChoices, symbolLabels
 		s = strings.NewReplacer("È", "E", "É", "E", "Ê", "E", "À", "A", "Â", "A").Replace(s)
 	default:
 		return strings.ReplaceAll(s, " ", "")
 	}
-	var found []string
-	for _, n := range names {
+	found := -1
+	for i, n := range names {
 		if n == s {
-			return n
+			return labels[i]
 		}
 		if s != "" && strings.HasPrefix(n, s) {
-			found = append(found, n)
+			if found >= 0 {
+				return s // more than one: as typed
+			}
+			found = i
 		}
 	}
-	if len(found) == 1 {
-		return found[0]
+	if found >= 0 {
+		return labels[found]
 	}
 	return s
 }
@@ -130,14 +136,23 @@ var (
 		}
 		return s
 	}()
-	symbolChoices = func() []string {
-		s := make([]string, game.NumSymbols)
-		for i := range s {
-			s[i] = game.Symbol(i).String()
+	// The symbols by their interchange names, and as a person reads them.
+	symbolChoices, symbolLabels = func() ([]string, []string) {
+		names, labels := make([]string, game.NumSymbols), make([]string, game.NumSymbols)
+		for i := range names {
+			names[i], labels[i] = game.Symbol(i).String(), game.Symbol(i).Label()
 		}
-		return s
+		return names, labels
 	}()
 )
+
+// fault is what is wrong with a field of the form: a red bar under the
+// field marks it, and its row says why, with the others of the row.
+type fault struct {
+	text string
+	bar  *canvas.Rectangle
+	row  *widget.Label // the row's faults
+}
 
 // valueEntry is a field of the contents form: it takes only what can be
 // typed for its kind, completes a card or symbol when the keyboard leaves
@@ -174,29 +189,42 @@ func (e *valueEntry) FocusLost() {
 func (e *valueEntry) value() string { return e.kind.complete(e.Text) }
 
 func newContentsScreen(d *desk) *contentsScreen {
-	c := &contentsScreen{d: d, fields: map[string]*valueEntry{}, errs: map[string]*canvas.Text{}}
+	c := &contentsScreen{d: d, fields: map[string]*valueEntry{}, kinds: map[string]fieldKind{}, errs: map[string]*fault{}}
 
-	// field makes the entry of a field path, with its error under it,
-	// shown when there is one.
+	// field makes the entry of a field path, with the red bar under it
+	// that marks a fault (in room kept for it, so that nothing moves).
+	var pending []string // the fields of the row being made
 	field := func(path string, kind fieldKind) fyne.CanvasObject {
 		e := newValueEntry(kind, c.check)
-		c.fields[path] = e
+		c.fields[path], c.kinds[path] = e, kind
 		c.paths = append(c.paths, path)
-		t := canvas.NewText("", theme.Color(theme.ColorNameError))
-		t.TextSize = 11
-		t.Hide()
-		c.errs[path] = t
-		return container.NewVBox(container.NewGridWrap(fyne.NewSize(kind.width(), e.MinSize().Height), e), t)
+		pending = append(pending, path)
+		bar := canvas.NewRectangle(theme.Color(theme.ColorNameError))
+		bar.Hide()
+		c.errs[path] = &fault{bar: bar}
+		room := canvas.NewRectangle(color.Transparent)
+		room.SetMinSize(fyne.NewSize(kind.width(), 3))
+		return container.NewVBox(container.NewGridWrap(fyne.NewSize(kind.width(), e.MinSize().Height), e), container.NewStack(room, bar))
 	}
 	// Row labels take the width of the longest.
 	var labelWidth float32
 	for _, l := range []string{"NUMÉROS GAGNANTS", "VOS CARTES", lang.L("Chip no. {{.N}}", map[string]any{"N": 3}), lang.L("dice"), lang.L("amount")} {
 		labelWidth = max(labelWidth, widget.NewLabel(l).MinSize().Width)
 	}
-	// row lays out a label, then the fields and words.
+	// row lays out a label, then the fields and words, and under them the
+	// faults of its fields, in words, when there are some.
 	row := func(label string, items ...fyne.CanvasObject) fyne.CanvasObject {
 		l := widget.NewLabel(label)
-		return container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(labelWidth, l.MinSize().Height), l)}, items...)...)
+		faults := widget.NewLabel("")
+		faults.Importance = widget.DangerImportance
+		faults.Wrapping = fyne.TextWrapWord
+		faults.Hide()
+		for _, p := range pending {
+			c.errs[p].row = faults
+		}
+		pending = nil
+		return container.NewVBox(container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(labelWidth, l.MinSize().Height), l)}, items...)...),
+			faults)
 	}
 	// surface puts a surface's name above its rows.
 	surface := func(name string, rows ...fyne.CanvasObject) fyne.CanvasObject {
@@ -238,24 +266,32 @@ func newContentsScreen(d *desk) *contentsScreen {
 	c.general = widget.NewLabel("")
 	c.general.Importance = widget.DangerImportance
 	c.general.Wrapping = fyne.TextWrapWord
-	checkBtn := widget.NewButtonWithIcon(lang.L("Check the contents"), theme.SearchIcon(), c.check)
+	// Enter on the buttons taps them: Tab from the last field leads to
+	// "Vérifier le contenu".
+	checkBtn := newKeyButton(lang.L("Check the contents"), theme.SearchIcon(), c.check)
 	checkBtn.Importance = widget.HighImportance
-	clearBtn := widget.NewButtonWithIcon(lang.L("Clear"), theme.ContentClearIcon(), c.reset)
+	clearBtn := newKeyButton(lang.L("Clear"), theme.ContentClearIcon(), func() {
+		c.reset()
+		c.focus()
+	})
 	hint := widget.NewLabel(lang.L("Type each value, Tab to the next field, Enter to check."))
 	hint.Importance = widget.LowImportance
 	hint.Wrapping = fyne.TextWrapWord
 	form := container.NewVBox(hint, surface("ROULETTE", roul...), widget.NewSeparator(),
 		surface("CRAPS", craps), widget.NewSeparator(), surface("DUEL", duel...), widget.NewSeparator(),
-		surface("JACKPOT", jack...), widget.NewSeparator(), surface("BONUS", bonus), widget.NewSeparator(),
-		container.NewHBox(checkBtn, clearBtn), c.general)
+		surface("JACKPOT", jack...), widget.NewSeparator(), surface("BONUS", bonus))
+	// The buttons stay in view under the form, whatever its faults make
+	// it scroll.
+	left := container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil,
+		container.NewVScroll(container.NewPadded(form)))
 
 	c.view = newVerdictView(44, 32, 3, c.askPay)
-	c.view.onReceipt = func() { d.printReceipt(d.lastPayment) }
+	c.view.onReceipt = func(n int64) { d.printReceiptIn(c.view, n) }
 	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
 	c.picture = NewTicketPicture()
 	right := container.NewBorder(container.NewVBox(c.view.content, c.result), nil, nil, nil, c.picture)
-	split := container.NewHSplit(container.NewVScroll(container.NewPadded(form)), container.NewPadded(right))
+	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(right))
 	split.Offset = 0.5
 	c.content = split
 	c.reset()
@@ -285,11 +321,14 @@ func (c *contentsScreen) clearFields() {
 }
 
 func (c *contentsScreen) clearErrors() {
-	for _, e := range c.errs {
-		e.Text = ""
-		e.Hide()
+	for _, f := range c.errs {
+		f.text = ""
+		f.bar.Hide()
+		f.row.SetText("")
+		f.row.Hide()
 	}
 	c.general.SetText("")
+	c.general.Hide()
 }
 
 // doc builds the interchange document of the form: an empty field is a
@@ -359,17 +398,61 @@ func (c *contentsScreen) fieldFor(f string) string {
 	return keys[0]
 }
 
-// faultText says a fault of a field in a few words, under it.
-func faultText(fe *game.FieldError) string {
+// fieldName names a field in its row: "numéro gagnant 2", "carte 1".
+func fieldName(path string) string {
+	var i, j int
 	switch {
-	case fe.Kind == game.KindMissing || fe.Value == "":
-		return lang.L("to fill in")
-	case fe.Kind == game.KindRepeat:
-		return lang.L("twice in the zone")
-	case fe.Kind == game.KindValue:
-		return lang.L("not on a ticket")
+	case strings.HasPrefix(path, "roulette.winning["):
+		fmt.Sscanf(path, "roulette.winning[%d]", &i)
+		return lang.L("winning number {{.N}}", map[string]any{"N": i + 1})
+	case strings.HasSuffix(path, "].number"):
+		return lang.L("number")
+	case strings.HasPrefix(path, "craps.dice["):
+		fmt.Sscanf(path, "craps.dice[%d]", &i)
+		return lang.L("die {{.N}}", map[string]any{"N": i + 1})
+	case strings.HasPrefix(path, "duel.cards["):
+		fmt.Sscanf(path, "duel.cards[%d]", &i)
+		return lang.L("card {{.N}}", map[string]any{"N": i + 1})
+	case path == "duel.bank":
+		return lang.L("the bank")
+	case strings.Contains(path, ".symbols["):
+		fmt.Sscanf(path, "jackpot[%d].symbols[%d]", &i, &j)
+		return lang.L("symbol {{.N}}", map[string]any{"N": j + 1})
 	}
-	return lang.L("to correct")
+	return lang.L("amount")
+}
+
+// faultText says in words what is wrong with the field path, whose text is
+// value: "3 n'est pas sur la roulette", "numéro gagnant 2 : numéro répété".
+func faultText(fe *game.FieldError, path string, kind fieldKind, value string) string {
+	named := func(why string) string {
+		return lang.L("{{.Field}}: {{.Why}}", map[string]any{"Field": fieldName(path), "Why": why})
+	}
+	v := map[string]any{"Value": value}
+	switch {
+	case fe.Kind == game.KindMissing || value == "":
+		return named(lang.L("to fill in"))
+	case fe.Kind == game.KindRepeat:
+		return named(lang.L("number repeated"))
+	case fe.Kind != game.KindValue:
+		return named(lang.L("to correct"))
+	}
+	switch kind {
+	case numberField:
+		return lang.L("{{.Value}} is not on the roulette", v)
+	case dieField:
+		return lang.L("{{.Value}} is not a die's face: 1 to 6", v)
+	case amountField, bonusField:
+		return lang.L("{{.Value}} € is not an amount of the game", v)
+	case cardField:
+		if path == "duel.bank" && value == game.As.String() {
+			return lang.L("the bank never shows the AS")
+		}
+		return lang.L("{{.Value}} is not a card: 2 to 10, V, D, R or AS", v)
+	case symbolField:
+		return lang.L("{{.Value}} is not a jackpot symbol", v)
+	}
+	return named(lang.L("to correct"))
 }
 
 // check validates the form and shows the errors beside their fields, or
@@ -450,6 +533,7 @@ func (c *contentsScreen) check() {
 	case ledger.AlreadyClaimed:
 		c.match = nil
 		c.view.show(verdictPaid, lang.L("ALREADY PAID"), prize, ticket+"\n"+claimText(m.Claim)+"\n"+lang.L("Do not pay again."))
+		c.view.offerReceipt(c.d.reprintable(m.Claim), lang.L("Reprint the receipt"))
 	case ledger.OverLimit:
 		c.view.show(verdictOverLimit, counterTitle(verdictOverLimit), prize, ticket+"\n"+c.d.limitText())
 	default:
@@ -466,6 +550,7 @@ func (c *contentsScreen) showFaults(err error) {
 	var es game.Errors
 	if !errors.As(err, &es) {
 		c.general.SetText(err.Error())
+		c.general.Show()
 		return
 	}
 	var other []string
@@ -475,14 +560,28 @@ func (c *contentsScreen) showFaults(err error) {
 			other = append(other, fe.Error())
 			continue
 		}
-		if c.errs[k].Text == "" {
-			c.errs[k].Text = faultText(fe)
-			c.errs[k].Show()
+		if f := c.errs[k]; f.text == "" {
+			f.text = faultText(fe, k, c.kinds[k], c.fields[k].value())
+			f.bar.Show()
 		}
 	}
 	c.general.SetText(strings.Join(other, "\n"))
+	if len(other) > 0 {
+		c.general.Show()
+	}
+	// Each row says its faults, in the order of its fields.
+	rows := map[*widget.Label][]string{}
 	for _, p := range c.paths {
-		if c.errs[p].Text != "" {
+		if f := c.errs[p]; f.text != "" {
+			rows[f.row] = append(rows[f.row], f.text)
+		}
+	}
+	for row, texts := range rows {
+		row.SetText(strings.Join(texts, " · "))
+		row.Show()
+	}
+	for _, p := range c.paths {
+		if c.errs[p].text != "" {
 			c.d.win.Canvas().Focus(c.fields[p])
 			return
 		}
@@ -501,6 +600,7 @@ func (c *contentsScreen) askPay() {
 		}
 		c.match = nil
 		c.view.show(r.kind, counterTitle(r.kind), r.amount, r.detail)
+		c.d.offerPaid(c.view, r)
 		if r.kind == verdictJustPaid {
 			c.clearFields()
 			c.result.SetText("")
@@ -508,4 +608,20 @@ func (c *contentsScreen) askPay() {
 			c.focus()
 		}
 	})
+}
+
+// offline shows, as soon as the shared ledger stops answering, that
+// nothing may be paid: the matching ticket is forgotten, PAYER goes.
+func (c *contentsScreen) offline() {
+	c.match = nil
+	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
+}
+
+// online says that the shared ledger answers again, when the form still
+// shows it unreachable.
+func (c *contentsScreen) online() {
+	if c.view.kind == verdictUnreachable {
+		c.view.show(verdictNone, "", "", lang.L("The shared ledger answers again since {{.Time}}: check the contents again.",
+			map[string]any{"Time": time.Now().Format("15:04:05")}))
+	}
 }

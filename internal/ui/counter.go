@@ -77,6 +77,7 @@ type counterScreen struct {
 	view    *verdictView
 	picture *TicketPicture
 	checks  *widget.List // the desk's checks
+	samples *widget.Button
 
 	current *ledger.Ticket // the ticket last looked up, nil when none
 }
@@ -97,9 +98,9 @@ func newCounterScreen(d *desk) *counterScreen {
 	c := &counterScreen{d: d}
 	c.entry = newSerialEntry()
 	c.entry.OnSubmitted = c.check
-	check := widget.NewButtonWithIcon(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
+	check := newKeyButton(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
 	check.Importance = widget.HighImportance
-	byContents := widget.NewButtonWithIcon(lang.L("Enter contents"), theme.DocumentCreateIcon(), func() {
+	byContents := newKeyButton(lang.L("Enter contents"), theme.DocumentCreateIcon(), func() {
 		d.tabs.SelectIndex(tabContents)
 	})
 	prompt := canvas.NewText(lang.L("Scan or type the serial, then Enter"), theme.Color(theme.ColorNameForeground))
@@ -107,7 +108,18 @@ func newCounterScreen(d *desk) *counterScreen {
 	prompt.TextStyle.Bold = true
 
 	c.view = newVerdictView(64, 44, 4, c.askPay)
-	c.view.onReceipt = func() { d.printReceipt(d.lastPayment) }
+	// A scan while a button has the keyboard goes to the serial field.
+	toEntry := func(r rune) {
+		c.focus()
+		c.entry.TypedRune(r)
+	}
+	for _, b := range []*keyButton{check, byContents, c.view.pay, c.view.receipt} {
+		b.typed = toEntry
+	}
+	c.view.onReceipt = func(n int64) {
+		d.printReceiptIn(c.view, n)
+		c.focus() // ready for the next scan
+	}
 	c.picture = NewTicketPicture()
 
 	c.checks = widget.NewList(
@@ -132,19 +144,63 @@ func newCounterScreen(d *desk) *counterScreen {
 			c.check(d.checks[id].serial)
 		}
 	}
-	samples := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
-	header := container.NewBorder(nil, nil, widget.NewLabelWithStyle(lang.L("Last checks"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), samples)
+	c.samples = widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	header := container.NewBorder(nil, nil, widget.NewLabelWithStyle(lang.L("Last checks"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.samples)
 	room := canvas.NewRectangle(color.Transparent)
-	room.SetMinSize(fyne.NewSize(0, 190))
+	room.SetMinSize(fyne.NewSize(0, 150))
 	history := container.NewBorder(header, nil, nil, nil, container.NewStack(room, c.checks))
 
-	top := container.NewVBox(prompt, c.entry, container.NewHBox(check, byContents))
-	left := container.NewBorder(top, history, nil, nil, c.view.content)
+	// The serial field, then the verdict's button (PAYER, or the receipt),
+	// then the others: Tab from the field goes first to what the verdict
+	// offers, wherever they are drawn.
+	left := container.New(counterLayout{}, prompt, c.entry, c.view.content, container.NewHBox(check, byContents), history)
 	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(c.picture))
 	split.Offset = 0.4
 	c.content = split
+	c.showSamplesButton()
 	c.clear()
 	return c
+}
+
+// counterLayout lays out the counter's left side: the prompt, the serial
+// field and the row of buttons at the top, the last checks at the bottom,
+// and the verdict between them, taking the rest. Its objects are in the
+// order Tab visits them: prompt, field, verdict, buttons, last checks.
+type counterLayout struct{}
+
+func (counterLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding()
+	y := float32(0)
+	for _, o := range []fyne.CanvasObject{objs[0], objs[1], objs[3]} {
+		h := o.MinSize().Height
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, h))
+		y += h + pad
+	}
+	hist := objs[4].MinSize().Height
+	objs[4].Move(fyne.NewPos(0, size.Height-hist))
+	objs[4].Resize(fyne.NewSize(size.Width, hist))
+	objs[2].Move(fyne.NewPos(0, y))
+	objs[2].Resize(fyne.NewSize(size.Width, max(0, size.Height-hist-pad-y)))
+}
+
+func (counterLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		m := o.MinSize()
+		s = fyne.NewSize(max(s.Width, m.Width), s.Height+m.Height)
+	}
+	return s.AddWidthHeight(0, float32(len(objs)-1)*theme.Padding())
+}
+
+// showSamplesButton offers the serials to try where there are some to
+// list: on a demonstration ledger (Samples refuses any other).
+func (c *counterScreen) showSamplesButton() {
+	if c.d.ledger != nil && c.d.ledger.Demo() {
+		c.samples.Show()
+	} else {
+		c.samples.Hide()
+	}
 }
 
 // checkLine is the first line of a check in the last checks: time,
@@ -211,6 +267,12 @@ func (c *counterScreen) check(text string) {
 		c.showFailure(text, lang.L("No ledger is open: open or create one in Settings."), nil)
 		return
 	}
+	if c.d.offline() {
+		// The shared ledger did not answer its last check: no lookup that
+		// would keep the counter waiting. The screen says when it answers.
+		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText())
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.limit())
@@ -254,7 +316,9 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 	c.current = &t
 	c.picture.SetTicket(&t.Ticket, &t.Serial)
 	serial := t.Serial.String()
-	where := fmt.Sprintf("%s · %s %d/%d · %s %d", serial, lang.L("block"), t.Block.Game, t.Block.Number, lang.L("pack"), t.Pack)
+	// The pack by its code, check digit included, as its label and the
+	// papers write it.
+	where := fmt.Sprintf("%s · %s %s", serial, lang.L("pack"), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack})
 	if k, detail := refusal(t.Verdict, t.Until); k != verdictNone {
 		c.show(serial, k, "", where+"\n"+detail)
 		return
@@ -264,6 +328,7 @@ func (c *counterScreen) showTicket(t ledger.Ticket) {
 		c.show(serial, verdictLoser, "", where+"\n"+lang.L("This ticket wins nothing."))
 	case ledger.AlreadyClaimed:
 		c.show(serial, verdictPaid, game.FormatAmount(t.Prize), where+"\n"+claimText(t.Claim)+"\n"+lang.L("Do not pay again."))
+		c.view.offerReceipt(c.d.reprintable(t.Claim), lang.L("Reprint the receipt"))
 	case ledger.OverLimit:
 		detail := where + "\n" + c.d.limitText()
 		if msg := c.d.refer(t); msg != "" {
@@ -323,11 +388,29 @@ func (c *counterScreen) paid(r payResult) {
 	if r.kind == verdictNone {
 		return // not confirmed: the verdict stays
 	}
-	serial := ""
-	if c.current != nil {
-		serial = c.current.Serial.String()
-	}
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
-	c.show(serial, r.kind, r.amount, r.detail)
+	c.show(r.serial, r.kind, r.amount, r.detail)
+	c.d.offerPaid(c.view, r)
+}
+
+// offline shows, as soon as the shared ledger stops answering, that
+// nothing may be paid: the ticket shown is forgotten, PAYER goes.
+func (c *counterScreen) offline() {
+	c.current = nil
+	c.picture.SetTicket(nil, nil)
+	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "",
+		lang.L("The shared ledger has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
+			map[string]any{"Time": time.Now().Format("15:04:05")}))
+}
+
+// online says that the shared ledger answers again, when the counter
+// still shows it unreachable.
+func (c *counterScreen) online() {
+	if c.view.kind != verdictUnreachable {
+		return
+	}
+	c.view.show(verdictNone, counterTitle(verdictNone), "",
+		lang.L("The shared ledger answers again since {{.Time}}: scan the ticket again.", map[string]any{"Time": time.Now().Format("15:04:05")}))
+	c.focus()
 }

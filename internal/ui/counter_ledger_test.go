@@ -37,6 +37,7 @@ func TestSealedCounterLedger(t *testing.T) {
 	}
 	test.Tap(c.view.pay)
 	test.Tap(findButton(t, d.win, "PAYER"))
+	settle(t, d)
 	if c.view.kind != verdictJustPaid {
 		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
 	}

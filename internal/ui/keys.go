@@ -1,12 +1,19 @@
 package ui
 
 import (
+	"context"
+	"errors"
+	"image/color"
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/ledger"
 )
 
 // The keyboard answers every dialog of the app: Enter confirms and Escape
@@ -58,11 +65,37 @@ func (d *desk) inform(title, message string) {
 	dlg.Show()
 }
 
-// showError shows err in a dialog that Enter or Escape closes.
+// showError shows err in a dialog that Enter or Escape closes, in the
+// app's language (errorText).
 func (d *desk) showError(err error) {
-	dlg := dialog.NewError(err, d.win)
+	dlg := dialog.NewError(errors.New(errorText(err)), d.win)
 	d.answerKeys(dlg, dlg.Hide, dlg.Hide)
 	dlg.Show()
+}
+
+// errorText says an error in the app's language: the ledger's errors a
+// user can cause by what they are, with the ledger's own words in
+// parentheses for whoever maintains the desk; the app's own messages are
+// translated already.
+func errorText(err error) string {
+	detail := "\n(" + err.Error() + ")"
+	switch {
+	case errors.Is(err, ledger.ErrUnreachable):
+		return unreachableText() + detail
+	case errors.Is(err, context.DeadlineExceeded):
+		return lang.L("The ledger did not answer in time. Try again; if it goes on, check the ledger in Settings.") + detail
+	case errors.Is(err, ledger.ErrCounterOnly):
+		return lang.L("Only the back office does this.") + detail
+	case errors.Is(err, ledger.ErrNotDemo):
+		return lang.L("Serials to try are listed on a demonstration ledger only.")
+	case errors.Is(err, ledger.ErrReadOnly):
+		return lang.L("This ledger is open read-only: nothing can be written to it.") + detail
+	case errors.Is(err, ledger.ErrDeskDisabled):
+		return lang.L("The back office disabled this counter: call it.") + detail
+	case errors.Is(err, ledger.ErrNotFound):
+		return lang.L("The ledger has no such record.") + detail
+	}
+	return err.Error()
 }
 
 // dialogEntry is a field of a dialog: Enter and Escape answer the dialog
@@ -89,8 +122,26 @@ func (e *dialogEntry) TypedKey(ev *fyne.KeyEvent) {
 }
 
 // keyButton is a button that Enter taps, as well as Space: once a check
-// has given the keyboard to PAYER, the next Enter asks to pay.
-type keyButton struct{ widget.Button }
+// has given the keyboard to PAYER, the next Enter asks to pay. It shows
+// that it has the keyboard with a ring of the focus colour, plain to see
+// from a step back from the counter.
+type keyButton struct {
+	widget.Button
+	focused bool
+	escape  func() // what Escape does while it has the keyboard (a dialog's cancel), or nothing
+	// typed hears the characters typed while it has the keyboard: at the
+	// counter, a scan goes to the serial field whatever button has it.
+	typed func(rune)
+}
+
+// TypedRune hands r to typed, if set.
+func (b *keyButton) TypedRune(r rune) {
+	if b.typed != nil {
+		b.typed(r)
+		return
+	}
+	b.Button.TypedRune(r)
+}
 
 func newKeyButton(label string, icon fyne.Resource, tapped func()) *keyButton {
 	b := &keyButton{}
@@ -99,13 +150,64 @@ func newKeyButton(label string, icon fyne.Resource, tapped func()) *keyButton {
 	return b
 }
 
-// TypedKey taps the button on Enter.
+// TypedKey taps the button on Enter, and runs escape on Escape.
 func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter {
-		b.Tapped(nil)
-		return
+	switch {
+	case ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter:
+		if !b.Disabled() {
+			b.Tapped(nil)
+		}
+	case ev.Name == fyne.KeyEscape && b.escape != nil:
+		b.escape()
+	default:
+		b.Button.TypedKey(ev)
 	}
-	b.Button.TypedKey(ev)
+}
+
+// FocusGained shows the ring.
+func (b *keyButton) FocusGained() {
+	b.focused = true
+	b.Button.FocusGained()
+}
+
+// FocusLost hides the ring.
+func (b *keyButton) FocusLost() {
+	b.focused = false
+	b.Button.FocusLost()
+}
+
+// CreateRenderer is the button's own, with the focus ring over it.
+func (b *keyButton) CreateRenderer() fyne.WidgetRenderer {
+	ring := canvas.NewRectangle(color.Transparent)
+	ring.StrokeWidth = 3
+	ring.CornerRadius = theme.InputRadiusSize()
+	return &ringRenderer{WidgetRenderer: b.Button.CreateRenderer(), ring: ring, b: b}
+}
+
+// ringRenderer draws a button and, while it has the keyboard, a ring.
+type ringRenderer struct {
+	fyne.WidgetRenderer
+	ring *canvas.Rectangle
+	b    *keyButton
+}
+
+func (r *ringRenderer) Objects() []fyne.CanvasObject {
+	return append(r.WidgetRenderer.Objects(), r.ring)
+}
+
+func (r *ringRenderer) Layout(s fyne.Size) {
+	r.WidgetRenderer.Layout(s)
+	r.ring.Move(fyne.NewPos(-1, -1))
+	r.ring.Resize(s.AddWidthHeight(2, 2))
+}
+
+func (r *ringRenderer) Refresh() {
+	r.WidgetRenderer.Refresh()
+	r.ring.StrokeColor = color.Transparent
+	if r.b.focused && !r.b.Disabled() {
+		r.ring.StrokeColor = theme.Color(focusRing)
+	}
+	r.ring.Refresh()
 }
 
 // payButton is the PAYER button of the counter and of the contents form.

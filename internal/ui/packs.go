@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -13,11 +15,13 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/paper"
 )
 
 // packsScreen is Carnets: scan or type packs to deliver, receive, activate,
@@ -43,6 +47,7 @@ type packsScreen struct {
 	deskList *widget.Entry
 	table    *widget.Table
 	total    *widget.Label
+	labels   *widget.Button
 	runs     []ledger.PackRun
 }
 
@@ -113,7 +118,7 @@ var packColumns = []struct {
 	title string
 	width float32
 }{
-	{"Packs", 330}, {"Count", 80}, {"State", 110}, {"Desk", 110}, {"Last move", 220}, {"On", 150}, {"By", 120},
+	{"Packs", 290}, {"Count", 70}, {"State", 100}, {"Desk", 90}, {"Last move", 200}, {"On", 130}, {"By", 90},
 }
 
 func newPacksScreen(d *desk) *packsScreen {
@@ -166,10 +171,12 @@ func newPacksScreen(d *desk) *packsScreen {
 	p.total = widget.NewLabel("")
 	p.total.TextStyle.Bold = true
 
+	// The block left of the packs field, Apply right of it; Tab goes from
+	// the field to Apply, then to the counter, Shift+Tab back to the block.
+	block := container.NewGridWrap(fyne.NewSize(120, p.block.MinSize().Height), p.block)
 	p.form = widget.NewForm(
 		widget.NewFormItem(lang.L("Move"), p.move),
-		widget.NewFormItem(lang.L("Packs"), container.NewBorder(nil, nil,
-			container.NewGridWrap(fyne.NewSize(120, p.block.MinSize().Height), p.block), p.apply, p.entry)),
+		widget.NewFormItem(lang.L("Packs"), container.New(layout.NewBorderLayout(nil, nil, block, p.apply), block, p.entry, p.apply)),
 		widget.NewFormItem(lang.L("Counter"), p.desk),
 		widget.NewFormItem(lang.L("Reason"), p.reason),
 	)
@@ -181,8 +188,9 @@ func newPacksScreen(d *desk) *packsScreen {
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(170, p.state.MinSize().Height), p.state),
 		container.NewGridWrap(fyne.NewSize(130, p.deskList.MinSize().Height), p.deskList), filter, all)
+	p.labels = widget.NewButtonWithIcon(lang.L("Labels…"), theme.DocumentPrintIcon(), p.askLabels)
 	top := container.NewVBox(p.form, banner, widget.NewSeparator(), bar)
-	p.content = container.NewPadded(container.NewBorder(top, p.total, nil, nil, p.table))
+	p.content = container.NewPadded(container.NewBorder(top, container.NewBorder(nil, nil, p.total, p.labels), nil, nil, p.table))
 	p.setRole()
 	return p
 }
@@ -352,7 +360,7 @@ func (p *packsScreen) applyMove() {
 	for _, r := range ranges {
 		n += r.Count()
 	}
-	p.say(true, lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": n})+" · "+moveName(move)+" ✓\n"+strings.Join(done, ", "))
+	p.say(true, packCount(n)+" · "+moveName(move)+" ✓\n"+strings.Join(done, ", "))
 	p.reload()
 }
 
@@ -462,6 +470,17 @@ func (p *packsScreen) reload() {
 		f.State = ledger.PackStates[i-1]
 	}
 	runs, err := p.d.ledger.Packs(ctx, f)
+	if err == nil && f.State == "" {
+		// Every state: the packs in stock too, which the ledger lists
+		// apart (none at a counter's, or for a counter).
+		var stock []ledger.PackRun
+		if stock, err = p.d.ledger.Packs(ctx, ledger.PackFilter{Desk: f.Desk, State: "stock"}); err == nil {
+			runs = append(runs, stock...)
+			slices.SortStableFunc(runs, func(a, b ledger.PackRun) int {
+				return cmp.Or(cmp.Compare(a.Game, b.Game), cmp.Compare(a.Block, b.Block), cmp.Compare(a.First, b.First))
+			})
+		}
+	}
 	if err != nil {
 		p.d.showError(err)
 		return
@@ -472,7 +491,58 @@ func (p *packsScreen) reload() {
 	for _, r := range runs {
 		n += r.Count()
 	}
-	p.total.SetText(lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": n}))
+	p.total.SetText(packCount(n))
+	if n == 0 {
+		p.labels.Disable()
+	} else {
+		p.labels.Enable()
+	}
+}
+
+// packCount says a number of packs, its digits grouped as in the table:
+// "20 020 carnets".
+func packCount(n int) string {
+	return lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": game.GroupDigits(n)})
+}
+
+// askLabels offers labels of the packs listed, one a pack (its code, its
+// barcode, its tickets): on A4 sheets of 3 × 8, or one a page for a roll.
+func (p *packsScreen) askLabels() {
+	var packs []paper.Pack
+	for _, r := range p.runs {
+		for n := r.First; n <= r.Last; n++ {
+			packs = append(packs, paper.Pack{Game: r.Game, Block: r.Block, Pack: n})
+		}
+	}
+	if len(packs) == 0 || !p.d.needLedger() {
+		return
+	}
+	if len(packs) > game.Packs {
+		p.d.inform(lang.L("Labels"), lang.L("{{.Packs}} listed: at most {{.Max}} labels at once. Choose a state or a counter to list fewer.",
+			map[string]any{"Packs": packCount(len(packs)), "Max": game.GroupDigits(game.Packs)}))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	em, err := p.d.ledger.Emission(ctx, packs[0].Game)
+	cancel()
+	if err != nil {
+		p.d.showError(err)
+		return
+	}
+	sheet, roll := lang.L("A4 sheets of 3 × 8 labels (70 × 37 mm)"), lang.L("A roll: one 62 × 29 mm label a page")
+	format := widget.NewRadioGroup([]string{sheet, roll}, nil)
+	format.SetSelected(sheet)
+	msg := widget.NewLabel(lang.L("A label for each of the {{.Packs}} listed, with its code and its barcode.", map[string]any{"Packs": packCount(len(packs))}))
+	msg.Wrapping = fyne.TextWrapWord
+	dlg := p.d.confirm(lang.L("Labels"), container.NewVBox(msg, format), lang.L("Make the labels"), lang.L("Back"), func(ok bool) {
+		if !ok {
+			return
+		}
+		l := paper.Labels{GameName: em.Name, Packs: packs, Roll: format.Selected == roll, PrintedAt: time.Now()}
+		p.d.offerPDF(lang.L("Labels of {{.Packs}}", map[string]any{"Packs": packCount(len(packs))}), "etiquettes.pdf",
+			func(w io.Writer) error { return paper.WriteLabels(w, l) })
+	})
+	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
 }
 
 // clear forgets what the last ledger showed.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -17,7 +18,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/paper"
+	"vegas-desk/internal/printer"
 )
 
 // The printed papers: a payment's receipt, a counter's day report and its
@@ -123,8 +126,27 @@ func (d *desk) savePDF(name string, write func(io.Writer) error) {
 	fd.Show()
 }
 
-// printReceipt offers the receipt of payment number.
-func (d *desk) printReceipt(number int64) {
+// Preference keys of the receipt printer.
+const (
+	prefPrinter   = "receipt.printer" // a CUPS queue; "" for none: receipts open as PDF
+	prefAutoPrint = "receipt.auto"    // print each payment's receipt at once (on unless unticked)
+)
+
+// receiptPrinter is the CUPS queue receipts print on, "" for none.
+func (d *desk) receiptPrinter() string { return d.app.Preferences().String(prefPrinter) }
+
+// printsEachReceipt says whether a payment prints its receipt at once: when
+// a printer is set, unless unticked in Réglages.
+func (d *desk) printsEachReceipt() bool {
+	return d.receiptPrinter() != "" && d.app.Preferences().BoolWithFallback(prefAutoPrint, true)
+}
+
+// printReceipt prints the receipt of payment number on the receipt
+// printer, in a goroutine (lp may take a moment), then tells done, on the
+// app goroutine, whether it printed and what to say (nil: a dialog says
+// it). Without a printer it offers the receipt as a PDF instead, and done
+// hears nothing.
+func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 	if number <= 0 || !d.needLedger() {
 		return
 	}
@@ -136,8 +158,98 @@ func (d *desk) printReceipt(number int64) {
 		return
 	}
 	p := r.Paper(time.Local)
-	d.offerPDF(lang.L("Receipt of payment {{.N}}", map[string]any{"N": number}), fmt.Sprintf("recu-%d.pdf", number),
-		func(w io.Writer) error { return paper.WriteReceipt(w, p) })
+	name := fmt.Sprintf("recu-%d.pdf", number)
+	write := func(w io.Writer) error { return paper.WriteReceipt(w, p) }
+	queue := d.receiptPrinter()
+	if queue == "" {
+		d.offerPDF(lang.L("Receipt of payment {{.N}}", map[string]any{"N": number}), name, write)
+		return
+	}
+	if done == nil {
+		done = func(ok bool, msg string) {
+			if ok {
+				d.inform(lang.L("Receipt"), msg)
+			} else {
+				d.showError(errors.New(msg))
+			}
+		}
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := printer.PrintDocument(ctx, queue, name, write)
+		cancel()
+		onMain(func() {
+			if d.closing {
+				return
+			}
+			if err != nil {
+				done(false, printFailure(queue, err))
+				return
+			}
+			done(true, lang.L("Receipt of payment {{.N}} printed on {{.Printer}}.", map[string]any{"N": number, "Printer": queue}))
+		})
+	}()
+}
+
+// printReceiptIn prints payment number's receipt from a verdict that
+// offers it, and says there what became of it.
+func (d *desk) printReceiptIn(v *verdictView, number int64) {
+	if q := d.receiptPrinter(); q != "" {
+		v.setNote(lang.L("Printing the receipt on {{.Printer}}…", map[string]any{"Printer": q}))
+	}
+	d.printReceipt(number, func(ok bool, msg string) {
+		if v.payment == number {
+			v.setNote(msg)
+		} else if !ok {
+			d.showError(errors.New(msg))
+		}
+	})
+}
+
+// offerPaid offers, on verdict v of a payment's result r, its receipt:
+// printed at once when the settings say so; or the receipt of the first
+// payment of a ticket found already paid.
+func (d *desk) offerPaid(v *verdictView, r payResult) {
+	switch r.kind {
+	case verdictJustPaid:
+		v.offerReceipt(r.payment, lang.L("Print the receipt"))
+		if d.printsEachReceipt() {
+			d.printReceiptIn(v, r.payment)
+		}
+	case verdictPaid:
+		v.offerReceipt(r.payment, lang.L("Reprint the receipt"))
+	}
+}
+
+// reprintable is the number of the payment cl whose receipt this desk may
+// print again, or 0: the back office any payment's, a counter its own.
+func (d *desk) reprintable(cl *ledger.Claim) int64 {
+	if cl == nil || d.ledger == nil {
+		return 0
+	}
+	if own := d.ledger.CounterDesk(); own != "" && cl.Desk != own {
+		return 0
+	}
+	return cl.Number
+}
+
+// printFailure says why a print on queue failed, and what to do.
+func printFailure(queue string, err error) string {
+	var pe *printer.Error
+	detail := ""
+	if errors.As(err, &pe) && pe.Detail != "" {
+		detail = "\n(" + pe.Detail + ")"
+	}
+	args := map[string]any{"Printer": queue}
+	switch {
+	case errors.Is(err, printer.ErrNoQueue):
+		return lang.L("The printer “{{.Printer}}” does not exist: choose one in Settings.", args)
+	case errors.Is(err, printer.ErrRefused):
+		return lang.L("The printer “{{.Printer}}” refused the receipt: check that it is on and its queue accepts jobs, then print it again.", args) + detail
+	case errors.Is(err, printer.ErrNoCUPS):
+		return lang.L("Nothing can print here: CUPS does not answer. Install or start it, or choose no printer in Settings to open receipts as PDF.", args) + detail
+	}
+	return lang.L("The receipt was not printed on “{{.Printer}}”.", args) + "\n(" + err.Error() + ")"
 }
 
 // printDay offers desk's day report.

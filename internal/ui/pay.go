@@ -7,7 +7,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/game"
@@ -19,6 +22,8 @@ import (
 type payResult struct {
 	kind           verdict // verdictJustPaid, verdictPaid, verdictOverLimit or verdictError
 	amount, detail string
+	payment        int64  // the payment recorded (verdictJustPaid), or the first one (verdictPaid) when this desk may reprint it
+	serial         string // the ticket's
 }
 
 // limitText says that this desk does not pay above its payout limit.
@@ -29,81 +34,176 @@ func (d *desk) limitText() string {
 
 // overLimit is the verdict on a prize above this desk's payout limit.
 func (d *desk) overLimit(t ledger.Ticket) payResult {
-	return payResult{verdictOverLimit, game.FormatAmount(t.Prize), t.Serial.String() + "\n" + d.limitText()}
+	return payResult{kind: verdictOverLimit, amount: game.FormatAmount(t.Prize), detail: t.Serial.String() + "\n" + d.limitText(),
+		serial: t.Serial.String()}
 }
+
+// claimTimeout bounds a payment: a shared ledger's claim is asked again,
+// with the same request id, until it answers or this time has passed. The
+// tests shorten it.
+var claimTimeout = 10 * time.Second
 
 // pay is the one payment flow of the app: the payout limit is checked, a
 // confirmation asked (Enter pays, Escape cancels), the limit checked again
 // and the claim recorded; then runs with the result, on the app goroutine.
 // A cancelled confirmation runs then with a verdictNone result.
+//
+// The claim runs in a goroutine: a shared ledger's server may take up to
+// claimTimeout to answer. Meanwhile the dialog says "Paiement en cours…",
+// its buttons are disabled and Enter and Escape do nothing, so that nothing
+// is paid twice and the cashier sees that the app is at work.
 func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	if !d.limit().Pays(t.Prize) {
 		then(d.overLimit(t))
 		return
 	}
 	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": game.FormatAmount(t.Prize), "Serial": t.Serial.String()})
-	var content fyne.CanvasObject = widget.NewLabel(msg)
+	body := container.NewVBox(widget.NewLabel(msg))
 	var winner *ledger.Winner
+	var first fyne.Focusable
 	if t.Verdict == ledger.IdentityRequired {
 		// From the identity threshold, the winner's identity is recorded
 		// with the payment (and never shown at a counter again).
 		name, doc, number := d.newDialogEntry(), d.newDialogEntry(), d.newDialogEntry()
 		doc.SetPlaceHolder(lang.L("identity card, passport…"))
-		content = container.NewVBox(widget.NewLabel(msg), widget.NewLabel(lang.L("This prize is paid against the winner's identity:")),
-			widget.NewForm(widget.NewFormItem(lang.L("Winner's name"), name), widget.NewFormItem(lang.L("Identity document"), doc),
-				widget.NewFormItem(lang.L("Document number"), number)))
+		body.Add(widget.NewLabel(lang.L("This prize is paid against the winner's identity:")))
+		body.Add(widget.NewForm(widget.NewFormItem(lang.L("Winner's name"), name), widget.NewFormItem(lang.L("Identity document"), doc),
+			widget.NewFormItem(lang.L("Document number"), number)))
 		winner = &ledger.Winner{}
 		name.OnChanged = func(s string) { winner.Name = s }
 		doc.OnChanged = func(s string) { winner.DocType = s }
 		number.OnChanged = func(s string) { winner.DocNumber = s }
-		defer d.win.Canvas().Focus(name)
+		first = name
 	}
-	d.confirm(lang.L("Pay this ticket"), content, lang.L("PAY"), lang.L("Cancel"), func(ok bool) {
+	working := widget.NewActivity()
+	state := widget.NewLabel("")
+	state.TextStyle.Bold = true
+	progress := container.NewHBox(working, state)
+	progress.Hide()
+	var dlg dialog.Dialog
+	busy := false
+	var payB, cancelB *keyButton
+	cancel := func() {
+		if busy {
+			return // a payment in flight is not cancelled: it ends on its own
+		}
+		dlg.Hide()
+		then(payResult{kind: verdictNone})
+	}
+	confirm := func() {
+		if busy {
+			return // a second Enter pays nothing more
+		}
+		req, res, ok := d.claimRequest(t, method, winner)
 		if !ok {
-			then(payResult{kind: verdictNone})
+			dlg.Hide()
+			then(res)
 			return
 		}
-		then(d.claim(t, method, winner))
-	})
+		busy = true
+		payB.Disable()
+		cancelB.Disable()
+		state.SetText(lang.L("Payment in progress…"))
+		progress.Show()
+		working.Start()
+		d.startPayment(req, func(cl ledger.Claim, err error) {
+			working.Stop()
+			busy = false
+			dlg.Hide()
+			then(d.claimResult(t, cl, err))
+		})
+	}
+	payB = payButton(lang.L("PAY"), confirm)
+	cancelB = newKeyButton(lang.L("Cancel"), theme.CancelIcon(), cancel)
+	payB.escape, cancelB.escape = cancel, cancel
+	body.Add(progress)
+	body.Add(container.NewHBox(layout.NewSpacer(), cancelB, payB))
+	dlg = dialog.NewCustomWithoutButtons(lang.L("Pay this ticket"), body, d.win)
+	d.answerKeys(dlg, confirm, cancel)
+	dlg.Show()
+	if first != nil {
+		d.win.Canvas().Focus(first)
+	} else {
+		d.win.Canvas().Focus(payB)
+	}
 }
 
-// claim records the claim of t, without a confirmation, unless its prize
-// is above the payout limit (which may have been lowered since the lookup).
-// winner is the winner's identity, from the identity threshold on.
-func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payResult {
+// claimRequest is the claim of t at this desk, or the result without a
+// claim: a prize above the payout limit (which may have been lowered since
+// the lookup), or no ledger open.
+func (d *desk) claimRequest(t ledger.Ticket, method string, winner *ledger.Winner) (ledger.ClaimRequest, payResult, bool) {
 	if !d.limit().Pays(t.Prize) {
-		return d.overLimit(t)
+		return ledger.ClaimRequest{}, d.overLimit(t), false
 	}
 	if d.ledger == nil {
-		return payResult{verdictError, "", t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}
+		return ledger.ClaimRequest{}, payResult{kind: verdictError, serial: t.Serial.String(),
+			detail: t.Serial.String() + "\n" + lang.L("No ledger is open: open or create one in Settings.")}, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(), Limit: d.limit(), Winner: winner}, payResult{}, true
+}
+
+// startPayment records the claim req in a goroutine, then runs done with
+// its answer on the app goroutine. The window waits for it before it
+// closes (quit).
+func (d *desk) startPayment(req ledger.ClaimRequest, done func(ledger.Claim, error)) {
+	l, ended := d.ledger, make(chan struct{})
+	d.payments[ended] = struct{}{}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+		cl, err := l.Claim(ctx, req)
+		cancel()
+		close(ended)
+		onMain(func() {
+			delete(d.payments, ended)
+			if !d.closing {
+				done(cl, err)
+			}
+		})
+	}()
+}
+
+// claim records the claim of t, without a confirmation and on the app
+// goroutine, unless its prize is above the payout limit. winner is the
+// winner's identity, from the identity threshold on.
+func (d *desk) claim(t ledger.Ticket, method string, winner *ledger.Winner) payResult {
+	req, res, ok := d.claimRequest(t, method, winner)
+	if !ok {
+		return res
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
 	defer cancel()
-	cl, err := d.ledger.Claim(ctx, ledger.ClaimRequest{Serial: t.Serial.String(), Method: method, Who: d.identity(),
-		Limit: d.limit(), Winner: winner})
+	cl, err := d.ledger.Claim(ctx, req)
+	return d.claimResult(t, cl, err)
+}
+
+// claimResult is what the ledger's answer to the claim of t means at the
+// counter.
+func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) (res payResult) {
+	defer func() { res.serial = t.Serial.String() }()
 	var r *ledger.Refusal
 	if errors.As(err, &r) {
 		if k, detail := refusal(r.Verdict, r.Until); k != verdictNone {
-			return payResult{k, "", t.Serial.String() + "\n" + detail}
+			return payResult{kind: k, detail: t.Serial.String() + "\n" + detail}
 		}
 	}
 	switch {
 	case errors.Is(err, ledger.ErrAlreadyClaimed):
-		return payResult{verdictPaid, game.FormatAmount(t.Prize),
-			t.Serial.String() + "\n" + claimText(r.First) + "\n" + lang.L("Do not pay again.")}
+		return payResult{kind: verdictPaid, amount: game.FormatAmount(t.Prize),
+			detail: t.Serial.String() + "\n" + claimText(r.First) + "\n" + lang.L("Do not pay again."), payment: d.reprintable(r.First)}
 	case errors.Is(err, ledger.ErrOverLimit):
 		return d.overLimit(t)
 	case errors.Is(err, ledger.ErrUnreachable):
-		return payResult{verdictUnreachable, "", t.Serial.String() + "\n" + unreachableText()}
+		d.setOnline(false)
+		return payResult{kind: verdictUnreachable, detail: t.Serial.String() + "\n" + unreachableText()}
 	case errors.Is(err, ledger.ErrIdentityRequired):
-		return payResult{verdictError, "", t.Serial.String() + "\n" + lang.L("Record the winner's name and identity document to pay this prize.")}
+		return payResult{kind: verdictError, detail: t.Serial.String() + "\n" + lang.L("Record the winner's name and identity document to pay this prize.")}
 	case err != nil:
-		return payResult{verdictError, "",
-			t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
+		return payResult{kind: verdictError,
+			detail: t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
-	d.lastPayment = cl.Number
-	return payResult{verdictJustPaid, game.FormatAmount(cl.Amount),
-		t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.Number}) + " · " + lang.L("Ready for the next ticket.")}
+	return payResult{kind: verdictJustPaid, amount: game.FormatAmount(cl.Amount),
+		detail:  t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.Number}) + " · " + lang.L("Ready for the next ticket."),
+		payment: cl.Number}
 }
 
 // refer records the referral of t, a prize above this desk's payout limit,

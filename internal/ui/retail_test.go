@@ -122,11 +122,14 @@ func TestPacksScreenAndVerdicts(t *testing.T) {
 		packCell(p.runs[0], 6) != "Alice" || p.total.Text != "1 carnet" {
 		t.Errorf("on sale at G1: %+v, total %q", p.runs, p.total.Text)
 	}
+	// Every state: the packs in stock too, in the order of the block, and
+	// the count grouped as the table's.
 	p.state.SetSelectedIndex(0)
 	p.deskList.SetText("")
 	p.reload()
-	if p.total.Text != "4 carnets" {
-		t.Errorf("every pack out of the stock: %q (%+v)", p.total.Text, p.runs)
+	if p.total.Text != "10 000 carnets" || len(p.runs) != 6 || p.runs[0].State != "stock" ||
+		p.runs[1].First != 10 || p.runs[5].First != 14 || p.runs[5].State != "stock" {
+		t.Errorf("every pack: %q (%+v)", p.total.Text, p.runs)
 	}
 	p.state.SetSelected(stateName("stock"))
 	if len(p.runs) != 2 || p.runs[0].Last != 9 || p.runs[1].First != 14 || packCell(p.runs[1], 0) != code(14)+" à "+code(9999) {
@@ -254,6 +257,7 @@ func TestPrintPapers(t *testing.T) {
 	scan(d, tickets[3])
 	test.Tap(c.view.pay)
 	test.Tap(findButton(t, d.win, "PAYER"))
+	settle(t, d)
 	if c.view.kind != verdictJustPaid || !c.view.receipt.Visible() || c.view.receipt.Text != "Imprimer le reçu" {
 		t.Fatalf("after PAYER: %q, receipt button %v", c.view.title.Text(), c.view.receipt.Visible())
 	}
@@ -283,7 +287,7 @@ func TestPrintPapers(t *testing.T) {
 	opened(t, d, "recu-1.pdf")
 	test.Tap(cs.day2)
 	day := pdfText(t, opened(t, d, "jour-G1-"+time.Now().Format("2006-01-02")+".pdf"))
-	for _, want := range []string{"Rapport du jour", "Guichet G1", "Carnets reçus (2)", "Carnets activés (2)"} {
+	for _, want := range []string{"Rapport du jour", "Guichet G1", "Carnets reçus (2)", "Carnets mis en vente (2)"} {
 		if !strings.Contains(day, want) {
 			t.Errorf("the day report lacks %q:\n%s", want, day)
 		}
@@ -301,10 +305,10 @@ func TestPrintPapers(t *testing.T) {
 	}
 	test.Tap(findButton(t, d.win, "Imprimer"))
 	today := time.Now().Format("2006-01-02")
-	settle := pdfText(t, opened(t, d, "releve-G1-"+today+"-"+today+".pdf"))
+	statement := pdfText(t, opened(t, d, "releve-G1-"+today+"-"+today+".pdf"))
 	// 2 packs × 200 × 3 € = 1 200 €; a 3 € prize; 5 % = 60 €: 1 137 €.
-	if !strings.Contains(settle, "Relevé de compte") || !strings.Contains(settle, "Le détaillant doit 1 137,00 € à l’opérateur.") {
-		t.Errorf("the settlement:\n%s", settle)
+	if !strings.Contains(statement, "Relevé de compte") || !strings.Contains(statement, "Le détaillant doit 1 137,00 € à l’opérateur.") {
+		t.Errorf("the settlement:\n%s", statement)
 	}
 }
 

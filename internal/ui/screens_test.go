@@ -56,7 +56,7 @@ func abs(o fyne.CanvasObject) fyne.Position {
 func hasButton(w fyne.Window, text string) bool {
 	for _, root := range append([]fyne.CanvasObject{w.Canvas().Content()}, w.Canvas().Overlays().List()...) {
 		for _, o := range test.LaidOutObjects(root) {
-			if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() {
+			if b := asButton(o); b != nil && b.Text == text && b.Visible() {
 				return true
 			}
 		}
@@ -189,6 +189,7 @@ func TestConfirmWithKeys(t *testing.T) {
 	}
 	press(d.win, fyne.KeyReturn)
 	press(d.win, fyne.KeyReturn)
+	settle(t, d)
 	if dialogs(d.win) != 0 || c.view.kind != verdictJustPaid || status() != ledger.StatusPaid {
 		t.Fatalf("after Enter, Enter: %d dialogs, %q, %v", dialogs(d.win), c.view.title.Text(), status())
 	}
@@ -347,9 +348,21 @@ func TestContentsKeyboard(t *testing.T) {
 	}
 	press(d.win, fyne.KeyReturn)
 	press(d.win, fyne.KeyReturn)
+	settle(t, d)
 	after, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
 	if err != nil || after.Status != ledger.StatusPaid {
 		t.Fatalf("not paid: %v %v", after.Status, err)
+	}
+	// Tab from the last field goes to "Vérifier le contenu", which Enter
+	// taps: a check of the empty form, whose faults say what they are.
+	cv.Focus(c.fields[c.paths[len(c.paths)-1]])
+	test.FocusNext(cv)
+	if b, ok := cv.Focused().(*keyButton); !ok || b.Text != "Vérifier le contenu" {
+		t.Fatalf("Tab from the last field goes to %v", cv.Focused())
+	}
+	press(d.win, fyne.KeyReturn)
+	if c.view.kind != verdictMistyped || c.errs[c.paths[0]].text != "numéro gagnant 1\u00a0: à renseigner" {
+		t.Errorf("Enter on Vérifier le contenu: %q, %q", c.view.title.Text(), c.errs[c.paths[0]].text)
 	}
 }
 

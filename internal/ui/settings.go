@@ -23,6 +23,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/printer"
 )
 
 // settingsScreen is Réglages: the ledger file, this desk's id and operator,
@@ -35,7 +36,18 @@ type settingsScreen struct {
 	desk     *widget.Entry
 	operator *widget.Entry
 	limit    *widget.Entry
-	language *widget.Select
+	// On a counter's login or sealed ledger, the desk and the limit are
+	// shown (fixed), not offered (the entries), and role says why.
+	deskFixed, limitFixed *widget.Label
+	role                  *widget.Label
+	language              *widget.Select
+	demo                  *widget.Button // the serials to try, on a demonstration ledger
+
+	// The receipt printer: a CUPS queue, and whether each payment prints
+	// its receipt at once.
+	printer   *widget.Select
+	autoPrint *widget.Check
+	printers  *widget.Label // what CUPS said when it could not list them
 
 	// The ledger's rules, which the back office sets: the emission's
 	// dates, the identity threshold, the commission and the claim days.
@@ -85,20 +97,148 @@ func newSettingsScreen(d *desk) *settingsScreen {
 		}
 	}
 
+	s.role = widget.NewLabel("")
+	s.role.Importance = widget.LowImportance
+	s.role.Wrapping = fyne.TextWrapWord
+	s.role.Hide()
+	s.deskFixed = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.limitFixed = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.deskFixed.Hide()
+	s.limitFixed.Hide()
+
+	s.printer = widget.NewSelect(nil, nil)
+	s.printers = widget.NewLabel("")
+	s.printers.Importance = widget.LowImportance
+	s.printers.Wrapping = fyne.TextWrapWord
+	s.printers.Hide()
+	s.autoPrint = widget.NewCheck(lang.L("Print each payment's receipt at once"), nil)
+	s.autoPrint.SetChecked(p.BoolWithFallback(prefAutoPrint, true))
+	s.printer.OnChanged = func(string) { s.showAutoPrint() }
+	refresh := widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), s.listPrinters)
+	s.listPrinters()
+
 	form := widget.NewForm(
 		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared))),
-		widget.NewFormItem(lang.L("Desk id"), s.desk),
+		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
-		widget.NewFormItem(lang.L("Payout limit (€)"), s.limit),
+		widget.NewFormItem(lang.L("Payout limit (€)"), container.NewVBox(container.NewStack(s.limit, s.limitFixed), s.role)),
+		widget.NewFormItem(lang.L("Receipt printer"), container.NewVBox(container.NewBorder(nil, nil, nil, refresh, s.printer), s.autoPrint, s.printers)),
 		widget.NewFormItem(lang.L("Language"), s.language),
 	)
 	save := widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
-	demo := widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	s.demo = widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
 	s.buildRules()
-	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form, container.NewHBox(save, demo), s.rules)))
+	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form, container.NewHBox(save, s.demo), s.rules)))
 	s.loadRules()
+	s.setRole()
 	return s
+}
+
+// setRole shows the desk and the payout limit of the ledger open: on a
+// shared ledger, those of the counter's login, and on a sealed counter
+// ledger those sealed in it, neither of which the settings change: they
+// are shown, not offered. The serials to try are offered on a
+// demonstration ledger only.
+func (s *settingsScreen) setRole() {
+	l := s.d.ledger
+	if l != nil && l.CounterDesk() != "" {
+		s.deskFixed.SetText(l.CounterDesk())
+		s.limitFixed.SetText(game.FormatAmount(s.d.payoutLimit()))
+		msg := lang.L("The desk and the payout limit of counter {{.Desk}}'s login, which the back office sets.", map[string]any{"Desk": l.CounterDesk()})
+		if l.Kind() == "counter" {
+			msg = lang.L("The desk and the payout limit sealed in counter {{.Desk}}'s ledger by the back office.", map[string]any{"Desk": l.CounterDesk()})
+		}
+		s.role.SetText(msg)
+		for _, o := range []fyne.CanvasObject{s.deskFixed, s.limitFixed, s.role} {
+			o.Show()
+		}
+		s.desk.Hide()
+		s.limit.Hide()
+	} else {
+		for _, o := range []fyne.CanvasObject{s.deskFixed, s.limitFixed, s.role} {
+			o.Hide()
+		}
+		s.desk.Show()
+		s.limit.Show()
+	}
+	if l != nil && l.Demo() {
+		s.demo.Show()
+	} else {
+		s.demo.Hide()
+	}
+	s.d.counter.showSamplesButton()
+}
+
+// noPrinter is the printer choice that opens receipts as PDF instead.
+func noPrinter() string { return lang.L("None: open the receipt as PDF") }
+
+// selectedPrinter is the queue chosen on screen, "" for none.
+func (s *settingsScreen) selectedPrinter() string {
+	if q := s.printer.Selected; q != noPrinter() {
+		return q
+	}
+	return ""
+}
+
+// listPrinters asks CUPS for its queues (lpstat -e), in a goroutine, and
+// offers them with the one chosen, even when CUPS no longer lists it.
+func (s *settingsScreen) listPrinters() {
+	if s.printer.Selected == "" { // not shown yet: the one saved
+		s.setPrinters(nil, s.d.receiptPrinter(), "")
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		qs, err := printer.Queues(ctx)
+		cancel()
+		onMain(func() {
+			chosen, msg := s.selectedPrinter(), ""
+			switch {
+			case err != nil && chosen == "":
+				msg = lang.L("CUPS does not answer here: receipts open as PDF.")
+			case err != nil:
+				msg = printFailure(chosen, err)
+			case len(qs) == 0:
+				msg = lang.L("CUPS knows no printer here: add the receipt printer to CUPS, then refresh.")
+			}
+			s.setPrinters(qs, chosen, msg)
+		})
+	}()
+}
+
+// setPrinters offers queues and chosen, chosen selected, and says msg.
+func (s *settingsScreen) setPrinters(queues []string, chosen, msg string) {
+	opts := []string{noPrinter()}
+	for _, q := range queues {
+		if q != chosen {
+			opts = append(opts, q)
+		}
+	}
+	if chosen != "" {
+		opts = append(opts, chosen)
+		slices.Sort(opts[1:])
+	}
+	s.printer.SetOptions(opts)
+	if chosen == "" {
+		chosen = noPrinter()
+	}
+	s.printer.SetSelected(chosen)
+	s.printers.SetText(msg)
+	if msg == "" {
+		s.printers.Hide()
+	} else {
+		s.printers.Show()
+	}
+	s.showAutoPrint()
+}
+
+// showAutoPrint offers to print each receipt at once only with a printer.
+func (s *settingsScreen) showAutoPrint() {
+	if s.selectedPrinter() == "" {
+		s.autoPrint.Disable()
+	} else {
+		s.autoPrint.Enable()
+	}
 }
 
 // notBlank is a validator that refuses an empty or blank text with msg.
@@ -122,10 +262,14 @@ func (s *settingsScreen) save() {
 		}
 	}
 	p := s.d.app.Preferences()
-	p.SetString(prefDesk, strings.TrimSpace(s.desk.Text))
+	if s.desk.Visible() { // a login's desk and limit are the back office's
+		p.SetString(prefDesk, strings.TrimSpace(s.desk.Text))
+		n, _ := strconv.Atoi(strings.TrimSpace(s.limit.Text))
+		p.SetInt(prefLimit, n)
+	}
 	p.SetString(prefOperator, strings.TrimSpace(s.operator.Text))
-	n, _ := strconv.Atoi(strings.TrimSpace(s.limit.Text))
-	p.SetInt(prefLimit, n)
+	p.SetString(prefPrinter, s.selectedPrinter())
+	p.SetBool(prefAutoPrint, s.autoPrint.Checked)
 	code := "fr"
 	for _, l := range languages {
 		if l.Name == s.language.Selected {
@@ -361,7 +505,7 @@ func (d *desk) firstRun() {
 			return
 		}
 		d.blocks.startGenerate(func(_ ledger.Block, err error) {
-			if err == nil {
+			if err == nil && d.ledger != nil && d.ledger.Demo() {
 				d.showSamples()
 			}
 		})
@@ -385,6 +529,10 @@ func samples(ctx context.Context, l *ledger.Ledger, bl ledger.Block) ([]ledger.T
 // prize's first ticket not yet paid. They are read in a goroutine.
 func (d *desk) showSamples() {
 	if !d.needLedger() {
+		return
+	}
+	if !d.ledger.Demo() {
+		d.showError(ledger.ErrNotDemo)
 		return
 	}
 	l := d.ledger
@@ -441,7 +589,7 @@ func (d *desk) showSamples() {
 func (d *desk) fillSamples(dlg dialog.Dialog, list *fyne.Container, ts []ledger.Ticket, err error) {
 	list.Objects = nil
 	if err != nil {
-		list.Add(widget.NewLabel(err.Error()))
+		list.Add(widget.NewLabel(errorText(err)))
 	}
 	for _, t := range ts {
 		e := widget.NewEntry()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"vegas-desk/internal/ledger"
@@ -20,6 +21,9 @@ import (
 // line INJOIGNABLE.
 func TestSharedLedger(t *testing.T) {
 	ctx := context.Background()
+	// Pings and a payment's retries in a fraction of their real times.
+	defer func(p, c time.Duration) { pingEvery, claimTimeout = p, c }(pingEvery, claimTimeout)
+	pingEvery, claimTimeout = 100*time.Millisecond, 2*time.Second
 	pg, err := pgtest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +65,7 @@ func TestSharedLedger(t *testing.T) {
 	}
 	test.Tap(c.view.pay)
 	test.Tap(findButton(t, d.win, "PAYER"))
+	settle(t, d)
 	if c.view.kind != verdictJustPaid {
 		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
 	}
@@ -73,11 +78,77 @@ func TestSharedLedger(t *testing.T) {
 		t.Errorf("payments: %+v", d.claims.claims)
 	}
 
+	// Réglages shows the login's desk and limit, which it does not change;
+	// no serials to try are offered (this is no demonstration ledger).
+	s := d.settings
+	if s.deskFixed.Text != "D1" || !s.deskFixed.Visible() || s.desk.Visible() || s.limitFixed.Text != "100 €" || s.limit.Visible() || !s.role.Visible() {
+		t.Errorf("Réglages: desk %q (offered %v), limit %q (offered %v)", s.deskFixed.Text, s.desk.Visible(), s.limitFixed.Text, s.limit.Visible())
+	}
+	s.save()
+	if got := d.app.Preferences().String(prefDesk); got != "G1" {
+		t.Errorf("saving Réglages on a login changed this desk's own id to %q", got)
+	}
+	if c.samples.Visible() || s.demo.Visible() {
+		t.Error("serials to try offered on a shared ledger")
+	}
+
+	// The server stops while a winner is shown: as soon as a ping fails,
+	// the verdict says REGISTRE INJOIGNABLE and PAYER goes; when the server
+	// answers again, the verdict says so.
+	scan(d, takeWinner(t, 3))
+	if c.view.kind != verdictWinner {
+		t.Fatalf("verdict %q, want GAGNANT", c.view.title.Text())
+	}
 	start, err := pg.Stopped()
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "REGISTRE INJOIGNABLE", 10*time.Second, func() bool { return c.view.kind == verdictUnreachable })
+	if c.view.title.Text() != "REGISTRE INJOIGNABLE — NE PAS PAYER" || c.view.pay.Visible() || c.current != nil ||
+		!strings.Contains(c.view.detail.Text, "ne répond plus depuis") || !strings.Contains(d.status.Text, "INJOIGNABLE") {
+		t.Errorf("the server away: %q, PAYER %v, %s; status %q", c.view.title.Text(), c.view.pay.Visible(), c.view.detail.Text, d.status.Text)
+	}
+	press(d.win, fyne.KeyReturn)
+	if dialogs(d.win) != 0 {
+		t.Error("Enter asks to pay while the server is away")
+	}
+	if err := start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the server's answer", 20*time.Second, func() bool { return strings.Contains(c.view.detail.Text, "répond de nouveau") })
+	if c.view.kind != verdictNone || c.view.pay.Visible() {
+		t.Errorf("the server back: %q", c.view.title.Text())
+	}
+
+	// A payment that waits on a server that stopped: "Paiement en cours…"
+	// at once, the buttons disabled, a second Enter and Escape that do
+	// nothing; then the answer: REGISTRE INJOIGNABLE.
+	paying := takeWinner(t, 3)
+	scan(d, paying)
+	press(d.win, fyne.KeyReturn)
+	if c.view.kind != verdictWinner || dialogs(d.win) != 1 {
+		t.Fatalf("no confirmation: %q, %d dialogs", c.view.title.Text(), dialogs(d.win))
+	}
+	if start, err = pg.Stopped(); err != nil {
+		t.Fatal(err)
+	}
 	defer start()
+	press(d.win, fyne.KeyReturn)
+	if len(d.payments) != 1 || !shown(d.win, "Paiement en cours…") || !findButton(t, d.win, "PAYER").Disabled() || !findButton(t, d.win, "Annuler").Disabled() {
+		t.Fatalf("a payment in flight: %d, its dialog does not say so", len(d.payments))
+	}
+	press(d.win, fyne.KeyReturn)
+	press(d.win, fyne.KeyEscape)
+	if len(d.payments) != 1 || dialogs(d.win) != 1 {
+		t.Fatalf("a second Enter: %d payments, %d dialogs", len(d.payments), dialogs(d.win))
+	}
+	settle(t, d)
+	if dialogs(d.win) != 0 || c.view.title.Text() != "REGISTRE INJOIGNABLE — NE PAS PAYER" || c.view.pay.Visible() {
+		t.Errorf("the payment's answer: %d dialogs, %q, PAYER %v", dialogs(d.win), c.view.title.Text(), c.view.pay.Visible())
+	}
+	if d.checks[0].serial != paying || d.checks[0].kind != verdictUnreachable {
+		t.Errorf("the last check: %+v, want the unreachable payment of %s", d.checks[0], paying)
+	}
 	scan(d, takeWinner(t, 3))
 	if c.view.title.Text() != "REGISTRE INJOIGNABLE — NE PAS PAYER" || c.view.pay.Visible() {
 		t.Errorf("with the server away: %q, PAYER %v", c.view.title.Text(), c.view.pay.Visible())

@@ -94,18 +94,23 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 	return t
 }
 
-// quit is the window's close intercept: it cancels the running tasks, waits
-// for their work to return, and only then closes the ledger and the window,
-// so that no generation, verification or export is cut off mid-write.
+// quit is the window's close intercept: it remembers the window's size,
+// cancels the running tasks, waits for their work and for the payments in
+// flight to return, and only then closes the ledger and the window, so that
+// no generation, verification, export or payment is cut off mid-write.
 func (d *desk) quit() {
 	if d.closing {
 		return
 	}
 	d.closing = true
-	running := make([]*task, 0, len(d.tasks))
+	d.rememberSize()
+	var running []chan struct{}
 	for t := range d.tasks {
 		t.cancel()
-		running = append(running, t)
+		running = append(running, t.ended)
+	}
+	for p := range d.payments { // a payment ends on its own: its answer is kept
+		running = append(running, p)
 	}
 	if len(running) == 0 {
 		d.closeLedger()
@@ -114,8 +119,8 @@ func (d *desk) quit() {
 	}
 	dialog.ShowCustomWithoutButtons(lang.L("Closing"), widget.NewLabel(lang.L("Stopping the work in progress…")), d.win)
 	go func() {
-		for _, t := range running {
-			<-t.ended
+		for _, ended := range running {
+			<-ended
 		}
 		onMain(func() {
 			d.closeLedger()

@@ -38,9 +38,25 @@ func (vegasTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color 
 		if dark {
 			return ticketart.Ink
 		}
+	case theme.ColorNameFocus:
+		// What has the keyboard shows from a step back: a light wash over
+		// a button (Fyne's default is a faint tint of the primary colour).
+		if dark {
+			return color.NRGBA{0xff, 0xff, 0xff, 0x70}
+		}
+		return color.NRGBA{0x6b, 0x1f, 0x9e, 0x60}
+	case focusRing:
+		if dark {
+			return color.NRGBA{0x4d, 0xd0, 0xff, 0xff}
+		}
+		return color.NRGBA{0x00, 0x5f, 0xcc, 0xff}
 	}
 	return theme.DefaultTheme().Color(n, v)
 }
+
+// focusRing is the colour of the ring round a button that has the keyboard:
+// a cyan that stands out from the gold, green and red buttons.
+const focusRing fyne.ThemeColorName = "vegas-focus-ring"
 
 func (vegasTheme) Font(s fyne.TextStyle) fyne.Resource     { return theme.DefaultTheme().Font(s) }
 func (vegasTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return theme.DefaultTheme().Icon(n) }

@@ -141,13 +141,30 @@ func findButton(t *testing.T, w fyne.Window, text string) *widget.Button {
 	roots := append([]fyne.CanvasObject{w.Canvas().Content()}, w.Canvas().Overlays().List()...)
 	for i := len(roots) - 1; i >= 0; i-- {
 		for _, o := range test.LaidOutObjects(roots[i]) {
-			if b, ok := o.(*widget.Button); ok && b.Text == text && b.Visible() {
+			if b := asButton(o); b != nil && b.Text == text && b.Visible() {
 				return b
 			}
 		}
 	}
 	t.Fatalf("no button %q", text)
 	return nil
+}
+
+// asButton is o as a button: a Fyne button, or the one a keyButton is.
+func asButton(o fyne.CanvasObject) *widget.Button {
+	switch b := o.(type) {
+	case *widget.Button:
+		return b
+	case *keyButton:
+		return &b.Button
+	}
+	return nil
+}
+
+// settle waits until the payments in flight have their answer on screen.
+func settle(t *testing.T, d *desk) {
+	t.Helper()
+	waitFor(t, "the payment's answer", 20*time.Second, func() bool { return len(d.payments) == 0 })
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -270,6 +287,7 @@ func TestCounterPay(t *testing.T) {
 	}
 	test.Tap(c.view.pay)
 	test.Tap(findButton(t, d.win, "PAYER")) // the confirmation's button
+	settle(t, d)
 	if c.view.kind != verdictJustPaid {
 		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
 	}
@@ -325,6 +343,7 @@ func TestCounterPay(t *testing.T) {
 	test.Tap(c.view.pay)
 	d.app.Preferences().SetInt(prefLimit, 5)
 	test.Tap(findButton(t, d.win, "PAYER"))
+	settle(t, d)
 	if c.view.kind != verdictOverLimit || c.view.pay.Visible() {
 		t.Errorf("6 € after the limit fell to 5 €: %q, PAYER visible %v", c.view.title.Text(), c.view.pay.Visible())
 	}
@@ -398,9 +417,10 @@ func TestContentsForm(t *testing.T) {
 		c.fields["roulette.winning[1]"].SetText("4") // repeats winning[0]
 		c.fields["duel.cards[1]"].SetText("X")
 		test.Tap(findButton(t, d.win, "Vérifier le contenu"))
-		for path, want := range map[string]string{"craps.amount": "à renseigner", "roulette.winning[1]": "en double", "duel.cards[1]": "impossible", "duel.bank": ""} {
-			if got := c.errs[path]; got.Text != want || got.Visible() != (want != "") {
-				t.Errorf("%s error: got %q (shown %v), want %q", path, got.Text, got.Visible(), want)
+		for path, want := range map[string]string{"craps.amount": "montant\u00a0: à renseigner", "roulette.winning[1]": "numéro gagnant 2\u00a0: numéro répété",
+			"duel.cards[1]": "X n’est pas une carte\u00a0: 2 à 10, V, D, R ou AS", "duel.bank": ""} {
+			if got := c.errs[path]; got.text != want || got.bar.Visible() != (want != "") || want != "" && !strings.Contains(got.row.Text, want) {
+				t.Errorf("%s error: got %q (marked %v, its row says %q), want %q", path, got.text, got.bar.Visible(), got.row.Text, want)
 			}
 		}
 		if c.view.kind != verdictMistyped || c.view.title.Text() != "À CORRIGER" || c.view.pay.Visible() {
@@ -463,6 +483,7 @@ func TestContentsForm(t *testing.T) {
 		}
 		test.Tap(c.view.pay)
 		test.Tap(findButton(t, d.win, "PAYER"))
+		settle(t, d)
 		after, err := fixture.Lookup(context.Background(), m.Serial.String(), d.identity(), ledger.NoLimit)
 		if err != nil {
 			t.Fatal(err)
@@ -640,6 +661,7 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	}
 	d.contents.match = &tk
 	d.contents.view.pay.Show()
+	scan(d, losers[0])
 	d.claims.reload()
 	d.claims.block.SetSelected("531/1")
 
@@ -648,6 +670,9 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.useLedger(next)
+	if len(d.checks) != 0 || d.counter.checks.Length() != 0 {
+		t.Errorf("the last checks keep %d checks of the other ledger", len(d.checks))
+	}
 	if c := d.contents; c.match != nil || c.view.pay.Visible() {
 		t.Errorf("contents: match %v, PAYER visible %v", c.match, c.view.pay.Visible())
 	}

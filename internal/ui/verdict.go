@@ -92,10 +92,12 @@ type verdictView struct {
 	detail  *widget.Label
 	pay     *keyButton
 	kind    verdict
-	// receipt prints the receipt of the payment just made; it shows with
-	// the PAID verdict when onReceipt is set.
+	base    string // the details, without the note (setNote)
+	// receipt prints the receipt of payment payment (offerReceipt), with
+	// onReceipt.
 	receipt   *keyButton
-	onReceipt func()
+	payment   int64
+	onReceipt func(payment int64)
 }
 
 // newVerdictView makes a verdict box whose details keep room for lines
@@ -109,8 +111,8 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 		pay:    payButton(lang.L("PAY"), pay),
 	}
 	v.receipt = newKeyButton(lang.L("Print the receipt"), theme.DocumentPrintIcon(), func() {
-		if v.onReceipt != nil {
-			v.onReceipt()
+		if v.onReceipt != nil && v.payment > 0 {
+			v.onReceipt(v.payment)
 		}
 	})
 	v.receipt.Hide()
@@ -130,24 +132,44 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 	return v
 }
 
-// show shows a verdict; PAYER only for a winner payable here.
+// show shows a verdict; PAYER only for a winner payable here. It offers no
+// receipt (offerReceipt).
 func (v *verdictView) show(k verdict, title, amount, detail string) {
 	v.kind = k
 	v.bg.FillColor = verdictStyle[k]
 	v.bg.Refresh()
 	v.title.SetText(title)
 	v.amount.SetText(amount)
+	v.base = detail
 	v.detail.SetText(detail)
 	if k == verdictWinner {
 		v.pay.Show()
 	} else {
 		v.pay.Hide()
 	}
-	if k == verdictJustPaid && v.onReceipt != nil {
-		v.receipt.Show()
-	} else {
-		v.receipt.Hide()
+	v.payment = 0
+	v.receipt.Hide()
+}
+
+// offerReceipt offers to print the receipt of payment, under label: the
+// payment just made, or the one a DÉJÀ PAYÉ names.
+func (v *verdictView) offerReceipt(payment int64, label string) {
+	if payment <= 0 || v.onReceipt == nil {
+		return
 	}
+	v.payment = payment
+	v.receipt.SetText(label)
+	v.receipt.Show()
+}
+
+// setNote adds a line to the details shown (what became of a receipt's
+// print), replacing the last note.
+func (v *verdictView) setNote(note string) {
+	if note == "" {
+		v.detail.SetText(v.base)
+		return
+	}
+	v.detail.SetText(v.base + "\n" + note)
 }
 
 // bigText is one line of large white bold text, centred, that shrinks to

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"vegas-desk/internal/ledger/core"
 )
@@ -65,20 +66,18 @@ func (o *Store) Referrals(ctx context.Context) ([]core.Referral, error) {
 		AND NOT EXISTS (SELECT 1 FROM paid p WHERE p.ticket = r.ticket) ORDER BY r.id`); err != nil {
 		return nil, fmt.Errorf("list referrals: %w", o.classify(err))
 	}
-	var out []core.Referral
-	idx := map[int64]int{}
-	for _, e := range rows {
-		if i, ok := idx[e.Ticket.Int64]; ok {
-			out[i].Tries++
-			out[i].Last = core.ParseTime(e.AtText)
-			continue
-		}
-		idx[e.Ticket.Int64] = len(out)
-		at := core.ParseTime(e.AtText)
-		out = append(out, core.Referral{Entry: e.ID, Number: e.Number, At: at, Serial: e.Serial, Game: e.Game, Block: e.Block,
-			Position: e.Position, Amount: e.Amount, Desk: e.Desk, Operator: e.Operator, Tries: 1, Last: at})
+	return core.ReferralsOf(rows), nil
+}
+
+// ReferralsBetween lists desk's referrals from since until before until,
+// one per ticket (core.ReferralsOf), for its day report.
+func (o *Store) ReferralsBetween(ctx context.Context, desk string, since, until time.Time) ([]core.Referral, error) {
+	var rows []core.Entry
+	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'referral' AND desk = ? AND at >= ? AND at < ? ORDER BY id",
+		desk, core.FormatTime(since), core.FormatTime(until)); err != nil {
+		return nil, fmt.Errorf("list referrals: %w", o.classify(err))
 	}
-	return out, nil
+	return core.ReferralsOf(rows), nil
 }
 
 // Identities returns the winners' identities recorded with payments, by

@@ -34,6 +34,7 @@ type Backend interface {
 	Blocks(ctx context.Context) ([]Block, error)
 	Claims(ctx context.Context, f ClaimFilter) ([]Claim, error)
 	VoidsBetween(ctx context.Context, desk string, since, until time.Time) ([]Claim, error)
+	ReferralsBetween(ctx context.Context, desk string, since, until time.Time) ([]Referral, error)
 	Packs(ctx context.Context, f PackFilter) ([]PackRun, error)
 	PackEntries(ctx context.Context, f PackEntryFilter) ([]PackEntry, error)
 	// MovePacks moves packs, m and who prepared (PrepareMove).

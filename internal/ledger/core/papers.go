@@ -46,8 +46,9 @@ func (r ReceiptFacts) Paper(loc *time.Location) paper.Receipt {
 }
 
 // DayFacts is a counter's day: the payments made there that day, the voids
-// made that day of its payments (of any day), the packs it received and
-// activated that day, and the journal's head.
+// made that day of its payments (of any day), the prizes above its limit
+// it sent to the back office, the packs it received and activated that day
+// with what those put on sale are worth, and the journal's head.
 type DayFacts struct {
 	Desk      string
 	Day       time.Time // the day's first instant, in the day's location
@@ -55,8 +56,46 @@ type DayFacts struct {
 	Voids     []Claim   // voided that day
 	Received  []game.PackCode
 	Activated []game.PackCode
+	// Sales are the packs activated that day, each with its value: a pack
+	// is sold to the retailer when it goes on sale (see SettlementFacts).
+	Sales []Sale
+	// Referrals are the prizes above the counter's payout limit it sent to
+	// the back office that day, one per ticket (Tries counts the times it
+	// was shown), oldest first. On a sealed counter ledger and to a
+	// counter's login, a Serial is only its part printed outside the
+	// ticket ("531-0001-0456789"), and a sealed ledger's Amount is 0 (it
+	// keeps no unpaid prize).
+	Referrals []Referral
 	Head      string
 	PrintedAt time.Time
+}
+
+// Sale is a pack put on sale at a counter and what it is worth: its
+// tickets at the game's price.
+type Sale struct {
+	Pack    game.PackCode
+	Tickets int
+	Value   int // euros
+}
+
+// ReferralsOf makes referral entries, in journal order, into one Referral
+// per ticket, in the order of their first referral.
+func ReferralsOf(rows []Entry) []Referral {
+	var out []Referral
+	idx := map[[3]int]int{}
+	for _, e := range rows {
+		at := ParseTime(e.AtText)
+		k := [3]int{e.Game, e.Block, e.Position}
+		if i, ok := idx[k]; ok {
+			out[i].Tries++
+			out[i].Last = at
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, Referral{Entry: e.ID, Number: e.Number, At: at, Serial: e.Serial, Game: e.Game, Block: e.Block,
+			Position: e.Position, Amount: e.Amount, Desk: e.Desk, Operator: e.Operator, Tries: 1, Last: at})
+	}
+	return out
 }
 
 // paperPacks turns pack codes into paper's packs.
@@ -71,7 +110,19 @@ func paperPacks(ps []game.PackCode) []paper.Pack {
 // Paper is the day report as paper prints it, its times in loc.
 func (f DayFacts) Paper(loc *time.Location) paper.DayReport {
 	r := paper.DayReport{Desk: f.Desk, Day: f.Day.In(loc), PacksReceived: paperPacks(f.Received),
-		PacksActivated: paperPacks(f.Activated), JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
+		JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
+	for _, s := range f.Sales {
+		r.Sales = append(r.Sales, paper.Sale{Pack: paper.Pack{Game: s.Pack.Game, Block: s.Pack.Block, Pack: s.Pack.Pack},
+			Tickets: s.Tickets, Value: s.Value})
+	}
+	for _, x := range f.Referrals {
+		serial := MaskSerial(x.Serial)
+		if serial == "—" {
+			serial = x.Serial // the part printed outside the ticket: nothing to mask
+		}
+		r.Referrals = append(r.Referrals, paper.Referral{At: x.At.In(loc), Serial: serial, Amount: x.Amount,
+			Cashier: x.Operator, Tries: x.Tries})
+	}
 	for _, c := range f.Payments {
 		r.Payments = append(r.Payments, paper.Payment{Number: c.Number, At: c.At.In(loc), Serial: MaskSerial(c.Serial),
 			Amount: c.Amount, Cashier: c.Operator})

@@ -298,6 +298,13 @@ func (b *Backend) VoidsBetween(context.Context, string, time.Time, time.Time) ([
 	return nil, nil
 }
 
+// ReferralsBetween lists the counter's referrals from since until before
+// until: their serials are the part printed outside the ticket, their
+// amounts 0 (forgetWinner).
+func (b *Backend) ReferralsBetween(ctx context.Context, desk string, since, until time.Time) ([]core.Referral, error) {
+	return b.store.ReferralsBetween(ctx, desk, since, until)
+}
+
 // Packs lists the packs' states sealed at the issue, the issue their last
 // move; the stock is nobody's.
 func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun, error) {

@@ -148,6 +148,18 @@ func (c *Counter) VoidsBetween(ctx context.Context, desk string, since, until ti
 	return out, nil
 }
 
+// ReferralsBetween lists the counter's referrals from since until before
+// until (vegas.my_referrals): their serials are the part printed outside
+// the ticket.
+func (c *Counter) ReferralsBetween(ctx context.Context, desk string, since, until time.Time) ([]core.Referral, error) {
+	var rows []core.Entry
+	if err := core.Select(ctx, c.db, &rows, "SELECT id, at, serial, game, block, position, amount, desk, operator FROM vegas.my_referrals(?, ?)",
+		core.FormatTime(since), core.FormatTime(until)); err != nil {
+		return nil, fmt.Errorf("list referrals: %w", Classify(err))
+	}
+	return core.ReferralsOf(rows), nil
+}
+
 // Packs lists the counter's own packs that f selects; the stock is
 // nobody's.
 func (c *Counter) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun, error) {

@@ -977,6 +977,25 @@ BEGIN
     ORDER BY j.id;
 END $$;
 
+-- A counter's referrals (the back office: every counter's) from p_since
+-- until before p_until ('' for open ends), in journal order, for its day
+-- report. A ticket is named by the part of its serial printed outside it:
+-- the list must not hand out an unpaid winner's serial.
+CREATE FUNCTION vegas.my_referrals(p_since text, p_until text) RETURNS TABLE (id bigint, at text,
+    serial text, game integer, block integer, "position" integer, amount bigint, desk text, operator text)
+LANGUAGE plpgsql SECURITY DEFINER STABLE
+SET search_path = pg_catalog, vegas, pg_temp AS $$
+DECLARE
+    who record;
+BEGIN
+    SELECT * INTO who FROM vegas.caller('');
+    RETURN QUERY SELECT j.id, j.at, left(j.serial, 16), j.game, j.block, j.position, j.amount, j.desk, j.operator
+    FROM vegas.journal j
+    WHERE j.kind = 'referral' AND (NOT who.counter OR j.desk = who.desk)
+      AND j.at >= coalesce(p_since, '') AND (coalesce(p_until, '') = '' OR j.at < p_until)
+    ORDER BY j.id;
+END $$;
+
 -- The hash of the journal's last entry, which a counter prints on its
 -- receipts and day reports (a hash reveals nothing).
 CREATE FUNCTION vegas.journal_head() RETURNS bytea LANGUAGE sql SECURITY DEFINER STABLE
@@ -1009,6 +1028,7 @@ GRANT EXECUTE ON FUNCTION vegas.lookup(integer, integer, integer, bigint, text, 
     vegas.move_my_packs(text, integer, integer, integer, integer, text),
     vegas.my_packs(),
     vegas.my_pack_moves(text, text),
+    vegas.my_referrals(text, text),
     vegas.journal_head(),
     vegas.games_public()
     TO "vd_{{db}}_counters";
