@@ -24,8 +24,8 @@ else the one last chosen in the app's settings).
 
   generate [--seed HEX] [--game CODE] [--activate] [--demo] [--json]   generate the next block of a game
   blocks [--json]                                list the blocks
-  lookup SERIAL [--limit EUROS] [--json]         a ticket by serial, and what a claim would answer
-  check [--json] FILE|-                          check one ticket in the interchange format
+  lookup SERIAL [--desk ID] [--limit EUROS] [--json]   a ticket by serial, and what a claim would answer
+  check [--desk ID] [--limit EUROS] [--json] FILE|-    check one ticket in the interchange format
   claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
         [--winner-name NAME --winner-doc TYPE --winner-doc-number N] [--json]
   void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
@@ -164,7 +164,8 @@ func (c *cli) fail(err error) int {
 	var ue usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),
-		errors.Is(err, ledger.ErrNotFound): // a typed block, game or claim that does not exist
+		errors.Is(err, ledger.ErrNotFound), // a typed block, game or claim that does not exist
+		errors.Is(err, ledger.ErrRequestReused): // a request id of another ticket: a script's mistake
 		return exitUsage
 	}
 	return exitRefused
@@ -180,14 +181,26 @@ func (c *cli) dbPath() string {
 // open opens the ledger read-write, or read-only when the file cannot be
 // written (a read-only ledger still answers lookups and checks).
 func (c *cli) open(write bool) (*ledger.Ledger, error) {
-	l, err := ledger.Open(c.dbPath())
+	l, err := clocked(ledger.Open(c.dbPath()))
 	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) {
 		return l, err
 	}
 	if _, serr := os.Stat(c.dbPath()); serr != nil {
 		return nil, err
 	}
-	return ledger.OpenReadOnly(c.dbPath())
+	return clocked(ledger.OpenReadOnly(c.dbPath()))
+}
+
+// testClock, set by the tests only, is the clock of every ledger the
+// commands open: the conformance table asks a sealed counter ledger, whose
+// dates are sealed, at times of its choosing.
+var testClock func() time.Time
+
+func clocked(l *ledger.Ledger, err error) (*ledger.Ledger, error) {
+	if l != nil && testClock != nil {
+		l.Now = testClock
+	}
+	return l, err
 }
 
 // read opens the ledger for a command that only reads: read-only (a third
@@ -196,12 +209,12 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 // file is an error: a mistyped --db must not answer from a new empty ledger.
 func (c *cli) read() (*ledger.Ledger, error) {
 	if ledger.IsURL(c.dbPath()) {
-		return ledger.OpenReadOnly(c.dbPath())
+		return clocked(ledger.OpenReadOnly(c.dbPath()))
 	}
 	if _, err := os.Stat(c.dbPath()); err != nil {
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk generate", c.dbPath())
 	}
-	l, err := ledger.OpenReadOnly(c.dbPath())
+	l, err := clocked(ledger.OpenReadOnly(c.dbPath()))
 	if err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) {
 		return c.open(false)
 	}
@@ -215,7 +228,7 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() {
 		return t, err
 	}
-	w, werr := ledger.Open(c.dbPath())
+	w, werr := clocked(ledger.Open(c.dbPath()))
 	if werr != nil {
 		return t, err // a read-only file: nothing can be recorded
 	}

@@ -61,6 +61,10 @@ func TestSealCLI(t *testing.T) {
 	if _, err := os.Stat(c3); err == nil {
 		t.Fatal("a counter ledger was written with a wrong passphrase")
 	}
+	// A desk the ledger does not know has no limit to seal: one is given.
+	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C3", "-o", c3}, signFlags...)...); code != 2 || !strings.Contains(errs, "--limit EUROS") {
+		t.Fatalf("a counter ledger without a limit: exit %d %s", code, errs)
+	}
 	out, errs, code = vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C3", "--limit", "100", "--block", "1", "-o", c3}, signFlags...)...)
 	if code != 0 || !strings.Contains(out, "counter ledger "+c3) {
 		t.Fatalf("counter-ledger C3: exit %d\n%s%s", code, out, errs)

@@ -27,6 +27,26 @@ func claimJSON(cl *ledger.Claim) any {
 	return m
 }
 
+// refusalJSON is what --json prints of a refused lookup, claim or check
+// (the message goes to the standard error, the status is 1): its verdict,
+// the prize (above the limit, from the identity threshold), and the payment
+// named (already claimed, or the payment of a request voided since).
+func refusalJSON(r *ledger.Refusal) map[string]any {
+	return map[string]any{"verdict": string(r.Verdict), "serial": r.Serial, "prize": r.Amount, "claim": claimJSON(r.First),
+		"voided": r.Verdict == ledger.Voided}
+}
+
+// refused prints a refusal's JSON when asked, and returns err.
+func (c *cli) refused(asJSON bool, err error) error {
+	var r *ledger.Refusal
+	if asJSON && errors.As(err, &r) {
+		if jerr := c.json(refusalJSON(r)); jerr != nil {
+			return jerr
+		}
+	}
+	return err
+}
+
 func ticketJSON(t ledger.Ticket) map[string]any {
 	return map[string]any{"serial": t.Serial.String(), "game": t.Block.Game, "block": t.Block.Number, "pack": t.Pack,
 		"pack_code": game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}.String(), "position": t.Position, "prize": t.Prize, "status": t.Status.String(), "verdict": string(t.Verdict),
@@ -58,7 +78,7 @@ func (c *cli) lookup(args []string) error {
 	defer l.Close()
 	t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), limit.Limit)
 	if err != nil {
-		return err
+		return c.refused(*asJSON, err)
 	}
 	if *asJSON {
 		return c.json(ticketJSON(t))
@@ -77,6 +97,9 @@ func (c *cli) lookup(args []string) error {
 func (c *cli) check(args []string) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "JSON output")
+	desk := fs.String("desk", "", "desk (recorded with a refused search)")
+	operator := fs.String("operator", "", "operator")
+	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	pos, err := c.positional(fs, args, 1, "one FILE, or - for standard input")
 	if err != nil {
 		return err
@@ -112,12 +135,12 @@ func (c *cli) check(args []string) error {
 			return err
 		}
 		defer l.Close()
-		if v, err = l.CheckContents(c.ctx, in, c.who(l, "", ""), 0); err != nil {
+		if v, err = l.CheckContents(c.ctx, in, c.who(l, *desk, *operator), limit.Limit); err != nil {
 			return err
 		}
 	}
 	found := v.Ticket
-	out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons}
+	out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons, "verdict": checkVerdict(v)}
 	if v.Reasons == nil {
 		out["reasons"] = []string{}
 	}
@@ -132,7 +155,7 @@ func (c *cli) check(args []string) error {
 	if *asJSON {
 		return c.json(out)
 	}
-	fmt.Fprintf(c.stdout, "prize    %s\ngenuine  %v\n", game.FormatAmount(v.Prize), v.Genuine)
+	fmt.Fprintf(c.stdout, "prize    %s\ngenuine  %v\nverdict  %s\n", game.FormatAmount(v.Prize), v.Genuine, checkVerdict(v))
 	for _, w := range v.Wins {
 		fmt.Fprintf(c.stdout, "wins     %-8s %-18s %s\n", w.Surface, w.Zone(), game.FormatAmount(w.Amount))
 	}
@@ -143,6 +166,19 @@ func (c *cli) check(args []string) error {
 		fmt.Fprintf(c.stdout, "reason   %s\n", terminal(r))
 	}
 	return nil
+}
+
+// checkVerdict is what a check answers: the verdict of the ledger's
+// ticket with these contents; not-winner for losing contents, which are
+// not searched; unknown-contents when no ticket of the ledger shows them.
+func checkVerdict(v ledger.ContentsCheck) string {
+	switch {
+	case v.Ticket != nil:
+		return string(v.Ticket.Verdict)
+	case v.Prize == 0 && len(v.Reasons) == 0:
+		return string(ledger.NotWinner)
+	}
+	return string(ledger.UnknownContents)
 }
 
 func (c *cli) claim(args []string) error {
@@ -183,7 +219,7 @@ func (c *cli) claim(args []string) error {
 		return fmt.Errorf("LEDGER UNREACHABLE — DO NOT PAY: %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
 	}
 	if err != nil {
-		return err
+		return c.refused(*asJSON, err)
 	}
 	if *asJSON {
 		return c.json(claimJSON(&cl))

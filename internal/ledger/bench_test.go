@@ -133,7 +133,7 @@ func BenchmarkCounterFindByContents(b *testing.B) {
 	defer l.Close()
 	bo, _ := OpenReadOnly(fixture)
 	blk, _ := bo.Block(context.Background(), 531, 1)
-	t, err := bo.Lookup(context.Background(), serialOf(blk, ticketsWith(b, bo, blk, 15, 1)[0]), Identity{}, 0)
+	t, err := bo.Lookup(context.Background(), serialOf(blk, ticketsWith(b, bo, blk, 15, 1)[0]), Identity{}, NoLimit)
 	bo.Close()
 	if err != nil {
 		b.Fatal(err)

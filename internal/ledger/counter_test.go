@@ -22,7 +22,7 @@ var testKey = signing.KeyFromSeed(bytes.Repeat([]byte{7}, 32))
 
 // The counter fixture (ledgertest's "sealed"): a copy of the SQLite
 // fixture that issued two counter ledgers of its block, C1 (payout limit
-// 100 €) and C2 (no limit), made once per run; each test copies it.
+// 100 €) and C2 (50,000 €), made once per run; each test copies it.
 func copyFile(src, dst string) error { return testcache.CopyFile(src, dst) }
 
 // counterCopies returns fresh copies of the back office that issued the
@@ -147,7 +147,7 @@ func TestCounterLedger(t *testing.T) {
 	}
 	big := ticketsWith(t, bo, b, 1000, 1)[0]
 	req := claimReq(serialOf(b, big), who)
-	req.Limit = 0 // asks for no limit: the file's applies
+	req.Limit = NoLimit // asks no limit: the file's applies
 	if _, err := c.Claim(ctx, req); !errors.Is(err, ErrOverLimit) {
 		t.Errorf("1000 € at a 100 € counter: %v", err)
 	}

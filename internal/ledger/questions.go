@@ -32,6 +32,9 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit 
 		return Ticket{}, err
 	}
 	who = trimmed(who, l.info.Desk)
+	if err := core.CheckWho("lookup", who); err != nil {
+		return Ticket{}, err
+	}
 	return l.b.Lookup(ctx, s, who, limit, l.clock())
 }
 
@@ -98,6 +101,9 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket, who Identit
 	}
 	code := game.Encode(&c)
 	who = trimmed(who, l.info.Desk)
+	if err := core.CheckWho("find by contents", who); err != nil {
+		return Ticket{}, err
+	}
 	found, err := l.b.Find(ctx, code[:], who, limit, l.clock())
 	if err != nil {
 		return Ticket{}, err

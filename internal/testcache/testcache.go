@@ -10,8 +10,9 @@
 // repository), else vegas-desk-test-cache in the system's temporary
 // directory. A fixture is built again when any source that could change it
 // changes (Key): every non-test .go file of the module (but the app's
-// screens, the command line and make test's log reader), its .sql files,
-// go.mod and go.sum, and the test files named *fixture*_test.go. A fixture
+// screens, the command line and make test's log reader), the .sql and
+// .txt files they embed (every one but a test's testdata), go.mod and
+// go.sum, and the test files named *fixture*_test.go. A fixture
 // of another digest is removed when its successor is built.
 package testcache
 
@@ -86,6 +87,8 @@ func counts(rel string) bool {
 	switch {
 	case rel == "go.mod" || rel == "go.sum", strings.HasSuffix(name, ".sql"):
 		return true
+	case strings.HasSuffix(name, ".txt"): // the conformance table, which its world is built from
+		return !strings.Contains(rel, "testdata/") && strings.HasPrefix(rel, "internal/")
 	case strings.HasSuffix(name, "_test.go"):
 		return strings.Contains(name, "fixture")
 	}

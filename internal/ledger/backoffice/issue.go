@@ -22,6 +22,18 @@ type CounterSource struct {
 	Games    []core.Game
 	Settings [][2]string
 	States   map[int64][]core.PackStateRow // by block id
+	Paid     map[int64][]PaidBefore         // by block id
+}
+
+// PaidBefore is a ticket paid at the issue of a counter ledger, and its
+// payment.
+type PaidBefore struct {
+	Ticket   int64  `db:"ticket"`
+	Number   int64  `db:"number"`
+	At       string `db:"at"`
+	Desk     string `db:"desk"`
+	Operator string `db:"operator"`
+	Amount   int    `db:"amount"`
 }
 
 // Threshold is the identity threshold sealed in the counter ledger.
@@ -46,7 +58,7 @@ func (o *Store) IssueTx(ctx context.Context) (*sqlx.Tx, error) { return o.read(c
 // the ledger does not know must be given one); the packs' states; the
 // games' rows and the settings.
 func (o *Store) CounterSource(ctx context.Context, q core.Querier, spec core.CounterSpec, maxBlocks int) (*CounterSource, error) {
-	src := &CounterSource{States: map[int64][]core.PackStateRow{}}
+	src := &CounterSource{States: map[int64][]core.PackStateRow{}, Paid: map[int64][]PaidBefore{}}
 	var err error
 	if src.Blocks, err = sourceBlocks(ctx, q, spec.Blocks, maxBlocks); err != nil {
 		return nil, err
@@ -62,6 +74,14 @@ func (o *Store) CounterSource(ctx context.Context, q core.Querier, spec core.Cou
 			return nil, err
 		}
 		src.States[b.ID] = rows
+		var paid []PaidBefore
+		first := b.TicketNumber(0)
+		if err := core.Select(ctx, q, &paid, `SELECT p.ticket, j.number, j.at, j.desk, j.operator, j.amount
+			FROM paid p JOIN journal j ON j.id = p.claim WHERE p.ticket >= ? AND p.ticket < ? ORDER BY p.ticket`,
+			first, first+int64(b.Tickets)); err != nil {
+			return nil, err
+		}
+		src.Paid[b.ID] = paid
 	}
 	var games []core.Game
 	if err := core.Select(ctx, q, &games, "SELECT code, name, price, on_sale, end_of_sale, deadline FROM games ORDER BY code"); err != nil {
@@ -132,7 +152,7 @@ func sourceLimit(ctx context.Context, q core.Querier, spec core.CounterSpec) (co
 	case !errors.Is(err, sql.ErrNoRows):
 		return 0, err
 	case spec.Limit == core.NoLimit:
-		return 0, fmt.Errorf("desk %s is not among the ledger's desks, and a counter ledger seals a payout limit (no limit is the back office's alone): add the desk with its limit (desks add), or give one (--limit EUROS)", spec.Desk)
+		return 0, fmt.Errorf("desk %s: %w: it is not among the ledger's desks, and a counter ledger seals a payout limit (no limit is the back office's alone): add the desk with its limit (desks add), or give one (--limit EUROS)", spec.Desk, core.ErrNotFound)
 	}
 	return spec.Limit, nil
 }

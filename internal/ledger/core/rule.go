@@ -203,12 +203,11 @@ func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 	if own != "" && req.Who.Desk != own {
 		return s, fmt.Errorf("claim: %w: this ledger or login is desk %s's, not %s's", ErrDeskMismatch, own, req.Who.Desk)
 	}
-	for _, f := range []struct {
-		name, text string
-	}{{"desk", req.Who.Desk}, {"operator", req.Who.Operator}, {"request id", req.Request}} {
-		if err := CheckText(f.name, f.text, MaxText); err != nil {
-			return s, fmt.Errorf("claim: %w", err)
-		}
+	if err := CheckWho("claim", req.Who); err != nil {
+		return s, err
+	}
+	if err := CheckText("request id", req.Request, MaxText); err != nil {
+		return s, fmt.Errorf("claim: %w", err)
 	}
 	if w := req.Winner; w != nil {
 		t := Winner{Name: strings.TrimSpace(w.Name), DocType: strings.TrimSpace(w.DocType), DocNumber: strings.TrimSpace(w.DocNumber)}
@@ -228,6 +227,17 @@ func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 		req.Request = NewRequestID()
 	}
 	return s, nil
+}
+
+// CheckWho refuses a desk or an operator that an entry cannot record
+// (CheckText, MaxText): what (a claim, a lookup) names the question.
+func CheckWho(what string, who Identity) error {
+	for _, f := range [][2]string{{"desk", who.Desk}, {"operator", who.Operator}} {
+		if err := CheckText(f[0], f[1], MaxText); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return nil
 }
 
 // deskID is what a desk id is made of.

@@ -201,9 +201,32 @@ func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, err
 		if err := backoffice.TicketState(ctx, q, f); err != nil {
 			return nil, err
 		}
+		if f.Paid == nil {
+			if f.Paid, err = paidBefore(ctx, q, f); err != nil {
+				return nil, err
+			}
+		}
 		return f, nil
 	}
 	return nil, unknown
+}
+
+// paidBefore is the payment of f's ticket made before the issue, or nil: a
+// claim whose entry is the issue, which sealed it.
+func paidBefore(ctx context.Context, q core.Querier, f *core.Facts) (*core.Claim, error) {
+	var rows []struct {
+		backoffice.PaidBefore
+		Issue int64 `db:"issue"`
+	}
+	err := core.Select(ctx, q, &rows, `SELECT ticket, number, at, desk, operator, amount,
+		(SELECT id FROM journal WHERE kind = 'issue') AS issue FROM paid_before WHERE ticket = ?`, f.Ticket)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	p := rows[0]
+	s := game.Serial{Game: f.Block.Game, Block: f.Block.Number, Position: f.Position, Secret: f.Secret}
+	return &core.Claim{Entry: p.Issue, Number: p.Number, Serial: s.String(), Game: f.Block.Game, Block: f.Block.Number,
+		Position: f.Position, Amount: p.Amount, Desk: p.Desk, Operator: p.Operator, Method: "issue", At: core.ParseTime(p.At)}, nil
 }
 
 // reader reads a question's facts and rules in one snapshot of the file.

@@ -75,6 +75,20 @@ CREATE TABLE pack_states (
     PRIMARY KEY (block, pack)
 ) WITHOUT ROWID;
 
+-- The tickets of the sealed blocks that the back office had paid at the
+-- issue (a payment not voided then), with that payment's number, time,
+-- desk, operator and amount: the counter refuses them as already claimed.
+-- A paid ticket is worth nothing to a thief.
+CREATE TABLE paid_before (
+    ticket   INTEGER PRIMARY KEY,
+    block    INTEGER NOT NULL REFERENCES blocks (id),
+    number   INTEGER NOT NULL,
+    at       TEXT    NOT NULL,
+    desk     TEXT    NOT NULL,
+    operator TEXT    NOT NULL,
+    amount   INTEGER NOT NULL
+);
+
 -- The back office's settings at the issue (identity_threshold).
 CREATE TABLE settings (
     key   TEXT PRIMARY KEY,
@@ -162,6 +176,10 @@ BEGIN SELECT RAISE(ABORT, 'sealed'); END;
 CREATE TRIGGER pack_states_no_update BEFORE UPDATE ON pack_states
 BEGIN SELECT RAISE(ABORT, 'sealed'); END;
 CREATE TRIGGER pack_states_no_delete BEFORE DELETE ON pack_states
+BEGIN SELECT RAISE(ABORT, 'sealed'); END;
+CREATE TRIGGER paid_before_no_update BEFORE UPDATE ON paid_before
+BEGIN SELECT RAISE(ABORT, 'sealed'); END;
+CREATE TRIGGER paid_before_no_delete BEFORE DELETE ON paid_before
 BEGIN SELECT RAISE(ABORT, 'sealed'); END;
 CREATE TRIGGER settings_no_update BEFORE UPDATE ON settings
 BEGIN SELECT RAISE(ABORT, 'sealed'); END;

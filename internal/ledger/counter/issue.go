@@ -154,7 +154,7 @@ func write(ctx context.Context, q core.Querier, path, backOffice string, src *ba
 			base := i * (game.BlockSize + game.Winners)
 			progress = func(done, _ int) { spec.Progress(base+done, total) }
 		}
-		if err := writeBlock(ctx, q, w, b, src.States[b.ID], progress); err != nil {
+		if err := writeBlock(ctx, q, w, b, src.States[b.ID], src.Paid[b.ID], progress); err != nil {
 			return core.CounterIssue{}, err
 		}
 	}
@@ -204,15 +204,21 @@ func writeTables(ctx context.Context, w *sqlx.Tx, is core.CounterIssue, backOffi
 	return nil
 }
 
-// writeBlock writes block b's row, its packs' states and its sealed
-// records, read from the back office (q).
-func writeBlock(ctx context.Context, q core.Querier, w *sqlx.Tx, b core.Block, states []core.PackStateRow, progress func(done, total int)) error {
+// writeBlock writes block b's row, its packs' states, its tickets paid
+// and its sealed records, read from the back office (q).
+func writeBlock(ctx context.Context, q core.Querier, w *sqlx.Tx, b core.Block, states []core.PackStateRow, paid []backoffice.PaidBefore, progress func(done, total int)) error {
 	if _, err := w.ExecContext(ctx, "INSERT INTO blocks (id, game, number, first_pack, tickets, pack_size, winners, payout, digest, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
 		b.ID, b.Game, b.Number, b.FirstPack, b.Tickets, b.PackSize, b.Winners, b.Payout, mustHex(b.Digest), core.FormatTime(b.CreatedAt)); err != nil {
 		return err
 	}
 	for _, p := range states {
 		if _, err := w.ExecContext(ctx, "INSERT INTO pack_states (block, pack, state) VALUES (?, ?, ?)", b.ID, p.Pack, p.State); err != nil {
+			return err
+		}
+	}
+	for _, p := range paid {
+		if _, err := w.ExecContext(ctx, "INSERT INTO paid_before (ticket, block, number, at, desk, operator, amount) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			p.Ticket, b.ID, p.Number, p.At, p.Desk, p.Operator, p.Amount); err != nil {
 			return err
 		}
 	}
@@ -284,6 +290,7 @@ func mustHex(s string) []byte {
 //	setting="identity_threshold" "5000"                              (one per setting)
 //	block=<id> <game> <number> <first_pack> <tickets> <pack_size> <winners> <payout> <digest> "<created_at>"
 //	packs=<block id> <n> <SHA-256 of the lines "pack state\n" of its packs out of stock>
+//	paid=<block id> <n> <SHA-256 of the lines "ticket number "at" "desk" "operator" amount\n" of its tickets paid>
 //	serials=<block id> <rows> <SHA-256 of its serial rows (rowsDigest)>
 //	contents=<block id> <rows> <SHA-256 of its contents rows>
 //
@@ -304,7 +311,7 @@ func sealBody(ctx context.Context, q core.Querier) (string, error) {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	q1 := signing.Quote
-	line("vegas-desk counter ledger 1")
+	line("vegas-desk counter ledger 2")
 	line("ledger=%s", meta["id"])
 	line("back_office=%s", meta["back_office"])
 	line("desk=%s", q1(meta["desk"]))
@@ -345,6 +352,15 @@ func sealBody(ctx context.Context, q core.Querier) (string, error) {
 			fmt.Fprintf(h, "%d %s\n", s.Pack, s.State)
 		}
 		line("packs=%d %d %x", r.ID, len(states), h.Sum(nil))
+		var paid []backoffice.PaidBefore
+		if err := core.Select(ctx, q, &paid, "SELECT ticket, number, at, desk, operator, amount FROM paid_before WHERE block = ? ORDER BY ticket", r.ID); err != nil {
+			return "", err
+		}
+		h.Reset()
+		for _, p := range paid {
+			fmt.Fprintf(h, "%d %d %s %s %s %d\n", p.Ticket, p.Number, q1(p.At), q1(p.Desk), q1(p.Operator), p.Amount)
+		}
+		line("paid=%d %d %x", r.ID, len(paid), h.Sum(nil))
 		for _, table := range []string{"serials", "contents"} {
 			n, sum, err := tableDigest(ctx, q, table, r.ID)
 			if err != nil {

@@ -1,0 +1,326 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/conformance"
+	"vegas-desk/internal/pgtest"
+)
+
+// The conformance table (internal/ledger/conformance/cases.txt) asked of
+// every kind of ledger through the API: each answer and journal entry must
+// be the table's, and the same on every kind.
+func TestConformance(t *testing.T) {
+	dir, err := FixtureDir(conformance.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, err := conformance.ReadWorld(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := conformance.Cases()
+	answers := map[string]map[string]conformance.Answer{} // by case, by kind
+	for _, kind := range conformance.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			k := newKind(t, kind, dir)
+			for _, c := range cases {
+				if !c.On(kind) {
+					continue
+				}
+				a := k.ask(t, c, world)
+				if err := c.Check(a, true); err != nil {
+					t.Errorf("%s (cases.txt:%d): %v\n\tanswer %s", c.Name, c.Line, err, a)
+				}
+				if answers[c.Name] == nil {
+					answers[c.Name] = map[string]conformance.Answer{}
+				}
+				answers[c.Name][kind] = a
+			}
+		})
+	}
+	for _, c := range cases {
+		first := ""
+		for _, kind := range conformance.Kinds {
+			a, ok := answers[c.Name][kind]
+			if !ok {
+				continue
+			}
+			if first == "" {
+				first = kind
+			} else if want := answers[c.Name][first]; a != want {
+				t.Errorf("%s (cases.txt:%d): %s answers %s\n\t%s answers %s", c.Name, c.Line, kind, a, first, want)
+			}
+		}
+	}
+}
+
+// conformanceKind is one kind of ledger of the world, as the cases ask it.
+type conformanceKind struct {
+	name     string
+	desks    map[string]*Ledger // who asks, by desk
+	office   *Ledger            // the back office (nil for sealed ledgers)
+	phase    string
+	payments map[string]int64 // by ticket
+}
+
+func newKind(t *testing.T, kind, dir string) *conformanceKind {
+	k := &conformanceKind{name: kind, desks: map[string]*Ledger{}, phase: conformance.Open, payments: map[string]int64{}}
+	open := func(location string) *Ledger {
+		l, err := Open(location)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	}
+	switch kind {
+	case conformance.File:
+		dst := filepath.Join(t.TempDir(), "ledger.db")
+		if err := copyFile(filepath.Join(dir, "ledger.db"), dst); err != nil {
+			t.Fatal(err)
+		}
+		k.office = open(dst)
+	case conformance.Shared, conformance.Login:
+		db := pg.NewDatabaseFrom(t, pgTemplate(t, conformance.Fixture))
+		k.office = open(pg.URL(pgtest.Owner, db))
+		for _, d := range conformance.Desks {
+			if _, err := k.office.AddDesk(context.Background(), d.ID, d.Limit, counterPassword, Identity{Desk: "BO", Operator: "eve"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if kind == conformance.Login {
+			for _, d := range conformance.Counters {
+				k.desks[d] = counterLogin(t, db, d)
+			}
+		}
+	case conformance.Sealed:
+		for _, d := range conformance.Counters {
+			dst := filepath.Join(t.TempDir(), d+".db")
+			if err := copyFile(filepath.Join(dir, d+".db"), dst); err != nil {
+				t.Fatal(err)
+			}
+			k.desks[d] = open(dst)
+		}
+	}
+	for _, d := range conformance.Counters {
+		if k.desks[d] == nil {
+			k.desks[d] = k.office
+		}
+	}
+	return k
+}
+
+// setPhase puts the game in phase: by its dates, or by the clock of a
+// sealed counter ledger, whose dates are sealed.
+func (k *conformanceKind) setPhase(t *testing.T, phase string) {
+	if k.phase == phase {
+		return
+	}
+	k.phase = phase
+	if k.office == nil {
+		at := conformance.ClockAt(phase)
+		for _, l := range k.desks {
+			l.Now = func() time.Time { return at }
+			if phase == conformance.Open {
+				l.Now = nil
+			}
+		}
+		return
+	}
+	if _, err := k.office.SetEmission(context.Background(), 531, conformance.EmissionAt(phase, time.Now()), Identity{Desk: "BO", Operator: "eve"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// journalOf is the ledger whose journal records desk's questions.
+func (k *conformanceKind) journalOf(desk string) *Ledger {
+	if k.office != nil {
+		return k.office
+	}
+	return k.desks[desk]
+}
+
+// ask asks case c and reads what it answered and appended to the journal.
+func (k *conformanceKind) ask(t *testing.T, c conformance.Case, w conformance.World) conformance.Answer {
+	ctx := context.Background()
+	k.setPhase(t, c.When)
+	j := k.journalOf(c.Desk)
+	mark := lastEntry(t, j)
+	l := k.desks[c.Desk]
+	who := Identity{Desk: c.Desk, Operator: "ann"}
+	var a conformance.Answer
+	switch c.Op {
+	case "lookup":
+		tk, err := l.Lookup(ctx, w.Serial(c.Ticket), who, c.Asked)
+		a = ticketAnswer(tk, err)
+	case "find":
+		tc := w.Ticket(c.Ticket)
+		tk, err := l.FindByContents(ctx, &tc, who, c.Asked)
+		a = ticketAnswer(tk, err)
+	case "claim":
+		req := ClaimRequest{Serial: w.Serial(c.Ticket), Method: MethodSerial, Who: who, Limit: c.Asked, Winner: c.Winner()}
+		if c.Request != "" {
+			req.Request = "conformance-" + c.Request
+		}
+		cl, err := l.Claim(ctx, req)
+		a = claimAnswer(cl, err)
+		if err == nil {
+			k.payments[c.Ticket.Spec] = cl.Number
+		}
+	case "void":
+		cl, err := k.office.Void(ctx, k.payments[c.Ticket.Spec], "conformance", Identity{Desk: "BO", Operator: "eve"})
+		a = claimAnswer(cl, err)
+		if err == nil {
+			a.Verdict = string(Voided)
+		}
+	}
+	a.Entry = appended(t, j, mark)
+	return a
+}
+
+// ticketAnswer is a lookup's or a search's answer.
+func ticketAnswer(t Ticket, err error) conformance.Answer {
+	if err != nil {
+		return errAnswer(err)
+	}
+	return conformance.Answer{Verdict: string(t.Verdict), Prize: t.Prize, Position: t.Position, PackState: t.PackState, First: conformance.FirstOf(t.Claim)}
+}
+
+// claimAnswer is a claim's answer.
+func claimAnswer(c Claim, err error) conformance.Answer {
+	if err != nil {
+		return errAnswer(err)
+	}
+	return conformance.Answer{Verdict: string(Paid), Prize: c.Amount, Position: c.Position}
+}
+
+func errAnswer(err error) conformance.Answer {
+	var r *Refusal
+	switch {
+	case errors.As(err, &r):
+		return conformance.Answer{Verdict: string(r.Verdict), Prize: r.Amount, First: conformance.FirstOf(r.First)}
+	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
+		return conformance.Answer{Verdict: "bad-serial"}
+	case errors.Is(err, ErrRequestReused):
+		return conformance.Answer{Verdict: "request-reused"}
+	case errors.Is(err, ErrNotWinner):
+		return conformance.Answer{Verdict: string(NotWinner)}
+	}
+	return conformance.Answer{Verdict: "error: " + err.Error()}
+}
+
+// appended lists the entries l's journal holds after entry mark, as
+// "kind[/reason][>ref]": the ref named by what it refers to (payment: the
+// same ticket's claim, or the issue of a sealed counter ledger, which
+// sealed the payments made before it).
+func appended(t *testing.T, l *Ledger, mark int64) string {
+	var es []entry
+	if err := sel(context.Background(), rdb(l), &es, "SELECT "+entryCols+" FROM journal WHERE id > ? ORDER BY id", mark); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		s := e.Kind
+		if e.Reason != "" && e.Kind != "void" { // a void's reason is the clerk's text
+			s += "/" + e.Reason
+		}
+		if e.Ref.Valid {
+			s += ">" + refName(t, l, e)
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+func refName(t *testing.T, l *Ledger, e entry) string {
+	var r entry
+	if err := get(context.Background(), rdb(l), &r, "SELECT "+entryCols+" FROM journal WHERE id = ?", e.Ref.Int64); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Sprintf("missing entry %d", e.Ref.Int64)
+		}
+		t.Fatal(err)
+	}
+	switch {
+	case r.Kind == "claim" && r.Game == e.Game && r.Block == e.Block && r.Position == e.Position:
+		return "payment"
+	case r.Kind == "issue":
+		return "payment"
+	}
+	return fmt.Sprintf("%s of position %d", r.Kind, r.Position)
+}
+
+// The bounds of what a person types are the same on every kind: an
+// operator and a request id of 64 characters are recorded, of 65 refused
+// before anything is (the error names the field); a winner's identity of
+// spaces is no identity.
+func TestConformanceTextBounds(t *testing.T) {
+	dir, err := FixtureDir(conformance.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, err := conformance.ReadWorld(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	serial := world.Tickets["3@on-sale"].Serial
+	long, fits := strings.Repeat("é", 65), strings.Repeat("é", 64)
+	for _, kind := range conformance.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			k := newKind(t, kind, dir)
+			l, j := k.desks["D1"], k.journalOf("D1")
+			mark := lastEntry(t, j)
+			for _, req := range []ClaimRequest{
+				{Serial: serial, Method: MethodSerial, Who: Identity{Desk: "D1", Operator: long}, Limit: NoLimit},
+				{Serial: serial, Method: MethodSerial, Who: Identity{Desk: "D1", Operator: "ann"}, Request: long, Limit: NoLimit},
+			} {
+				if _, err := l.Claim(ctx, req); err == nil || !strings.Contains(err.Error(), "at most 64 characters") {
+					t.Errorf("operator %d, request %d characters: %v", len([]rune(req.Who.Operator)), len([]rune(req.Request)), err)
+				}
+			}
+			if _, err := l.Lookup(ctx, serial, Identity{Desk: "D1", Operator: long}, NoLimit); err == nil || !strings.Contains(err.Error(), "at most 64 characters") {
+				t.Errorf("a lookup by an operator of 65 characters: %v", err)
+			}
+			if got := appended(t, j, mark); got != "" {
+				t.Errorf("refused questions appended [%s]", got)
+			}
+			cl, err := l.Claim(ctx, ClaimRequest{Serial: serial, Method: MethodSerial, Who: Identity{Desk: "D1", Operator: fits}, Request: fits, Limit: NoLimit})
+			if err != nil || cl.Operator != fits {
+				t.Errorf("operator and request of 64 characters: %+v %v", cl, err)
+			}
+		})
+	}
+}
+
+// A winner's identity recorded blank (written into the table by whoever
+// holds the database) is a problem verify reports, on both engines.
+func TestVerifyBlankIdentity(t *testing.T) {
+	ctx := context.Background()
+	forEngines(t, func(t *testing.T, e engineCase) {
+		l := mustOpen(t, e.fresh(t))
+		b := mustBlock(t, l)
+		cl, err := l.Claim(ctx, claimReq(serialOf(b, ticketsWith(t, l, b, 3, 1)[0]), Identity{Desk: "BO", Operator: "ann"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := journalOnly(l); err != nil || !rep.OK() {
+			t.Fatalf("verify before: %v %v", rep.Problems, err)
+		}
+		if _, err := execute(ctx, wdb(l), "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)", cl.Entry, " ", "\t", "\u00a0"); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := journalOnly(l)
+		if err != nil || rep.OK() || !strings.Contains(fmt.Sprint(rep.Problems), "identity that is blank") {
+			t.Errorf("verify after a blank identity was written: %v %v", rep.Problems, err)
+		}
+	})
+}
