@@ -164,7 +164,7 @@ func (c *cli) fail(err error) int {
 	var ue usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),
-		errors.Is(err, ledger.ErrNotFound), // a typed block, game or claim that does not exist
+		errors.Is(err, ledger.ErrNotFound),      // a typed block, game or claim that does not exist
 		errors.Is(err, ledger.ErrRequestReused): // a request id of another ticket: a script's mistake
 		return exitUsage
 	}

@@ -22,7 +22,7 @@ type CounterSource struct {
 	Games    []core.Game
 	Settings [][2]string
 	States   map[int64][]core.PackStateRow // by block id
-	Paid     map[int64][]PaidBefore         // by block id
+	Paid     map[int64][]PaidBefore        // by block id
 }
 
 // PaidBefore is a ticket paid at the issue of a counter ledger, and its
