@@ -421,14 +421,14 @@ func TestCounterPacks(t *testing.T) {
 	// Around the Go client: the function itself refuses other moves, and
 	// the back office cannot act through it.
 	for _, mv := range []string{"settle", "deliver", "stolen"} {
-		if _, err := wdb(c).ExecContext(ctx, "SELECT vegas.move_my_packs($1, 531, 1, 2, 2, 'ann')", mv); !errors.Is(classify(c, err), ErrCounterOnly) {
+		if _, err := wdb(c).ExecContext(ctx, "CALL vegas.move_my_packs($1, 531, 1, 2, 2, 'ann')", mv); !errors.Is(classify(c, err), ErrCounterOnly) {
 			t.Errorf("move_my_packs(%s) as a counter: %v", mv, err)
 		}
 	}
-	if _, err := wdb(bo).ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, 'eve')"); !errors.Is(classify(bo, err), ErrCounterOnly) {
+	if _, err := wdb(bo).ExecContext(ctx, "CALL vegas.move_my_packs('receive', 531, 1, 6, 6, 'eve')"); !errors.Is(classify(bo, err), ErrCounterOnly) {
 		t.Errorf("move_my_packs as the back office: %v", err)
 	}
-	if _, err := wdb(c).ExecContext(ctx, "SELECT vegas.move_my_packs('receive', 531, 1, 6, 6, '')"); err == nil {
+	if _, err := wdb(c).ExecContext(ctx, "CALL vegas.move_my_packs('receive', 531, 1, 6, 6, '')"); err == nil {
 		t.Error("a move without an operator")
 	}
 

@@ -42,7 +42,7 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 		return fmt.Errorf("%w: packs %d–%d of block %s: packs go from 0 to %d", core.ErrPackMove, m.First, m.Last, b.Name(), packs-1)
 	}
 	var rows []core.PackStateRow
-	if err := core.Select(ctx, tx, &rows, "SELECT block, pack, state, desk, entry FROM pack_states WHERE block = ? AND pack BETWEEN ? AND ?",
+	if err := core.Select(ctx, tx, &rows, "SELECT block, pack, state, desk, entry FROM pack_states WHERE block = ? AND pack BETWEEN ? AND ? ORDER BY pack"+o.E.LockRows(),
 		b.ID, m.First, m.Last); err != nil {
 		return o.classify(err)
 	}

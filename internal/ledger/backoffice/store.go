@@ -41,6 +41,13 @@ type Engine interface {
 	// tables stored with another type than the ledger writes (at most
 	// limit), each as where and what.
 	Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error)
+	// LockRows is what a write's query appends to lock the rows it reads
+	// before it changes them ("" where a write holds the whole ledger).
+	LockRows() string
+	// Waiting lists the entries recorded and not yet chained, in the
+	// order of their records, each with id -seq (PostgreSQL's: see
+	// postgres.sql), and when the oldest was recorded.
+	Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error)
 }
 
 // Store is a back office's ledger.

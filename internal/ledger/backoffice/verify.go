@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
@@ -311,6 +312,18 @@ func (o *Store) verifyJournal(ctx context.Context, tx core.Querier, rep *core.Ve
 	st := core.NewReplay(all, prizes{ctx, tx})
 	for i := range entries {
 		st.Apply(&entries[i], rep)
+	}
+	waiting, oldest, err := o.E.Waiting(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for i := range waiting {
+		st.ApplyWaiting(&waiting[i], rep)
+	}
+	rep.Waiting = len(waiting)
+	if len(waiting) > 0 && time.Since(oldest) > core.MaxWaiting {
+		rep.Add("journal", "%d entries wait to be chained, the oldest since %s (more than %s): the chain is held up; find what holds the chainer's lock",
+			len(waiting), oldest.Local().Format("2006-01-02 15:04:05"), core.MaxWaiting)
 	}
 	st.Finish(rep)
 	kept, err := readKept(ctx, tx)

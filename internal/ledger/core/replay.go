@@ -87,6 +87,19 @@ func (st *Replay) Apply(e *Entry, rep *VerifyReport) {
 		rep.Add(where, "is number %d of its kind (%s), want %d: an entry was removed or renumbered", e.Number, e.Kind, want)
 	}
 	st.lastNum[e.Kind] = e.Number
+	st.effect(e, where, rep)
+}
+
+// ApplyWaiting applies an entry recorded and not yet chained (a shared
+// ledger's, in the order of their records), whose id is -seq and which
+// refers to another waiting one by -seq: its effects only, for the kept
+// tables already hold them; the chain's checks wait for its chaining.
+func (st *Replay) ApplyWaiting(e *Entry, rep *VerifyReport) {
+	st.effect(e, fmt.Sprintf("waiting entry %d", -e.ID), rep)
+}
+
+// effect checks what entry e names and applies it to the state.
+func (st *Replay) effect(e *Entry, where string, rep *VerifyReport) {
 	st.numbers[e.ID], st.kinds[e.ID] = e.Number, e.Kind
 	key := [2]int{e.Game, e.Block}
 	switch e.Kind {

@@ -303,6 +303,9 @@ type Claim struct {
 	Method   string // MethodSerial or MethodContents
 	Request  string
 	At       time.Time
+	// Chained is how long the payment's entry waited to be chained (on a
+	// shared ledger, which records first and chains after; 0 elsewhere).
+	Chained time.Duration
 
 	Voided     bool
 	VoidReason string
@@ -355,11 +358,20 @@ type VerifyReport struct {
 	// the chain must still hold that entry unchanged.
 	Head     string
 	Problems []Problem
+	// Waiting counts the entries recorded and not yet chained (a shared
+	// ledger's, which records first and chains after): a few, briefly,
+	// under load; one older than MaxWaiting is a problem.
+	Waiting int
 	// Key is, for a sealed counter ledger, the public key (hex) that signed
 	// its seal: the back office's, which the caller compares with the one
 	// it trusts.
 	Key string
 }
+
+// MaxWaiting is how long an entry may wait to be chained before verify
+// reports it: the chain is held up (a chain takes milliseconds, and the
+// back office's longest write seconds).
+const MaxWaiting = time.Minute
 
 // OK reports whether everything matched.
 func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }

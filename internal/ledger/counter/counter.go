@@ -409,6 +409,11 @@ func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, l
 	return sqlite.Storage(ctx, q, tables, limit)
 }
 
+func (e engine) LockRows() string { return "" }
+func (e engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
+	return nil, time.Time{}, nil
+}
+
 // keptPackStates is a counter ledger's pack_states: sealed without desk and
 // entry.
 var keptPackStates = sqlite.StorageTable{Name: "pack_states", Key: "quote(block) || '/' || quote(pack)", Cols: sqlite.Columns("block:integer, pack:integer, state:text")}

@@ -2,63 +2,90 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
 )
 
-// answer is a row of PostgreSQL's vegas.answer: what lookup, find and
-// claim say.
+// answer is PostgreSQL's vegas.answer, as the counters' procedures give
+// it (JSON): what lookup, find and claim say.
 type answer struct {
-	Status        string         `db:"status"`
-	Game          sql.NullInt64  `db:"game"`
-	Block         sql.NullInt64  `db:"block"`
-	Position      sql.NullInt64  `db:"position"`
-	Secret        sql.NullInt64  `db:"secret"`
-	Prize         sql.NullInt64  `db:"prize"`
-	Code          []byte         `db:"code"`
-	PackState     sql.NullString `db:"pack_state"`
-	Digest        []byte         `db:"digest"`
-	CreatedAt     sql.NullString `db:"created_at"`
-	ClaimEntry    sql.NullInt64  `db:"claim_entry"`
-	ClaimNumber   sql.NullInt64  `db:"claim_number"`
-	ClaimAt       sql.NullString `db:"claim_at"`
-	ClaimAmount   sql.NullInt64  `db:"claim_amount"`
-	ClaimDesk     sql.NullString `db:"claim_desk"`
-	ClaimOperator sql.NullString `db:"claim_operator"`
-	ClaimMethod   sql.NullString `db:"claim_method"`
-	ClaimHash     []byte         `db:"claim_hash"`
-	Entry         sql.NullInt64  `db:"entry"`
-	Until         sql.NullString `db:"until"`
-	VoidAt        sql.NullString `db:"void_at"`
-	VoidReason    sql.NullString `db:"void_reason"`
-	VoidedBy      sql.NullString `db:"voided_by"`
-	VoidDesk      sql.NullString `db:"void_desk"`
+	Status        string  `json:"status"`
+	Game          int     `json:"game"`
+	Block         int     `json:"block"`
+	Position      int     `json:"position"`
+	Secret        int64   `json:"secret"`
+	Prize         int     `json:"prize"`
+	Code          pgBytes `json:"code"`
+	PackState     string  `json:"pack_state"`
+	Digest        pgBytes `json:"digest"`
+	CreatedAt     string  `json:"created_at"`
+	ClaimEntry    int64   `json:"claim_entry"`
+	ClaimNumber   int64   `json:"claim_number"`
+	ClaimAt       string  `json:"claim_at"`
+	ClaimAmount   int     `json:"claim_amount"`
+	ClaimDesk     string  `json:"claim_desk"`
+	ClaimOperator string  `json:"claim_operator"`
+	ClaimMethod   string  `json:"claim_method"`
+	ClaimHash     pgBytes `json:"claim_hash"`
+	Entry         int64   `json:"entry"`
+	Until         string  `json:"until"`
+	VoidAt        string  `json:"void_at"`
+	VoidReason    string  `json:"void_reason"`
+	VoidedBy      string  `json:"voided_by"`
+	VoidDesk      string  `json:"void_desk"`
+	ChainMS       float64 `json:"chain_ms"`
 }
 
-const answerCols = "status, game, block, position, secret, prize, code, pack_state, digest, created_at, claim_entry, claim_number, claim_at, claim_amount, claim_desk, claim_operator, claim_method, claim_hash, entry, until, void_at, void_reason, voided_by, void_desk"
+// pgBytes is a bytea as to_jsonb writes it: "\\x" and hex.
+type pgBytes []byte
+
+func (b *pgBytes) UnmarshalJSON(data []byte) error {
+	var s *string
+	if err := json.Unmarshal(data, &s); err != nil || s == nil {
+		return err
+	}
+	h, ok := strings.CutPrefix(*s, `\x`)
+	if !ok {
+		return fmt.Errorf("bytea %q: want \\x and hex", *s)
+	}
+	v, err := hex.DecodeString(h)
+	*b = v
+	return err
+}
+
+// call runs procedure call (CALL vegas.…(?, …)) and reads its answer.
+func call(ctx context.Context, q core.Querier, a *answer, call string, args ...any) error {
+	var raw []byte
+	if err := core.Get(ctx, q, &raw, call, args...); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, a)
+}
 
 // claim is the claim of the answer, if any.
 func (a *answer) claim() *core.Claim {
-	if !a.ClaimEntry.Valid {
+	if a.ClaimAt == "" {
 		return nil
 	}
-	s := game.Serial{Game: int(a.Game.Int64), Block: int(a.Block.Int64), Position: int(a.Position.Int64), Secret: a.Secret.Int64}
-	return &core.Claim{Number: a.ClaimNumber.Int64, Entry: a.ClaimEntry.Int64, Hash: hex.EncodeToString(a.ClaimHash),
-		Serial: s.String(), Game: s.Game, Block: s.Block, Position: s.Position, Amount: int(a.ClaimAmount.Int64),
-		Desk: a.ClaimDesk.String, Operator: a.ClaimOperator.String, Method: a.ClaimMethod.String, At: core.ParseTime(a.ClaimAt.String)}
+	s := game.Serial{Game: a.Game, Block: a.Block, Position: a.Position, Secret: a.Secret}
+	return &core.Claim{Number: a.ClaimNumber, Entry: a.ClaimEntry, Hash: hex.EncodeToString(a.ClaimHash),
+		Serial: s.String(), Game: s.Game, Block: s.Block, Position: s.Position, Amount: a.ClaimAmount,
+		Desk: a.ClaimDesk, Operator: a.ClaimOperator, Method: a.ClaimMethod, At: core.ParseTime(a.ClaimAt),
+		Chained: time.Duration(a.ChainMS * float64(time.Millisecond))}
 }
 
 // ticket is the ticket of an answer that names one.
 func (a *answer) ticket() (core.Ticket, error) {
-	s := game.Serial{Game: int(a.Game.Int64), Block: int(a.Block.Int64), Position: int(a.Position.Int64), Secret: a.Secret.Int64}
-	t := core.Ticket{Serial: s, Pack: s.Pack(), Position: s.Position, Prize: int(a.Prize.Int64), Claim: a.claim(),
-		PackState: a.PackState.String, Verdict: core.Verdict(a.Status), Until: core.ParseTime(a.Until.String),
+	s := game.Serial{Game: a.Game, Block: a.Block, Position: a.Position, Secret: a.Secret}
+	t := core.Ticket{Serial: s, Pack: s.Pack(), Position: s.Position, Prize: a.Prize, Claim: a.claim(),
+		PackState: a.PackState, Verdict: core.Verdict(a.Status), Until: core.ParseTime(a.Until),
 		Block: core.Block{Game: s.Game, Number: s.Block, Digest: hex.EncodeToString(a.Digest), PackSize: game.PackSize,
-			Tickets: game.BlockSize, Winners: game.Winners, Payout: game.Payout, CreatedAt: core.ParseTime(a.CreatedAt.String)}}
+			Tickets: game.BlockSize, Winners: game.Winners, Payout: game.Payout, CreatedAt: core.ParseTime(a.CreatedAt)}}
 	if a.Code != nil {
 		gt, err := game.Decode(a.Code)
 		if err != nil {
@@ -81,7 +108,7 @@ func (a *answer) ticket() (core.Ticket, error) {
 func (a *answer) refusal(serial string) error {
 	switch core.Verdict(a.Status) {
 	case core.UnknownSerial, core.UnknownContents, core.Locked:
-		return &core.Refusal{Verdict: core.Verdict(a.Status), Serial: serial, Until: core.ParseTime(a.Until.String), Entry: a.Entry.Int64}
+		return &core.Refusal{Verdict: core.Verdict(a.Status), Serial: serial, Until: core.ParseTime(a.Until), Entry: a.Entry}
 	}
 	return nil
 }
@@ -97,7 +124,7 @@ func asked(l core.Limit) *int {
 // lookup asks vegas.lookup.
 func lookup(ctx context.Context, q core.Querier, s game.Serial, who core.Identity, limit core.Limit) (core.Ticket, error) {
 	var a answer
-	err := core.Get(ctx, q, &a, "SELECT "+answerCols+" FROM vegas.lookup(?, ?, ?, ?, ?, ?, ?)",
+	err := call(ctx, q, &a, "CALL vegas.lookup(?, ?, ?, ?, ?, ?, ?)",
 		s.Game, s.Block, s.Position, s.Secret, who.Desk, who.Operator, asked(limit))
 	if err != nil {
 		return core.Ticket{}, fmt.Errorf("lookup %s: %w", s, Classify(err))
@@ -108,33 +135,26 @@ func lookup(ctx context.Context, q core.Querier, s game.Serial, who core.Identit
 	return a.ticket()
 }
 
-// find asks vegas.find.
+// find asks vegas.find, which answers the ticket core.FoundTicket would
+// choose among those it finds.
 func find(ctx context.Context, q core.Querier, code []byte, who core.Identity, limit core.Limit) ([]core.Ticket, error) {
-	var as []answer
-	if err := core.Select(ctx, q, &as, "SELECT "+answerCols+" FROM vegas.find(?, ?, ?, ?)", code, who.Desk, who.Operator, asked(limit)); err != nil {
+	var a answer
+	if err := call(ctx, q, &a, "CALL vegas.find(?, ?, ?, ?)", code, who.Desk, who.Operator, asked(limit)); err != nil {
 		return nil, fmt.Errorf("find by contents: %w", Classify(err))
 	}
-	var out []core.Ticket
-	for i := range as {
-		if err := as[i].refusal(""); err != nil {
-			return nil, err
-		}
-		t, err := as[i].ticket()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+	if err := a.refusal(""); err != nil {
+		return nil, err // unknown contents, recorded by vegas.find
 	}
-	if len(out) == 0 {
-		return nil, &core.Refusal{Verdict: core.UnknownContents} // recorded by vegas.find
+	t, err := a.ticket()
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return []core.Ticket{t}, nil
 }
 
-// claim asks vegas.claim, and then vegas.durable: the claim committed
-// without waiting for the disk, and its answer holds once the WAL is
-// flushed past it (postgres.sql, vegas.claim). at is the time the back
-// office gives (zero: the server's; a counter's login's is ignored).
+// claim asks vegas.claim, which answers once the payment's entry is
+// chained and durable (counters.sql). at is the time the back office
+// gives (zero: the server's; a counter's login's is ignored).
 func claim(ctx context.Context, q core.Querier, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
 	w := req.Winner
 	if !w.Given() {
@@ -146,13 +166,10 @@ func claim(ctx context.Context, q core.Querier, s game.Serial, req core.ClaimReq
 		when = &t
 	}
 	var a answer
-	err := core.Get(ctx, q, &a, "SELECT "+answerCols+" FROM vegas.claim(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	err := call(ctx, q, &a, "CALL vegas.claim(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		s.Game, s.Block, s.Position, s.Secret, req.Method, req.Who.Desk, req.Who.Operator, req.Request, asked(req.Limit),
 		w.Name, w.DocType, w.DocNumber, when)
 	if err != nil {
-		return core.Claim{}, fmt.Errorf("claim %s: %w", s, Classify(err))
-	}
-	if _, err := q.ExecContext(ctx, "SELECT vegas.durable()"); err != nil {
 		return core.Claim{}, fmt.Errorf("claim %s: %w", s, Classify(err))
 	}
 	switch core.Verdict(a.Status) {
@@ -163,7 +180,7 @@ func claim(ctx context.Context, q core.Querier, s game.Serial, req core.ClaimReq
 	case core.Voided:
 		c := a.claim()
 		c.Request, c.Voided = req.Request, true
-		c.VoidedAt, c.VoidReason, c.VoidedBy, c.VoidDesk = core.ParseTime(a.VoidAt.String), a.VoidReason.String, a.VoidedBy.String, a.VoidDesk.String
+		c.VoidedAt, c.VoidReason, c.VoidedBy, c.VoidDesk = core.ParseTime(a.VoidAt), a.VoidReason, a.VoidedBy, a.VoidDesk
 		return *c, &core.Refusal{Verdict: core.Voided, Serial: s.String(), First: c, Amount: c.Amount}
 	}
 	if err := a.refusal(s.String()); err != nil {
@@ -174,6 +191,6 @@ func claim(ctx context.Context, q core.Querier, s game.Serial, req core.ClaimReq
 		return core.Claim{}, err
 	}
 	r := core.RefusalOf(t, core.Verdict(a.Status))
-	r.Entry = a.Entry.Int64
+	r.Entry = a.Entry
 	return core.Claim{}, r
 }

@@ -193,9 +193,8 @@ func (c *Counter) MovePacks(ctx context.Context, m core.PackMove, who core.Ident
 	if m.Desk != "" && m.Desk != c.desk {
 		return fmt.Errorf("%s packs: %w: this login is desk %s's, not %s's", m.Move, core.ErrDeskMismatch, c.desk, m.Desk)
 	}
-	var id int64
-	err := core.Get(ctx, c.db, &id, "SELECT vegas.move_my_packs(?, ?, ?, ?, ?, ?)", m.Move, m.Game, m.Block, m.First, m.Last, who.Operator)
-	return Classify(err)
+	var a answer
+	return Classify(call(ctx, c.db, &a, "CALL vegas.move_my_packs(?, ?, ?, ?, ?, ?)", m.Move, m.Game, m.Block, m.First, m.Last, who.Operator))
 }
 
 // Game reads a game's public row (all of it).

@@ -61,7 +61,8 @@ func sqlString(s string) string {
 	return b.String()
 }
 
-// Schema is postgres.sql for the database dbname, its constants written.
+// Schema is postgres.sql, counters.sql and questions.sql for the database
+// dbname, their constants written.
 func Schema(dbname string) string {
 	c := Constants()
 	names := make([]string, 0, len(c))
@@ -73,5 +74,5 @@ func Schema(dbname string) string {
 	for _, k := range names {
 		pairs = append(pairs, "{{"+k+"}}", c[k])
 	}
-	return strings.NewReplacer(pairs...).Replace(postgresSQL)
+	return strings.NewReplacer(pairs...).Replace(postgresSQL + "\n" + countersSQL + "\n" + questionsSQL)
 }

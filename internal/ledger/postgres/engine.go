@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -40,20 +41,18 @@ func (p pool) Retry(f func() error) error {
 // engine is what a PostgreSQL database gives the back office's store.
 type engine struct{ db pool }
 
-// Write opens a transaction that holds the journal's lock, so that
-// whatever it appends stays one line.
+// Write opens a write transaction. Its first append takes the chainer's
+// lock (vegas.append) until it ends, so that what it appends stays one
+// line; the rows it reads to decide (a pack's state) it locks (LockRows).
 func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
 	var tx *sqlx.Tx
 	err := e.db.Retry(func() (err error) { tx, err = e.db.BeginTxx(ctx, nil); return err })
-	if err != nil {
-		return nil, Classify(err)
-	}
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE vegas.journal IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-		tx.Rollback()
-		return nil, Classify(err)
-	}
-	return tx, nil
+	return tx, Classify(err)
 }
+
+// LockRows locks the rows a write reads before it changes them: a
+// counter's procedure may move the same packs at once.
+func (e engine) LockRows() string { return " FOR UPDATE" }
 
 // Read opens a read-only transaction: one consistent snapshot.
 func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) {
@@ -69,9 +68,9 @@ func (e engine) Pool() core.Querier { return e.db }
 
 func (e engine) Classify(err error) error { return Classify(err) }
 
-// Append appends through vegas.append, which takes the journal's lock
-// again and makes the entry's id, number, hash, and its time when e has
-// none (the server's clock).
+// Append appends through vegas.append, which takes the chainer's lock,
+// chains what waits, and makes the entry's id, number, hash, and its time
+// when e has none (the server's clock).
 func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
 	var at *string // nil: the server's clock
 	if !en.At.IsZero() {
@@ -86,6 +85,19 @@ func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) erro
 	}
 	en.At = core.ParseTime(en.AtText)
 	return nil
+}
+
+// Waiting lists the entries recorded and not yet chained, id -seq.
+func (e engine) Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error) {
+	var es []core.Entry
+	if err := core.Select(ctx, q, &es, `SELECT -seq AS id, kind, at, 0 AS number, ticket, serial, game, block, position,
+		pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, ''::bytea AS hash
+		FROM vegas.waiting ORDER BY seq`); err != nil || len(es) == 0 {
+		return nil, time.Time{}, err
+	}
+	var oldest time.Time
+	err := core.Get(ctx, q, &oldest, "SELECT min(recorded) FROM vegas.waiting")
+	return es, oldest, err
 }
 
 // Storage: PostgreSQL's columns hold their declared type only.

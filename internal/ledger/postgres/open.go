@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,10 +28,23 @@ import (
 )
 
 // The PostgreSQL engine: a database shared by the back office and the
-// counters, postgres.sql.
+// counters: postgres.sql (the tables, the chain, the rule's helpers), then
+// counters.sql (what counters' calls share) and questions.sql (their
+// questions, and what they may call).
 
 //go:embed postgres.sql
 var postgresSQL string
+
+//go:embed counters.sql
+var countersSQL string
+
+//go:embed questions.sql
+var questionsSQL string
+
+// SchemaVersion is the version of a shared ledger's schema, its meta row
+// 'schema': 3 since its journal is recorded, then chained (the SQLite
+// file's is core.SchemaVersion). An earlier one is refused.
+const SchemaVersion = 3
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given
@@ -132,8 +146,11 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
 		return fail(Classify(err))
 	}
-	if version != fmt.Sprint(core.SchemaVersion) {
-		return fail(fmt.Errorf("%w: database %s has schema version %s, this vegas-desk knows %d", core.ErrTooNew, dbname, version, core.SchemaVersion))
+	switch v, _ := strconv.Atoi(version); {
+	case v > SchemaVersion:
+		return fail(fmt.Errorf("%w: database %s has schema version %s, this vegas-desk knows up to %d; install a newer vegas-desk", core.ErrTooNew, dbname, version, SchemaVersion))
+	case v < SchemaVersion:
+		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk whose counters' functions this one does not call: copy it to a file with that vegas-desk (vegas-desk --db URL copy URL FILE), then into a new database with this one", core.ErrTooOld, dbname, version))
 	}
 	var meta []struct {
 		Key   string `db:"key"`
@@ -176,7 +193,7 @@ func create(ctx context.Context, db *sqlx.DB, dbname string, c backoffice.Creati
 	if t := now(); !t.IsZero() {
 		at = t
 	}
-	rows := append(c.Rows(at), [2]string{"schema", fmt.Sprint(core.SchemaVersion)}, [2]string{"counters", counterGroup(dbname)})
+	rows := append(c.Rows(at), [2]string{"schema", fmt.Sprint(SchemaVersion)}, [2]string{"counters", counterGroup(dbname)})
 	for _, m := range rows {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vegas.meta (key, value) VALUES ($1, $2)", m[0], m[1]); err != nil {
 			return err

@@ -220,5 +220,13 @@ func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, l
 	return Storage(ctx, q, tables, limit)
 }
 
+// LockRows: a write transaction holds the file (BEGIN IMMEDIATE).
+func (e engine) LockRows() string { return "" }
+
+// Waiting: a file's entries are chained as they are recorded.
+func (e engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
+	return nil, time.Time{}, nil
+}
+
 // File is the ledger's file: its connections.
 func (b *Backend) File() *File { return b.file }
