@@ -59,9 +59,14 @@ func (c *cli) print(args []string) error {
 	if n := len(positions) / game.PackSize; n > maxPrintPacks {
 		return badInput("print: %d packs is %d pages; print at most %d packs at once", n, len(positions)/4, maxPrintPacks)
 	}
-	// Read-write: printing a real ledger's packs destroys them. A file that
-	// cannot be written opens read-only, and PrintPacks says what it can do.
-	l, err := c.open(false)
+	l, err := c.read() // a missing file is refused, not created
+	if err == nil && l.ReadOnly() && !l.Demo() {
+		// Printing a real ledger's packs destroys them: read-write. A file
+		// that cannot be written opens read-only again, and PrintPacks
+		// says what it cannot do.
+		l.Close()
+		l, err = c.open(false)
+	}
 	if err != nil {
 		return err
 	}
