@@ -22,24 +22,24 @@ type Sheets interface {
 }
 
 // PrintPacks has the packs of rs, all of one block, printed on
-// demonstration sheets by write, and says whether they are the sheets that
-// were asked for.
+// demonstration sheets by write, which returns them not yet kept; then it
+// keeps them (Keep) or drops them (Drop).
 //
 // A demonstration ledger's tickets are no money: write draws them as they
-// are (cover false), serial and barcode in view, and is kept.
+// are (cover false), serial and barcode in view, and they are kept.
 //
 // Any other ledger prints only packs in stock, one run of consecutive
 // packs at a time, and takes them out of play in the same step, so that no
-// printed ticket is ever payable: the packs are checked, then written (cover true: each ticket's serial and barcode
-// under the scratch panel, not drawn), then destroyed in one journal entry
-// (reason PrintedReason, from the stock only, checked again in that
-// entry's transaction), and only then kept. Writing comes first because it
-// is the long step, and the one an operator's mistake or a full disk
-// stops: it then destroys nothing. When the destruction fails (a pack
-// moved meanwhile, the database gone), the sheets are dropped and every
-// pack stays as it was. Keep failing after the destruction is the one
-// case where packs are destroyed without their sheets; Keep's error names
-// what is left.
+// printed ticket is ever payable: the packs are checked, then written
+// (cover true: each ticket's serial and barcode under the scratch panel,
+// not drawn), then destroyed in one journal entry (reason PrintedReason,
+// from the stock only, checked again in that entry's transaction), and
+// only then kept. Writing comes first because it is the long step, and
+// the one an operator's mistake or a full disk stops: it then destroys
+// nothing. When the destruction fails (a pack moved meanwhile, the
+// database gone), the sheets are dropped and every pack stays as it was.
+// Keep failing after the destruction is the one case where packs are
+// destroyed without their sheets; Keep's error names what is left.
 //
 // It needs the back office's ledger opened for writing: a read-only one
 // (OpenReadOnly) answers ErrReadOnly, a counter ErrCounterOnly, before
