@@ -45,7 +45,8 @@ else the one last chosen in the app's settings).
   settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
                                                  what a counter and the operator owe each other
   settings [--identity-threshold EUROS] [--commission PERCENT] [--claim-days N] [--json]
-  print --block N --packs A-B -o FILE.pdf        demonstration sheets: the packs' tickets, 4 an A4 page
+  print --block N --packs A-B -o FILE.pdf [--operator NAME]   demonstration sheets, 4 tickets an A4 page
+                                                 (a real ledger: packs in stock only, serials covered, packs destroyed)
   report --block N [--json]                      a block's prizes, claims and liability
   export --block N                               a block as JSON Lines on stdout
   verify [--block N] [--head HEX] [--key PUBKEY] [--json]   check every ticket, digest and the journal

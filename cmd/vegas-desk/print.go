@@ -6,9 +6,11 @@ import (
 	"image"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/ticketart"
 )
@@ -18,12 +20,15 @@ const maxPrintPacks = 10
 
 // print lays the tickets of packs out on A4 demonstration sheets, four to a
 // page with cut marks: each ticket as ticketart draws it printed (no wins
-// marked), its serial and barcode under a GRATTEZ ICI panel.
+// marked) with its serial under a GRATTEZ ICI panel. A demonstration
+// ledger's sheets show each serial and its barcode; any other ledger's
+// cover them, and print destroys their packs (ledger.PrintPacks).
 func (c *cli) print(args []string) error {
 	fs := flag.NewFlagSet("print", flag.ContinueOnError)
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
 	out := fs.String("o", "", "PDF file to write")
+	operator := fs.String("operator", "", "operator name, in the journal entry that destroys the packs (default: $USER)")
 	pos, err := c.flags(fs, args)
 	if err != nil {
 		return err
@@ -54,23 +59,45 @@ func (c *cli) print(args []string) error {
 	if n := len(positions) / game.PackSize; n > maxPrintPacks {
 		return badInput("print: %d packs is %d pages; print at most %d packs at once", n, len(positions)/4, maxPrintPacks)
 	}
-	l, err := c.read()
+	l, err := c.read() // a missing file is refused, not created
+	if err == nil && l.ReadOnly() && !l.Demo() {
+		// Printing a real ledger's packs destroys them: read-write. A file
+		// that cannot be written opens read-only again, and PrintPacks
+		// says what it cannot do.
+		l.Close()
+		l, err = c.open(false)
+	}
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	if _, err := l.Block(c.ctx, g, b); err != nil {
+	err = l.PrintPacks(c.ctx, spans, c.who(l, "", *operator), func(cover bool) (ledger.Sheets, error) {
+		return c.stageOut(*out, func(w io.Writer) error { return paper.WriteDemoSheets(w, c.sheets(l, g, b, positions, cover)) })
+	})
+	if err != nil || l.Demo() {
 		return err
 	}
+	fmt.Fprintf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
+		count(len(positions)/game.PackSize, "pack"), ledger.PrintedReason, joinRanges(spans))
+	return nil
+}
+
+// sheets are the demonstration sheets of the tickets at positions of block
+// g/b of l, their serials covered when cover.
+func (c *cli) sheets(l *ledger.Ledger, g, b int, positions []int, cover bool) paper.DemoSheets {
 	progress := func(int) {}
 	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
-		progress = func(i int) { fmt.Fprintf(c.stderr, "\rdrawing: %d/%d tickets", i+1, len(positions)) }
-		defer fmt.Fprintln(c.stderr)
+		progress = func(i int) {
+			fmt.Fprintf(c.stderr, "\rdrawing: %d/%d tickets", i+1, len(positions))
+			if i+1 == len(positions) {
+				fmt.Fprintln(c.stderr)
+			}
+		}
 	}
 	// Each ticket drawn once, at 300 dpi on the sheet, over the card all of
 	// them share, which the document holds once.
-	pr := ticketart.NewPrinted(g, paper.DemoTicketWidth/25.4*300/ticketart.Width)
-	sheets := paper.DemoSheets{Game: g, Block: b, Positions: positions, PrintedAt: time.Now(), Card: pr.Card(),
+	pr := ticketart.NewPrinted(g, ticketart.Options{Scale: paper.DemoTicketWidth / 25.4 * 300 / ticketart.Width, CoverSerial: cover})
+	return paper.DemoSheets{Game: g, Block: b, Positions: positions, PrintedAt: time.Now(), Card: pr.Card(), Destroyed: cover,
 		Ticket: func(i int) (func() []image.Image, error) {
 			t, err := l.TicketAt(c.ctx, g, b, positions[i])
 			if err != nil {
@@ -79,5 +106,13 @@ func (c *cli) print(args []string) error {
 			progress(i)
 			return func() []image.Image { return pr.Parts(&t.Ticket, &t.Serial) }, nil
 		}}
-	return c.writeOut(*out, func(w io.Writer) error { return paper.WriteDemoSheets(w, sheets) })
+}
+
+// joinRanges names packs.
+func joinRanges(rs []game.PackRange) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.String()
+	}
+	return strings.Join(names, ", ")
 }

@@ -85,6 +85,7 @@ func TestRetailCLI(t *testing.T) {
 	code10 := game.PackCode{Game: 531, Block: 1, Pack: 10}.String()
 	code11 := game.PackCode{Game: 531, Block: 1, Pack: 11}.String()
 	code12 := game.PackCode{Game: 531, Block: 1, Pack: 12}.String()
+	code20 := game.PackCode{Game: 531, Block: 1, Pack: 20}.String()
 	s11, p11 := winnerOf(t, w11)
 	cups := printertest.Install(t, "Recus", "Bureau")
 
@@ -171,7 +172,10 @@ func TestRetailCLI(t *testing.T) {
 		{"settlement without a desk", []string{"settlement", "--since", today, "--until", today}, 2, "", "--desk"},
 		{"print without -o", []string{"print", "--block", "1", "--packs", "10"}, 2, "", "-o FILE.pdf"},
 		{"print too many packs", []string{"print", "--block", "1", "--packs", "0-10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "at most 10 packs"},
-		{"print", []string{"print", "--block", "1", code11, "-o", filepath.Join(dir, "demo.pdf")}, 0, "", ""},
+		{"print a pack on sale", []string{"print", "--block", "1", code11, "-o", filepath.Join(dir, "demo.pdf")}, 1, "",
+			"pack " + code11 + " is on-sale at desk D1; a ledger that is not a demonstration ledger prints only packs in stock"},
+		{"print", []string{"print", "--block", "1", "--packs", "20", "-o", filepath.Join(dir, "demo.pdf")}, 0, "",
+			"destroyed 1 pack (printed for demonstration): " + code20},
 		{"labels", []string{"packs", "labels", "--block", "1", "--packs", "10-13", code12, "-o", filepath.Join(dir, "labels.pdf")}, 0, "", ""},
 		{"labels on a roll, printed", []string{"packs", "labels", "--block", "1", "--packs", "10-11", "--roll", "--printer", "Bureau"}, 0, "",
 			"labels of 2 packs printed on Bureau"},
@@ -313,8 +317,8 @@ func TestRetailCLI(t *testing.T) {
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
 		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", ledger.MaskSerial(s11)},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
-		"demo.pdf": {"Tickets de démonstration — jeu 531, bloc 0001 — carnet " + code11 + " — positions 0002200 à 0002203", "feuille 50/50",
-			"positions 0002396 à 0002399"},
+		"demo.pdf": {"Spécimens non payables — jeu 531, bloc 0001 — carnet détruit " + code20 + " — positions 0004000 à 0004003", "feuille 50/50",
+			"positions 0004196 à 0004199"},
 	} {
 		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -258,9 +259,28 @@ func (c *cli) render(args []string) error {
 // directory, renamed over path once complete: a failure leaves an existing
 // file as it was, and no partial file.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := stageFile(path, write)
 	if err != nil {
 		return err
+	}
+	if err := f.Keep(); err != nil {
+		f.Drop()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// staged is a complete file under a temporary name (tmp) in the directory
+// of path, the name it is for.
+type staged struct{ tmp, path string }
+
+// stageFile writes path's content through write into a temporary file of
+// the same directory, on disk once it returns; Keep gives it the name
+// path, Drop removes it. A failure leaves no file.
+func stageFile(path string, write func(io.Writer) error) (*staged, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, err
 	}
 	err = write(f)
 	if err == nil {
@@ -272,12 +292,57 @@ func writeFile(path string, write func(io.Writer) error) error {
 	if err == nil {
 		err = os.Chmod(f.Name(), 0o644)
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
 	if err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &staged{f.Name(), path}, nil
+}
+
+// Keep renames the file to its name, over any file of that name.
+func (s *staged) Keep() error { return os.Rename(s.tmp, s.path) }
+
+// Drop removes the file.
+func (s *staged) Drop() { os.Remove(s.tmp) }
+
+// stageOut writes what writeOut would, but keeps it only on Keep: a file
+// complete under a temporary name (stageFile), or for "-" the bytes held
+// until Keep writes them out.
+func (c *cli) stageOut(path string, write func(io.Writer) error) (ledger.Sheets, error) {
+	if path == "-" {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return nil, err
+		}
+		return heldOut{&b, c.stdout}, nil
+	}
+	f, err := stageFile(path, write)
+	if err != nil {
+		return nil, err
+	}
+	return keptAs{f}, nil
+}
+
+// heldOut is output held until Keep writes it to w.
+type heldOut struct {
+	b *bytes.Buffer
+	w io.Writer
+}
+
+func (h heldOut) Keep() error {
+	_, err := h.b.WriteTo(h.w)
+	return err
+}
+
+func (h heldOut) Drop() {}
+
+// keptAs is a staged file whose Keep says where the finished file is when
+// it cannot take its name.
+type keptAs struct{ *staged }
+
+func (k keptAs) Keep() error {
+	if err := k.staged.Keep(); err != nil {
+		return fmt.Errorf("write %s: %w; the finished file is %s: rename it", k.path, err, k.tmp)
 	}
 	return nil
 }

@@ -39,6 +39,11 @@ type DemoSheets struct {
 	Ticket func(i int) (draw func() []image.Image, err error)
 	// PrintedAt is the PDF's date (the Unix epoch when zero).
 	PrintedAt time.Time
+	// Destroyed says the tickets are of a ledger that is not a
+	// demonstration ledger, whose packs printing destroys: each page says
+	// they are specimens, not payable. (The tickets' pictures must then
+	// cover their serials: ticketart's CoverSerial.)
+	Destroyed bool
 }
 
 // Layout of a demonstration sheet, in millimetres: a caption line, then two
@@ -123,8 +128,16 @@ func (s *DemoSheets) caption(d *doc, sheet, sheets int, positions []int) {
 		noun2 = "positions"
 	}
 	right := fmt.Sprintf("feuille %d/%d", sheet, sheets)
-	left := fmt.Sprintf("Tickets de démonstration — jeu %03d, bloc %04d — %s %s — %s %s",
-		s.Game, s.Block, noun, strings.Join(packs, ", "), noun2, positionList(positions))
+	what := "Tickets de démonstration"
+	if s.Destroyed {
+		what = "Spécimens non payables"
+		noun += " détruit"
+		if len(packs) > 1 {
+			noun += "s"
+		}
+	}
+	left := fmt.Sprintf("%s — jeu %03d, bloc %04d — %s %s — %s %s",
+		what, s.Game, s.Block, noun, strings.Join(packs, ", "), noun2, positionList(positions))
 	d.font("", 9)
 	rw := d.width(right) + 4
 	d.cell(d.textWidth()-rw, captionLine, d.fit(left, d.textWidth()-rw), "L")

@@ -181,3 +181,21 @@ func TestPaletted(t *testing.T) {
 		})
 	}
 }
+
+// Sheets of packs that printing destroyed say on every page that their
+// tickets are specimens, not payable, and that the packs are destroyed.
+func TestDemoSheetsDestroyed(t *testing.T) {
+	s := sampleDemo()
+	s.Destroyed = true
+	var pdf bytes.Buffer
+	if err := WriteDemoSheets(&pdf, s); err != nil {
+		t.Fatal(err)
+	}
+	text := pdfText(t, pdf.Bytes())
+	if n := strings.Count(text, "Spécimens non payables — jeu 531, bloc 0001 — carnet détruit 531-0001-228"); n != 2 {
+		t.Errorf("%d pages say their tickets are not payable, want 2:\n%s", n, text)
+	}
+	if strings.Contains(text, "Tickets de démonstration") {
+		t.Errorf("a page of destroyed packs reads as demonstration tickets:\n%s", text)
+	}
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // Printed draws tickets as printed on a demonstration sheet (Draw with
-// ScratchPanel and HideWins) for a document that lays many of them out:
+// ScratchPanel and HideWins, and CoverSerial on a sheet of a ledger that
+// is not a demonstration ledger) for a document that lays many of them out:
 // what every ticket of a game shows — the card, its header and the silver
 // panel of the serial — is drawn once (Card), and each ticket as the parts
 // of its picture that differ from it (Parts), so that a document embeds the
@@ -16,18 +17,22 @@ import (
 type Printed struct {
 	card  *image.RGBA
 	scale float32
+	band  band
 }
 
-// NewPrinted draws the card of game code's printed tickets at scale pixels
-// a design unit (Options.Scale).
-func NewPrinted(code int, scale float64) *Printed {
+// NewPrinted draws the card of game code's printed tickets at o.Scale
+// pixels a design unit, the serial covered when o.CoverSerial; the other
+// options are a printed ticket's (ScratchPanel, HideWins).
+func NewPrinted(code int, o Options) *Printed {
+	scale := o.Scale
 	if scale <= 0 {
 		scale = 1
 	}
+	o.ScratchPanel = true
 	p := newPen(Width, Height, float32(scale))
 	drawStock(p, code)
-	drawSerialBand(p, true)
-	return &Printed{card: p.img, scale: float32(scale)}
+	drawSerialBand(p, o.band())
+	return &Printed{card: p.img, scale: float32(scale), band: o.band()}
 }
 
 // Card is the picture every printed ticket of the game shares: a ticket
@@ -39,20 +44,26 @@ func (pr *Printed) Card() image.Image { return pr.card }
 const partMargin = 3
 
 // Parts draws ticket t with serial s, as Draw(t, s, Options{Scale,
-// ScratchPanel: true, HideWins: true}) does, and returns the parts of the
-// picture that differ from the card: its five surfaces and the serial's
-// box. Each is an image whose bounds are its place in the card's:
-// laid over the card, they make the ticket's picture.
+// ScratchPanel: true, HideWins: true, CoverSerial}) does, and returns the
+// parts of the picture that differ from the card: its five surfaces and
+// the serial's box (its public part's, when covered). Each is an image
+// whose bounds are its place in the card's: laid over the card, they make
+// the ticket's picture.
 func (pr *Printed) Parts(t *game.Ticket, s *game.Serial) []image.Image {
 	img := image.NewRGBA(pr.card.Rect)
 	copy(img.Pix, pr.card.Pix)
 	p := penOn(img, pr.scale)
 	drawFace(p, t, true)
-	drawSerial(p, s, true)
+	drawSerial(p, s, pr.band)
 	places := [][4]float32{roulettePlace, crapsPlace, duelPlace, jackpotPlace, bonusPlace}
 	var parts []image.Image
 	for _, a := range places {
 		parts = append(parts, img.SubImage(pr.pixels(a[0]-partMargin, a[1]-partMargin, a[2]+2*partMargin, a[3]+2*partMargin)))
+	}
+	if pr.band == bandCovered {
+		// The serial's public part, on the paper left of the panel.
+		parts = append(parts, img.SubImage(pr.pixels(serialX+4, serialY+4, coverX-serialX-8, 52)))
+		return parts
 	}
 	// The serial's paper box, inside the silver panel (drawSerialBand), and
 	// the white ground of the barcode, which reaches past it.

@@ -33,6 +33,14 @@ type Options struct {
 	// marked GRATTEZ ICI, as on a printed demonstration sheet, where the
 	// serial hides under the scratch layer like the surfaces.
 	ScratchPanel bool
+	// CoverSerial draws the serial band as a sheet printed from a ledger
+	// that is not a demonstration ledger must: the scratch panel covers
+	// the serial's secret part and its barcode, which are not drawn at all
+	// (nothing of them is in the picture, so nothing can be read or
+	// recovered from it), and only the serial's public part (game, block,
+	// position) shows, beside SPÉCIMEN · NON PAYABLE. It implies
+	// ScratchPanel.
+	CoverSerial bool
 	// HideWins leaves the wins unmarked, as on a printed ticket: no GAGNANT
 	// tabs, gold frames or total.
 	HideWins bool
@@ -78,15 +86,35 @@ func Draw(t *game.Ticket, s *game.Serial, opts Options) *image.RGBA {
 		code = s.Game
 	}
 	drawStock(p, code)
-	drawSerialBand(p, opts.ScratchPanel)
+	band := opts.band()
+	drawSerialBand(p, band)
 	if t == nil {
 		drawUnscratched(p)
-		drawSerial(p, s, opts.ScratchPanel)
+		drawSerial(p, s, band)
 		return p.img
 	}
 	drawFace(p, t, opts.HideWins)
-	drawSerial(p, s, opts.ScratchPanel)
+	drawSerial(p, s, band)
 	return p.img
+}
+
+// band is how the serial band is drawn.
+type band uint8
+
+const (
+	bandPaper   band = iota // the serial on paper, as the app shows it
+	bandScratch             // beside a GRATTEZ ICI panel, serial and barcode in view
+	bandCovered             // the secret part and the barcode under the panel, not drawn
+)
+
+func (o Options) band() band {
+	switch {
+	case o.CoverSerial:
+		return bandCovered
+	case o.ScratchPanel:
+		return bandScratch
+	}
+	return bandPaper
 }
 
 // drawStock draws what every ticket of game code shows: the card stock,
@@ -363,15 +391,30 @@ func drawBonus(p *pen, amount int, win bool) {
 	p.words(x+4, y+146, w-8, game.AmountWords(amount), 10, colWordsLight)
 }
 
-// The serial band's place: x, y, w, h.
-const serialX, serialY, serialW, serialH = 24, 620, 952, 84
+// The serial band's place: x, y, w, h; coverX is where the panel that
+// covers the serial's secret part and barcode (bandCovered) begins.
+const (
+	serialX, serialY, serialW, serialH = 24, 620, 952, 84
+	coverX                             = serialX + 330
+)
 
-// drawSerialBand draws the serial band without the serial: paper, or with
-// scratch a silver panel marked GRATTEZ ICI around a paper box.
-func drawSerialBand(p *pen, scratch bool) {
+// drawSerialBand draws the serial band without the serial: paper; or a
+// silver panel marked GRATTEZ ICI around a paper box (bandScratch); or
+// paper whose right part, from coverX, is a silver panel marked GRATTEZ
+// ICI over the secret part and the barcode (bandCovered).
+func drawSerialBand(p *pen, b band) {
 	const x, y, w, h = serialX, serialY, serialW, serialH
-	if !scratch {
+	switch b {
+	case bandPaper:
 		p.rect(x, y, w, h, Paper, Gold, 2, 10)
+		return
+	case bandCovered:
+		p.rect(x, y, w, h, Paper, Gold, 2, 10)
+		p.text(x+20, y+60, coverX-x-30, "SPÉCIMEN · NON PAYABLE", 12, Red, bold, -1)
+		p.gradient(coverX, y, x+w-coverX, h, colScratch1, colScratch2, true)
+		p.rect(coverX, y, x+w-coverX, h, nil, Gold, 2, 0)
+		p.text(coverX, y+16, x+w-coverX, "GRATTEZ ICI", 22, Ink, bold, 0)
+		p.text(coverX, y+50, x+w-coverX, "N° SECRET ET CODE-BARRES", 11, colDimmed, bold, 0)
 		return
 	}
 	p.gradient(x, y, w, h, colScratch1, colScratch2, true)
@@ -382,20 +425,29 @@ func drawSerialBand(p *pen, scratch bool) {
 }
 
 // drawSerial draws the serial in figures and its barcode on the serial
-// band (drawSerialBand).
-func drawSerial(p *pen, s *game.Serial, scratch bool) {
+// band (drawSerialBand); on bandCovered, its public part only.
+func drawSerial(p *pen, s *game.Serial, b band) {
 	const x, y, w = serialX, serialY, serialW
 	if s == nil {
-		p.text(x, y+30, w, "N° DE TICKET SOUS LA ZONE À GRATTER", 14, Ink, bold, 0)
+		if b != bandCovered {
+			p.text(x, y+30, w, "N° DE TICKET SOUS LA ZONE À GRATTER", 14, Ink, bold, 0)
+		}
+		return
+	}
+	str := s.String()
+	if b == bandCovered {
+		// Game, block and position: nothing of the secret part, not even
+		// the check digit, which depends on it.
+		p.text(x+20, y+9, 200, "N° DE TICKET", 10, Ink, bold, -1)
+		p.text(x+20, y+24, coverX-x-30, str[:16], 22, Ink, mono, -1)
 		return
 	}
 	tx := float32(x + 20)
-	if scratch {
+	if b == bandScratch {
 		tx = x + 162
 	}
 	// The serial's 38 characters on two lines, cut where its secret part
 	// begins, beside the barcode of its 31 digits.
-	str := s.String()
 	p.text(tx, y+11, 400, "N° DE TICKET", 10, Ink, bold, -1)
 	p.text(tx, y+26, 320, str[:17], 22, Ink, mono, -1)
 	p.text(tx, y+51, 320, str[17:], 22, Ink, mono, -1)

@@ -49,6 +49,9 @@ func TestGolden(t *testing.T) {
 		// A printed demonstration sheet: no marks, the serial to scratch,
 		// drawn at 1.5 pixels a unit.
 		{"sheet.png", &tk, &s, Options{Scale: 1.5, ScratchPanel: true, HideWins: true}, 1500, 1080},
+		// A sheet printed from a ledger that is not a demonstration
+		// ledger: the secret part and the barcode under the panel.
+		{"sheet-covered.png", &tk, &s, Options{Scale: 1.5, HideWins: true, CoverSerial: true}, 1500, 1080},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,25 +163,72 @@ func far(a, b uint32) bool {
 // parts.
 func TestPrintedParts(t *testing.T) {
 	tk, s := sampleTicket()
-	for _, scale := range []float64{1, 1.0276, 1.5} {
-		pr := NewPrinted(s.Game, scale)
-		img := image.NewRGBA(pr.Card().Bounds())
-		draw.Draw(img, img.Rect, pr.Card(), image.Point{}, draw.Src)
-		parts := pr.Parts(&tk, &s)
-		if len(parts) != 6 {
-			t.Fatalf("%d parts, want the five surfaces and the serial", len(parts))
-		}
-		area := 0
-		for _, part := range parts {
-			draw.Draw(img, part.Bounds(), part, part.Bounds().Min, draw.Src)
-			area += part.Bounds().Dx() * part.Bounds().Dy()
-		}
-		want := Draw(&tk, &s, Options{Scale: scale, ScratchPanel: true, HideWins: true})
-		if !bytes.Equal(img.Pix, want.Pix) {
-			t.Errorf("scale %v: the card and the parts differ from the ticket drawn whole", scale)
-		}
-		if whole := img.Rect.Dx() * img.Rect.Dy(); area*10 > whole*8 {
-			t.Errorf("scale %v: the parts cover %d of %d pixels", scale, area, whole)
+	for _, cover := range []bool{false, true} {
+		for _, scale := range []float64{1, 1.0276, 1.5} {
+			testPrintedParts(t, &tk, &s, Options{Scale: scale, CoverSerial: cover})
 		}
 	}
+}
+
+// testPrintedParts lays the parts of ticket tk printed with o over its card
+// and compares the picture with Draw's.
+func testPrintedParts(t *testing.T, tk *game.Ticket, s *game.Serial, o Options) {
+	t.Helper()
+	pr := NewPrinted(s.Game, o)
+	img := image.NewRGBA(pr.Card().Bounds())
+	draw.Draw(img, img.Rect, pr.Card(), image.Point{}, draw.Src)
+	parts := pr.Parts(tk, s)
+	if len(parts) != 6 {
+		t.Fatalf("%d parts, want the five surfaces and the serial", len(parts))
+	}
+	area := 0
+	for _, part := range parts {
+		draw.Draw(img, part.Bounds(), part, part.Bounds().Min, draw.Src)
+		area += part.Bounds().Dx() * part.Bounds().Dy()
+	}
+	want := Draw(tk, s, Options{Scale: o.Scale, ScratchPanel: true, HideWins: true, CoverSerial: o.CoverSerial})
+	if !bytes.Equal(img.Pix, want.Pix) {
+		t.Errorf("scale %v, covered %v: the card and the parts differ from the ticket drawn whole", o.Scale, o.CoverSerial)
+	}
+	if whole := img.Rect.Dx() * img.Rect.Dy(); area*10 > whole*8 {
+		t.Errorf("scale %v, covered %v: the parts cover %d of %d pixels", o.Scale, o.CoverSerial, area, whole)
+	}
+}
+
+// A covered serial gives nothing of its secret part away: two tickets whose
+// serials differ only there (and so in the check digit) are the same
+// picture, drawn whole or as a sheet's parts; and the serial shown is
+// their public part. Shown, the secret part changes the picture.
+func TestCoverSerial(t *testing.T) {
+	tk, s := sampleTicket()
+	other := s
+	other.Secret = 999_999_999_999_999 % game.SecretModulus
+	if s.String()[16:] == other.String()[16:] {
+		t.Fatal("the two serials' secret parts are the same")
+	}
+	for _, scale := range []float64{1, 1.0276} {
+		o := Options{Scale: scale, HideWins: true, CoverSerial: true}
+		if !bytes.Equal(Draw(&tk, &s, o).Pix, Draw(&tk, &other, o).Pix) {
+			t.Errorf("scale %v: the covered ticket shows something of its secret part", scale)
+		}
+		pr := NewPrinted(s.Game, o)
+		a, b := pr.Parts(&tk, &s), pr.Parts(&tk, &other)
+		for i := range a {
+			if !bytes.Equal(pixels(a[i]), pixels(b[i])) {
+				t.Errorf("scale %v: part %d of the covered ticket shows something of its secret part", scale, i)
+			}
+		}
+		o.CoverSerial = false
+		o.ScratchPanel = true
+		if bytes.Equal(Draw(&tk, &s, o).Pix, Draw(&tk, &other, o).Pix) {
+			t.Errorf("scale %v: the serial in view does not show its secret part", scale)
+		}
+	}
+}
+
+// pixels copies img's pixels out.
+func pixels(img image.Image) []byte {
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Rect, img, img.Bounds().Min, draw.Src)
+	return out.Pix
 }

@@ -3,6 +3,7 @@ package backoffice
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"vegas-desk/internal/game"
@@ -61,6 +62,10 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 		if !core.MoveAllowed(m.Move, r.State) {
 			return fmt.Errorf("%w: pack %s is %s; %s needs it %s", core.ErrPackMove, code,
 				core.StateName(r.State), m.Move, strings.Join(core.FromNames(mv.From), " or "))
+		}
+		if len(m.Only) > 0 && !slices.Contains(m.Only, core.StateName(r.State)) {
+			return fmt.Errorf("%w: pack %s is %s; this move takes packs that are %s only", core.ErrPackMove, code,
+				core.StateName(r.State), strings.Join(m.Only, " or "))
 		}
 		switch {
 		case mustBe && r.Desk != m.Desk:

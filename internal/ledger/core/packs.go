@@ -212,6 +212,11 @@ func PrepareMove(m *PackMove, who *Identity) error {
 	if who.Operator == "" {
 		return fmt.Errorf("%s packs: name the operator", m.Move)
 	}
+	for _, st := range m.Only {
+		if !slices.Contains(PackStates, st) {
+			return fmt.Errorf("%s packs: state %q: want one of %s", m.Move, st, strings.Join(PackStates, ", "))
+		}
+	}
 	for _, f := range [][2]string{{"desk", m.Desk}, {"reason", m.Reason}, {"operator", who.Operator}} {
 		if err := CheckText(f[0], f[1], MaxText); err != nil {
 			return err

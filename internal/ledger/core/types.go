@@ -498,6 +498,11 @@ type PackMove struct {
 	// counter that receives or activates them, which must be theirs.
 	Desk   string
 	Reason string // why (stolen, destroyed, return)
+	// Only, when not empty, narrows the states (of PackStates: "stock",
+	// "delivered", …) the packs may be in to these, checked with the move
+	// in one transaction: printing destroys packs from the stock only,
+	// and a pack delivered meanwhile must stop the move, not be destroyed.
+	Only []string
 }
 
 // ContentsCheck is the verdict on typed-in contents: the rules' and the

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
+)
+
+// scanSheets prints pages first … last of PDF file at 300 dpi, as a
+// scanner sees them printed, and reads every barcode zbarimg finds there
+// (zbar-tools, every symbology it reads by default), sorted.
+func scanSheets(t *testing.T, file string, first, last int) []string {
+	t.Helper()
+	for _, tool := range []string{"pdftoppm", "zbarimg"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not found: install poppler-utils and zbar-tools (make deps-test does)", tool)
+		}
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("pdftoppm", "-r", "300", "-png", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), file,
+		filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "page-*.png"))
+	if len(pngs) != last-first+1 {
+		t.Fatalf("pdftoppm printed %d pages, want %d", len(pngs), last-first+1)
+	}
+	var codes []string
+	for _, png := range pngs {
+		got, err := exec.Command("zbarimg", "--quiet", "--raw", png).Output()
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 4 {
+			err = nil // no barcode on this page
+		}
+		if err != nil {
+			t.Fatalf("zbarimg %s: %v", png, err)
+		}
+		codes = append(codes, strings.Fields(string(got))...)
+	}
+	slices.Sort(codes)
+	return codes
+}
+
+// serialsAt are the serials of the tickets at positions of block 531/1 of
+// ledger db.
+func serialsAt(t *testing.T, db string, positions ...int) []game.Serial {
+	t.Helper()
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var out []game.Serial
+	for _, p := range positions {
+		tk, err := l.TicketAt(context.Background(), 531, 1, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tk.Serial)
+	}
+	return out
+}
+
+// The attack of issue 15 (item 3): demonstration sheets printed from a
+// real ledger, of a pack on sale, and a barcode reader run on page 1,
+// which gave payable serials. Now print refuses a pack on sale; a pack in
+// stock prints with its serials and barcodes under the scratch panel, and
+// is destroyed in the same step: nothing on the sheet reads as a serial,
+// and the serials are not payable. A demonstration ledger's sheets keep
+// their serials and barcodes in view, which the barcode reader reads:
+// the proof that it would read them on the real ledger's too.
+func TestPrintSheetsNotPayable(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Stock)
+	dir := filepath.Dir(db)
+	for _, args := range [][]string{
+		{"packs", "deliver", "--block", "1", "--packs", "0", "--desk", "D1"},
+		{"packs", "receive", "--block", "1", "0"},
+		{"packs", "activate", "--block", "1", "0"},
+	} {
+		if _, errs, code := vd(t, db, "", args...); code != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	onSale := filepath.Join(dir, "on-sale.pdf")
+	_, errs, code := vd(t, db, "", "print", "--block", "1", "--packs", "0", "-o", onSale)
+	if code != 1 || !strings.Contains(errs, "pack 531-0001-0000-9 is on-sale at desk D1; a ledger that is not a demonstration ledger prints only packs in stock") ||
+		!strings.Contains(errs, "choose packs in stock") {
+		t.Errorf("print a pack on sale: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(onSale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("print a pack on sale wrote %s (%v)", onSale, err)
+	}
+	// Sheets that cannot be written destroy nothing.
+	if _, errs, code := vd(t, db, "", "print", "--block", "1", "--packs", "5", "-o", filepath.Join(dir, "none", "x.pdf")); code != 1 {
+		t.Errorf("print into no directory: exit %d, %s", code, errs)
+	}
+	printed := serialsAt(t, db, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007) // pack 5's first two pages
+	if out, _, _ := vd(t, db, "", "lookup", printed[0].String(), "--json"); !strings.Contains(out, `"pack_state": "stock"`) {
+		t.Errorf("pack 5 after a failed print: %s", out)
+	}
+
+	sheets := filepath.Join(dir, "sheets.pdf")
+	_, errs, code = vd(t, db, "", "print", "--block", "1", "--packs", "5", "-o", sheets, "--operator", "eve")
+	if code != 0 || !strings.Contains(errs, "destroyed 1 pack (printed for demonstration): 531-0001-0005-1") {
+		t.Fatalf("print a pack in stock: exit %d, %s", code, errs)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.pdf.*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if codes := scanSheets(t, sheets, 1, 2); len(codes) > 0 {
+		t.Errorf("the sheets' barcodes read: %v", codes)
+	}
+	text, err := exec.Command("pdftotext", "-f", "1", "-l", "2", sheets, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "Spécimens non payables — jeu 531, bloc 0001 — carnet détruit 531-0001-0005-1") {
+		t.Errorf("the sheets do not say their tickets are not payable:\n%s", text)
+	}
+	for _, s := range printed {
+		for _, form := range []string{s.String(), s.Compact(), s.String()[17:]} {
+			if strings.Contains(string(text), form) {
+				t.Errorf("the sheets' text shows %s", form)
+			}
+		}
+		out, _, _ := vd(t, db, "", "lookup", s.String(), "--json")
+		if !strings.Contains(out, `"pack_state": "destroyed"`) || !strings.Contains(out, `"verdict": "not-activated"`) {
+			t.Errorf("lookup %s: %s", s, out)
+		}
+	}
+	if _, errs, code := vd(t, db, "", "claim", printed[0].String(), "--desk", "D1", "--operator", "ann"); code != 1 || !strings.Contains(errs, "not on sale: do not pay") {
+		t.Errorf("claim a printed ticket: exit %d, %s", code, errs)
+	}
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	es, err := l.PackEntries(context.Background(), ledger.PackEntryFilter{Moves: []string{"destroyed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].First != 5 || es[0].Last != 5 || es[0].Reason != "printed for demonstration" || es[0].Operator != "eve" {
+		t.Errorf("the journal's destructions: %+v", es)
+	}
+
+	// The demonstration ledger: a pack on sale, its serials in view.
+	demo := ledgertest.Copy(t, ledgertest.Demo)
+	demoSheets := filepath.Join(filepath.Dir(demo), "demo.pdf")
+	if _, errs, code := vd(t, demo, "", "print", "--block", "1", "--packs", "0", "-o", demoSheets); code != 0 || errs != "" {
+		t.Fatalf("print on the demonstration ledger: exit %d, %s", code, errs)
+	}
+	var want []string
+	for _, s := range serialsAt(t, demo, 0, 1, 2, 3) {
+		want = append(want, s.Compact())
+	}
+	if got := scanSheets(t, demoSheets, 1, 1); !slices.Equal(got, want) {
+		t.Errorf("the demonstration sheet's barcodes read %v, want %v", got, want)
+	}
+	if out, _, _ := vd(t, demo, "", "lookup", serialsAt(t, demo, 0)[0].String(), "--json"); !strings.Contains(out, `"pack_state": "on-sale"`) {
+		t.Errorf("the demonstration ledger's pack after print: %s", out)
+	}
+}
