@@ -92,6 +92,9 @@ bench: deps-test
 	$(BENCH) -bench 'Generate$$|Verify' -benchtime 2x ./internal/ledger/
 	$(BENCH) -bench 'Lookup|FindByContents' -benchtime 200x ./internal/ledger/
 	$(BENCH) -bench 'PostgresFigures' -benchtime 1x ./internal/ledger/
+	# A shared ledger's capacity: vegas-desk load beside pgbench -N, the
+	# chain's delay, a payment while counters sleep in their calls.
+	$(BENCH) -bench 'Load' -benchtime 1x ./cmd/vegas-desk/
 	# Sealing a block for a counter ledger (target: at most 10 s on 2
 	# cores), beside generating the same block in memory, in the same run.
 	$(BENCH) -bench 'SealBlock' -benchtime 3x ./internal/ledger/

@@ -54,7 +54,9 @@ else the one last chosen in the app's settings).
   render SERIAL -o FILE                          draw a ticket as PNG
   desks add ID [--password-file FILE] [--limit EUROS] [--json]   add a counter (a login on a shared ledger)
   desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
+  desks password ID --password-file FILE         give a counter's login a new password (shared ledger)
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
+  load [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]   a shared ledger's capacity test
 
   keygen -o FILE                                 make the back office's signing key (asks a passphrase)
   counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
@@ -135,6 +137,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
+		"load": c.load,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,9 +78,6 @@ func exitOf(c conformance.Case) int {
 	return exitOK
 }
 
-// pgConformance is the conformance world loaded into the tests' server.
-var pgConformance = sync.OnceValues(func() (string, error) { return ledgertest.Postgres(pg, ledgertest.Conformance) })
-
 // cliKind is one kind of ledger of the world, asked on the command line.
 type cliKind struct {
 	name     string
@@ -105,11 +101,7 @@ func newCLIKind(t *testing.T, kind, dir string) *cliKind {
 	case conformance.File:
 		k.office, k.named = copyOf("ledger.db"), true
 	case conformance.Shared, conformance.Login:
-		template, err := pgConformance()
-		if err != nil {
-			t.Fatal(err)
-		}
-		db := pg.NewDatabaseFrom(t, template)
+		db := pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Conformance))
 		k.office, k.named = pg.URL(pgtest.Owner, db), kind == conformance.Shared
 		pw := filepath.Join(t.TempDir(), "pw")
 		os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)

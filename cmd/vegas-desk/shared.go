@@ -16,7 +16,7 @@ import (
 
 func (c *cli) desks(args []string) error {
 	if len(args) == 0 {
-		return badInput("desks: want add, list, disable, enable, unlock or limit (see vegas-desk help)")
+		return badInput("desks: want add, list, disable, enable, unlock, limit or password (see vegas-desk help)")
 	}
 	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("desks "+sub, flag.ContinueOnError)
@@ -58,6 +58,29 @@ func (c *cli) desks(args []string) error {
 			fmt.Fprintf(c.stdout, ", login %s", d.Role)
 		}
 		fmt.Fprintln(c.stdout)
+		return nil
+	case "password":
+		pwFile := fs.String("password-file", "", "file holding the counter's new password")
+		pos, err := c.positional(fs, args, 1, "one desk ID")
+		if err != nil {
+			return err
+		}
+		if *pwFile == "" {
+			return badInput("desks password: --password-file FILE is required: the counter logs in with it")
+		}
+		b, err := os.ReadFile(*pwFile)
+		if err != nil {
+			return badInput("desks password: %v", err)
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		if err := l.SetDeskPassword(c.ctx, pos[0], string(bytes.TrimRight(b, "\r\n")), defaultIdentity("", *operator)); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "desk %s: its login has a new password\n", terminal(pos[0]))
 		return nil
 	case "list":
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {

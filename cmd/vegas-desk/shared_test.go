@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"vegas-desk/internal/ledger/ledgertest"
@@ -24,6 +25,21 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
+}
+
+// pgFixtures are ledgertest's fixtures loaded into the tests' server, by
+// name, each when a test first asks for it: templates that tests copy.
+var pgFixtures sync.Map // name → func() (string, error)
+
+// pgFixture is the template database of ledgertest's fixture name.
+func pgFixture(t *testing.T, name string) string {
+	t.Helper()
+	load, _ := pgFixtures.LoadOrStore(name, sync.OnceValues(func() (string, error) { return ledgertest.Postgres(pg, name) }))
+	db, err := load.(func() (string, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // A pilot's day on a shared ledger, from the command line: a file copied

@@ -283,6 +283,16 @@ func (l *Ledger) UnlockDesk(ctx context.Context, id string, who Identity) error 
 	return bo.UnlockDesk(ctx, id, who)
 }
 
+// SetDeskPassword gives a counter's login on a shared ledger a new
+// password (at least 12 characters), and records that it changed.
+func (l *Ledger) SetDeskPassword(ctx context.Context, id, password string, who Identity) error {
+	bo, err := l.backOffice("set a desk's password")
+	if err != nil {
+		return err
+	}
+	return bo.SetDeskPassword(ctx, id, password, who)
+}
+
 // SetDeskLimit changes a counter's payout limit.
 func (l *Ledger) SetDeskLimit(ctx context.Context, id string, limit int, who Identity) error {
 	bo, err := l.backOffice("set a desk's limit")

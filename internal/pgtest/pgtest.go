@@ -149,6 +149,13 @@ func version(dir string) int {
 	return v
 }
 
+// Bin is the path of the server's program name (pgbench, psql…), of the
+// same version.
+func (s *Server) Bin(name string) string { return filepath.Join(s.bin, name) }
+
+// Version is the server's major version.
+func (s *Server) Version() int { return version(s.bin) }
+
 // cmd runs a server binary as the server's account.
 func (s *Server) cmd(name string, args ...string) *exec.Cmd {
 	c := exec.Command(filepath.Join(s.bin, name), args...)

@@ -106,7 +106,10 @@ func (o *Store) Games(ctx context.Context) (map[int]string, error) {
 // as the next block number of the game. A cancel (ctx), an error or a
 // crash leaves no trace: the transaction is never committed.
 func (o *Store) Generate(ctx context.Context, gameCode int, seed game.Seed, opts core.GenerateOptions) (core.Block, error) {
-	tx, err := o.write(ctx)
+	if o.ReadOnly {
+		return core.Block{}, fmt.Errorf("generate: %w", core.ErrReadOnly)
+	}
+	tx, err := o.E.Bulk(ctx)
 	if err != nil {
 		return core.Block{}, fmt.Errorf("generate: %w", err)
 	}

@@ -147,6 +147,35 @@ func (o *Store) UnlockDesk(ctx context.Context, id string, who core.Identity) er
 	return o.deskChange(ctx, id, "unlocked", 0, who)
 }
 
+// SetDeskPassword gives a counter's login a new password (a shared
+// ledger's desks have logins; a file's have none), and records that it
+// changed.
+func (o *Store) SetDeskPassword(ctx context.Context, id, password string, who core.Identity) error {
+	tx, err := o.write(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var d core.DeskRow
+	err = core.Get(ctx, tx, &d, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
+	case err != nil:
+		return o.classify(err)
+	case d.Role == nil:
+		return fmt.Errorf("desk %s has no login: a file's desks have none (a shared ledger's get one with desks add)", id)
+	}
+	e := core.Entry{Kind: "desk", Desk: id, State: "password", Amount: d.Limit, Operator: who.Operator}
+	if err := o.appendJournal(ctx, tx, &e); err != nil {
+		return err
+	}
+	if err := o.E.Password(ctx, tx, *d.Role, password); err != nil {
+		return o.classify(err)
+	}
+	return o.classify(tx.Commit())
+}
+
 // SetDeskLimit changes a counter's payout limit.
 func (o *Store) SetDeskLimit(ctx context.Context, id string, limit int, who core.Identity) error {
 	return o.deskChange(ctx, id, "limit", limit, who)

@@ -23,6 +23,9 @@ type Engine interface {
 	// Write opens a write transaction, Read a read-only one (one
 	// consistent snapshot), and Pool is the connections for one read.
 	Write(ctx context.Context) (*sqlx.Tx, error)
+	// Bulk opens a long write transaction of new rows that no question
+	// reads yet (a block generated).
+	Bulk(ctx context.Context) (*sqlx.Tx, error)
 	Read(ctx context.Context) (*sqlx.Tx, error)
 	Pool() core.Querier
 	// Append appends e after the journal's last entry, in q (a write
@@ -36,6 +39,7 @@ type Engine interface {
 	// sessions of a login just disabled.
 	Login(ctx context.Context, tx *sqlx.Tx, id, password string) (string, error)
 	Change(ctx context.Context, tx *sqlx.Tx, d core.DeskRow, state string) error
+	Password(ctx context.Context, tx *sqlx.Tx, role, password string) error
 	Disabled(ctx context.Context, role string) error
 	// Storage lists, for verify, the rows of the journal and of the kept
 	// tables stored with another type than the ledger writes (at most

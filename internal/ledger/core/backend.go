@@ -66,6 +66,7 @@ type BackOffice interface {
 	EnableDesk(ctx context.Context, id string, who Identity) error
 	UnlockDesk(ctx context.Context, id string, who Identity) error
 	SetDeskLimit(ctx context.Context, id string, limit int, who Identity) error
+	SetDeskPassword(ctx context.Context, id, password string, who Identity) error
 	Emission(ctx context.Context, code int) (Emission, error)
 	SetEmission(ctx context.Context, code int, em Emission, who Identity) (Emission, error)
 	Setting(ctx context.Context, key string) (int, error)

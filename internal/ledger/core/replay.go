@@ -191,6 +191,7 @@ func (st *Replay) effect(e *Entry, where string, rep *VerifyReport) {
 			d.LockedUntil = e.Detail
 		case "unlocked":
 			d.LockedUntil, d.UnlockedAt = "", e.AtText
+		case "password": // its login's: nothing the ledger keeps
 		default:
 			rep.Add(where, "desk entry with state %q", e.State)
 		}

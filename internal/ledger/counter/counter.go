@@ -382,6 +382,7 @@ func (b *Backend) CheckHead(ctx context.Context, head string) (core.Anchor, erro
 // settings).
 type engine struct{ f *sqlite.File }
 
+func (e engine) Bulk(ctx context.Context) (*sqlx.Tx, error) { return e.Write(ctx) }
 func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
 	if e.f.W == nil {
 		return nil, core.ErrReadOnly
@@ -401,6 +402,9 @@ func (e engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error {
 	return core.ErrCounterOnly
 }
 func (e engine) Disabled(context.Context, string) error { return core.ErrCounterOnly }
+func (e engine) Password(context.Context, *sqlx.Tx, string, string) error {
+	return core.ErrCounterOnly
+}
 func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error) {
 	tables := []sqlite.StorageTable{sqlite.JournalStorage, sqlite.Paid, keptPackStates, sqlite.Settings, sqlite.Identities}
 	if journalOnly {

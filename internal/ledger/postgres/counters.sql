@@ -38,14 +38,13 @@ SET search_path = pg_catalog, vegas, pg_temp AS $$
 DECLARE
     seq    regclass := to_regclass(format('vegas.%I', 'guesses ' || p_desk));
     v      bigint;
-    called boolean;
     until  timestamp;
 BEGIN
     IF seq IS NULL THEN
         RETURN '';
     END IF;
-    EXECUTE format('SELECT last_value, is_called FROM %s', seq) INTO v, called;
-    IF NOT called OR v % 1000 < 20 THEN
+    v := pg_sequence_last_value(seq);
+    IF v IS NULL OR v % 1000 < 20 THEN
         RETURN '';
     END IF;
     until := to_timestamp((v / 1000 + 3) * 600) AT TIME ZONE 'UTC';
@@ -160,17 +159,30 @@ BEGIN
     RETURN a;
 END $$;
 
--- chain_answer chains what waits, unless another chainer is at it (a
--- try: SKIP LOCKED), and returns a with its entry once chained (waited).
-CREATE FUNCTION vegas.chain_answer(a vegas.answer) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
+-- chain_answer chains what waits, and returns a with its entry once
+-- chained (waited). p_wait false is a try (SKIP LOCKED: another chain is
+-- in progress), in the transaction that recorded the entry: a question
+-- with no other at once records and chains in one commit; true waits for
+-- the chain in progress, after the recording committed. A chain commits
+-- without waiting for the disk (it holds the chainer's lock until then);
+-- durable, after it, does.
+CREATE FUNCTION vegas.chain_answer(a vegas.answer, p_wait boolean) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, vegas, pg_temp AS $$
 BEGIN
     PERFORM vegas.from_call('lookup|claim|find|move_my_packs');
     PERFORM set_config('synchronous_commit', 'off', true);
     a := vegas.waited(a);
-    IF a.seq IS NOT NULL THEN
+    IF a.seq IS NULL THEN
+        RETURN a;
+    END IF;
+    IF p_wait THEN
+        PERFORM 1 FROM vegas.chainer FOR UPDATE;
+    ELSE
         PERFORM 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
+    END IF;
+    IF FOUND THEN
+        a := vegas.waited(a); -- chained by the chain it waited for?
+        IF a.seq IS NOT NULL THEN
             PERFORM vegas.chain_waiting();
             a := vegas.waited(a);
         END IF;
@@ -178,11 +190,18 @@ BEGIN
     RETURN a;
 END $$;
 
--- waits reports whether a's entry waits to be chained.
-CREATE FUNCTION vegas.waits(a vegas.answer) RETURNS boolean LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+-- durable returns once the WAL is flushed past what question a recorded:
+-- its commit writes this login's row of vegas.flushes, waiting for the
+-- disk (the counters' flushes are grouped), holding nothing else.
+CREATE FUNCTION vegas.durable(a vegas.answer) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, vegas, pg_temp AS $$
 BEGIN
-    RETURN a.seq IS NOT NULL;
+    PERFORM vegas.from_call('lookup|claim|find|move_my_packs');
+    IF a.chain_ms IS NOT NULL THEN -- it recorded an entry, now chained
+        PERFORM set_config('synchronous_commit', 'on', true);
+        INSERT INTO vegas.flushes (login, n) VALUES (session_user, 1)
+        ON CONFLICT (login) DO UPDATE SET n = vegas.flushes.n + 1;
+    END IF;
 END $$;
 
 -- answer_json is the answer as the procedures give it.
@@ -190,20 +209,6 @@ CREATE FUNCTION vegas.answer_json(a vegas.answer) RETURNS jsonb LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     RETURN to_jsonb(a);
-END $$;
-
--- durable returns once the WAL is flushed up to now: after a payment, once
--- its answer can no longer be lost. The procedure's commit after it waits
--- for the flush (the counters' flushes are grouped); the commits before it
--- did not wait, holding nothing.
-CREATE FUNCTION vegas.durable(a vegas.answer) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = pg_catalog, vegas, pg_temp AS $$
-BEGIN
-    IF a.status = 'paid' THEN
-        PERFORM set_config('synchronous_commit', 'on', true);
-        INSERT INTO vegas.flushes (login, n) VALUES (session_user, 1)
-        ON CONFLICT (login) DO UPDATE SET n = vegas.flushes.n + 1;
-    END IF;
 END $$;
 
 -- The public part of the blocks: no serial key, no prize.
@@ -233,7 +238,6 @@ BEGIN
     ORDER BY c.id;
 END $$;
 
--- durable returns once the WAL is flushed up to now: after a claim, once
 -- Who this login is: the desk of a counter, or the back office.
 CREATE FUNCTION vegas.whoami() RETURNS TABLE (desk text, counter boolean, payout_limit integer)
 LANGUAGE plpgsql SECURITY DEFINER STABLE

@@ -41,17 +41,37 @@ func (p pool) Retry(f func() error) error {
 // engine is what a PostgreSQL database gives the back office's store.
 type engine struct{ db pool }
 
-// Write opens a write transaction. Its first append takes the chainer's
-// lock (vegas.append) until it ends, so that what it appends stays one
-// line; the rows it reads to decide (a pack's state) it locks (LockRows).
+// Write opens a write transaction that holds the chainer's lock from its
+// start (what waits chained first), so that it reads the journal whole,
+// and before any row a counter's chaining may change (a paid row, a pack's
+// state): it never waits for a counter's chain while holding one. The rows
+// it reads to change them (a pack's state) it locks (LockRows): a
+// counter's procedure may move the same packs at once.
 func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
+	tx, err := e.Bulk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range []string{"SELECT 1 FROM vegas.chainer FOR UPDATE", "SELECT vegas.chain_waiting()"} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			tx.Rollback()
+			return nil, Classify(err)
+		}
+	}
+	return tx, nil
+}
+
+// Bulk opens a write transaction that takes the chainer's lock only at
+// its first append (vegas.append), for a long write of rows no counter
+// reads yet (a block generated): the counters' chaining waits only for
+// its end.
+func (e engine) Bulk(ctx context.Context) (*sqlx.Tx, error) {
 	var tx *sqlx.Tx
 	err := e.db.Retry(func() (err error) { tx, err = e.db.BeginTxx(ctx, nil); return err })
 	return tx, Classify(err)
 }
 
-// LockRows locks the rows a write reads before it changes them: a
-// counter's procedure may move the same packs at once.
+// LockRows locks the rows a write reads before it changes them.
 func (e engine) LockRows() string { return " FOR UPDATE" }
 
 // Read opens a read-only transaction: one consistent snapshot.
@@ -209,6 +229,20 @@ func (e engine) Change(ctx context.Context, tx *sqlx.Tx, d core.DeskRow, state s
 		return err
 	}
 	return nil
+}
+
+// Password gives login role a new password (its SCRAM verifier: the
+// password never reaches the server's logs).
+func (e engine) Password(ctx context.Context, tx *sqlx.Tx, role, password string) error {
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	verifier, err := scramVerifier(password)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, fmt.Sprintf(`ALTER ROLE %q PASSWORD '%s'`, role, verifier))
+	return err
 }
 
 // Disabled ends the sessions of a login just disabled, whatever they hold.

@@ -98,6 +98,7 @@ CREATE INDEX journal_by_ref ON vegas.journal (ref) WHERE ref IS NOT NULL;
 CREATE INDEX journal_by_desk ON vegas.journal (desk, kind, at);
 CREATE INDEX journal_by_kind ON vegas.journal (kind, at);
 CREATE UNIQUE INDEX journal_requests ON vegas.journal (desk, request) WHERE kind = 'claim' AND request <> '';
+CREATE INDEX journal_by_request ON vegas.journal (desk, request) WHERE request <> '';
 
 -- A ticket's row here is its payment, once: a claim inserts it (ON
 -- CONFLICT: a second claim of the ticket finds it). claim is the claim's
@@ -139,8 +140,8 @@ CREATE TABLE vegas.identities (
     doc_number text   NOT NULL
 );
 
--- One row per login that claims: vegas.durable writes it, so that its
--- commit waits for the WAL to be flushed (see vegas.claim).
+-- One row per login whose questions recorded something: vegas.durable
+-- writes it, so that its commit waits for the WAL to be flushed.
 CREATE TABLE vegas.flushes (
     login text   PRIMARY KEY,
     n     bigint NOT NULL
@@ -178,6 +179,7 @@ CREATE TABLE vegas.waiting (
     doc_number text
 );
 CREATE UNIQUE INDEX waiting_requests ON vegas.waiting (desk, request) WHERE kind = 'claim' AND request <> '';
+CREATE INDEX waiting_by_request ON vegas.waiting (desk, request) WHERE request <> '';
 
 -- The chainer's lock: the one row of this table, which only the chainer
 -- locks (a counter can neither read it nor lock it).
@@ -265,18 +267,28 @@ END $$;
 CREATE FUNCTION vegas.chain_waiting() RETURNS integer LANGUAGE plpgsql
 SET search_path = pg_catalog, vegas, pg_temp AS $$
 DECLARE
-    w    vegas.waiting;
-    e    vegas.journal;
-    prev bytea;
-    last bigint;
-    n    integer := 0;
+    w     vegas.waiting;
+    e     vegas.journal;
+    prev  bytea;
+    last  bigint;
+    kinds text[] := '{}';
+    nums  bigint[] := '{}';
+    k     integer;
+    done  bigint[] := '{}';
 BEGIN
     SELECT j.id, j.hash INTO last, prev FROM vegas.journal j ORDER BY j.id DESC LIMIT 1;
     last := coalesce(last, 0);
     prev := coalesce(prev, ''::bytea);
     FOR w IN SELECT * FROM vegas.waiting ORDER BY seq LOOP
         e.id := last + 1;
-        SELECT coalesce(max(j.number), 0) + 1 INTO e.number FROM vegas.journal j WHERE j.kind = w.kind;
+        k := array_position(kinds, w.kind);
+        IF k IS NULL THEN
+            kinds := kinds || w.kind;
+            nums := nums || (SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = w.kind);
+            k := cardinality(kinds);
+        END IF;
+        nums[k] := nums[k] + 1;
+        e.number := nums[k];
         e.kind := w.kind; e.at := w.at; e.ticket := w.ticket; e.serial := w.serial; e.game := w.game;
         e.block := w.block; e.position := w.position; e.pack_first := w.pack_first; e.pack_last := w.pack_last;
         e.state := w.state; e.amount := w.amount; e.desk := w.desk; e.operator := w.operator; e.method := w.method;
@@ -295,12 +307,12 @@ BEGIN
         ELSIF w.kind = 'packs' THEN
             UPDATE vegas.pack_states SET entry = e.id WHERE entry = -w.seq;
         END IF;
-        DELETE FROM vegas.waiting WHERE seq = w.seq;
+        done := done || w.seq;
         last := e.id;
         prev := e.hash;
-        n := n + 1;
     END LOOP;
-    RETURN n;
+    DELETE FROM vegas.waiting WHERE seq = ANY (done);
+    RETURN cardinality(done);
 END $$;
 
 -- append is the back office's: in its write transaction, it takes the

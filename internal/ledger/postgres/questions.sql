@@ -112,9 +112,7 @@ END $$;
 -- else is shared with another counter's claim. A request id already used
 -- by this desk answers what it answered the first time (replay). The
 -- payout limit is the desk's stored one, which p_limit may lower; blank
--- texts are empty (vegas.trimmed), and a blank identity is none. It
--- commits without waiting for the disk; the procedure makes the payment
--- durable before it answers (vegas.durable).
+-- texts are empty (vegas.trimmed), and a blank identity is none.
 CREATE FUNCTION vegas.claim_record(p_game integer, p_block integer, p_position integer, p_secret bigint,
     p_method text, p_desk text, p_operator text, p_request text, p_limit integer,
     p_name text, p_doc_type text, p_doc_number text, p_at text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
@@ -365,17 +363,18 @@ BEGIN
     RETURN a;
 END $$;
 
--- The procedures a counter calls. Each commits first, asks its function,
--- commits, then chains until its entry is chained, committing each try,
--- and answers (a payment once durable). Their bodies name only this
--- schema's functions and procedures.
+-- The procedures a counter calls. Each commits first (so that it runs in
+-- no transaction of the caller's), asks its function and chains what it
+-- recorded if no chain is in progress, commits, then (chained) chains it
+-- after the chain in progress and makes it durable, and answers. Their
+-- bodies name only this schema's functions and procedures.
 CREATE PROCEDURE vegas.lookup(p_game integer, p_block integer, p_position integer, p_secret bigint,
     p_desk text, p_operator text, p_limit integer, INOUT answer jsonb DEFAULT NULL) LANGUAGE plpgsql AS $$
 DECLARE
     a vegas.answer;
 BEGIN
     COMMIT;
-    a := vegas.lookup_record(p_game, p_block, p_position, p_secret, p_desk, p_operator, p_limit);
+    a := vegas.chain_answer(vegas.lookup_record(p_game, p_block, p_position, p_secret, p_desk, p_operator, p_limit), false);
     COMMIT;
     CALL vegas.chained(a);
     answer := vegas.answer_json(a);
@@ -388,12 +387,10 @@ DECLARE
     a vegas.answer;
 BEGIN
     COMMIT;
-    a := vegas.claim_record(p_game, p_block, p_position, p_secret, p_method, p_desk, p_operator, p_request, p_limit,
-        p_name, p_doc_type, p_doc_number, p_at);
+    a := vegas.chain_answer(vegas.claim_record(p_game, p_block, p_position, p_secret, p_method, p_desk, p_operator,
+        p_request, p_limit, p_name, p_doc_type, p_doc_number, p_at), false);
     COMMIT;
     CALL vegas.chained(a);
-    PERFORM vegas.durable(a);
-    COMMIT;
     answer := vegas.answer_json(a);
 END $$;
 
@@ -403,7 +400,7 @@ DECLARE
     a vegas.answer;
 BEGIN
     COMMIT;
-    a := vegas.find_record(p_code, p_desk, p_operator, p_limit);
+    a := vegas.chain_answer(vegas.find_record(p_code, p_desk, p_operator, p_limit), false);
     COMMIT;
     CALL vegas.chained(a);
     answer := vegas.answer_json(a);
@@ -415,49 +412,23 @@ DECLARE
     a vegas.answer;
 BEGIN
     COMMIT;
-    a := vegas.move_record(p_move, p_game, p_block, p_first, p_last, p_operator);
+    a := vegas.chain_answer(vegas.move_record(p_move, p_game, p_block, p_first, p_last, p_operator), false);
     COMMIT;
     CALL vegas.chained(a);
     answer := vegas.answer_json(a);
 END $$;
 
--- chained tries to chain a's entry until it is, committing each try (a
--- chain in progress ends in milliseconds; the back office's write holds
--- the chainer's lock until its commit).
+-- chained chains a's entry when it still waits, once the chain in
+-- progress ends (a counter's chain ends in milliseconds; the back office's
+-- write holds the chainer's lock until its commit), then makes what the
+-- question recorded durable.
 CREATE PROCEDURE vegas.chained(INOUT a vegas.answer) LANGUAGE plpgsql AS $$
 BEGIN
-    WHILE vegas.waits(a) LOOP
-        a := vegas.chain_answer(a);
-        COMMIT;
-        IF vegas.waits(a) THEN
-            PERFORM pg_catalog.pg_sleep(0.001);
-        END IF;
-    END LOOP;
+    a := vegas.chain_answer(a, true);
+    COMMIT;
+    PERFORM vegas.durable(a);
+    COMMIT;
 END $$;
-
--- lookup: a ticket by its full serial, and what a claim would answer now
--- (the desk's limit, which p_limit may lower).
--- An unknown serial or a wrong secret part answers 'unknown-serial' and is
--- recorded (it counts towards the lock-out); so is a ticket of a stolen
--- claim: pays a ticket once. The check and the payment are one step under
--- the journal's lock, for every counter at once. A request id already used
--- by this desk answers what it answered the first time (replay). The payout
--- limit is the desk's stored one, which p_limit may lower; blank texts are
--- empty (vegas.trimmed), and a blank identity is none.
---
--- The lock is held until the commit; for the commit not to wait for the
--- disk with the lock held (which would serialise every counter behind
--- each flush), a claim commits with synchronous_commit off, and the client
--- calls vegas.durable before it acts on the answer: that commit waits for
--- the WAL to be flushed up to it, hence past the claim, and the counters'
--- flushes are grouped. A crash before the flush loses only the end of the
--- WAL: the last entries of the chain, whose answers nobody acted on (a
--- client that asks again with the request id gets them made again). The
--- replay answers a request id that desk used before, as core.DecideClaim
--- does: its first use named another ticket (refused: VD012); it paid (the
--- payment again, or 'voided' with its void when one voids it since); or it
--- find: the ledger's tickets with exactly this encoding (game.Encode, the
--- duel's cards ascending), by the finder of each block. Only winners are
 
 -- Counters may call these procedures and functions and nothing else (the
 -- SECURITY DEFINER functions the procedures call refuse to run outside
@@ -479,10 +450,9 @@ GRANT EXECUTE ON FUNCTION vegas.lookup_record(integer, integer, integer, bigint,
     vegas.claim_record(integer, integer, integer, bigint, text, text, text, text, integer, text, text, text, text),
     vegas.find_record(bytea, text, text, integer),
     vegas.move_record(text, integer, integer, integer, integer, text),
-    vegas.chain_answer(vegas.answer),
-    vegas.waits(vegas.answer),
-    vegas.answer_json(vegas.answer),
+    vegas.chain_answer(vegas.answer, boolean),
     vegas.durable(vegas.answer),
+    vegas.answer_json(vegas.answer),
     vegas.blocks_public(),
     vegas.my_claims(text, text),
     vegas.whoami(),

@@ -185,6 +185,9 @@ func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*c
 // engine is what a SQLite file gives the back office's store.
 type engine struct{ f *File }
 
+// Bulk is Write: a write holds the file.
+func (e engine) Bulk(ctx context.Context) (*sqlx.Tx, error) { return e.Write(ctx) }
+
 func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
 	if e.f.W == nil {
 		return nil, core.ErrReadOnly
@@ -208,6 +211,8 @@ func (e engine) Login(context.Context, *sqlx.Tx, string, string) (string, error)
 func (e engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error { return nil }
 
 func (e engine) Disabled(context.Context, string) error { return nil }
+
+func (e engine) Password(context.Context, *sqlx.Tx, string, string) error { return nil }
 
 // Storage lists the rows of the journal (and of the kept tables) stored
 // with another class than the app writes: SQLite keeps a value with the

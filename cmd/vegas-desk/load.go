@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+)
+
+// load is a pilot's capacity test: N counters claim random tickets of an
+// on-sale block at once, each through its own login, as a counter's app
+// does, for a while; it reports answers per second, their latency and how
+// long the payments' entries waited to be chained. It pays real tickets,
+// so it refuses a ledger that is not a demonstration ledger unless told.
+func (c *cli) load(args []string) error {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	counters := fs.Int("counters", 4, "how many counters claim at once (1–64)")
+	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
+	asJSON := fs.Bool("json", false, "JSON output (the progress lines go to the standard error)")
+	yes := fs.Bool("yes-this-is-a-test", false, "run on a ledger that is not a demonstration ledger: its tickets get paid")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	switch {
+	case !ledger.IsURL(c.dbPath()):
+		return badInput("load: --db names a shared ledger (postgres://…): a load test measures its server")
+	case *counters < 1 || *counters > 64:
+		return badInput("load: --counters %d: give 1 to 64", *counters)
+	case *seconds <= 0 || *seconds > 3600:
+		return badInput("load: --seconds %g: give more than 0, at most 3600", *seconds)
+	}
+	bo, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer bo.Close()
+	if !bo.Demo() && !*yes {
+		return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
+	}
+	packs, b, err := onSale(c.ctx, bo)
+	if err != nil {
+		return err
+	}
+	logins, err := loadDesks(c, bo, *counters)
+	if err != nil {
+		return err
+	}
+	progress := c.stdout
+	if *asJSON {
+		progress = c.stderr
+	}
+	r := runLoad(c.ctx, logins, b, packs, time.Duration(*seconds*float64(time.Second)), progress)
+	for _, l := range logins {
+		l.Close()
+	}
+	if r.err != nil {
+		return r.err
+	}
+	s := r.summary(*counters)
+	if *asJSON {
+		return c.json(s)
+	}
+	fmt.Fprintf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
+		*counters, s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
+	return nil
+}
+
+// onSale lists the packs on sale of the ledger's first block that has
+// any.
+func onSale(ctx context.Context, bo *ledger.Ledger) ([]int, ledger.Block, error) {
+	blocks, err := bo.Blocks(ctx)
+	if err != nil {
+		return nil, ledger.Block{}, err
+	}
+	for _, b := range blocks {
+		runs, err := bo.Packs(ctx, ledger.PackFilter{Game: b.Game, Block: b.Number, State: "on-sale"})
+		if err != nil {
+			return nil, ledger.Block{}, err
+		}
+		var packs []int
+		for _, r := range runs {
+			for p := r.First; p <= r.Last; p++ {
+				packs = append(packs, p)
+			}
+		}
+		if len(packs) > 0 {
+			return packs, b, nil
+		}
+	}
+	return nil, ledger.Block{}, errors.New("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
+}
+
+// loadDesks gives desks load-1 … load-n (added, or given a new password)
+// and opens their logins.
+func loadDesks(c *cli, bo *ledger.Ledger, n int) ([]*ledger.Ledger, error) {
+	u, err := url.Parse(c.dbPath())
+	if err != nil {
+		return nil, badInput("load: --db %s: %v", bo.Location(), err)
+	}
+	key := make([]byte, 16)
+	rand.Read(key)
+	password := hex.EncodeToString(key)
+	who := defaultIdentity("", "load")
+	existing, err := bo.Desks(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var logins []*ledger.Ledger
+	fail := func(err error) ([]*ledger.Ledger, error) {
+		for _, l := range logins {
+			l.Close()
+		}
+		return nil, err
+	}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("load-%d", i)
+		var role string
+		if j := slices.IndexFunc(existing, func(d ledger.Desk) bool { return d.ID == id }); j >= 0 && existing[j].Role != "" {
+			role = existing[j].Role
+			err = bo.SetDeskPassword(c.ctx, id, password, who)
+		} else {
+			var d ledger.Desk
+			d, err = bo.AddDesk(c.ctx, id, 1000, password, who)
+			role = d.Role
+		}
+		if err != nil {
+			return fail(fmt.Errorf("load: desk %s: %w", id, err))
+		}
+		lu := *u
+		lu.User = url.UserPassword(role, password)
+		l, err := ledger.Open(lu.String())
+		if err != nil {
+			return fail(fmt.Errorf("load: desk %s's login: %w", id, err))
+		}
+		logins = append(logins, l)
+	}
+	fmt.Fprintf(c.stderr, "load: desks load-1 … load-%d are this test's (payout limit 1,000 €; their passwords are new each run)\n", n)
+	return logins, nil
+}
+
+// loadResult is what a load test measured.
+type loadResult struct {
+	elapsed time.Duration
+	latency []time.Duration // every answer's
+	chained []time.Duration // every payment's wait to be chained
+	paid    int
+	err     error
+}
+
+// runLoad makes each login claim random tickets of the packs of b until d
+// is over, printing a line a second to progress.
+func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs []int, d time.Duration, progress io.Writer) *loadResult {
+	r := &loadResult{}
+	var mu sync.Mutex
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, l := range logins {
+		wg.Go(func() {
+			rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
+			for ctx.Err() == nil {
+				pos := packs[rng.IntN(len(packs))]*game.PackSize + rng.IntN(game.PackSize)
+				s := game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}
+				t0 := time.Now()
+				cl, err := l.Claim(context.WithoutCancel(ctx), ledger.ClaimRequest{Serial: s.String(), Method: ledger.MethodSerial,
+					Who: ledger.Identity{Operator: "load"}, Limit: ledger.NoLimit})
+				took := time.Since(t0)
+				var ref *ledger.Refusal
+				mu.Lock()
+				switch {
+				case err == nil:
+					r.paid++
+					r.chained = append(r.chained, cl.Chained)
+				case !errors.As(err, &ref) && r.err == nil:
+					r.err = fmt.Errorf("load: %w", err)
+					cancel()
+				}
+				r.latency = append(r.latency, took)
+				mu.Unlock()
+			}
+		})
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	last := 0
+	for {
+		select {
+		case <-done:
+			r.elapsed = time.Since(start)
+			return r
+		case <-tick.C:
+			mu.Lock()
+			lat := slices.Clone(r.latency[last:])
+			ch := slices.Clone(r.chained)
+			last = len(r.latency)
+			mu.Unlock()
+			fmt.Fprintf(progress, "%4.0f s  %6d answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
+				time.Since(start).Seconds(), len(lat), msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
+		}
+	}
+}
+
+// summary is the result as load --json prints it.
+func (r *loadResult) summary(counters int) map[string]any {
+	return map[string]any{"counters": counters, "seconds": r.elapsed.Seconds(), "answers": len(r.latency), "paid": r.paid,
+		"claims_per_s": float64(len(r.latency)) / r.elapsed.Seconds(),
+		"p50_ms": msAt(r.latency, 50), "p99_ms": msAt(r.latency, 99), "max_ms": msAt(r.latency, 100),
+		"chain_delay_ms": msAt(r.chained, 99), "chain_delay_max_ms": msAt(r.chained, 100)}
+}
+
+// msAt is the p-th percentile of ds in milliseconds (100: the largest; 0
+// when there is none).
+func msAt(ds []time.Duration, p int) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := min(len(s)-1, len(s)*p/100)
+	return float64(s[i]) / float64(time.Millisecond)
+}
