@@ -218,7 +218,7 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 func (r *loadResult) summary(counters int) map[string]any {
 	return map[string]any{"counters": counters, "seconds": r.elapsed.Seconds(), "answers": len(r.latency), "paid": r.paid,
 		"claims_per_s": float64(len(r.latency)) / r.elapsed.Seconds(),
-		"p50_ms": msAt(r.latency, 50), "p99_ms": msAt(r.latency, 99), "max_ms": msAt(r.latency, 100),
+		"p50_ms":       msAt(r.latency, 50), "p99_ms": msAt(r.latency, 99), "max_ms": msAt(r.latency, 100),
 		"chain_delay_ms": msAt(r.chained, 99), "chain_delay_max_ms": msAt(r.chained, 100)}
 }
 
