@@ -14,6 +14,24 @@ import (
 // Commands of a shared ledger: its desks, and copying a ledger between a
 // file and a database.
 
+// adviseServer says, on the standard error, what a shared ledger's server
+// still lets counters' logins do that it should not, and the statements a
+// superuser runs to close it.
+func (c *cli) adviseServer(l *ledger.Ledger) {
+	open, fix, err := l.ServerAdvice(c.ctx)
+	if err != nil || len(open) == 0 {
+		return
+	}
+	fmt.Fprintln(c.stderr, "vegas-desk: note: this server still lets counters' logins go beyond their calls:")
+	for _, o := range open {
+		fmt.Fprintln(c.stderr, "  - "+o)
+	}
+	fmt.Fprintln(c.stderr, "a server administrator (a superuser) closes it with:")
+	for _, s := range fix {
+		fmt.Fprintln(c.stderr, "  "+s)
+	}
+}
+
 func (c *cli) desks(args []string) error {
 	if len(args) == 0 {
 		return badInput("desks: want add, list, disable, enable, unlock, limit or password (see vegas-desk help)")
@@ -50,6 +68,7 @@ func (c *cli) desks(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.adviseServer(l)
 		if *asJSON {
 			return c.json(deskJSON(d))
 		}
@@ -95,6 +114,7 @@ func (c *cli) desks(args []string) error {
 		if err != nil {
 			return err
 		}
+		c.adviseServer(l)
 		if *asJSON {
 			out := []any{}
 			for _, d := range ds {

@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
 )
 
 func exportOf(tb testing.TB, l *Ledger) []byte {
@@ -107,6 +108,11 @@ func TestImportClaims(t *testing.T) {
 func appendForged(tb testing.TB, l *Ledger, e entry) {
 	tb.Helper()
 	ctx := context.Background()
+	if s, err := game.ParseSerial(e.Serial); err == nil && e.Kind == "claim" && l.Kind() == "counter" {
+		// As a counter ledger keeps a payment: the public part and the
+		// serial's proof (core.SerialProof).
+		e.Serial, e.Detail = core.PublicSerial(s.Game, s.Block, s.Position), core.ClaimDetail(core.SerialProof(s), e.Detail)
+	}
 	tx, err := begin(l, ctx)
 	if err != nil {
 		tb.Fatal(err)
@@ -268,7 +274,7 @@ func TestImportFlagsMissingIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{Desk: "BO", Operator: "clerk"})
-	if err != nil || rep.Recorded != 2 || fmt.Sprint(flagKinds(rep)) != "[identity-missing]" || rep.Flags[0].Serial != serialOf(b, ps[0]) {
+	if err != nil || rep.Recorded != 2 || fmt.Sprint(flagKinds(rep)) != "[identity-missing]" || rep.Flags[0].Serial != serialOf(b, ps[0])[:16] {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
 	var reasons []string

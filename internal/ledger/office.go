@@ -9,6 +9,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/ledger/counter"
 	"vegas-desk/internal/signing"
 )
@@ -281,6 +282,16 @@ func (l *Ledger) UnlockDesk(ctx context.Context, id string, who Identity) error 
 		return err
 	}
 	return bo.UnlockDesk(ctx, id, who)
+}
+
+// ServerAdvice lists what a shared ledger's server still lets a counter's
+// login do that it should not, and the statements a superuser runs to
+// close it (none for a file, nor when nothing is open).
+func (l *Ledger) ServerAdvice(ctx context.Context) (open, fix []string, err error) {
+	if b, ok := l.b.(*postgres.Backend); ok {
+		return b.Advice(ctx)
+	}
+	return nil, nil, nil
 }
 
 // SetDeskPassword gives a counter's login on a shared ledger a new

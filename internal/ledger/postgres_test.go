@@ -20,6 +20,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -628,5 +629,55 @@ func TestCopyBothWays(t *testing.T) {
 	}
 	if _, err := Copy(ctx, src, dst, nil); err == nil || !strings.Contains(err.Error(), "empty database") {
 		t.Errorf("copy onto a ledger: %v", err)
+	}
+}
+
+// What every role may do on a server, a counter's login may not, once the
+// ledger's setup and a server administrator's statements closed it:
+// temporary tables (revoked by the setup), large objects and unbounded
+// temporary files (closed by a superuser's AdminStatements; until then the
+// ledger says what is open and how to close it).
+func TestCounterServerRights(t *testing.T) {
+	ctx := context.Background()
+	bo, db := pgWithDesks(t)
+	c := rawCounter(t, db, "D1")
+	var pe *pgconn.PgError
+	if _, err := c.ExecContext(ctx, "CREATE TEMP TABLE hoard (b bytea)"); !errors.As(err, &pe) || pe.Code != "42501" {
+		t.Errorf("a counter's temporary table: %v, want insufficient_privilege", err)
+	}
+	open, fix, err := bo.ServerAdvice(ctx)
+	if err != nil || len(open) != 2 || !strings.Contains(fmt.Sprint(fix), "REVOKE EXECUTE ON FUNCTION pg_catalog.lo_create(oid)") {
+		t.Fatalf("advice on a server not hardened: %q %q %v", open, fix, err)
+	}
+	for _, stmt := range fix {
+		if !strings.HasPrefix(stmt, "--") {
+			if err := pg.Exec(db, stmt); err != nil {
+				t.Fatalf("%s as a superuser: %v", stmt, err)
+			}
+		}
+	}
+	// The desks added before get their bound at their next change.
+	for _, d := range []string{"D1", "D2"} {
+		if err := bo.SetDeskLimit(ctx, d, 100, Identity{Desk: "BO", Operator: "eve"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if open, fix, err := bo.ServerAdvice(ctx); err != nil || len(open)+len(fix) != 0 {
+		t.Errorf("advice on a hardened server: %q %q %v", open, fix, err)
+	}
+	c = rawCounter(t, db, "D1") // a new session: the role's settings
+	if _, err := c.ExecContext(ctx, "SELECT lo_from_bytea(0, 'x'::bytea)"); !errors.As(err, &pe) || pe.Code != "42501" {
+		t.Errorf("a counter's large object: %v, want insufficient_privilege", err)
+	}
+	var limit string
+	if err := c.GetContext(ctx, &limit, "SHOW temp_file_limit"); err != nil || limit != postgres.TempFileLimit {
+		t.Errorf("temp_file_limit %q, %v", limit, err)
+	}
+	if _, err := c.ExecContext(ctx, "SET temp_file_limit = -1"); !errors.As(err, &pe) || pe.Code != "42501" {
+		t.Errorf("a counter lifting its temp_file_limit: %v", err)
+	}
+	_, err = c.ExecContext(ctx, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 20000000) g ORDER BY g DESC) s")
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "temp_file_limit") {
+		t.Errorf("a counter's sort spilling to disk: %v, want the temp_file_limit", err)
 	}
 }

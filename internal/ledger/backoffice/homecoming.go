@@ -49,33 +49,17 @@ import (
 // next import checks.
 func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity) (core.ImportReport, error) {
 	var rep core.ImportReport
-	hdr, xs, err := core.ReadExport(r)
+	rd := core.NewExportReader(r)
+	hdr, err := rd.Header()
 	if err != nil {
 		return rep, err
 	}
-	rep.Ledger, rep.Desk, rep.Entries = hdr.Ledger, hdr.Desk, len(xs)
+	rep.Ledger, rep.Desk = hdr.Ledger, hdr.Desk
 	reject := func(kind string, entryID int64, format string, args ...any) (core.ImportReport, error) {
-		rep.Rejected = true
-		rep.Flags = append(rep.Flags, core.ImportFlag{Entry: entryID, Kind: kind, What: fmt.Sprintf(format, args...)})
+		// Nothing is recorded: the rejection is the whole report.
+		rep = core.ImportReport{Ledger: hdr.Ledger, Desk: hdr.Desk, Entries: rep.Entries, Rejected: true,
+			Flags: []core.ImportFlag{{Entry: entryID, Kind: kind, What: fmt.Sprintf(format, args...)}}}
 		return rep, nil
-	}
-	entries := make([]core.Entry, len(xs))
-	var prev []byte
-	for i := range xs {
-		e, err := xs[i].Entry()
-		if err != nil {
-			return reject("broken-chain", xs[i].ID, "%v", err)
-		}
-		if e.ID != int64(i+1) {
-			return reject("broken-chain", e.ID, "is line %d of the journal: an entry was removed or added", i+2)
-		}
-		if !bytes.Equal(e.ChainHash(prev), e.Hash) {
-			return reject("broken-chain", e.ID, "its hash does not match its contents and the entry before it: the file was changed")
-		}
-		prev, entries[i] = e.Hash, e
-	}
-	if len(entries) > 0 {
-		rep.Head = hex.EncodeToString(prev)
 	}
 	tx, err := o.write(ctx)
 	if err != nil {
@@ -83,57 +67,52 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 	}
 	defer tx.Rollback()
 	issued, err := ReadIssue(ctx, tx, hdr.Ledger)
-	if err != nil {
-		return rep, o.classify(err)
-	}
 	switch {
+	case err != nil:
+		return rep, o.classify(err)
 	case issued == nil:
 		return reject("not-issued", 0, "counter ledger %s was not issued by this back office (ledger %s)", hdr.Ledger, o.ID)
-	case len(entries) == 0 || entries[0].Kind != "issue" || hex.EncodeToString(entries[0].Hash) != issued.Genesis ||
-		entries[0].Detail != issued.Seal || hdr.Seal != issued.Seal:
-		return reject("broken-chain", 1, "the journal does not start with the issue recorded here on %s", issued.At.Local().Format("02/01/2006 15:04"))
 	case hdr.Desk != issued.Desk:
 		return reject("broken-chain", 0, "the file says desk %q; the ledger was issued to desk %q", hdr.Desk, issued.Desk)
 	}
-	for i := range entries {
-		if entries[i].Desk != issued.Desk {
-			return reject("broken-chain", entries[i].ID, "names desk %q; the ledger was issued to desk %q, and a counter ledger records its own desk only", entries[i].Desk, issued.Desk)
-		}
-	}
-	var last core.Entry
-	err = core.Get(ctx, tx, &last, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'import' AND reason = 'head' AND request = ? ORDER BY id DESC LIMIT 1", hdr.Ledger)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	done, head, headAt, err := lastImport(ctx, tx, hdr.Ledger)
+	if err != nil {
 		return rep, o.classify(err)
 	}
-	done := 0 // entries imported before
-	if err == nil {
-		n, head := parseHead(last.Detail)
-		switch {
-		case n > len(entries):
-			return reject("rewritten", 0, "an import on %s recorded %d entries; the file holds %d: an older export, or a rewritten journal",
-				core.ParseTime(last.AtText).Local().Format("02/01/2006 15:04"), n, len(entries))
-		case n > 0 && hex.EncodeToString(entries[n-1].Hash) != head:
-			return reject("rewritten", int64(n), "differs from the entry imported on %s (hash %s…): the counter's journal was rewritten",
-				core.ParseTime(last.AtText).Local().Format("02/01/2006 15:04"), head[:16])
+	im := importer{o: o, tx: tx, issued: issued, rep: &rep, times: paymentTimes{now: o.now()}}
+	var prev []byte
+	for n := int64(1); ; n++ {
+		e, winner, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			if int(n-1) < done {
+				return reject("rewritten", 0, "an import on %s recorded %d entries; the file holds %d: an older export, or a rewritten journal",
+					headAt, done, n-1)
+			}
+			break
 		}
-		done = n
-	}
-	recorded := 0
-	bounds := paymentTimes{issued: entries[0].At, now: o.now()}
-	for i := range entries {
-		e := &entries[i]
+		if err != nil {
+			return core.ImportReport{}, err
+		}
+		rep.Entries = int(n)
+		switch {
+		case e.ID != n:
+			return reject("broken-chain", e.ID, "is entry %d of the file: an entry was removed or added", n)
+		case !bytes.Equal(e.ChainHash(prev), e.Hash):
+			return reject("broken-chain", e.ID, "its hash does not match its contents and the entry before it: the file was changed")
+		case n == 1 && (e.Kind != "issue" || hex.EncodeToString(e.Hash) != issued.Genesis || e.Detail != issued.Seal || hdr.Seal != issued.Seal):
+			return reject("broken-chain", 1, "the journal does not start with the issue recorded here on %s", issued.At.Local().Format("02/01/2006 15:04"))
+		case e.Desk != issued.Desk:
+			return reject("broken-chain", e.ID, "names desk %q; the ledger was issued to desk %q, and a counter ledger records its own desk only", e.Desk, issued.Desk)
+		case int(n) == done && hex.EncodeToString(e.Hash) != head:
+			return reject("rewritten", n, "differs from the entry imported on %s (hash %s…): the counter's journal was rewritten", headAt, head[:16])
+		}
+		prev = e.Hash
 		switch e.Kind {
+		case "issue":
+			im.times.issued = e.At
 		case "claim":
-			rep.Payments++
-			fresh, err := o.importPayment(ctx, tx, e, xs[i].Winner, issued, bounds, &rep)
-			if err != nil {
+			if err := im.payment(ctx, &e, winner); err != nil {
 				return rep, err
-			}
-			if fresh {
-				recorded++
-			}
-			if at := core.ParseTime(e.AtText); bounds.check(at) == "" {
-				bounds.previous = at // a forged time moves no bound
 			}
 		case "refusal":
 			if e.Reason == string(core.UnknownSerial) {
@@ -141,9 +120,10 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 			}
 		}
 	}
-	if recorded > 0 || len(entries) > done {
-		h := core.Entry{Kind: "import", Reason: "head", Request: hdr.Ledger, Desk: hdr.Desk, Operator: who.Operator, Amount: recorded,
-			Detail: "entries=" + strconv.Itoa(len(entries)) + "\nhead=" + rep.Head}
+	rep.Head = hex.EncodeToString(prev)
+	if rep.Recorded > 0 || rep.Entries > done {
+		h := core.Entry{Kind: "import", Reason: "head", Request: hdr.Ledger, Desk: hdr.Desk, Operator: who.Operator, Amount: rep.Recorded,
+			Detail: "entries=" + strconv.Itoa(rep.Entries) + "\nhead=" + rep.Head}
 		if err := o.appendJournal(ctx, tx, &h); err != nil {
 			return rep, err
 		}
@@ -152,6 +132,21 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 		return rep, o.classify(err)
 	}
 	return rep, nil
+}
+
+// lastImport is how many entries of counter ledger id an earlier import
+// recorded, the last one's hash, and when (0, "", "" for none).
+func lastImport(ctx context.Context, q core.Querier, id string) (int, string, string, error) {
+	var last core.Entry
+	err := core.Get(ctx, q, &last, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'import' AND reason = 'head' AND request = ? ORDER BY id DESC LIMIT 1", id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", "", nil
+	}
+	if err != nil {
+		return 0, "", "", err
+	}
+	n, head := parseHead(last.Detail)
+	return n, head, core.ParseTime(last.AtText).Local().Format("02/01/2006 15:04"), nil
 }
 
 // parseHead reads the detail of an import's head entry.
@@ -192,138 +187,179 @@ func (b paymentTimes) check(at time.Time) string {
 	return ""
 }
 
-// importPayment records one payment of a counter (see ImportClaims), and
-// reports whether it recorded anything. What the counter could pay (its
-// blocks, payout limit and identity threshold) is the back office's record
-// of the issue, not the file's.
-func (o *Store) importPayment(ctx context.Context, tx core.Querier, e *core.Entry, winner *core.Winner, issued *IssueRecord,
-	times paymentTimes, rep *core.ImportReport) (bool, error) {
+// importer imports the payments of one counter ledger's export, in tx.
+type importer struct {
+	o      *Store
+	tx     core.Querier
+	issued *IssueRecord
+	rep    *core.ImportReport
+	times  paymentTimes
+}
+
+// flag reports what is wrong with payment e, up to core.MaxProblems.
+func (im *importer) flag(e *core.Entry, kind, format string, args ...any) {
+	if len(im.rep.Flags) < core.MaxProblems {
+		im.rep.Flags = append(im.rep.Flags, core.ImportFlag{Entry: e.ID, Kind: kind, Serial: e.Serial, Amount: e.Amount, What: fmt.Sprintf(format, args...)})
+	}
+}
+
+// payment records one payment of the counter (see ImportClaims), unless
+// an earlier import did. What the counter could pay (its blocks, payout
+// limit and identity threshold) is the back office's record of the issue,
+// not the file's.
+func (im *importer) payment(ctx context.Context, e *core.Entry, winner *core.Winner) error {
+	im.rep.Payments++
 	request := "counter:" + hex.EncodeToString(e.Hash)
 	var seen int
-	if err := core.Get(ctx, tx, &seen, "SELECT count(*) FROM journal WHERE request = ? AND kind IN ('claim', 'import')", request); err != nil {
-		return false, o.classify(err)
+	if err := core.Get(ctx, im.tx, &seen, "SELECT count(*) FROM journal WHERE request = ? AND kind IN ('claim', 'import')", request); err != nil {
+		return im.o.classify(err)
+	}
+	at := e.At
+	badTime := im.times.check(at)
+	if badTime == "" {
+		defer func() { im.times.previous = at }() // a forged time moves no bound
 	}
 	if seen > 0 {
-		rep.Already++
-		return false, nil
+		im.rep.Already++
+		return nil
 	}
-	flag := func(kind, format string, args ...any) {
-		rep.Flags = append(rep.Flags, core.ImportFlag{Entry: e.ID, Kind: kind, Serial: e.Serial, Amount: e.Amount, What: fmt.Sprintf(format, args...)})
-	}
-	at := core.ParseTime(e.AtText)
 	base := core.Entry{At: at, Ticket: e.Ticket, Serial: e.Serial, Game: e.Game, Block: e.Block, Position: e.Position,
 		Amount: e.Amount, Desk: e.Desk, Operator: e.Operator, Method: e.Method, Request: request}
-	record := func(x core.Entry) (bool, error) {
-		if err := o.appendJournal(ctx, tx, &x); err != nil {
-			return false, err
-		}
-		return true, nil
+	var b core.Block
+	var s game.Serial
+	var prize int
+	kind, what := "bad-time", fmt.Sprintf("ticket %s paid on %s, %s: a forged record", e.Serial, at.Local().Format("02/01/2006 15:04:05"), badTime)
+	if badTime == "" {
+		b, s, prize, kind, what = im.ticket(ctx, e)
 	}
-	refuse := func(kind, format string, args ...any) (bool, error) {
-		flag(kind, format, args...)
+	if kind == "internal" {
+		return errors.New(what)
+	}
+	if kind != "" {
+		im.flag(e, kind, "%s", what)
 		x := base
 		x.Kind, x.Reason, x.Ticket = "import", kind, sql.NullInt64{}
-		return record(x)
+		return im.o.appendJournal(ctx, im.tx, &x)
 	}
-	if at.IsZero() || core.CheckText("desk", e.Desk, core.MaxText) != nil || core.CheckText("operator", e.Operator, core.MaxText) != nil {
-		return refuse("serial-mismatch", "the payment's time, desk or operator is not readable")
+	base.Serial = s.String()
+	_, identity := core.ParseClaimDetail(e.Detail)
+	return im.record(ctx, e, base, b, s, prize, identity, winner)
+}
+
+// ticket checks what payment e names against the back office's tickets:
+// the block, sealed in the counter ledger; the serial, whose proof only
+// the right secret part gives; the amount, the ticket's prize. It returns
+// the ticket's full serial, or what is wrong (a flag's kind and words;
+// "internal" for an error of the ledger).
+func (im *importer) ticket(ctx context.Context, e *core.Entry) (core.Block, game.Serial, int, string, string) {
+	var none game.Serial
+	if e.At.IsZero() || core.CheckText("desk", e.Desk, core.MaxText) != nil || core.CheckText("operator", e.Operator, core.MaxText) != nil {
+		return core.Block{}, none, 0, "serial-mismatch", "the payment's time, desk or operator is not readable"
 	}
-	if what := times.check(at); what != "" {
-		return refuse("bad-time", "ticket %s paid on %s, %s: a forged record", e.Serial, at.Local().Format("02/01/2006 15:04:05"), what)
+	if g, bn, pos, ok := core.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
+		return core.Block{}, none, 0, "serial-mismatch", fmt.Sprintf("serial %q: not the public part of the ticket it pays", e.Serial)
 	}
-	s, err := game.ParseSerial(e.Serial)
-	if err != nil {
-		return refuse("serial-mismatch", "serial %q: %v", e.Serial, err)
-	}
-	b, err := GetBlock(ctx, tx, s.Game, s.Block)
+	b, err := GetBlock(ctx, im.tx, e.Game, e.Block)
 	if errors.Is(err, core.ErrNotFound) {
-		return refuse("serial-mismatch", "serial %s names block %d/%d, which this ledger does not hold", e.Serial, s.Game, s.Block)
+		return b, none, 0, "serial-mismatch", fmt.Sprintf("serial %s names block %d/%d, which this ledger does not hold", e.Serial, e.Game, e.Block)
 	}
 	if err != nil {
-		return false, o.classify(err)
+		return b, none, 0, "internal", err.Error()
 	}
-	if !issued.Blocks[b.ID] {
-		return refuse("not-sealed", "serial %s is a ticket of block %s, which counter ledger %s does not hold: the counter could not have found it",
-			e.Serial, b.Name(), rep.Ledger)
+	if !im.issued.Blocks[b.ID] {
+		return b, none, 0, "not-sealed", fmt.Sprintf("serial %s is a ticket of block %s, which counter ledger %s does not hold: the counter could not have found it",
+			e.Serial, b.Name(), im.rep.Ledger)
 	}
-	if s.Game != e.Game || s.Block != e.Block || s.Position != e.Position || !e.Ticket.Valid || e.Ticket.Int64 != b.First()+int64(s.Position) ||
-		b.Key.Secret(s.Position) != s.Secret {
-		return refuse("serial-mismatch", "serial %s is not the serial of ticket %d of block %s: its secret part is wrong (a forged payment)",
+	if e.Position < 0 || e.Position >= b.Tickets {
+		return b, none, 0, "serial-mismatch", fmt.Sprintf("serial %s: block %s has no such ticket", e.Serial, b.Name())
+	}
+	s := game.Serial{Game: b.Game, Block: b.Number, Position: e.Position, Secret: b.Key.Secret(e.Position)}
+	if proof, _ := core.ParseClaimDetail(e.Detail); proof != core.SerialProof(s) || !e.Ticket.Valid || e.Ticket.Int64 != b.First()+int64(s.Position) {
+		return b, s, 0, "serial-mismatch", fmt.Sprintf("serial %s: its proof is not that of ticket %d of block %s, whose secret part the counter did not know (a forged payment)",
 			e.Serial, s.Position, b.Name())
 	}
-	_, pb, err := StoredTicket(ctx, tx, b, s.Position)
+	_, pb, err := StoredTicket(ctx, im.tx, b, s.Position)
 	if err != nil {
-		return false, err
+		return b, s, 0, "internal", err.Error()
 	}
 	prize, _ := core.PrizeOf(pb)
 	if prize == 0 || prize != e.Amount {
-		return refuse("amount-mismatch", "pays %s for ticket %s, which wins %s", game.FormatAmount(e.Amount), e.Serial, game.FormatAmount(prize))
+		return b, s, prize, "amount-mismatch", fmt.Sprintf("pays %s for ticket %s, which wins %s", game.FormatAmount(e.Amount), e.Serial, game.FormatAmount(prize))
 	}
-	// The desk's rules as sealed: a prize above the limit was the back
-	// office's to pay; one from the threshold on records an identity.
-	identity := e.Detail != ""
+	return b, s, prize, "", ""
+}
+
+// record records payment e of ticket s (prize) under the rules sealed at
+// the issue and the emission's dates: as a claim, flagged when the rules
+// say so, or as a double payment.
+func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, b core.Block, s game.Serial, prize int,
+	identityHash string, winner *core.Winner) error {
+	tx, issued, at := im.tx, im.issued, e.At
+	identity := identityHash != ""
 	deskRule := core.Decide(&core.Facts{Prize: prize, PackState: "on-sale"}, core.Rules{At: e.AtText, Limit: issued.Limit, Threshold: issued.Threshold, Identity: identity})
 	if deskRule == core.OverLimit {
-		return refuse("over-limit", "pays %s for ticket %s, above the payout limit of %s sealed in the counter's ledger: the back office pays it",
+		im.flag(e, "over-limit", "pays %s for ticket %s, above the payout limit of %s sealed in the counter's ledger: the back office pays it",
 			game.FormatAmount(prize), e.Serial, issued.Limit)
+		x := base
+		x.Kind, x.Reason, x.Ticket = "import", "over-limit", sql.NullInt64{}
+		return im.o.appendJournal(ctx, tx, &x)
 	}
 	first, err := PaidClaim(ctx, tx, e.Ticket.Int64)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if first != nil {
-		flag("double-payment", "ticket %s was paid %s on %s at desk %q (payment %d), and again on %s at desk %q: %s to recover",
-			e.Serial, game.FormatAmount(first.Amount), first.At.Local().Format("02/01/2006 15:04"), first.Desk, first.Number,
-			at.Local().Format("02/01/2006 15:04"), e.Desk, game.FormatAmount(e.Amount))
+		im.flag(e, "double-payment", "ticket %s was paid twice: %s on %s at desk %q by %q (payment %d here), and on %s at desk %q by %q (the counter ledger's payment %d): %s to recover from whichever came second",
+			s, game.FormatAmount(first.Amount), first.At.Local().Format("02/01/2006 15:04:05"), first.Desk, first.Operator, first.Number,
+			at.Local().Format("02/01/2006 15:04:05"), e.Desk, e.Operator, e.Number, game.FormatAmount(e.Amount))
 		x := base
 		x.Kind, x.Reason, x.Ref = "import", "double-payment", sql.NullInt64{Int64: first.Entry, Valid: true}
-		return record(x)
+		return im.o.appendJournal(ctx, tx, &x)
 	}
-	// The rules at the payment's time, as the back office knows them now.
 	em, err := ReadDates(ctx, tx, b.Game)
 	if err != nil {
-		return false, err
+		return err
 	}
 	state, err := packStateAt(ctx, tx, b, s.Pack(), e.AtText)
 	if err != nil {
-		return false, o.classify(err)
+		return im.o.classify(err)
 	}
 	reason := ""
 	switch v := core.Decide(&core.Facts{Prize: prize, PackState: state}, core.Rules{Dates: em, At: e.AtText, Limit: issued.Limit, Threshold: issued.Threshold, Identity: identity}); v {
 	case core.NotYetOnSale, core.Expired, core.Stolen, core.NotActivated:
 		reason = string(v)
-		flag(reason, "ticket %s paid on %s: %s", e.Serial, at.Local().Format("02/01/2006 15:04"), ruleWords[v])
+		im.flag(e, reason, "ticket %s paid on %s: %s", e.Serial, at.Local().Format("02/01/2006 15:04"), ruleWords[v])
 	}
 	// Paid without the winner's identity it needed, or with one the file
 	// does not hold: the money is gone, so recorded, and flagged for the
 	// identity to be found.
-	keepWinner := identity && winner != nil && winner.Given() && core.IdentityHash(winner) == e.Detail
+	keepWinner := identity && winner != nil && winner.Given() && core.IdentityHash(winner) == identityHash
 	switch {
 	case deskRule == core.IdentityRequired:
-		flag("identity-missing", "pays %s for ticket %s without the winner's identity, required from %s",
+		im.flag(e, "identity-missing", "pays %s for ticket %s without the winner's identity, required from %s",
 			game.FormatAmount(prize), e.Serial, game.FormatAmount(issued.Threshold))
 	case identity && !keepWinner:
-		flag("identity-missing", "the payment records a winner's identity that the file does not hold")
+		im.flag(e, "identity-missing", "the payment records a winner's identity that the file does not hold")
 	}
 	if reason == "" && (deskRule == core.IdentityRequired || identity && !keepWinner) {
 		reason = "identity-missing"
 	}
 	x := base
-	x.Kind, x.Reason, x.Detail = "claim", reason, e.Detail
-	if err := o.appendJournal(ctx, tx, &x); err != nil {
-		return false, err
+	x.Kind, x.Reason, x.Detail = "claim", reason, identityHash
+	if err := im.o.appendJournal(ctx, tx, &x); err != nil {
+		return err
 	}
 	if _, err := core.Exec(ctx, tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", e.Ticket.Int64, x.ID); err != nil {
-		return false, o.classify(err)
+		return im.o.classify(err)
 	}
-	rep.Recorded++
+	im.rep.Recorded++
 	if keepWinner {
 		if _, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
 			x.ID, winner.Name, winner.DocType, winner.DocNumber); err != nil {
-			return false, o.classify(err)
+			return im.o.classify(err)
 		}
 	}
-	return true, nil
+	return nil
 }
 
 var ruleWords = map[core.Verdict]string{

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Claims come home: a counter ledger exports its whole journal (the
@@ -18,7 +19,7 @@ import (
 // This is the format of that file.
 
 // CounterJournalFormat is the first line's "format" of a counter's export.
-const CounterJournalFormat = "vegas-desk counter journal 1"
+const CounterJournalFormat = "vegas-desk counter journal 2"
 
 // ExportHeader is the first line of a counter's export.
 type ExportHeader struct {
@@ -57,7 +58,11 @@ type ExportEntry struct {
 	Winner    *Winner `json:"winner,omitempty"`
 }
 
-// Entry is the journal entry of an export line.
+// Entry is the journal entry of an export line, its fields checked as a
+// counter's ledger writes them: a kind a counter's journal holds, texts as
+// a question takes them (CheckText: an operator, a desk, a request id, a
+// method and a reason of at most MaxText characters; a winner's identity
+// of MaxIdentity), a time in the ledger's form, a hash of 32 bytes.
 func (x *ExportEntry) Entry() (Entry, error) {
 	e := Entry{ID: x.ID, Kind: x.Kind, AtText: x.At, Number: x.Number, Serial: x.Serial, Game: x.Game, Block: x.Block,
 		Position: x.Position, PackFirst: x.PackFirst, PackLast: x.PackLast, State: x.State, Amount: x.Amount, Desk: x.Desk,
@@ -68,6 +73,35 @@ func (x *ExportEntry) Entry() (Entry, error) {
 	if x.Ref != nil {
 		e.Ref = sql.NullInt64{Int64: *x.Ref, Valid: true}
 	}
+	methods := map[string][]string{"issue": {""}, "claim": {MethodSerial, MethodContents},
+		"refusal": {"lookup", "claim", "contents"}, "referral": {MethodSerial, MethodContents}}
+	ms, ok := methods[x.Kind]
+	switch {
+	case !ok:
+		return e, fmt.Errorf("kind %q: a counter's journal holds issue, claim, refusal and referral entries", x.Kind)
+	case !slices.Contains(ms, x.Method):
+		return e, fmt.Errorf("method %q: a %s entry's is one of %q", x.Method, x.Kind, ms)
+	}
+	if e.At.IsZero() || FormatTime(e.At) != x.At {
+		return e, fmt.Errorf("time %q: not a time as a ledger writes it", x.At)
+	}
+	for _, f := range []struct {
+		name, text string
+		max        int
+	}{{"operator", x.Operator, MaxText}, {"desk", x.Desk, MaxText}, {"request id", x.Request, MaxText},
+		{"method", x.Method, MaxText}, {"reason", x.Reason, MaxText}, {"state", x.State, MaxText},
+		{"serial", x.Serial, MaxText}, {"detail", x.Detail, 4 * MaxText}} {
+		if err := CheckText(f.name, f.text, f.max); err != nil {
+			return e, err
+		}
+	}
+	if w := x.Winner; w != nil {
+		for _, f := range [][2]string{{"winner's name", w.Name}, {"identity document", w.DocType}, {"document number", w.DocNumber}} {
+			if err := CheckText(f[0], f[1], MaxIdentity); err != nil {
+				return e, err
+			}
+		}
+	}
 	h, err := hex.DecodeString(x.Hash)
 	if err != nil || len(h) != 32 {
 		return e, fmt.Errorf("hash %q is not 64 hexadecimal digits", x.Hash)
@@ -76,42 +110,93 @@ func (x *ExportEntry) Entry() (Entry, error) {
 	return e, nil
 }
 
-// ReadExport reads a counter's export.
-func ReadExport(r io.Reader) (ExportHeader, []ExportEntry, error) {
-	var hdr ExportHeader
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	var xs []ExportEntry
-	line := 0
-	for sc.Scan() {
-		line++
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+// The bounds of a counter's export: what a counter ledger writes is far
+// smaller (an entry's line, a few hundred bytes; a counter ledger's
+// journal, thousands of entries), and an import reads no more.
+const (
+	MaxExportLine = 16 << 10 // bytes
+	MaxExportSize = 64 << 20 // bytes
+)
+
+// ExportReader reads a counter's export line by line, holding one line:
+// Header first, then Next until io.EOF.
+type ExportReader struct {
+	sc   *bufio.Scanner
+	cr   *countingReader
+	line int
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.n >= MaxExportSize {
+		return 0, fmt.Errorf("the file is larger than %d MB, which no counter ledger's export is: give the file a counter ledger wrote with vegas-desk claims --jsonl", MaxExportSize>>20)
+	}
+	p = p[:min(int64(len(p)), MaxExportSize-c.n)]
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// NewExportReader reads r.
+func NewExportReader(r io.Reader) *ExportReader {
+	cr := &countingReader{r: r}
+	sc := bufio.NewScanner(cr)
+	sc.Buffer(make([]byte, 4096), MaxExportLine)
+	return &ExportReader{sc: sc, cr: cr}
+}
+
+// next decodes the next line that is not blank into v.
+func (rd *ExportReader) next(v any) error {
+	for rd.sc.Scan() {
+		rd.line++
+		if len(bytes.TrimSpace(rd.sc.Bytes())) == 0 {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec := json.NewDecoder(bytes.NewReader(rd.sc.Bytes()))
 		dec.DisallowUnknownFields()
-		var err error
-		if line == 1 {
-			err = dec.Decode(&hdr)
-			if err == nil && hdr.Format != CounterJournalFormat {
-				err = fmt.Errorf("format %q, want %q", hdr.Format, CounterJournalFormat)
-			}
-		} else {
-			var x ExportEntry
-			err = dec.Decode(&x)
-			xs = append(xs, x)
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("import: line %d: %v: give the file a counter ledger wrote with vegas-desk claims --jsonl", rd.line, err)
 		}
-		if err != nil {
-			return hdr, nil, fmt.Errorf("import: line %d: %v: give the file a counter ledger wrote with vegas-desk claims --jsonl", line, err)
-		}
+		return nil
 	}
-	if err := sc.Err(); err != nil {
-		return hdr, nil, fmt.Errorf("import: %w", err)
+	switch err := rd.sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("import: line %d is longer than %d KB, which no counter ledger writes: give the file a counter ledger wrote with vegas-desk claims --jsonl", rd.line+1, MaxExportLine>>10)
+	case err != nil:
+		return fmt.Errorf("import: %w", err)
 	}
-	if line == 0 {
-		return hdr, nil, errors.New("import: the file is empty: give the file a counter ledger wrote with vegas-desk claims --jsonl")
+	return io.EOF
+}
+
+// Header reads the first line.
+func (rd *ExportReader) Header() (ExportHeader, error) {
+	var hdr ExportHeader
+	err := rd.next(&hdr)
+	switch {
+	case errors.Is(err, io.EOF):
+		return hdr, errors.New("import: the file is empty: give the file a counter ledger wrote with vegas-desk claims --jsonl")
+	case err == nil && hdr.Format != CounterJournalFormat:
+		return hdr, fmt.Errorf("import: format %q, want %q: give the file a counter ledger wrote with vegas-desk claims --jsonl", hdr.Format, CounterJournalFormat)
 	}
-	return hdr, xs, nil
+	return hdr, err
+}
+
+// Next reads the next entry, its fields checked (Entry); io.EOF after the
+// last.
+func (rd *ExportReader) Next() (Entry, *Winner, error) {
+	var x ExportEntry
+	if err := rd.next(&x); err != nil {
+		return Entry{}, nil, err
+	}
+	e, err := x.Entry()
+	if err != nil {
+		return e, nil, fmt.Errorf("import: line %d (entry %d): %w: not what a counter ledger writes", rd.line, x.ID, err)
+	}
+	return e, x.Winner, nil
 }
 
 // SealDigest is the SHA-256 of a counter ledger's signed seal, in hex.

@@ -23,14 +23,18 @@ type ReceiptFacts struct {
 }
 
 // MaskSerial prints a serial with its secret part hidden
-// (game.Serial.Masked); a serial that does not parse prints as "—": a
-// paper never shows a whole serial.
+// (game.Serial.Masked); a public serial (a sealed counter ledger's payment
+// keeps no more) with all of it hidden; anything else as "—": a paper
+// never shows a whole serial.
 func MaskSerial(serial string) string {
 	s, err := game.ParseSerial(serial)
-	if err != nil {
-		return "—"
+	if err == nil {
+		return s.Masked()
 	}
-	return s.Masked()
+	if _, _, _, ok := ParsePublicSerial(serial); ok {
+		return serial + "-••••-••••-••••-••••-•"
+	}
+	return "—"
 }
 
 // Paper is the receipt as paper prints it, its times in loc.
@@ -117,9 +121,6 @@ func (f DayFacts) Paper(loc *time.Location) paper.DayReport {
 	}
 	for _, x := range f.Referrals {
 		serial := MaskSerial(x.Serial)
-		if serial == "—" {
-			serial = x.Serial // the part printed outside the ticket: nothing to mask
-		}
 		r.Referrals = append(r.Referrals, paper.Referral{At: x.At.In(loc), Serial: serial, Amount: x.Amount,
 			Cashier: x.Operator, Tries: x.Tries})
 	}

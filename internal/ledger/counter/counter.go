@@ -99,7 +99,7 @@ func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, 
 	t, err := core.DecideLookup(ctx, reader{tx, b}, s, who.Desk, asked, clock(at))
 	tx.Rollback()
 	if e := core.RefusedLookup(s, t, err, who); e != nil && !b.store.ReadOnly {
-		forgetWinner(e)
+		forgetSecrets(e)
 		if rerr := b.store.Record(ctx, e); rerr != nil {
 			return core.Ticket{}, rerr
 		}
@@ -159,6 +159,15 @@ func blocks(ctx context.Context, q core.Querier) ([]core.Block, error) {
 	return out, nil
 }
 
+// blockOf is sealed block number of game gameCode.
+func blockOf(ctx context.Context, q core.Querier, gameCode, number int) (core.Block, error) {
+	var r backoffice.BlockRow
+	if err := core.Get(ctx, q, &r, "SELECT "+blockCols+" FROM blocks WHERE game = ? AND number = ?", gameCode, number); err != nil {
+		return core.Block{}, err
+	}
+	return r.Block(), nil
+}
+
 // Blocks lists the sealed blocks.
 func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
 	bs, err := blocks(ctx, b.file.R)
@@ -169,15 +178,13 @@ func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
 // full serial finds and opens.
 func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
 	unknown := &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
-	var r backoffice.BlockRow
-	err := core.Get(ctx, q, &r, "SELECT "+blockCols+" FROM blocks WHERE game = ? AND number = ?", s.Game, s.Block)
+	b, err := blockOf(ctx, q, s.Game, s.Block)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unknown
 	}
 	if err != nil {
 		return nil, err
 	}
-	b := r.Block()
 	if s.Position < 0 || s.Position >= b.Tickets || s.Secret < 0 || s.Secret >= game.SecretModulus {
 		return nil, unknown
 	}
@@ -273,7 +280,7 @@ func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*c
 
 // claimTx is a claim's transaction in a counter ledger: the back office's
 // but for the facts (sealed records), the rules (sealed) and what a refusal
-// records (forgetWinner).
+// records (forgetSecrets).
 type claimTx struct {
 	*backoffice.Tx
 	b *Backend
@@ -288,26 +295,27 @@ func (t claimTx) Rules(ctx context.Context, gameCode int, _ string, asked core.L
 }
 
 func (t claimTx) Record(ctx context.Context, e *core.Entry) error {
-	forgetWinner(e)
+	forgetSecrets(e)
 	return t.Tx.Record(ctx, e)
 }
 
-// publicSerial is the part of a serial printed outside the scratch layer:
-// game, block and position, "531-0001-0456789".
-func publicSerial(game, block, pos int) string {
-	return fmt.Sprintf("%03d-%04d-%07d", game, block, pos)
-}
-
-// forgetWinner makes a refusal or a referral entry keep neither the
-// serial's secret part, nor the ticket's number, nor its prize: the file
-// may be lost with the unpaid winners it saw (the answer at the counter
-// still shows the prize, read from the sealed record).
-func forgetWinner(e *core.Entry) {
-	if e.Kind == "refusal" || e.Kind == "referral" {
-		if e.Serial != "" {
-			e.Serial = publicSerial(e.Game, e.Block, e.Position)
-		}
+// forgetSecrets makes an entry keep no serial's secret part: the file may
+// be copied or lost. A payment keeps the public part and the serial's
+// proof, which the back office checks at the import (core.SerialProof),
+// with the hash of the winner's identity; a refusal or a referral keeps
+// the public part, and neither the ticket's number nor its prize (the
+// answer at the counter still shows the prize, read from the sealed
+// record).
+func forgetSecrets(e *core.Entry) {
+	full, err := game.ParseSerial(e.Serial)
+	switch {
+	case e.Kind == "claim" && err == nil:
+		e.Detail = core.ClaimDetail(core.SerialProof(full), e.Detail)
+	case e.Kind == "refusal" || e.Kind == "referral":
 		e.Ticket, e.Amount = sql.NullInt64{}, 0
+	}
+	if e.Serial != "" {
+		e.Serial = core.PublicSerial(e.Game, e.Block, e.Position)
 	}
 }
 
@@ -323,7 +331,7 @@ func (b *Backend) VoidsBetween(context.Context, string, time.Time, time.Time) ([
 
 // ReferralsBetween lists the counter's referrals from since until before
 // until: their serials are the part printed outside the ticket, their
-// amounts 0 (forgetWinner).
+// amounts 0 (forgetSecrets).
 func (b *Backend) ReferralsBetween(ctx context.Context, desk string, since, until time.Time) ([]core.Referral, error) {
 	return b.store.ReferralsBetween(ctx, desk, since, until)
 }

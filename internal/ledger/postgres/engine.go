@@ -196,8 +196,12 @@ func (e engine) Login(ctx context.Context, tx *sqlx.Tx, id, password string) (st
 	// that runs too long (defaults it could change: the back office's
 	// remedy is desks disable, which ends them). The back office is made a
 	// member of the role, so that it may end its sessions. Its guesses are
-	// counted in a sequence of its own (vegas.guess).
+	// counted in a sequence of its own (vegas.guess). The database's
+	// privileges are set again: a database copied with CREATE DATABASE …
+	// TEMPLATE has the defaults (PUBLIC's CONNECT and TEMPORARY).
 	for _, stmt := range []string{
+		fmt.Sprintf(`REVOKE ALL ON DATABASE %q FROM PUBLIC`, db),
+		fmt.Sprintf(`GRANT CONNECT ON DATABASE %q TO %q`, db, group),
 		fmt.Sprintf(`CREATE ROLE %q LOGIN CONNECTION LIMIT %d PASSWORD '%s' IN ROLE %q`, role, CounterConnections, verifier, group),
 		fmt.Sprintf(`ALTER ROLE %q SET idle_in_transaction_session_timeout = '10s'`, role),
 		fmt.Sprintf(`ALTER ROLE %q SET statement_timeout = '30s'`, role),
@@ -208,12 +212,22 @@ func (e engine) Login(ctx context.Context, tx *sqlx.Tx, id, password string) (st
 			return "", fmt.Errorf("add desk %s: %w", id, Classify(err))
 		}
 	}
+	if err := limitTempFiles(ctx, tx, role); err != nil {
+		return "", Classify(err)
+	}
 	return role, nil
 }
 
 // Change applies a change of desk d's state to its login: disabled is
-// NOLOGIN, enabled LOGIN; unlocked starts its guesses again.
+// NOLOGIN, enabled LOGIN; unlocked starts its guesses again. Each change
+// bounds its temporary files too, should the owner have been given the
+// right to since the desk was added (harden.go).
 func (e engine) Change(ctx context.Context, tx *sqlx.Tx, d core.DeskRow, state string) error {
+	if d.Role != nil {
+		if err := limitTempFiles(ctx, tx, *d.Role); err != nil {
+			return err
+		}
+	}
 	if d.Role != nil && (state == "disabled" || state == "enabled") {
 		login := "NOLOGIN"
 		if state == "enabled" {
