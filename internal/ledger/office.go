@@ -9,8 +9,8 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
-	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/ledger/counter"
+	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/signing"
 )
 
