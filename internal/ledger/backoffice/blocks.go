@@ -196,41 +196,54 @@ func (o *Store) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed ga
 	if err != nil {
 		return core.Block{}, err
 	}
-	// The finder of the block, in key order.
-	slices.Sort(finds)
+	if err := writeFinder(ctx, tx, blockID, finds); err != nil {
+		return core.Block{}, err
+	}
+	return o.recordBlock(ctx, tx, core.Block{ID: blockID, Game: gameCode, Number: number, FirstPack: firstPack}, res, opts)
+}
+
+// writeFinder writes block blockID's finder rows from the entries its
+// winners make.
+func writeFinder(ctx context.Context, tx *sqlx.Tx, blockID int64, finds []uint64) error {
+	slices.Sort(finds) // key order
 	firsts, blobs := finderRows(finds)
 	fstmt, err := tx.PrepareContext(ctx, tx.Rebind("INSERT INTO finder (id, entries) VALUES (?, ?)"))
 	if err != nil {
-		return core.Block{}, err
+		return err
 	}
 	defer fstmt.Close()
 	for i := range firsts {
 		if _, err := fstmt.ExecContext(ctx, FinderID(blockID, firsts[i]), blobs[i]); err != nil {
-			return core.Block{}, err
+			return err
 		}
 	}
+	return nil
+}
+
+// recordBlock writes block b's row, from what the generation gave (res),
+// and its journal entry; with opts.Activate, its packs go on sale.
+func (o *Store) recordBlock(ctx context.Context, tx *sqlx.Tx, b core.Block, res game.Result, opts core.GenerateOptions) (core.Block, error) {
 	at := o.now()
 	if _, err := core.Exec(ctx, tx, "INSERT INTO blocks ("+BlockCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-		blockID, gameCode, number, firstPack, res.Tickets, game.PackSize, res.Winners, res.Payout,
+		b.ID, b.Game, b.Number, b.FirstPack, res.Tickets, game.PackSize, res.Winners, res.Payout,
 		res.Key[:], res.Digest[:], core.FormatTime(at)); err != nil {
 		return core.Block{}, err
 	}
-	b := core.Block{ID: blockID, Game: gameCode, Number: number, Digest: hex.EncodeToString(res.Digest[:]),
-		PackSize: game.PackSize, Tickets: res.Tickets, Winners: res.Winners, Payout: res.Payout,
-		CreatedAt: core.ParseTime(core.FormatTime(at)), FirstPack: firstPack, Key: res.Key}
-	if err := o.appendJournal(ctx, tx, &core.Entry{Kind: "block", At: at, Game: gameCode, Block: number,
+	b.Digest, b.PackSize, b.Tickets, b.Winners, b.Payout = hex.EncodeToString(res.Digest[:]), game.PackSize, res.Tickets, res.Winners, res.Payout
+	b.CreatedAt, b.Key = core.ParseTime(core.FormatTime(at)), res.Key
+	if err := o.appendJournal(ctx, tx, &core.Entry{Kind: "block", At: at, Game: b.Game, Block: b.Number,
 		Amount: res.Payout, Desk: opts.Who.Desk, Operator: opts.Who.Operator, Detail: b.Digest}); err != nil {
 		return core.Block{}, err
 	}
 	if opts.Activate {
-		e := core.Entry{Kind: "packs", At: at, Game: gameCode, Block: number, PackFirst: 0, PackLast: game.Packs - 1,
+		e := core.Entry{Kind: "packs", At: at, Game: b.Game, Block: b.Number, PackFirst: 0, PackLast: game.Packs - 1,
 			State: "on-sale", Method: "generate", Operator: opts.Who.Operator}
 		if err := o.appendJournal(ctx, tx, &e); err != nil {
 			return core.Block{}, err
 		}
 		if _, err := core.Exec(ctx, tx, `WITH RECURSIVE p(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM p WHERE n < ?)
 			INSERT INTO pack_states (block, pack, state, desk, entry) SELECT CAST(? AS BIGINT), n, 'on-sale', '', CAST(? AS BIGINT) FROM p`,
-			game.Packs-1, blockID, e.ID); err != nil {
+			game.Packs-1, b.ID, e.ID); err != nil {
 			return core.Block{}, err
 		}
 	}

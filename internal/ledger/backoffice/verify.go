@@ -83,27 +83,67 @@ type vchunk struct {
 // vchunkPacks is the number of packs of a chunk.
 const vchunkPacks = 40
 
+// verifyBlock checks block b's tickets, chunk by chunk (readChunks),
+// each chunk's packs in parallel (checkChunk), then the block as a whole:
+// its packs in order, its digest, its prize table, its finder.
 func verifyBlock(ctx context.Context, tx core.Querier, b core.Block, rep *core.VerifyReport, progress func(int)) error {
 	bw := "block " + b.Name()
-	where := func(pos int) string { return fmt.Sprintf("block %s ticket %d", b.Name(), pos) }
-	packWhere := func(pack int) string { return fmt.Sprintf("block %s pack %d", b.Name(), pack) }
 	packs := b.Tickets / game.PackSize
 	if b.PackSize != game.PackSize || b.Tickets%game.PackSize != 0 {
 		rep.Add(bw, "%d tickets in packs of %d, want packs of %d", b.Tickets, b.PackSize, game.PackSize)
 	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks, free, readErr := readChunks(rctx, tx, b, packs)
+	var tally blockTally
+	digest := game.NewDigest(b.Game, b.Number)
+	next := 0 // expected pack
+	tickets := 0
+	for c := range chunks {
+		for _, p := range tally.checkChunk(b, c) {
+			rep.Add(p.Where, "%s", p.What)
+		}
+		for k := range c.ids {
+			pack := int(c.ids[k] - b.FirstPack)
+			if pack != next {
+				rep.Add(packWhere(b, next), "missing: the next row is pack %d", pack)
+				next = pack
+			}
+			digest.AddPack(&c.sums[k])
+			next++
+		}
+		tickets += len(c.ids) * game.PackSize
+		rep.Tickets += len(c.ids) * game.PackSize
+		progress(tickets)
+		free <- c
+	}
+	if err := <-readErr; err != nil {
+		return err
+	}
+	if next != packs {
+		rep.Add(bw, "has %d pack rows, want %d", next, packs)
+	}
+	if got := hex.EncodeToString(func() []byte { s := digest.Sum(); return s[:] }()); got != b.Digest {
+		rep.Add(bw, "digest %s does not match the recorded %s: tickets were changed", got, b.Digest)
+	}
+	tally.checkTable(b, rep)
+	return verifyFinder(ctx, tx, b, tally.finds, rep)
+}
 
-	// A reader goroutine fills chunks while the workers check the last one.
+func packWhere(b core.Block, pack int) string { return fmt.Sprintf("block %s pack %d", b.Name(), pack) }
+
+// readChunks reads block b's pack rows in chunks of vchunkPacks, in a
+// goroutine, into the chunks free gives back; the error ends it.
+func readChunks(ctx context.Context, tx core.Querier, b core.Block, packs int) (<-chan *vchunk, chan<- *vchunk, <-chan error) {
 	chunks := make(chan *vchunk, 2)
 	free := make(chan *vchunk, 3)
 	for range 3 {
 		free <- &vchunk{sums: make([][32]byte, vchunkPacks)}
 	}
 	readErr := make(chan error, 1)
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	go func() {
 		defer close(chunks)
-		rows, err := core.Query(rctx, tx, "SELECT id, hash, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
+		rows, err := core.Query(ctx, tx, "SELECT id, hash, prizes, codes FROM packs WHERE id >= ? AND id < ? ORDER BY id",
 			b.FirstPack, b.FirstPack+int64(packs))
 		if err != nil {
 			readErr <- err
@@ -116,8 +156,8 @@ func verifyBlock(ctx context.Context, tx core.Querier, b core.Block, rep *core.V
 			if c == nil {
 				select {
 				case c = <-free:
-				case <-rctx.Done():
-					readErr <- rctx.Err()
+				case <-ctx.Done():
+					readErr <- ctx.Err()
 					return
 				}
 				c.ids, c.hashes, c.prizes, c.codes = c.ids[:0], c.hashes[:0], c.prizes[:0], c.codes[:0]
@@ -141,123 +181,114 @@ func verifyBlock(ctx context.Context, tx core.Querier, b core.Block, rep *core.V
 		}
 		readErr <- rows.Err()
 	}()
+	return chunks, free, readErr
+}
 
+// blockTally is what a block's tickets add up to: the tickets by prize
+// byte, and the finder entries its winners make.
+type blockTally struct {
+	mu     sync.Mutex
+	counts [256]int
+	finds  []uint64
+}
+
+// checkChunk checks the packs of chunk c, a share of them per worker, and
+// returns the problems found (c.sums gets each pack's hash).
+func (tl *blockTally) checkChunk(b core.Block, c *vchunk) []core.Problem {
 	workers := runtime.GOMAXPROCS(0)
-	var counts [256]int // tickets by prize byte
-	var finds []uint64  // the finder entries the stored tickets make
-	var mu sync.Mutex
-	digest := game.NewDigest(b.Game, b.Number)
-	next := 0 // expected pack
-	tickets := 0
-	var zero [game.EncodedSize]byte
-	for c := range chunks {
-		n := len(c.ids)
-		var wg sync.WaitGroup
-		local := make([][]core.Problem, workers)
-		for w := range workers {
-			lo, hi := w*n/workers, (w+1)*n/workers
-			wg.Go(func() {
-				var cnt [256]int
-				var fs []uint64
-				ph := game.NewPackHasher()
-				var code [game.EncodedSize]byte
-				for k := lo; k < hi; k++ {
-					pack := int(c.ids[k] - b.FirstPack)
-					codes, prizes := c.codes[k], c.prizes[k]
-					if len(codes) != core.PackCodesSize || len(prizes) != game.PackSize {
-						local[w] = append(local[w], core.Problem{Where: packWhere(pack), What: fmt.Sprintf("holds %d bytes of codes and %d prize bytes, want %d and %d",
-							len(codes), len(prizes), core.PackCodesSize, game.PackSize)})
-					}
-					for i := range game.PackSize {
-						pos := pack*game.PackSize + i
-						code = zero
-						if (i+1)*game.EncodedSize <= len(codes) {
-							copy(code[:], codes[i*game.EncodedSize:])
-						}
-						ph.Add(b.Key.Secret(pos), &code)
-						if i >= len(prizes) || (i+1)*game.EncodedSize > len(codes) {
-							continue
-						}
-						pb := prizes[i]
-						cnt[pb]++
-						stored, ok := core.PrizeOf(pb)
-						if !ok {
-							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("prize byte %d is not a tier of the prize table", pb)})
-						}
-						if pb != 0 {
-							fs = append(fs, findEntry(FindKey(code[:]), pos))
-						}
-						t, err := game.Decode(code[:])
-						if err != nil {
-							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("does not decode: %v", err)})
-							continue
-						}
-						if err := game.Validate(&t); err != nil {
-							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("breaks the rules: %v", err)})
-						}
-						if p := game.Prize(&t); ok && p != stored {
-							local[w] = append(local[w], core.Problem{Where: where(pos), What: fmt.Sprintf("contents win %d €, the ledger says %d €", p, stored)})
-						}
-					}
-					c.sums[k] = ph.Sum()
-					if !bytes.Equal(c.sums[k][:], c.hashes[k]) {
-						local[w] = append(local[w], core.Problem{Where: packWhere(pack), What: fmt.Sprintf("pack hash does not match: a ticket of positions %d–%d was changed",
-							pack*game.PackSize, (pack+1)*game.PackSize-1)})
-					}
-				}
-				mu.Lock()
-				for i, v := range cnt {
-					counts[i] += v
-				}
-				finds = append(finds, fs...)
-				mu.Unlock()
-			})
+	n := len(c.ids)
+	var wg sync.WaitGroup
+	local := make([][]core.Problem, workers)
+	for w := range workers {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Go(func() { local[w] = tl.checkPacks(b, c, lo, hi) })
+	}
+	wg.Wait()
+	return slices.Concat(local...)
+}
+
+// checkPacks checks packs lo … hi-1 of chunk c: each ticket decoded,
+// valid, winning what its prize byte says; each pack's hash.
+func (tl *blockTally) checkPacks(b core.Block, c *vchunk, lo, hi int) []core.Problem {
+	var out []core.Problem
+	add := func(where, format string, args ...any) {
+		out = append(out, core.Problem{Where: where, What: fmt.Sprintf(format, args...)})
+	}
+	where := func(pos int) string { return fmt.Sprintf("block %s ticket %d", b.Name(), pos) }
+	var cnt [256]int
+	var fs []uint64
+	ph := game.NewPackHasher()
+	var code, zero [game.EncodedSize]byte
+	for k := lo; k < hi; k++ {
+		pack := int(c.ids[k] - b.FirstPack)
+		codes, prizes := c.codes[k], c.prizes[k]
+		if len(codes) != core.PackCodesSize || len(prizes) != game.PackSize {
+			add(packWhere(b, pack), "holds %d bytes of codes and %d prize bytes, want %d and %d", len(codes), len(prizes), core.PackCodesSize, game.PackSize)
 		}
-		wg.Wait()
-		for _, ps := range local {
-			for _, p := range ps {
-				rep.Add(p.Where, "%s", p.What)
+		for i := range game.PackSize {
+			pos := pack*game.PackSize + i
+			code = zero
+			if (i+1)*game.EncodedSize <= len(codes) {
+				copy(code[:], codes[i*game.EncodedSize:])
+			}
+			ph.Add(b.Key.Secret(pos), &code)
+			if i >= len(prizes) || (i+1)*game.EncodedSize > len(codes) {
+				continue
+			}
+			pb := prizes[i]
+			cnt[pb]++
+			stored, ok := core.PrizeOf(pb)
+			if !ok {
+				add(where(pos), "prize byte %d is not a tier of the prize table", pb)
+			}
+			if pb != 0 {
+				fs = append(fs, findEntry(FindKey(code[:]), pos))
+			}
+			t, err := game.Decode(code[:])
+			if err != nil {
+				add(where(pos), "does not decode: %v", err)
+				continue
+			}
+			if err := game.Validate(&t); err != nil {
+				add(where(pos), "breaks the rules: %v", err)
+			}
+			if p := game.Prize(&t); ok && p != stored {
+				add(where(pos), "contents win %d €, the ledger says %d €", p, stored)
 			}
 		}
-		for k := range n {
-			pack := int(c.ids[k] - b.FirstPack)
-			if pack != next {
-				rep.Add(packWhere(next), "missing: the next row is pack %d", pack)
-				next = pack
-			}
-			digest.AddPack(&c.sums[k])
-			next++
+		c.sums[k] = ph.Sum()
+		if !bytes.Equal(c.sums[k][:], c.hashes[k]) {
+			add(packWhere(b, pack), "pack hash does not match: a ticket of positions %d–%d was changed", pack*game.PackSize, (pack+1)*game.PackSize-1)
 		}
-		tickets += n * game.PackSize
-		rep.Tickets += n * game.PackSize
-		progress(tickets)
-		free <- c
 	}
-	if err := <-readErr; err != nil {
-		return err
+	tl.mu.Lock()
+	for i, v := range cnt {
+		tl.counts[i] += v
 	}
-	if next != packs {
-		rep.Add(bw, "has %d pack rows, want %d", next, packs)
-	}
-	if got := hex.EncodeToString(func() []byte { s := digest.Sum(); return s[:] }()); got != b.Digest {
-		rep.Add(bw, "digest %s does not match the recorded %s: tickets were changed", got, b.Digest)
-	}
+	tl.finds = append(tl.finds, fs...)
+	tl.mu.Unlock()
+	return out
+}
+
+// checkTable checks the block's prizes against the prize table and its
+// row.
+func (tl *blockTally) checkTable(b core.Block, rep *core.VerifyReport) {
+	bw := "block " + b.Name()
 	winners, payout := 0, 0
-	for pb, n := range counts {
+	for pb, n := range tl.counts {
 		if p, ok := core.PrizeOf(byte(pb)); ok && p > 0 {
 			winners += n
 			payout += p * n
 		}
 	}
 	for i, tier := range game.PrizeTable {
-		if n := counts[i+1]; n != tier.Count {
+		if n := tl.counts[i+1]; n != tier.Count {
 			rep.Add(bw, "%d tickets win %d €, the prize table says %d", n, tier.Prize, tier.Count)
 		}
 	}
 	if winners != b.Winners || payout != b.Payout {
 		rep.Add(bw, "%d winners paying %d €, the block row says %d winners, %d €", winners, payout, b.Winners, b.Payout)
 	}
-	return verifyFinder(ctx, tx, b, finds, rep)
 }
 
 // verifyFinder compares block b's finder rows with the entries its stored

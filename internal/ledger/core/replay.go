@@ -172,30 +172,7 @@ func (st *Replay) effect(e *Entry, where string, rep *VerifyReport) {
 		}
 		st.games[e.Game] = em
 	case "desk":
-		d := st.desks[e.Desk]
-		d.ID = e.Desk
-		switch e.State {
-		case "added":
-			d.Limit, d.Disabled = e.Amount, 0
-			if e.Detail != "" {
-				role := e.Detail
-				d.Role = &role
-			}
-		case "limit":
-			d.Limit = e.Amount
-		case "disabled":
-			d.Disabled = 1
-		case "enabled":
-			d.Disabled = 0
-		case "locked":
-			d.LockedUntil = e.Detail
-		case "unlocked":
-			d.LockedUntil, d.UnlockedAt = "", e.AtText
-		case "password": // its login's: nothing the ledger keeps
-		default:
-			rep.Add(where, "desk entry with state %q", e.State)
-		}
-		st.desks[e.Desk] = d
+		st.desk(e, where, rep)
 	case "setting":
 		st.settings[e.Reason] = e.Detail
 	case "refusal", "import", "checkpoint":
@@ -254,6 +231,35 @@ type Kept struct {
 	Desks    []DeskRow
 	Games    map[int]Dates // by code
 	Settings map[string]string
+}
+
+// desk applies a desk entry: added, its limit, disabled, enabled,
+// locked, unlocked, a new password.
+func (st *Replay) desk(e *Entry, where string, rep *VerifyReport) {
+	d := st.desks[e.Desk]
+	d.ID = e.Desk
+	switch e.State {
+	case "added":
+		d.Limit, d.Disabled = e.Amount, 0
+		if e.Detail != "" {
+			role := e.Detail
+			d.Role = &role
+		}
+	case "limit":
+		d.Limit = e.Amount
+	case "disabled":
+		d.Disabled = 1
+	case "enabled":
+		d.Disabled = 0
+	case "locked":
+		d.LockedUntil = e.Detail
+	case "unlocked":
+		d.LockedUntil, d.UnlockedAt = "", e.AtText
+	case "password": // its login's: nothing the ledger keeps
+	default:
+		rep.Add(where, "desk entry with state %q", e.State)
+	}
+	st.desks[e.Desk] = d
 }
 
 // Compare checks what the ledger keeps against the replayed state.
