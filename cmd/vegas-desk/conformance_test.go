@@ -28,7 +28,7 @@ func TestConformanceCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := conformance.Cases()
-	answers := map[string]map[string]conformance.Answer{}
+	answers := conformance.Answers{}
 	for _, kind := range conformance.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			k := newCLIKind(t, kind, dir)
@@ -43,25 +43,12 @@ func TestConformanceCLI(t *testing.T) {
 				if want := exitOf(c); code != want {
 					t.Errorf("%s (cases.txt:%d): exit %d, want %d\n\t%s", c.Name, c.Line, code, want, out)
 				}
-				if answers[c.Name] == nil {
-					answers[c.Name] = map[string]conformance.Answer{}
-				}
-				answers[c.Name][kind] = a
+				answers.Put(c, kind, a)
 			}
 		})
 	}
-	for _, c := range cases {
-		first := ""
-		for _, kind := range conformance.Kinds {
-			a, ok := answers[c.Name][kind]
-			switch {
-			case !ok:
-			case first == "":
-				first = kind
-			case a != answers[c.Name][first]:
-				t.Errorf("%s (cases.txt:%d): %s answers %s\n\t%s answers %s", c.Name, c.Line, kind, a, first, answers[c.Name][first])
-			}
-		}
+	for _, d := range answers.Differences(cases) {
+		t.Error(d)
 	}
 }
 

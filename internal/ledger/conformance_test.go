@@ -19,16 +19,9 @@ import (
 // every kind of ledger through the API: each answer and journal entry must
 // be the table's, and the same on every kind.
 func TestConformance(t *testing.T) {
-	dir, err := FixtureDir(conformance.Fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	world, err := conformance.ReadWorld(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, world := conformanceWorld(t)
 	cases := conformance.Cases()
-	answers := map[string]map[string]conformance.Answer{} // by case, by kind
+	answers := conformance.Answers{}
 	for _, kind := range conformance.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			k := newKind(t, kind, dir)
@@ -40,27 +33,27 @@ func TestConformance(t *testing.T) {
 				if err := c.Check(a, true); err != nil {
 					t.Errorf("%s (cases.txt:%d): %v\n\tanswer %s", c.Name, c.Line, err, a)
 				}
-				if answers[c.Name] == nil {
-					answers[c.Name] = map[string]conformance.Answer{}
-				}
-				answers[c.Name][kind] = a
+				answers.Put(c, kind, a)
 			}
 		})
 	}
-	for _, c := range cases {
-		first := ""
-		for _, kind := range conformance.Kinds {
-			a, ok := answers[c.Name][kind]
-			if !ok {
-				continue
-			}
-			if first == "" {
-				first = kind
-			} else if want := answers[c.Name][first]; a != want {
-				t.Errorf("%s (cases.txt:%d): %s answers %s\n\t%s answers %s", c.Name, c.Line, kind, a, first, want)
-			}
-		}
+	for _, d := range answers.Differences(cases) {
+		t.Error(d)
 	}
+}
+
+// conformanceWorld is the directory of the conformance table's world, and
+// its tickets.
+func conformanceWorld(t *testing.T) (string, conformance.World) {
+	dir, err := FixtureDir(conformance.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, err := conformance.ReadWorld(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, world
 }
 
 // conformanceKind is one kind of ledger of the world, as the cases ask it.
@@ -263,14 +256,7 @@ func refName(t *testing.T, l *Ledger, e entry) string {
 // before anything is (the error names the field); a winner's identity of
 // spaces is no identity.
 func TestConformanceTextBounds(t *testing.T) {
-	dir, err := FixtureDir(conformance.Fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	world, err := conformance.ReadWorld(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, world := conformanceWorld(t)
 	ctx := context.Background()
 	serial := world.Tickets["3@on-sale"].Serial
 	long, fits := strings.Repeat("é", 65), strings.Repeat("é", 64)

@@ -83,13 +83,9 @@ func (o *Store) deskChange(ctx context.Context, id, state string, limit int, who
 		return err
 	}
 	defer tx.Rollback()
-	var d core.DeskRow
-	err = core.Get(ctx, tx, &d, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
-	}
+	d, err := o.readDesk(ctx, tx, id)
 	if err != nil {
-		return o.classify(err)
+		return err
 	}
 	e := core.Entry{Kind: "desk", Desk: id, State: state, Amount: d.Limit, Operator: who.Operator}
 	var stmt string
@@ -130,6 +126,16 @@ func (o *Store) deskChange(ctx context.Context, id, state string, limit int, who
 	return nil
 }
 
+// readDesk reads desk id's row, or ErrNotFound.
+func (o *Store) readDesk(ctx context.Context, q core.Querier, id string) (core.DeskRow, error) {
+	var d core.DeskRow
+	err := core.Get(ctx, q, &d, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
+	}
+	return d, o.classify(err)
+}
+
 // DisableDesk stops a counter: its login is refused, and so is every call
 // it makes.
 func (o *Store) DisableDesk(ctx context.Context, id string, who core.Identity) error {
@@ -156,13 +162,10 @@ func (o *Store) SetDeskPassword(ctx context.Context, id, password string, who co
 		return err
 	}
 	defer tx.Rollback()
-	var d core.DeskRow
-	err = core.Get(ctx, tx, &d, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
+	d, err := o.readDesk(ctx, tx, id)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
 	case err != nil:
-		return o.classify(err)
+		return err
 	case d.Role == nil:
 		return fmt.Errorf("desk %s has no login: a file's desks have none (a shared ledger's get one with desks add)", id)
 	}

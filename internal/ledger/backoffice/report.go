@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"sync"
 
 	"vegas-desk/internal/game"
@@ -77,38 +76,6 @@ func (o *Store) Report(ctx context.Context, gameCode, number int) (core.Report, 
 		r.Total.Prize += line.Prize * line.Table
 	}
 	return r, nil
-}
-
-// DailyReport sums the active claims that f selects per day (local time)
-// and desk, by day then desk.
-func (o *Store) DailyReport(ctx context.Context, f core.ClaimFilter) ([]core.DayDesk, error) {
-	claims, err := o.Claims(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	idx := map[[2]string]int{}
-	var out []core.DayDesk
-	for _, c := range claims {
-		if c.Voided {
-			continue
-		}
-		k := [2]string{c.At.Local().Format("2006-01-02"), c.Desk}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, core.DayDesk{Day: k[0], Desk: k[1]})
-		}
-		out[i].Count++
-		out[i].Sum += c.Amount
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Day != out[j].Day {
-			return out[i].Day < out[j].Day
-		}
-		return out[i].Desk < out[j].Desk
-	})
-	return out, nil
 }
 
 // Export writes block number of game gameCode as JSON Lines in block

@@ -198,6 +198,37 @@ func (a Answer) String() string {
 	return fmt.Sprintf("%s prize=%d position=%d pack=%s first=%q journal=[%s]", a.Verdict, a.Prize, a.Position, a.PackState, a.First, a.Entry)
 }
 
+// Answers are the answers of the cases, by case name and kind.
+type Answers map[string]map[string]Answer
+
+// Put records kind's answer to c.
+func (as Answers) Put(c Case, kind string, a Answer) {
+	if as[c.Name] == nil {
+		as[c.Name] = map[string]Answer{}
+	}
+	as[c.Name][kind] = a
+}
+
+// Differences lists, for each case, the kinds whose answer differs from
+// the first kind's that answered it.
+func (as Answers) Differences(cases []Case) []string {
+	var out []string
+	for _, c := range cases {
+		first := ""
+		for _, kind := range Kinds {
+			a, ok := as[c.Name][kind]
+			switch {
+			case !ok:
+			case first == "":
+				first = kind
+			case a != as[c.Name][first]:
+				out = append(out, fmt.Sprintf("%s (cases.txt:%d): %s answers %s\n\t%s answers %s", c.Name, c.Line, kind, a, first, as[c.Name][first]))
+			}
+		}
+	}
+	return out
+}
+
 // FirstOf names a payment as Answer.First does.
 func FirstOf(c *core.Claim) string {
 	if c == nil {

@@ -63,7 +63,7 @@ func Open(path string, readOnly bool, now func() time.Time) (*Backend, error) {
 		return nil, fmt.Errorf("open ledger %s: %w: a counter ledger whose description is damaged", path, core.ErrNotLedger)
 	}
 	b := &Backend{file: f, desk: meta["desk"], backOffice: meta["back_office"], limit: core.LimitOf(limit), seal: meta["seal"]}
-	b.store = &backoffice.Store{E: engine{f}, ID: meta["id"], Location: path, ReadOnly: readOnly, Now: now}
+	b.store = &backoffice.Store{E: engine{sqlite.Engine{F: f}}, ID: meta["id"], Location: path, ReadOnly: readOnly, Now: now}
 	return b, nil
 }
 
@@ -387,22 +387,10 @@ func (b *Backend) CheckHead(ctx context.Context, head string) (core.Anchor, erro
 
 // engine is what the counter's file gives the store of the tables it
 // shares with a back office (its journal, paid, identities, games,
-// settings).
-type engine struct{ f *sqlite.File }
+// settings): a file's, but it has no desks' logins, and keeps its own
+// tables.
+type engine struct{ sqlite.Engine }
 
-func (e engine) Bulk(ctx context.Context) (*sqlx.Tx, error) { return e.Write(ctx) }
-func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
-	if e.f.W == nil {
-		return nil, core.ErrReadOnly
-	}
-	return e.f.W.BeginTxx(ctx, nil)
-}
-func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) { return e.f.R.BeginTxx(ctx, nil) }
-func (e engine) Pool() core.Querier                         { return e.f.R }
-func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
-	return sqlite.Append(ctx, q, en)
-}
-func (e engine) Classify(err error) error { return sqlite.Classify(err) }
 func (e engine) Login(context.Context, *sqlx.Tx, string, string) (string, error) {
 	return "", core.ErrCounterOnly
 }
@@ -419,11 +407,6 @@ func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, l
 		tables = tables[:1]
 	}
 	return sqlite.Storage(ctx, q, tables, limit)
-}
-
-func (e engine) LockRows() string { return "" }
-func (e engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
-	return nil, time.Time{}, nil
 }
 
 // keptPackStates is a counter ledger's pack_states: sealed without desk and

@@ -257,16 +257,8 @@ RETURNS text LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     d text := lpad(p_game::text, 3, '0') || lpad(p_block::text, 4, '0') || lpad(p_pack::text, 4, '0');
-    t integer[] := ARRAY[0,3,1,7,5,9,8,6,4,2, 7,0,9,2,1,5,4,8,6,3, 4,2,0,6,8,7,1,3,5,9,
-                         1,7,5,0,9,8,3,4,2,6, 6,1,2,3,0,4,5,9,7,8, 3,6,7,4,2,0,9,5,8,1,
-                         5,8,6,9,7,2,0,1,3,4, 8,9,4,5,3,6,2,0,1,7, 9,4,3,8,6,1,7,2,0,5,
-                         2,5,8,1,4,3,6,7,9,0];
-    c integer := 0;
 BEGIN
-    FOR i IN 1..11 LOOP
-        c := t[c * 10 + ascii(substr(d, i, 1)) - 48 + 1];
-    END LOOP;
-    RETURN substr(d, 1, 3) || '-' || substr(d, 4, 4) || '-' || substr(d, 8, 4) || '-' || c;
+    RETURN substr(d, 1, 3) || '-' || substr(d, 4, 4) || '-' || substr(d, 8, 4) || '-' || vegas.damm(d);
 END $$;
 
 -- move_my_packs: a counter receives (delivered → received) or activates

@@ -350,6 +350,25 @@ BEGIN
     RETURN (v % 10000000000000000)::bigint;
 END $$;
 
+-- The Damm check digit of a string of digits (game's, the same table).
+CREATE FUNCTION vegas.damm(d text) RETURNS integer LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    t integer[] := ARRAY[0,3,1,7,5,9,8,6,4,2, 7,0,9,2,1,5,4,8,6,3, 4,2,0,6,8,7,1,3,5,9,
+                         1,7,5,0,9,8,3,4,2,6, 6,1,2,3,0,4,5,9,7,8, 3,6,7,4,2,0,9,5,8,1,
+                         5,8,6,9,7,2,0,1,3,4, 8,9,4,5,3,6,2,0,1,7, 9,4,3,8,6,1,7,2,0,5,
+                         2,5,8,1,4,3,6,7,9,0];
+    c integer := 0;
+BEGIN
+    IF d IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOR i IN 1..length(d) LOOP
+        c := t[c * 10 + ascii(substr(d, i, 1)) - 48 + 1];
+    END LOOP;
+    RETURN c;
+END $$;
+
 -- The serial's text (game.Serial.String), Damm check digit included.
 CREATE FUNCTION vegas.serial_text(p_game integer, p_block integer, p_position integer, p_secret bigint)
 RETURNS text LANGUAGE plpgsql IMMUTABLE
@@ -357,17 +376,9 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     d text := lpad(p_game::text, 3, '0') || lpad(p_block::text, 4, '0') || lpad(p_position::text, 7, '0')
               || lpad(p_secret::text, 16, '0');
-    t integer[] := ARRAY[0,3,1,7,5,9,8,6,4,2, 7,0,9,2,1,5,4,8,6,3, 4,2,0,6,8,7,1,3,5,9,
-                         1,7,5,0,9,8,3,4,2,6, 6,1,2,3,0,4,5,9,7,8, 3,6,7,4,2,0,9,5,8,1,
-                         5,8,6,9,7,2,0,1,3,4, 8,9,4,5,3,6,2,0,1,7, 9,4,3,8,6,1,7,2,0,5,
-                         2,5,8,1,4,3,6,7,9,0];
-    c integer := 0;
 BEGIN
-    FOR i IN 1..30 LOOP
-        c := t[c * 10 + ascii(substr(d, i, 1)) - 48 + 1];
-    END LOOP;
     RETURN substr(d, 1, 3) || '-' || substr(d, 4, 4) || '-' || substr(d, 8, 7) || '-' || substr(d, 15, 4) || '-'
-        || substr(d, 19, 4) || '-' || substr(d, 23, 4) || '-' || substr(d, 27, 4) || '-' || c;
+        || substr(d, 19, 4) || '-' || substr(d, 23, 4) || '-' || substr(d, 27, 4) || '-' || vegas.damm(d);
 END $$;
 
 -- The prize of a stored prize byte.

@@ -70,7 +70,7 @@ func OpenLedger(path string, readOnly bool, c backoffice.Creation, now func() ti
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
 	}
 	b := &Backend{file: f}
-	b.Store = &backoffice.Store{E: engine{f}, ID: meta["id"], Demo: meta["demo"] == "1", Location: path, ReadOnly: readOnly, Now: now}
+	b.Store = &backoffice.Store{E: Engine{f}, ID: meta["id"], Demo: meta["demo"] == "1", Location: path, ReadOnly: readOnly, Now: now}
 	return b, nil
 }
 
@@ -182,42 +182,43 @@ func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*c
 	return backoffice.Candidates(ctx, r.q, b, code)
 }
 
-// engine is what a SQLite file gives the back office's store.
-type engine struct{ f *File }
+// Engine is what a SQLite file gives the back office's store (a sealed
+// counter ledger's file too, which changes what differs).
+type Engine struct{ F *File }
 
 // Bulk is Write: a write holds the file.
-func (e engine) Bulk(ctx context.Context) (*sqlx.Tx, error) { return e.Write(ctx) }
+func (e Engine) Bulk(ctx context.Context) (*sqlx.Tx, error) { return e.Write(ctx) }
 
-func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
-	if e.f.W == nil {
+func (e Engine) Write(ctx context.Context) (*sqlx.Tx, error) {
+	if e.F.W == nil {
 		return nil, core.ErrReadOnly
 	}
-	return e.f.W.BeginTxx(ctx, nil)
+	return e.F.W.BeginTxx(ctx, nil)
 }
 
-func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) { return e.f.R.BeginTxx(ctx, nil) }
+func (e Engine) Read(ctx context.Context) (*sqlx.Tx, error) { return e.F.R.BeginTxx(ctx, nil) }
 
-func (e engine) Pool() core.Querier { return e.f.R }
+func (e Engine) Pool() core.Querier { return e.F.R }
 
-func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
+func (e Engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
 	return Append(ctx, q, en)
 }
 
-func (e engine) Classify(err error) error { return Classify(err) }
+func (e Engine) Classify(err error) error { return Classify(err) }
 
 // Login: a file's desks have no logins.
-func (e engine) Login(context.Context, *sqlx.Tx, string, string) (string, error) { return "", nil }
+func (e Engine) Login(context.Context, *sqlx.Tx, string, string) (string, error) { return "", nil }
 
-func (e engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error { return nil }
+func (e Engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error { return nil }
 
-func (e engine) Disabled(context.Context, string) error { return nil }
+func (e Engine) Disabled(context.Context, string) error { return nil }
 
-func (e engine) Password(context.Context, *sqlx.Tx, string, string) error { return nil }
+func (e Engine) Password(context.Context, *sqlx.Tx, string, string) error { return nil }
 
 // Storage lists the rows of the journal (and of the kept tables) stored
 // with another class than the app writes: SQLite keeps a value with the
 // class it was written with, whatever the column's type.
-func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error) {
+func (e Engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error) {
 	tables := append([]StorageTable{JournalStorage}, keptStorage...)
 	if journalOnly {
 		tables = tables[:1]
@@ -226,10 +227,10 @@ func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, l
 }
 
 // LockRows: a write transaction holds the file (BEGIN IMMEDIATE).
-func (e engine) LockRows() string { return "" }
+func (e Engine) LockRows() string { return "" }
 
 // Waiting: a file's entries are chained as they are recorded.
-func (e engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
+func (e Engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
 	return nil, time.Time{}, nil
 }
 
