@@ -211,7 +211,13 @@ func (c *cli) read() (*ledger.Ledger, error) {
 // lookupSerial looks a serial up on l, opened by read. A refused lookup is
 // recorded: it is made again on the ledger opened read-write, when it can be.
 func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity, limit ledger.Limit) (ledger.Ticket, error) {
-	t, err := l.Lookup(c.ctx, serial, who, limit)
+	ctx := c.ctx
+	if !l.Shared() {
+		// A file answers in a millisecond: not worth watching for Ctrl-C,
+		// which the SQLite driver does with a goroutine a statement.
+		ctx = context.WithoutCancel(ctx)
+	}
+	t, err := l.Lookup(ctx, serial, who, limit)
 	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() {
 		return t, err
 	}

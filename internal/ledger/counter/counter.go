@@ -32,8 +32,13 @@ const ApplicationID = 0x56474443
 //go:embed counter.sql
 var counterSQL string
 
+// SchemaDigest is the digest of sqlite_master in a counter ledger file
+// (sqlite.Schema.Digest). A change of counter.sql changes it:
+// TestSchemaDigests prints the new one.
+const SchemaDigest = "6fcfe8addad2483700b121faf0be0c277ead200de54eea8c278d1a91bc0f67be"
+
 // Schema is a counter ledger's schema (counter.sql).
-var Schema = sqlite.NewSchema(counterSQL)
+var Schema = sqlite.NewSchema(counterSQL, SchemaDigest)
 
 // Backend is an open sealed counter ledger.
 type Backend struct {
