@@ -109,6 +109,8 @@ fuzz:
 	# Ledger files of a few dozen kilobytes: minimizing each new input for
 	# the default minute would leave no time to fuzz.
 	$(FUZZ) -fuzz '^FuzzOpen$$' -fuzzminimizetime 20x ./internal/ledger/
+	# Certificate PDFs as verify-certificate reads them, from anyone.
+	$(FUZZ) -fuzz '^FuzzCertificatePDF$$' ./internal/ledger/
 
 clean:
 	rm -rf bin
