@@ -193,7 +193,8 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 // read opens the ledger for a command that only reads: read-only (a third
 // of the cost of a read-write open and its close, and a read-only file
 // still answers), or read-write when it must be migrated first. A missing
-// file is an error: a mistyped --db must not answer from a new empty ledger.
+// or empty file is an error: a mistyped --db must not answer from a new
+// empty ledger, and a command that reads makes no ledger (exit 2).
 func (c *cli) read() (*ledger.Ledger, error) {
 	if ledger.IsURL(c.dbPath()) {
 		return ledger.OpenReadOnly(c.dbPath())
@@ -202,7 +203,11 @@ func (c *cli) read() (*ledger.Ledger, error) {
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk generate", c.dbPath())
 	}
 	l, err := ledger.OpenReadOnly(c.dbPath())
-	if err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) {
+	switch {
+	case errors.Is(err, ledger.ErrNoLedger):
+		// An empty file: reading must not make it a ledger.
+		return nil, badInput("%v", err)
+	case err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) && !errors.Is(err, ledger.ErrTooOld):
 		return c.open(false)
 	}
 	return l, err
@@ -231,6 +236,8 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 
 // flags parses a command's flags wherever they are among its positional
 // arguments and returns the positional ones. --db is accepted everywhere.
+// Every command names the file it writes -o, which checkOut checks here,
+// before any work: no command can write a document over a ledger.
 func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.db, "db", c.db, "ledger file")
@@ -240,11 +247,16 @@ func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, badInput("%s: %v (see vegas-desk help)", fs.Name(), err)
 		}
 		args = fs.Args()
-		if len(args) == 0 {
+		if len(args) == 0 || args[0] == "--" {
+			if len(args) > 0 {
+				pos = append(pos, args[1:]...)
+			}
+			if out := fs.Lookup("o"); out != nil {
+				if err := c.checkOut(out.Value.String()); err != nil {
+					return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+				}
+			}
 			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
 		}
 		pos, args = append(pos, args[0]), args[1:]
 	}

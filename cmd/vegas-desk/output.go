@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"vegas-desk/internal/ledger"
 )
 
 // terminal makes text typed by an operator (or read from a file) safe to
@@ -124,4 +128,105 @@ func readLine(f *os.File) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// checkOut refuses an output file (-o) that would destroy what must be
+// kept: the ledger this command opens, its -wal, -shm or -journal file,
+// any other SQLite file (a ledger, a counter ledger, a write-ahead log or
+// journal, or what lies beside one), a signing key file, and anything that
+// is not a regular file (a directory, a device, a named pipe); also when
+// the name reaches one of these through a symbolic link, or is a hard link
+// to the ledger's files. A document goes to a new file, or over a document.
+func (c *cli) checkOut(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	refuse := func(what string) error {
+		return badInput("-o %s: %s; vegas-desk writes a document only to a new file or over a document: give another file name", path, what)
+	}
+	if err := ledger.CheckRegular(path); err != nil {
+		return badInput("-o %v; vegas-desk writes a document only to a new file or over a document: give another file name", err)
+	}
+	out, outErr := os.Stat(path) // through symbolic links
+	if db := c.dbPath(); !ledger.IsURL(db) {
+		real := realPath(path)
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			name := map[string]string{"": "the ledger " + db + " that this command opens",
+				"-wal": "the write-ahead log of the ledger " + db, "-shm": "the shared-memory index of the ledger " + db,
+				"-journal": "the rollback journal of the ledger " + db}[suffix]
+			if real == realPath(db+suffix) {
+				return refuse("it is " + name)
+			}
+			if st, err := os.Stat(db + suffix); err == nil && outErr == nil && os.SameFile(st, out) {
+				return refuse("it is " + name + " (a link to it)")
+			}
+		}
+	}
+	if outErr != nil {
+		return nil // a new file
+	}
+	if what := keptFile(path); what != "" {
+		return refuse("it is " + what)
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if base, ok := strings.CutSuffix(path, suffix); ok && keptFile(base) != "" {
+			return refuse("it lies beside " + base + ", " + keptFile(base) + ", as its " + suffix + " file")
+		}
+	}
+	return nil
+}
+
+// keptFile says what the file at path is, from its first bytes, when it
+// must never be written over: a SQLite database, write-ahead log or
+// rollback journal, or a signing key file; "" otherwise.
+func keptFile(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return "" // nothing there, or nothing to read without waiting
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var head [24]byte
+	n, _ := io.ReadFull(f, head[:])
+	h := head[:n]
+	switch {
+	case bytes.HasPrefix(h, []byte("SQLite format 3\x00")):
+		return "a SQLite database (a ledger?)"
+	case bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x82}), bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x83}):
+		return "a SQLite write-ahead log"
+	case bytes.HasPrefix(h, []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}):
+		return "a SQLite rollback journal"
+	case bytes.HasPrefix(h, []byte("vegas-desk signing key")):
+		return "a signing key file, which is never replaced"
+	}
+	return ""
+}
+
+// realPath is path made absolute with its symbolic links resolved, as far
+// as they lead (a link to a file not there yet is followed by name).
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	for range 40 { // as many links as the kernel follows
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+		dir, base := filepath.Split(abs)
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		target, err := os.Readlink(filepath.Join(dir, base))
+		if err != nil {
+			return filepath.Join(dir, base) // a file not there yet
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		abs = target
+	}
+	return abs
 }

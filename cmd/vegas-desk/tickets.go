@@ -220,9 +220,11 @@ func (c *cli) render(args []string) error {
 
 // writeFile writes path through write into a temporary file of the same
 // directory, renamed over path once complete: a failure leaves an existing
-// file as it was, and no partial file.
+// file as it was, and no partial file. The file is its owner's alone
+// (0600, whatever the umask), like ledgers and keys: demonstration sheets,
+// tickets and papers show real serials and contents; share one by choice.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*") // 0600
 	if err != nil {
 		return err
 	}
@@ -232,9 +234,6 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)

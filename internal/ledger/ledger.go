@@ -96,6 +96,12 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	if location == "" {
 		return nil, errors.New("open ledger: no file name or URL given")
 	}
+	if !IsURL(location) {
+		// Before anything opens it: a named pipe would wait for a writer.
+		if err := CheckRegular(location); err != nil {
+			return nil, fmt.Errorf("%w: %w; a ledger is a file: give its path", ErrNotLedger, err)
+		}
+	}
 	l := &Ledger{}
 	var err error
 	switch app, herr := sqlite.Header(location); {
@@ -113,6 +119,29 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	}
 	l.info = l.b.Info()
 	return l, nil
+}
+
+// CheckRegular refuses a path that names something other than a regular
+// file (through symbolic links): a directory, a device, a named pipe or a
+// socket, which no ledger or document can be. A path with nothing there
+// passes.
+func CheckRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "a special file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("%s is %s, not a regular file", path, kind)
 }
 
 // Copy copies the whole ledger from into a new ledger at location (a path
