@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	vegasdesk "vegas-desk"
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/ledger/sqlite"
 )
 
 // Attacks on the command line's files (issue 15): each test performs one.
@@ -213,5 +217,33 @@ func TestDBNotARegularFile(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(dir); len(es) != 1 {
 		t.Errorf("%d files beside the pipe", len(es)-1)
+	}
+}
+
+// A SQLite file that is not a ledger (another application's, or a ledger
+// whose schema was altered), in WAL mode, read by a command that only
+// reads: refused, and left without a -wal or -shm file beside it.
+func TestRefusedFilesLeftAlone(t *testing.T) {
+	for what, script := range map[string]string{
+		"another application's database": "PRAGMA application_id = 42; CREATE TABLE notes (x)",
+		"an altered ledger":              vegasdesk.Schema + fmt.Sprintf("; CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END; PRAGMA application_id = %d; PRAGMA user_version = %d", sqlite.ApplicationID, ledger.SchemaVersion),
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "l.db")
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("PRAGMA journal_mode = WAL; " + script); err != nil {
+			t.Fatal(err)
+		}
+		db.Close() // the last connection: the -wal and -shm go
+		before := digestOf(t, path)
+		if _, errs, code := vd(t, path, "", "blocks"); code != 1 || !strings.Contains(errs, "not a vegas-desk ledger") {
+			t.Errorf("%s: exit %d, %s", what, code, errs)
+		}
+		if es, _ := os.ReadDir(dir); len(es) != 1 || digestOf(t, path) != before {
+			t.Errorf("%s: %d files in the directory, or the file changed", what, len(es))
+		}
 	}
 }

@@ -295,8 +295,14 @@ func precheck(path string, k Kind) (wal bool, err error) {
 			return wal, err
 		}
 	}
-	// Ask SQLite: the header may lag behind the WAL.
-	db, err := sql.Open("sqlite", DSN(path, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)"))
+	// Ask SQLite: the header may lag behind the WAL. Without a WAL to read,
+	// through an immutable connection, which makes no -wal or -shm file
+	// beside a file that is refused.
+	mode := []string{"mode=ro"}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() == 0 {
+		mode = append(mode, "immutable=1")
+	}
+	db, err := sql.Open("sqlite", DSN(path, append(mode, "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)")...))
 	if err != nil {
 		return wal, fmt.Errorf("open ledger: %w", err)
 	}
