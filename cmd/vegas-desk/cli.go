@@ -178,8 +178,12 @@ func (c *cli) dbPath() string {
 }
 
 // open opens the ledger read-write, or read-only when the file cannot be
-// written (a read-only ledger still answers lookups and checks).
+// written (a read-only ledger still answers lookups and checks); without
+// write, an empty file is refused as read refuses it, not made a ledger.
 func (c *cli) open(write bool) (*ledger.Ledger, error) {
+	if st, err := os.Stat(c.dbPath()); !write && err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return c.read()
+	}
 	l, err := ledger.Open(c.dbPath())
 	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) {
 		return l, err

@@ -166,8 +166,9 @@ func TestReadOnlyCommandsMakeNoLedger(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range [][]string{{"blocks"}, {"blocks", "--json"}, {"lookup", serials(t).Losers[0]}, {"verify"}, {"claims"}, {"report", "--block", "1"}, {"export", "--block", "1"}} {
-		_, errs, code := vd(t, empty, "", cmd...)
+	doc := docLine(t, ledgertest.Copy(t, ledgertest.Block), serials(t).Losers[0])
+	for _, cmd := range [][]string{{"blocks"}, {"blocks", "--json"}, {"lookup", serials(t).Losers[0]}, {"verify"}, {"claims"}, {"report", "--block", "1"}, {"export", "--block", "1"}, {"check", "-"}} {
+		_, errs, code := vd(t, empty, doc, cmd...)
 		if code != 2 || !strings.Contains(errs, empty+" is empty") || !strings.Contains(errs, "generate") {
 			t.Errorf("%v on an empty file: exit %d, %s", cmd, code, errs)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -165,43 +164,15 @@ func (c *cli) checkOut(path string) error {
 	if outErr != nil {
 		return nil // a new file
 	}
-	if what := keptFile(path); what != "" {
+	if what := ledger.KeptFile(path); what != "" {
 		return refuse("it is " + what)
 	}
 	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
-		if base, ok := strings.CutSuffix(path, suffix); ok && keptFile(base) != "" {
-			return refuse("it lies beside " + base + ", " + keptFile(base) + ", as its " + suffix + " file")
+		if base, ok := strings.CutSuffix(path, suffix); ok && ledger.KeptFile(base) != "" {
+			return refuse("it lies beside " + base + ", " + ledger.KeptFile(base) + ", as its " + suffix + " file")
 		}
 	}
 	return nil
-}
-
-// keptFile says what the file at path is, from its first bytes, when it
-// must never be written over: a SQLite database, write-ahead log or
-// rollback journal, or a signing key file; "" otherwise.
-func keptFile(path string) string {
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return "" // nothing there, or nothing to read without waiting
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	var head [24]byte
-	n, _ := io.ReadFull(f, head[:])
-	h := head[:n]
-	switch {
-	case bytes.HasPrefix(h, []byte("SQLite format 3\x00")):
-		return "a SQLite database (a ledger?)"
-	case bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x82}), bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x83}):
-		return "a SQLite write-ahead log"
-	case bytes.HasPrefix(h, []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}):
-		return "a SQLite rollback journal"
-	case bytes.HasPrefix(h, []byte("vegas-desk signing key")):
-		return "a signing key file, which is never replaced"
-	}
-	return ""
 }
 
 // realPath is path made absolute with its symbolic links resolved, as far

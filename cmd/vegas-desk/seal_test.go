@@ -75,7 +75,7 @@ func TestSealCLI(t *testing.T) {
 	if out, errs, code := vd(t, c3, "", "verify", "--key", pub); code != 0 || !strings.Contains(out, "OK") {
 		t.Errorf("verify counter 3: exit %d\n%s%s", code, out, errs)
 	}
-	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C1", "--limit", "100", "-o", c1}, signFlags...)...); code != 2 || !strings.Contains(errs, "exists") {
+	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C1", "--limit", "100", "-o", c1}, signFlags...)...); code != 2 || !strings.Contains(errs, "may hold payments not yet brought home") {
 		t.Errorf("counter-ledger over a counter ledger: exit %d %s", code, errs)
 	}
 

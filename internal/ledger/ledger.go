@@ -10,9 +10,12 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +26,7 @@ import (
 	"vegas-desk/internal/ledger/counter"
 	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/signing"
 )
 
 // Ledger is an open ledger. Its methods are safe for concurrent use.
@@ -142,6 +146,43 @@ func CheckRegular(path string) error {
 		kind = "a device"
 	}
 	return fmt.Errorf("%s is %s, not a regular file", path, kind)
+}
+
+// KeptFile says what the file at path is, from its first bytes, when no
+// document may be written over it: a ledger, a counter ledger, another
+// SQLite database, a write-ahead log or rollback journal, or a signing key
+// file; "" for anything else (or nothing there).
+func KeptFile(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return "" // nothing there, or nothing to read without waiting
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var head [100]byte
+	n, _ := io.ReadFull(f, head[:])
+	h := head[:n]
+	switch {
+	case bytes.HasPrefix(h, []byte("SQLite format 3\x00")) && n == len(head):
+		switch binary.BigEndian.Uint32(h[68:]) {
+		case sqlite.ApplicationID:
+			return "a vegas-desk ledger"
+		case counter.ApplicationID:
+			return "a counter ledger, which may hold payments not yet brought home"
+		}
+		return "a SQLite database"
+	case bytes.HasPrefix(h, []byte("SQLite format 3\x00")):
+		return "a SQLite database"
+	case bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x82}), bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x83}):
+		return "a SQLite write-ahead log"
+	case bytes.HasPrefix(h, []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}):
+		return "a SQLite rollback journal"
+	case bytes.HasPrefix(h, []byte(signing.KeyFileMagic)):
+		return "a signing key file, which is never replaced"
+	}
+	return ""
 }
 
 // Copy copies the whole ledger from into a new ledger at location (a path
