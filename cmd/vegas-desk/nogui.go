@@ -1,11 +1,5 @@
 //go:build nogui
 
-// A command's process does not read its cgroup's CPU limit to size
-// GOMAXPROCS (Go's default since 1.25): a tenth of a millisecond of every
-// lookup process, for work that uses one core.
-//go:debug containermaxprocs=0
-//go:debug updatemaxprocs=0
-
 package main
 
 import "errors"
