@@ -280,12 +280,22 @@ func precheck(path string, k Kind) (wal bool, err error) {
 	}
 	var hdr [100]byte
 	n, err := io.ReadFull(f, hdr[:])
+	st, serr := f.Stat()
 	f.Close()
 	if n == 0 {
 		return false, nil // an empty file becomes a new ledger
 	}
 	if err != nil || !bytes.HasPrefix(hdr[:], []byte("SQLite format 3\x00")) {
 		return false, fmt.Errorf("%w: %s is not a SQLite file", core.ErrNotLedger, path)
+	}
+	// SQLite writes whole pages: a file cut inside one would read as an
+	// empty database, which a read-write open would make a new ledger of.
+	page := int64(binary.BigEndian.Uint16(hdr[16:]))
+	if page == 1 {
+		page = 65536
+	}
+	if serr == nil && page >= 512 && (st.Size() < page || st.Size()%page != 0) {
+		return false, fmt.Errorf("%w: %s is %d bytes, not whole pages of %d: a SQLite file cut short or damaged; it is refused and left untouched (restore a copy)", core.ErrNotLedger, path, st.Size(), page)
 	}
 	wal = hdr[18] == 2 // the file format's read version: 2 is WAL
 	version := int(binary.BigEndian.Uint32(hdr[60:]))
