@@ -112,6 +112,9 @@ fuzz:
 	# Ledger files of a few dozen kilobytes: minimizing each new input for
 	# the default minute would leave no time to fuzz.
 	$(FUZZ) -fuzz '^FuzzOpen$$' -fuzzminimizetime 20x ./internal/ledger/
+	# Certificate PDFs as verify-certificate reads them, from anyone
+	# (3.5 KB each: minimized for a minute, two new inputs stop the run).
+	$(FUZZ) -fuzz '^FuzzCertificatePDF$$' -fuzzminimizetime 100x ./internal/ledger/
 
 clean:
 	rm -rf bin

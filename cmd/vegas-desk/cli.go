@@ -183,8 +183,12 @@ func (c *cli) dbPath() string {
 }
 
 // open opens the ledger read-write, or read-only when the file cannot be
-// written (a read-only ledger still answers lookups and checks).
+// written (a read-only ledger still answers lookups and checks); without
+// write, an empty file is refused as read refuses it, not made a ledger.
 func (c *cli) open(write bool) (*ledger.Ledger, error) {
+	if st, err := os.Stat(c.dbPath()); !write && err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return c.read()
+	}
 	l, err := clocked(ledger.Open(c.dbPath()))
 	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) {
 		return l, err
@@ -210,7 +214,8 @@ func clocked(l *ledger.Ledger, err error) (*ledger.Ledger, error) {
 // read opens the ledger for a command that only reads: read-only (a third
 // of the cost of a read-write open and its close, and a read-only file
 // still answers), or read-write when it must be migrated first. A missing
-// file is an error: a mistyped --db must not answer from a new empty ledger.
+// or empty file is an error: a mistyped --db must not answer from a new
+// empty ledger, and a command that reads makes no ledger (exit 2).
 func (c *cli) read() (*ledger.Ledger, error) {
 	if ledger.IsURL(c.dbPath()) {
 		return clocked(ledger.OpenReadOnly(c.dbPath()))
@@ -219,7 +224,11 @@ func (c *cli) read() (*ledger.Ledger, error) {
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk generate", c.dbPath())
 	}
 	l, err := clocked(ledger.OpenReadOnly(c.dbPath()))
-	if err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) {
+	switch {
+	case errors.Is(err, ledger.ErrNoLedger):
+		// An empty file: reading must not make it a ledger.
+		return nil, badInput("%v", err)
+	case err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) && !errors.Is(err, ledger.ErrTooOld):
 		return c.open(false)
 	}
 	return l, err
@@ -228,7 +237,13 @@ func (c *cli) read() (*ledger.Ledger, error) {
 // lookupSerial looks a serial up on l, opened by read. A refused lookup is
 // recorded: it is made again on the ledger opened read-write, when it can be.
 func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity, limit ledger.Limit) (ledger.Ticket, error) {
-	t, err := l.Lookup(c.ctx, serial, who, limit)
+	ctx := c.ctx
+	if !l.Shared() {
+		// A file answers in a millisecond: not worth watching for Ctrl-C,
+		// which the SQLite driver does with a goroutine a statement.
+		ctx = context.WithoutCancel(ctx)
+	}
+	t, err := l.Lookup(ctx, serial, who, limit)
 	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() {
 		return t, err
 	}
@@ -242,6 +257,8 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 
 // flags parses a command's flags wherever they are among its positional
 // arguments and returns the positional ones. --db is accepted everywhere.
+// Every command names the file it writes -o, which checkOut checks here,
+// before any work: no command can write a document over a ledger.
 func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.db, "db", c.db, "ledger file")
@@ -251,11 +268,16 @@ func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, badInput("%s: %v (see vegas-desk help)", fs.Name(), err)
 		}
 		args = fs.Args()
-		if len(args) == 0 {
+		if len(args) == 0 || args[0] == "--" {
+			if len(args) > 0 {
+				pos = append(pos, args[1:]...)
+			}
+			if out := fs.Lookup("o"); out != nil {
+				if err := c.checkOut(out.Value.String()); err != nil {
+					return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+				}
+			}
 			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
 		}
 		pos, args = append(pos, args[0]), args[1:]
 	}

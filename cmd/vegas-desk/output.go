@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"vegas-desk/internal/ledger"
 )
 
 // terminal makes text typed by an operator (or read from a file) safe to
@@ -124,4 +127,77 @@ func readLine(f *os.File) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// checkOut refuses an output file (-o) that would destroy what must be
+// kept: the ledger this command opens, its -wal, -shm or -journal file,
+// any other SQLite file (a ledger, a counter ledger, a write-ahead log or
+// journal, or what lies beside one), a signing key file, and anything that
+// is not a regular file (a directory, a device, a named pipe); also when
+// the name reaches one of these through a symbolic link, or is a hard link
+// to the ledger's files. A document goes to a new file, or over a document.
+func (c *cli) checkOut(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	refuse := func(what string) error {
+		return badInput("-o %s: %s; vegas-desk writes a document only to a new file or over a document: give another file name", path, what)
+	}
+	if err := ledger.CheckRegular(path); err != nil {
+		return badInput("-o %v; vegas-desk writes a document only to a new file or over a document: give another file name", err)
+	}
+	out, outErr := os.Stat(path) // through symbolic links
+	if db := c.dbPath(); !ledger.IsURL(db) {
+		real := realPath(path)
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			name := map[string]string{"": "the ledger " + db + " that this command opens",
+				"-wal": "the write-ahead log of the ledger " + db, "-shm": "the shared-memory index of the ledger " + db,
+				"-journal": "the rollback journal of the ledger " + db}[suffix]
+			if real == realPath(db+suffix) {
+				return refuse("it is " + name)
+			}
+			if st, err := os.Stat(db + suffix); err == nil && outErr == nil && os.SameFile(st, out) {
+				return refuse("it is " + name + " (a link to it)")
+			}
+		}
+	}
+	if outErr != nil {
+		return nil // a new file
+	}
+	if what := ledger.KeptFile(path); what != "" {
+		return refuse("it is " + what)
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if base, ok := strings.CutSuffix(path, suffix); ok && ledger.KeptFile(base) != "" {
+			return refuse("it lies beside " + base + ", " + ledger.KeptFile(base) + ", as its " + suffix + " file")
+		}
+	}
+	return nil
+}
+
+// realPath is path made absolute with its symbolic links resolved, as far
+// as they lead (a link to a file not there yet is followed by name).
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	for range 40 { // as many links as the kernel follows
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r
+		}
+		dir, base := filepath.Split(abs)
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		target, err := os.Readlink(filepath.Join(dir, base))
+		if err != nil {
+			return filepath.Join(dir, base) // a file not there yet
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		abs = target
+	}
+	return abs
 }

@@ -400,6 +400,9 @@ func TestCounterRetailCLI(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &desk) != nil {
 		t.Fatalf("desks add: %s %s", out, errs)
 	}
+	if _, errs, code := vd(t, url, "", "desks", "add", "D2", "--password-file", pw); code != 0 {
+		t.Fatalf("desks add D2: %s", errs)
+	}
 	for _, args := range [][]string{
 		{"packs", "deliver", "--block", "1", "--packs", "0-3", "--desk", "D1"},
 		{"packs", "deliver", "--block", "1", "--packs", "4", "--desk", "D2"},

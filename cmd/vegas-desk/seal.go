@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -262,23 +260,6 @@ func certificatePaper(c ledger.Certificate) paper.Certificate {
 	return p
 }
 
-// attached returns the signed text attached to a certificate's PDF.
-func attached(pdf []byte) ([]byte, error) {
-	m := regexp.MustCompile(`/Type /EmbeddedFile /Length (\d+) /Filter /FlateDecode[^\n]*\n+stream\r?\n`).FindSubmatchIndex(pdf)
-	if m == nil {
-		return nil, errors.New("the PDF holds no signed text: it is not a certificate vegas-desk printed")
-	}
-	n, _ := strconv.Atoi(string(pdf[m[2]:m[3]]))
-	if m[1]+n > len(pdf) {
-		return nil, errors.New("the PDF's signed text is cut short")
-	}
-	r, err := zlib.NewReader(bytes.NewReader(pdf[m[1] : m[1]+n]))
-	if err != nil {
-		return nil, fmt.Errorf("the PDF's signed text: %w", err)
-	}
-	return io.ReadAll(io.LimitReader(r, 1<<20))
-}
-
 func (c *cli) verifyCertificate(args []string) error {
 	fs := flag.NewFlagSet("verify-certificate", flag.ContinueOnError)
 	keyHex := fs.String("key", "", "the back office's public key, as keygen printed it (required)")
@@ -307,7 +288,7 @@ func (c *cli) verifyCertificate(args []string) error {
 		return c.verifyCounterFile(pos[0], key)
 	case bytes.HasPrefix(data, []byte("%PDF")):
 		form = "PDF"
-		if text, err = attached(data); err != nil {
+		if text, err = ledger.AttachedText(data); err != nil {
 			return refuse("%v", err)
 		}
 	case bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):

@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/paper"
+	"vegas-desk/internal/signing"
 )
 
 // run1 runs one command line without --db.
@@ -75,7 +79,7 @@ func TestSealCLI(t *testing.T) {
 	if out, errs, code := vd(t, c3, "", "verify", "--key", pub); code != 0 || !strings.Contains(out, "OK") {
 		t.Errorf("verify counter 3: exit %d\n%s%s", code, out, errs)
 	}
-	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C1", "--limit", "100", "-o", c1}, signFlags...)...); code != 2 || !strings.Contains(errs, "exists") {
+	if _, errs, code := vd(t, bo, "", append([]string{"counter-ledger", "--desk", "C1", "--limit", "100", "-o", c1}, signFlags...)...); code != 2 || !strings.Contains(errs, "may hold payments not yet brought home") {
 		t.Errorf("counter-ledger over a counter ledger: exit %d %s", code, errs)
 	}
 
@@ -209,6 +213,65 @@ func TestSealCLI(t *testing.T) {
 	}
 	if _, errs, code := vd(t, bo, "", "verify", "--head", "xyz"); code != 2 {
 		t.Errorf("verify --head of a malformed hash: exit %d %s", code, errs)
+	}
+}
+
+// verify-certificate reads PDFs from anyone: a certificate whose attached
+// text claims a length the file does not hold (the largest, a negative one,
+// one past the end, one too large to read) is refused, and says why; the
+// genuine one passes.
+func TestVerifyCertificateBadLengths(t *testing.T) {
+	key := signing.KeyFromSeed(bytes.Repeat([]byte{9}, 32))
+	text := key.Sign("vegas-desk block certificate 1\nledger=0123456789abcdef0123456789abcdef\ngame=531\ngame_name=\"VEGAS\"\nblock=1\n" +
+		"tickets=2000000\npack_size=200\ndigest=" + strings.Repeat("ab", 32) + "\ngenerated_at=\"2025-05-01T10:00:00.000000000Z\"\n" +
+		"prize=3 100\nwinners=100\npayout=300\nsigned_at=\"2025-05-02T10:00:00.000000000Z\"\n")
+	s, err := signing.Verify([]byte(text), key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := ledger.ParseCertificate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pdf bytes.Buffer
+	if err := paper.WriteCertificate(&pdf, certificatePaper(cert)); err != nil {
+		t.Fatal(err)
+	}
+	length := regexp.MustCompile(`/Type /EmbeddedFile /Length (\d+)`)
+	if !length.Match(pdf.Bytes()) {
+		t.Fatal("the certificate's PDF has no attached text")
+	}
+	dir := t.TempDir()
+	check := func(name string, data []byte) (string, int) {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code := run1(t, "", "verify-certificate", f, "--key", key.Public().String())
+		return errs, code
+	}
+	if errs, code := check("genuine.pdf", pdf.Bytes()); code != 0 {
+		t.Fatalf("the genuine certificate: exit %d %s", code, errs)
+	}
+	n := len(length.FindSubmatch(pdf.Bytes())[1])
+	for claim, want := range map[string]string{
+		"9223372036854775807":     "cut short",
+		"-9223372036854775808":    "negative length",
+		"-1":                      "negative length",
+		fmt.Sprint(pdf.Len()):     "cut short",
+		"99999999999999999999999": "cut short",
+		"":                        "no length",
+	} {
+		crafted := length.ReplaceAll(pdf.Bytes(), []byte("/Type /EmbeddedFile /Length "+claim))
+		errs, code := check("crafted.pdf", crafted)
+		if code != 1 || !strings.Contains(errs, "REFUSED") || !strings.Contains(errs, want) {
+			t.Errorf("/Length %s (was %d digits): exit %d, %s", claim, n, code, errs)
+		}
+	}
+	// The stream itself cut short, its length kept.
+	i := bytes.Index(pdf.Bytes(), []byte("stream\n"))
+	if errs, code := check("cut.pdf", pdf.Bytes()[:i+len("stream\n")+3]); code != 1 || !strings.Contains(errs, "cut short") {
+		t.Errorf("a PDF cut inside its attached text: exit %d, %s", code, errs)
 	}
 }
 

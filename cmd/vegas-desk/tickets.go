@@ -247,7 +247,7 @@ func (c *cli) render(args []string) error {
 		return err
 	}
 	defer l.Close()
-	t, err := c.lookupSerial(l, pos[0], c.who(l, "", ""), 0)
+	t, err := c.lookupSerial(l, pos[0], c.who(l, "", ""), ledger.NoLimit)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,9 @@ func (c *cli) render(args []string) error {
 
 // writeFile writes path through write into a temporary file of the same
 // directory, renamed over path once complete: a failure leaves an existing
-// file as it was, and no partial file.
+// file as it was, and no partial file. The file is its owner's alone
+// (0600, whatever the umask), like ledgers and keys: demonstration sheets,
+// tickets and papers show real serials and contents; share one by choice.
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := stageFile(path, write)
 	if err != nil {
@@ -290,7 +292,6 @@ func stageFile(path string, write func(io.Writer) error) (*staged, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err != nil {
 		os.Remove(f.Name())

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Doc is a ticket in the interchange format of rules.md: what a user types
@@ -376,8 +377,9 @@ func (p *parser) faulted(field string, n int) bool {
 	return false
 }
 
-// docFields lists the field paths of the format in document order.
-var docFields = func() map[string]int {
+// docFields lists the field paths of the format in document order (made
+// on first use, not in every process).
+var docFields = sync.OnceValue(func() map[string]int {
 	var paths []string
 	add := func(format string, args ...any) { paths = append(paths, fmt.Sprintf(format, args...)) }
 	add("serial")
@@ -420,7 +422,7 @@ var docFields = func() map[string]int {
 		m[f] = i + 1
 	}
 	return m
-}()
+})
 
 // docRank is the place of a fault on field in document order: the place of
 // the field, or of the nearest field that holds it (an unknown key sits at
@@ -428,7 +430,7 @@ var docFields = func() map[string]int {
 // keys.
 func docRank(field string) int {
 	for f := field; f != ""; {
-		if r, ok := docFields[f]; ok {
+		if r, ok := docFields()[f]; ok {
 			return r
 		}
 		i := strings.LastIndexAny(f, ".[")

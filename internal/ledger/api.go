@@ -75,6 +75,7 @@ const (
 	NoLimit                  = core.NoLimit
 	MaxText                  = core.MaxText
 	MaxIdentity              = core.MaxIdentity
+	MaxSignedText            = core.MaxSignedText
 	DefaultClaimDays         = core.DefaultClaimDays
 	SchemaVersion            = core.SchemaVersion
 	SettingIdentityThreshold = core.SettingIdentityThreshold
@@ -125,6 +126,7 @@ var (
 	NewRequestID         = core.NewRequestID
 	PackMoveFrom         = core.PackMoveFrom
 	ParseCertificate     = core.ParseCertificate
+	AttachedText         = core.AttachedText
 	WriteCSV             = core.WriteCSV
 	WriteCSVWithIdentity = core.WriteCSVWithIdentity
 )

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -14,6 +16,8 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/counter"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/paper"
+	"vegas-desk/internal/signing"
 )
 
 // smallLedger makes a ledger file of the given schema with 512-byte pages
@@ -117,4 +121,50 @@ func readSome(l *Ledger) {
 	l.Claims(ctx, ClaimFilter{})
 	l.Verify(ctx, 0, 0, nil)
 	l.Head(ctx)
+}
+
+// FuzzCertificatePDF reads random and mutated certificate PDFs as
+// verify-certificate does, from anyone: never a panic, a clear error or a
+// text no longer than MaxSignedText. A text that comes out is signed again
+// with a key of the test's, so that ParseCertificate reads its fields
+// however they were mutated.
+func FuzzCertificatePDF(f *testing.F) {
+	key := signing.KeyFromSeed(bytes.Repeat([]byte{5}, 32))
+	body := "vegas-desk block certificate 1\nledger=0123456789abcdef0123456789abcdef\ngame=531\ngame_name=\"VEGAS\"\nblock=1\n" +
+		"tickets=2000000\npack_size=200\ndigest=" + strings.Repeat("ab", 32) + "\ngenerated_at=\"2025-05-01T10:00:00.000000000Z\"\n" +
+		"prize=3 100\nprize=50 2\nwinners=102\npayout=400\nsigned_at=\"2025-05-02T10:00:00.000000000Z\"\n"
+	var pdf bytes.Buffer
+	if err := paper.WriteCertificate(&pdf, paper.Certificate{Game: 531, GameName: "VEGAS", Block: 1, Tickets: 2_000_000,
+		Digest: strings.Repeat("ab", 32), Document: key.Sign(body)}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pdf.Bytes())
+	length := regexp.MustCompile(`/Type /EmbeddedFile /Length \d+`)
+	for _, claim := range []string{"9223372036854775807", "-1", "0", "99999999999999999999", ""} {
+		f.Add(length.ReplaceAll(pdf.Bytes(), []byte("/Type /EmbeddedFile /Length "+claim)))
+	}
+	f.Add(pdf.Bytes()[:bytes.Index(pdf.Bytes(), []byte("stream\n"))+10])
+	f.Add([]byte("%PDF-1.3\n/Type /EmbeddedFile /Length 5 /Filter /FlateDecode\nstream\nxyz"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := AttachedText(data)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error without a message")
+			}
+			return
+		}
+		if len(text) > MaxSignedText {
+			t.Fatalf("a text of %d bytes", len(text))
+		}
+		s, err := signing.Verify(text, nil)
+		if err != nil {
+			body, _, _ := strings.Cut(string(text), "public_key=")
+			if s, err = signing.Verify([]byte(key.Sign(body)), key.Public()); err != nil {
+				return
+			}
+		}
+		if c, err := ParseCertificate(s); err == nil && c.Text != s.Text {
+			t.Fatalf("the certificate's text is not the signed one")
+		}
+	})
 }

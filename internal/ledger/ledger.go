@@ -10,9 +10,12 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +26,7 @@ import (
 	"vegas-desk/internal/ledger/counter"
 	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/signing"
 )
 
 // Ledger is an open ledger. Its methods are safe for concurrent use.
@@ -96,6 +100,12 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	if location == "" {
 		return nil, errors.New("open ledger: no file name or URL given")
 	}
+	if !IsURL(location) {
+		// Before anything opens it: a named pipe would wait for a writer.
+		if err := CheckRegular(location); err != nil {
+			return nil, fmt.Errorf("%w: %w; a ledger is a file: give its path", ErrNotLedger, err)
+		}
+	}
 	l := &Ledger{}
 	var err error
 	switch app, herr := sqlite.Header(location); {
@@ -113,6 +123,66 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	}
 	l.info = l.b.Info()
 	return l, nil
+}
+
+// CheckRegular refuses a path that names something other than a regular
+// file (through symbolic links): a directory, a device, a named pipe or a
+// socket, which no ledger or document can be. A path with nothing there
+// passes.
+func CheckRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "a special file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("%s is %s, not a regular file", path, kind)
+}
+
+// KeptFile says what the file at path is, from its first bytes, when no
+// document may be written over it: a ledger, a counter ledger, another
+// SQLite database, a write-ahead log or rollback journal, or a signing key
+// file; "" for anything else (or nothing there).
+func KeptFile(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return "" // nothing there, or nothing to read without waiting
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var head [100]byte
+	n, _ := io.ReadFull(f, head[:])
+	h := head[:n]
+	switch {
+	case bytes.HasPrefix(h, []byte("SQLite format 3\x00")) && n == len(head):
+		switch binary.BigEndian.Uint32(h[68:]) {
+		case sqlite.ApplicationID:
+			return "a vegas-desk ledger"
+		case counter.ApplicationID:
+			return "a counter ledger, which may hold payments not yet brought home"
+		}
+		return "a SQLite database"
+	case bytes.HasPrefix(h, []byte("SQLite format 3\x00")):
+		return "a SQLite database"
+	case bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x82}), bytes.HasPrefix(h, []byte{0x37, 0x7f, 0x06, 0x83}):
+		return "a SQLite write-ahead log"
+	case bytes.HasPrefix(h, []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}):
+		return "a SQLite rollback journal"
+	case bytes.HasPrefix(h, []byte(signing.KeyFileMagic)):
+		return "a signing key file, which is never replaced"
+	}
+	return ""
 }
 
 // Copy copies the whole ledger from into a new ledger at location (a path

@@ -370,6 +370,11 @@ func TestVerdicts(t *testing.T) {
 		l := mustOpen(t, e.stock(t))
 		who := Identity{Desk: "BO", Operator: "eve"}
 		b := mustBlock(t, l)
+		// Packs go to listed desks only (on a shared ledger, always); D1's
+		// own limit lowers no case's.
+		if _, err := l.AddDesk(ctx, "D1", 1_000_000, counterPassword, who); err != nil {
+			t.Fatal(err)
+		}
 		used := map[int]bool{}
 		nextPack := map[int]int{}     // prize → the next pack to try
 		candidates := map[int][]int{} // prize → its first tickets
@@ -496,6 +501,11 @@ func TestPackMoves(t *testing.T) {
 		ctx := context.Background()
 		l := mustOpen(t, e.stock(t))
 		who := Identity{Desk: "BO", Operator: "eve"}
+		for _, d := range []string{"D1", "D2", "D3"} { // packs go to listed desks only
+			if _, err := l.AddDesk(ctx, d, 100, counterPassword, who); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for i, tc := range cases {
 			t.Run(strings.Join(tc.moves, "→"), func(t *testing.T) {
 				var err error

@@ -65,7 +65,9 @@ func (l *Ledger) PackEntries(ctx context.Context, f PackEntryFilter) ([]PackEntr
 // delivered to (deliver), else the counter they were delivered to, which
 // must be one for the whole range ("" for packs still in stock, reported
 // stolen or destroyed there). m.Desk, when given for receive, activate,
-// settle or return, must be that counter.
+// settle or return, must be that counter. Packs are delivered only to a
+// desk the ledger lists (ErrNotFound otherwise): on a shared ledger always,
+// on a file once it lists any desk.
 //
 // A counter's login on a shared ledger may only receive and activate its
 // own packs, through a function that applies the same rules in the

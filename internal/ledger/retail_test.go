@@ -80,7 +80,14 @@ func TestSettlementByHand(t *testing.T) {
 			return c
 		}
 
-		// Day 1: D1 gets four packs and puts three on sale; D2 one.
+		// Day 1: D1 gets four packs and puts three on sale; D2 one. Packs
+		// go to listed desks only (on a shared ledger, always).
+		clockAt(l, day(1, 7))
+		for _, d := range []string{"D1", "D2"} {
+			if _, err := l.AddDesk(ctx, d, 1000, counterPassword, bo); err != nil {
+				t.Fatal(err)
+			}
+		}
 		clockAt(l, day(1, 8))
 		for _, p := range []int{w50, w15, w3, w6} {
 			move("deliver", p, "D1")
@@ -547,6 +554,46 @@ func TestVerifyPackDesk(t *testing.T) {
 		}
 		if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].What, `names desk "D2" for pack 0`) {
 			t.Errorf("problems %v", rep.Problems)
+		}
+	})
+}
+
+// Delivering packs to a desk the ledger does not list (a mistyped name,
+// shop-99 where the pilot has shop-12) is refused, and moves nothing: on a
+// shared ledger always, each counter being a login; on a file once it
+// lists desks (a file that lists none serves one shop, by any desk name).
+func TestDeliverToAListedDesk(t *testing.T) {
+	forEngines(t, func(t *testing.T, e engineCase) {
+		ctx := context.Background()
+		l := mustOpen(t, e.stock(t))
+		eve := Identity{Desk: "BO", Operator: "eve"}
+		deliver := func(first int, desk string) error {
+			return l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: first, Last: first + 1, Move: "deliver", Desk: desk}, eve)
+		}
+		err := deliver(0, "shop-99")
+		switch {
+		case e.name == "postgres" && !errors.Is(err, ErrNotFound):
+			t.Fatalf("deliver to a desk no shared ledger lists: %v, want ErrNotFound", err)
+		case e.name == "sqlite" && err != nil:
+			t.Fatalf("deliver on a file that lists no desk: %v", err)
+		}
+		if _, err := l.AddDesk(ctx, "shop-12", 100, counterPassword, eve); err != nil {
+			t.Fatal(err)
+		}
+		last := lastEntry(t, l)
+		err = deliver(2, "shop-99")
+		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "desks add shop-99") {
+			t.Errorf("deliver to a desk the ledger does not list: %v", err)
+		}
+		if got := journalKinds(t, l, last); len(got) != 0 {
+			t.Errorf("a refused delivery wrote %v", got)
+		}
+		runs, err := l.Packs(ctx, PackFilter{Game: 531, Block: 1, Desk: "shop-99"})
+		if err != nil || len(runs) != map[string]int{"sqlite": 1, "postgres": 0}[e.name] {
+			t.Errorf("shop-99's packs: %+v, %v", runs, err)
+		}
+		if err := deliver(2, "shop-12"); err != nil {
+			t.Errorf("deliver to a listed desk: %v", err)
 		}
 	})
 }

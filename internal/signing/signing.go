@@ -173,7 +173,9 @@ func Verify(text []byte, want PublicKey) (*Signed, error) {
 //	public_key=<32 bytes, hex>
 //	sealed=<AES-256-GCM of the 32-byte Ed25519 seed: 48 bytes, hex>
 const (
-	keyFileHeader = "vegas-desk signing key 1"
+	// KeyFileMagic begins every version of the key file.
+	KeyFileMagic  = "vegas-desk signing key "
+	keyFileHeader = KeyFileMagic + "1"
 	// Iterations of PBKDF2-HMAC-SHA256 for a new key file (OWASP's 2023
 	// figure for this function); a file records its own.
 	Iterations = 600_000

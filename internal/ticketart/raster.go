@@ -6,6 +6,7 @@ import (
 	"image/draw"
 	"math"
 	"strings"
+	"sync"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
@@ -16,19 +17,22 @@ import (
 	"golang.org/x/image/vector"
 )
 
-// The faces of the picture: Go's own fonts, embedded in the binary.
+// The faces of the picture: Go's own fonts, embedded in the binary,
+// parsed when first drawn (not in every command's process).
 var (
 	fontRegular  = mustParse(goregular.TTF)
 	fontBold     = mustParse(gobold.TTF)
 	fontMonoBold = mustParse(gomonobold.TTF)
 )
 
-func mustParse(ttf []byte) *opentype.Font {
-	f, err := opentype.Parse(ttf)
-	if err != nil {
-		panic(err) // the embedded fonts always parse
-	}
-	return f
+func mustParse(ttf []byte) func() *opentype.Font {
+	return sync.OnceValue(func() *opentype.Font {
+		f, err := opentype.Parse(ttf)
+		if err != nil {
+			panic(err) // the embedded fonts always parse
+		}
+		return f
+	})
 }
 
 // style picks a face: regular, bold or monospace bold.
@@ -78,7 +82,7 @@ func (p *pen) face(st style, px float32) font.Face {
 	case mono:
 		src = fontMonoBold
 	}
-	f, err := opentype.NewFace(src, &opentype.FaceOptions{Size: float64(px), DPI: 72, Hinting: font.HintingNone})
+	f, err := opentype.NewFace(src(), &opentype.FaceOptions{Size: float64(px), DPI: 72, Hinting: font.HintingNone})
 	if err != nil {
 		panic(err) // a positive size always makes a face
 	}

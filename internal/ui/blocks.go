@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -398,9 +399,17 @@ func (b *blocksScreen) startExport(bl ledger.Block, w fyne.URIWriteCloser) *task
 
 // exportTo runs write on w and closes w, returning the first error of the
 // two. On an error the file is deleted, so that no partial export is left
-// that could pass for a whole one.
+// that could pass for a whole one. A file is made its owner's alone (0600,
+// whatever the umask) before anything is written to it: an export holds
+// every serial of a block, a paper real serials and amounts.
 func exportTo(w fyne.URIWriteCloser, write func(io.Writer) error) error {
-	err := write(w)
+	var err error
+	if w.URI().Scheme() == "file" {
+		err = os.Chmod(w.URI().Path(), 0o600)
+	}
+	if err == nil {
+		err = write(w)
+	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}

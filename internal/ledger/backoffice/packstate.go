@@ -34,6 +34,11 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 		return err
 	}
 	defer tx.Rollback()
+	if m.Move == "deliver" {
+		if err := o.listedDesk(ctx, tx, m.Desk); err != nil {
+			return err
+		}
+	}
 	b, err := GetBlock(ctx, tx, m.Game, m.Block)
 	if err != nil {
 		return err
@@ -88,6 +93,25 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 		return o.classify(err)
 	}
 	return o.classify(tx.Commit())
+}
+
+// listedDesk refuses a desk the ledger does not list (desks list), to
+// deliver packs to: on a shared ledger, whose counters are logins that the
+// back office adds, always; on a file, once it lists any desk (a file that
+// lists none serves a shop whose counters it does not know, by any name).
+// A mistyped desk would send packs where no counter can receive them.
+func (o *Store) listedDesk(ctx context.Context, tx core.Querier, desk string) error {
+	var n struct {
+		Known  int `db:"known"`
+		Listed int `db:"listed"`
+	}
+	if err := core.Get(ctx, tx, &n, "SELECT (SELECT count(*) FROM desks WHERE id = ?) AS known, (SELECT count(*) FROM desks) AS listed", desk); err != nil {
+		return o.classify(err)
+	}
+	if n.Known == 0 && (o.Shared || n.Listed > 0) {
+		return fmt.Errorf("deliver packs: desk %s: %w: the ledger lists no such desk; check its name (desks list), or add it first (desks add %s)", desk, core.ErrNotFound, desk)
+	}
+	return nil
 }
 
 // orNone names a desk, "none" for the stock's "".

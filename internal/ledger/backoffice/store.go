@@ -61,6 +61,8 @@ type Store struct {
 	Demo     bool
 	Location string
 	ReadOnly bool
+	// Shared: a PostgreSQL ledger, whose desks are the counters' logins.
+	Shared bool
 	// Now gives the time of the entries this process writes; nil, or a
 	// zero time, is the engine's own (PostgreSQL's: the server's).
 	Now func() time.Time

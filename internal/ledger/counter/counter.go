@@ -32,8 +32,13 @@ const ApplicationID = 0x56474443
 //go:embed counter.sql
 var counterSQL string
 
+// SchemaDigest is the digest of sqlite_master in a counter ledger file
+// (sqlite.Schema.Digest). A change of counter.sql changes it:
+// TestSchemaDigests prints the new one.
+const SchemaDigest = "d82e9b6304170a337d380202400d6d3f7b1068640cad8202f6ed5751fc7df011"
+
 // Schema is a counter ledger's schema (counter.sql).
-var Schema = sqlite.NewSchema(counterSQL)
+var Schema = sqlite.NewSchema(counterSQL, SchemaDigest)
 
 // Backend is an open sealed counter ledger.
 type Backend struct {

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-	vegasdesk "vegas-desk"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
@@ -88,7 +87,7 @@ func pearson(x, y []float64) float64 {
 // holds no serial key, no secret part and no ticket encoding.
 func TestCounterPickOut(t *testing.T) {
 	ctx := context.Background()
-	bo := openFixture(t, "block", "ledger.db", sqlite.Kind{AppID: sqlite.ApplicationID, Schema: sqlite.NewSchema(vegasdesk.Schema)})
+	bo := openFixture(t, "block", "ledger.db", sqlite.Kind{AppID: sqlite.ApplicationID, Schema: sqlite.LedgerSchema})
 	b := fixtureBlock(t, bo)
 	codes, prizes, err := backoffice.BlockTickets(ctx, bo.R, b)
 	if err != nil {
@@ -255,7 +254,7 @@ func TestCounterPickOut(t *testing.T) {
 // it for the workers.
 func TestSealSmall(t *testing.T) {
 	ctx := context.Background()
-	l := openFixture(t, "block", "ledger.db", sqlite.Kind{AppID: sqlite.ApplicationID, Schema: sqlite.NewSchema(vegasdesk.Schema)})
+	l := openFixture(t, "block", "ledger.db", sqlite.Kind{AppID: sqlite.ApplicationID, Schema: sqlite.LedgerSchema})
 	b := fixtureBlock(t, l)
 	b.Tickets = 10 * game.PackSize
 	var codes, prizes []byte

@@ -160,7 +160,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 		return fail(Classify(err))
 	}
 	b := &Backend{db: p}
-	b.Store = &backoffice.Store{E: engine{p}, Location: shown, ReadOnly: readOnly, Now: now}
+	b.Store = &backoffice.Store{E: engine{p}, Location: shown, ReadOnly: readOnly, Shared: true, Now: now}
 	for _, m := range meta {
 		switch m.Key {
 		case "id":

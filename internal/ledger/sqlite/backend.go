@@ -21,8 +21,13 @@ import (
 	"vegas-desk/internal/ledger/core"
 )
 
-// schema is a back office's file's schema (schema.sql).
-var schema = NewSchema(vegasdesk.Schema)
+// SchemaDigest is the digest of sqlite_master in a back office's file
+// (Schema.Digest). A change of schema.sql changes it: TestSchemaDigests
+// prints the new one.
+const SchemaDigest = "b179735a859a3dc20a86348178412deec7cd200da06ed329b65108f85ce8cf98"
+
+// LedgerSchema is a back office's file's schema (schema.sql).
+var LedgerSchema = NewSchema(vegasdesk.Schema, SchemaDigest)
 
 // Backend is a back office's ledger file.
 type Backend struct {
@@ -39,7 +44,7 @@ func OpenLedger(path string, readOnly bool, c backoffice.Creation, now func() ti
 			return nil, fmt.Errorf("%s exists already: a copy goes to a new file", path)
 		}
 	}
-	k := Kind{AppID: ApplicationID, Schema: schema}
+	k := Kind{AppID: ApplicationID, Schema: LedgerSchema}
 	if !readOnly {
 		k.Create = func(tx *sqlx.Tx) error {
 			if _, err := tx.Exec(vegasdesk.Schema); err != nil {

@@ -2,6 +2,7 @@
 # Ledger figures beside their references, measured in the same run
 # (issue 3, "Performance"). Run from the repository root: make bench.
 set -euo pipefail
+LC_NUMERIC=C # $EPOCHREALTIME with a decimal point
 GO=${GO:-go}
 TAGS=ci,migrated_fynedo
 work=$(mktemp -d)
@@ -60,20 +61,38 @@ size5=$(stat -c %s "$l5")
 serial=$(set +o pipefail; "$bin" --db "$l5" export --block 3 2>/dev/null | head -1 | sed 's/.*"serial":"\([^"]*\)".*/\1/')
 # The serial is position 0 of block 3: byte 1 of the first pack row's blobs.
 rowid=$(sqlite3 "$l5" "SELECT first_pack FROM blocks WHERE number = 3")
-runs=30
-s=$(now); for i in $(seq $runs); do "$bin" --db "$l5" lookup "$serial" >/dev/null 2>&1; done; lookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
 # The command line alone (make cli: -tags nogui, no Fyne linked), for scripts.
 cli=$work/vegas-desk-cli
 CGO_ENABLED=0 $GO build -tags nogui -o "$cli" ./cmd/vegas-desk
-s=$(now); for i in $(seq $runs); do "$cli" --db "$l5" lookup "$serial" >/dev/null 2>&1; done; clilookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
-s=$(now); for i in $(seq $runs); do sqlite3 "$l5" "SELECT hex(substr(prizes, 1, 1)), hex(substr(codes, 1, 14)) FROM packs WHERE rowid = $rowid" >/dev/null; done; sqlookup=$(awk -v t="$(elapsed "$s")" -v n=$runs 'BEGIN { print 1000 * t / n }')
+# A lookup process of each build and the sqlite3 process, each timed alone
+# and in turn, in a rotating order (a burst of load on this shared machine
+# falls on all three alike, which blocks of one kind at a time did not
+# share), 60 rounds: the median of each.
+: >"$work/lookups"
+kinds=(app cli ref)
+for i in $(seq 60); do
+	for j in 0 1 2; do
+		k=${kinds[(i + j) % 3]}
+		s=$EPOCHREALTIME
+		case $k in
+		app) "$bin" --db "$l5" lookup "$serial" >/dev/null 2>&1 ;;
+		cli) "$cli" --db "$l5" lookup "$serial" >/dev/null 2>&1 ;;
+		ref) sqlite3 "$l5" "SELECT hex(substr(prizes, 1, 1)), hex(substr(codes, 1, 14)) FROM packs WHERE rowid = $rowid" >/dev/null ;;
+		esac
+		echo "$k $s $EPOCHREALTIME" >>"$work/lookups"
+	done
+done
+median() { awk -v k="$1" '$1 == k { print 1000 * ($3 - $2) }' "$work/lookups" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+lookup=$(median app)
+clilookup=$(median cli)
+sqlookup=$(median ref)
 
 find=$(VEGAS_BENCH_LEDGER5="$l5" CGO_ENABLED=0 $GO test -tags $TAGS -run '^$' -bench 'FindByContents' -benchtime 200x ./internal/ledger/ 2>/dev/null | awk '/BenchmarkFindByContents/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ms/op") print $i }')
 
 ver=$(for i in 1 2; do s=$(now); "$bin" --db "$work/gen.db" verify --block 1 >/dev/null 2>&1; elapsed "$s"; echo; done | best)
 
 echo
-echo "== ledger figures (best of runs; same machine, same run; $build)"
+echo "== ledger figures (best of runs, lookups the median; same machine, same run; $build)"
 line  "(1) block load, whole process" "$gen" "$ref_insert" s 1.5
 limit "(2) bytes/ticket, 1 block" "$(awk -v s="$size1" 'BEGIN { print s / 2000000 }')" B 32
 limit "(2) bytes/ticket, 5 blocks" "$(awk -v s="$size5" 'BEGIN { print s / 10000000 }')" B 32
