@@ -98,7 +98,7 @@ func TestCounterRole(t *testing.T) {
 	// own refuse to run outside them: TestCounterCallsAlone).
 	granted := []string{"blocks_public", "claim", "durable", "find", "games_public", "journal_head", "lookup", "move_my_packs",
 		"my_claims", "my_pack_moves", "my_packs", "my_referrals", "whoami",
-		"lookup_record", "claim_record", "find_record", "move_record", "chain_answer", "chained", "waits", "answer_json"}
+		"lookup_record", "claim_record", "find_record", "move_record", "chain_answer", "chained", "durable", "settled", "answer_json"}
 	var fns []struct {
 		Name string `db:"proname"`
 		Can  bool   `db:"can"`
@@ -534,6 +534,20 @@ func TestSQLAgreesWithGame(t *testing.T) {
 	var key game.SerialKey
 	for i := range key {
 		key[i] = byte(i * 7)
+	}
+	// Every position's secret part, of a few thousand (half of them from
+	// 8 bytes above 2^63).
+	var secrets []struct {
+		Pos    int   `db:"pos"`
+		Secret int64 `db:"secret"`
+	}
+	if err := rdb(l).Select(&secrets, "SELECT pos, vegas.secret($1, pos) AS secret FROM generate_series(0, 4999) pos", key[:]); err != nil || len(secrets) != 5000 {
+		t.Fatal(len(secrets), err)
+	}
+	for _, s := range secrets {
+		if s.Secret != key.Secret(s.Pos) {
+			t.Errorf("secret of %d: %d, Go says %d", s.Pos, s.Secret, key.Secret(s.Pos))
+		}
 	}
 	for _, pos := range []int{0, 1, 456789, game.BlockSize - 1} {
 		var secret int64

@@ -14,8 +14,7 @@
 -- and returns the bucket's count; guesses_locked is when a counter with 20
 -- in a bucket may guess again ('' when it may now): 20 to 30 minutes after
 -- its 20th. Every question of a counter (lookup, claim, find) honours it.
-CREATE FUNCTION vegas.guess(p_desk text) RETURNS bigint LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.guess(p_desk text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
     seq    regclass := to_regclass(format('vegas.%I', 'guesses ' || p_desk));
     bucket bigint := floor(extract(epoch FROM clock_timestamp()) / 600);
@@ -33,8 +32,7 @@ BEGIN
     RETURN v % 1000;
 END $$;
 
-CREATE FUNCTION vegas.guesses_locked(p_desk text) RETURNS text LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.guesses_locked(p_desk text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     seq    regclass := to_regclass(format('vegas.%I', 'guesses ' || p_desk));
     v      bigint;
@@ -57,8 +55,7 @@ END $$;
 -- A counter's lookup, claim or find records what it refuses: in a
 -- read-only transaction it could not, and a wrong guess would fail where a
 -- right one answers, uncounted.
-CREATE FUNCTION vegas.check_recording(p_counter boolean) RETURNS void LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.check_recording(p_counter boolean) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF p_counter AND current_setting('transaction_read_only') = 'on' THEN
         RAISE EXCEPTION 'a counter''s lookups and claims record what they refuse: not in a read-only transaction'
@@ -70,8 +67,7 @@ END $$;
 -- names, and its payout limit) or the back office (the owner: the desk it
 -- names, and that desk's payout limit when the ledger knows the desk).
 CREATE FUNCTION vegas.caller(p_desk text, OUT desk text, OUT counter boolean, OUT payout_limit integer,
-    OUT locked_until text, OUT unlocked_at text) LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+    OUT locked_until text, OUT unlocked_at text) LANGUAGE plpgsql AS $$
 DECLARE
     d vegas.desks;
 BEGIN
@@ -99,8 +95,7 @@ END $$;
 -- A refused serial or contents of a counter, recorded: the 20th in 10
 -- minutes (in the journal or still waiting to be chained) locks the
 -- counter out for 30 minutes, which a 'desk' entry records.
-CREATE FUNCTION vegas.count_refusal(p_desk text, p_at text, p_unlocked_at text) RETURNS void LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.count_refusal(p_desk text, p_at text, p_unlocked_at text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     since text := vegas.instant_text(vegas.instant(p_at) - interval '10 minutes');
     n integer;
@@ -128,8 +123,7 @@ END $$;
 -- client sent must be one CALL of them (from_call), so that a counter
 -- cannot call one inside a transaction it keeps open (BEGIN; …;
 -- pg_sleep(…)), nor skip the chaining of what it recorded.
-CREATE FUNCTION vegas.from_call(p_procs text) RETURNS void LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.from_call(p_procs text) RETURNS void LANGUAGE plpgsql STABLE AS $$
 BEGIN
     IF current_query() !~* ('^\s*call\s+vegas\.(' || p_procs || ')\s*\(') THEN
         RAISE EXCEPTION 'a counter''s question is asked with CALL vegas.%(…), alone, and not in a transaction',
@@ -140,8 +134,7 @@ END $$;
 -- waited fills in what the chain gave the entry a recorded (a.seq), once
 -- it is chained: its id (entry, or claim_entry for a payment), number and
 -- hash, how long it waited; a.seq is then NULL.
-CREATE FUNCTION vegas.waited(a vegas.answer) RETURNS vegas.answer LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.waited(a vegas.answer) RETURNS vegas.answer LANGUAGE plpgsql STABLE AS $$
 DECLARE
     e vegas.journal;
 BEGIN
@@ -165,7 +158,9 @@ END $$;
 -- with no other at once records and chains in one commit; true waits for
 -- the chain in progress, after the recording committed. A chain commits
 -- without waiting for the disk (it holds the chainer's lock until then);
--- durable, after it, does.
+-- durable, after it, does. But a try that chained its own entry alone
+-- (no other question waited) commits waiting for the disk: nobody waits
+-- for its lock, and the question is done in one commit (flushed).
 CREATE FUNCTION vegas.chain_answer(a vegas.answer, p_wait boolean) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, vegas, pg_temp AS $$
 BEGIN
@@ -183,7 +178,10 @@ BEGIN
     IF FOUND THEN
         a := vegas.waited(a); -- chained by the chain it waited for?
         IF a.seq IS NOT NULL THEN
-            PERFORM vegas.chain_waiting();
+            IF vegas.chain_waiting() = 1 AND NOT p_wait THEN
+                PERFORM set_config('synchronous_commit', 'on', true);
+                a.flushed := true;
+            END IF;
             a := vegas.waited(a);
         END IF;
     END IF;
@@ -197,16 +195,22 @@ CREATE FUNCTION vegas.durable(a vegas.answer) RETURNS void LANGUAGE plpgsql SECU
 SET search_path = pg_catalog, vegas, pg_temp AS $$
 BEGIN
     PERFORM vegas.from_call('lookup|claim|find|move_my_packs');
-    IF a.chain_ms IS NOT NULL THEN -- it recorded an entry, now chained
+    IF a.chain_ms IS NOT NULL AND a.flushed IS NOT TRUE THEN -- it recorded an entry, now chained
         PERFORM set_config('synchronous_commit', 'on', true);
         INSERT INTO vegas.flushes (login, n) VALUES (session_user, 1)
         ON CONFLICT (login) DO UPDATE SET n = vegas.flushes.n + 1;
     END IF;
 END $$;
 
+-- settled reports whether question a is done: nothing it recorded
+-- waits to be chained, or to be on disk.
+CREATE FUNCTION vegas.settled(a vegas.answer) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    RETURN a.seq IS NULL AND (a.chain_ms IS NULL OR a.flushed IS TRUE);
+END $$;
+
 -- answer_json is the answer as the procedures give it.
-CREATE FUNCTION vegas.answer_json(a vegas.answer) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.answer_json(a vegas.answer) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     RETURN to_jsonb(a);
 END $$;
@@ -253,8 +257,7 @@ END $$;
 -- A pack's code (game.PackCode), Damm check digit included:
 -- "531-0001-2283-2".
 CREATE FUNCTION vegas.pack_code(p_game integer, p_block integer, p_pack integer)
-RETURNS text LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     d text := lpad(p_game::text, 3, '0') || lpad(p_block::text, 4, '0') || lpad(p_pack::text, 4, '0');
 BEGIN

@@ -213,11 +213,14 @@ CREATE TRIGGER identities_no_change BEFORE UPDATE OR DELETE ON vegas.identities
     FOR EACH ROW EXECUTE FUNCTION vegas.refuse_change('identities are never changed');
 
 -- The small helpers below are PL/pgSQL, not SQL functions: called from
--- PL/pgSQL, a SQL function is planned again at each call.
+-- PL/pgSQL, a SQL function is planned again at each call. The inner
+-- functions have no search_path of their own (a SET clause costs each
+-- call): none is granted to counters, and each runs under a SECURITY
+-- DEFINER function's fixed search_path, or the owner's; they name this
+-- schema's objects in full.
 
 -- The time of an entry: UTC, fixed width, as the Go side writes it.
-CREATE FUNCTION vegas.now_text() RETURNS text LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.now_text() RETURNS text LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
     RETURN to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"');
 END $$;
@@ -226,8 +229,7 @@ END $$;
 -- line per column, integers in decimal, a missing reference as null, a
 -- string as its length in bytes, ':' and its bytes; last the previous
 -- entry's hash in hex.
-CREATE FUNCTION vegas.canonical(e vegas.journal, prev bytea) RETURNS text LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.canonical(e vegas.journal, prev bytea) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     RETURN format(E'vegas-desk journal 2\nid=%s\nkind=%s:%s\nat=%s:%s\nnumber=%s\nticket=%s\nserial=%s:%s\ngame=%s\nblock=%s\nposition=%s\npack_first=%s\npack_last=%s\nstate=%s:%s\namount=%s\ndesk=%s:%s\noperator=%s:%s\nmethod=%s:%s\nref=%s\nrequest=%s:%s\nreason=%s:%s\ndetail=%s:%s\nprev=%s\n',
         e.id, octet_length(e.kind), e.kind, octet_length(e.at), e.at, e.number, coalesce(e.ticket::text, 'null'),
@@ -242,8 +244,7 @@ END $$;
 CREATE FUNCTION vegas.record(p_kind text, p_at text, p_ticket bigint, p_serial text, p_game integer,
     p_block integer, p_position integer, p_pack_first integer, p_pack_last integer, p_state text,
     p_amount bigint, p_desk text, p_operator text, p_method text, p_ref bigint, p_request text,
-    p_reason text, p_detail text) RETURNS vegas.waiting LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+    p_reason text, p_detail text) RETURNS vegas.waiting LANGUAGE plpgsql AS $$
 DECLARE
     w vegas.waiting;
 BEGIN
@@ -264,8 +265,7 @@ END $$;
 -- state, a later entry's ref) its id; a payment's winner goes to
 -- vegas.identities. The caller holds the chainer's lock. It returns how
 -- many entries it chained.
-CREATE FUNCTION vegas.chain_waiting() RETURNS integer LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.chain_waiting() RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     w     vegas.waiting;
     e     vegas.journal;
@@ -322,8 +322,7 @@ END $$;
 CREATE FUNCTION vegas.append(p_kind text, p_at text, p_ticket bigint, p_serial text, p_game integer,
     p_block integer, p_position integer, p_pack_first integer, p_pack_last integer, p_state text,
     p_amount bigint, p_desk text, p_operator text, p_method text, p_ref bigint, p_request text,
-    p_reason text, p_detail text) RETURNS vegas.journal LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+    p_reason text, p_detail text) RETURNS vegas.journal LANGUAGE plpgsql AS $$
 DECLARE
     w vegas.waiting;
     e vegas.journal;
@@ -338,21 +337,20 @@ END $$;
 
 -- The secret part of a serial (game.SerialKey.Secret): the first 8 bytes of
 -- SHA-256(key ‖ position as 4 bytes big-endian), big-endian, modulo 10^16.
-CREATE FUNCTION vegas.secret(k bytea, pos integer) RETURNS bigint LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.secret(k bytea, pos integer) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-    h bytea := sha256(k || int4send(pos));
-    v numeric := 0;
+    v bigint := ('x' || encode(substr(sha256(k || int4send(pos)), 1, 8), 'hex'))::bit(64)::bigint;
 BEGIN
-    FOR i IN 0..7 LOOP
-        v := v * 256 + get_byte(h, i);
-    END LOOP;
-    RETURN (v % 10000000000000000)::bigint;
+    IF v >= 0 THEN
+        RETURN v % 10000000000000000;
+    END IF;
+    -- The 8 bytes as an unsigned number: v + 2^64, and 2^64 mod 10^16 is
+    -- 6744073709551616.
+    RETURN (v % 10000000000000000 + 10000000000000000 + 6744073709551616) % 10000000000000000;
 END $$;
 
 -- The Damm check digit of a string of digits (game's, the same table).
-CREATE FUNCTION vegas.damm(d text) RETURNS integer LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.damm(d text) RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     t integer[] := ARRAY[0,3,1,7,5,9,8,6,4,2, 7,0,9,2,1,5,4,8,6,3, 4,2,0,6,8,7,1,3,5,9,
                          1,7,5,0,9,8,3,4,2,6, 6,1,2,3,0,4,5,9,7,8, 3,6,7,4,2,0,9,5,8,1,
@@ -371,8 +369,7 @@ END $$;
 
 -- The serial's text (game.Serial.String), Damm check digit included.
 CREATE FUNCTION vegas.serial_text(p_game integer, p_block integer, p_position integer, p_secret bigint)
-RETURNS text LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     d text := lpad(p_game::text, 3, '0') || lpad(p_block::text, 4, '0') || lpad(p_position::text, 7, '0')
               || lpad(p_secret::text, 16, '0');
@@ -382,8 +379,7 @@ BEGIN
 END $$;
 
 -- The prize of a stored prize byte.
-CREATE FUNCTION vegas.prize_of(b integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.prize_of(b integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     RETURN CASE WHEN b = 0 THEN 0 ELSE ({{prizes}})[b] END;
 END $$;
@@ -393,8 +389,7 @@ END $$;
 -- is looked up. (A missing secret part must never compare as unknown
 -- rather than wrong: NULL <> x is not true.)
 CREATE FUNCTION vegas.check_serial(p_game integer, p_block integer, p_position integer, p_secret bigint)
-RETURNS void LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     IF p_game IS NULL OR p_block IS NULL OR p_position IS NULL OR p_secret IS NULL
        OR p_game NOT BETWEEN 100 AND 999 OR p_block NOT BETWEEN 1 AND 9999
@@ -407,8 +402,7 @@ END $$;
 -- Text a call records (operator, request id, desk; a winner's identity):
 -- at most p_max characters (core.MaxText, core.MaxIdentity), for the
 -- append-only journal's sake.
-CREATE FUNCTION vegas.check_text(p_field text, p_value text, p_max integer) RETURNS void LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.check_text(p_field text, p_value text, p_max integer) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     IF length(p_value) > p_max THEN
         RAISE EXCEPTION '%: at most % characters', p_field, p_max USING ERRCODE = 'VD011';
@@ -417,16 +411,14 @@ END $$;
 
 -- A text trimmed of every Unicode white space, as core.Blank trims it
 -- (the characters are core.Spaces): '' for a blank or missing text.
-CREATE FUNCTION vegas.trimmed(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.trimmed(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     RETURN btrim(coalesce(t, ''), {{spaces}});
 END $$;
 
 -- A payout limit lowered by the one asked (core.Limit.Lower): NULL is no
 -- limit, above every number.
-CREATE FUNCTION vegas.lower_limit(p_limit integer, p_asked integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.lower_limit(p_limit integer, p_asked integer) RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     IF p_limit IS NULL THEN
         RETURN p_asked;
@@ -447,8 +439,7 @@ CREATE TYPE vegas.facts AS (
     paid_claim bigint
 );
 
-CREATE FUNCTION vegas.facts_at(b vegas.blocks, p_position integer) RETURNS vegas.facts LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.facts_at(b vegas.blocks, p_position integer) RETURNS vegas.facts LANGUAGE plpgsql STABLE AS $$
 DECLARE
     f   vegas.facts;
     off integer := p_position % b.pack_size;
@@ -466,8 +457,7 @@ END $$;
 -- the same): before the on-sale date, after the deadline, a stolen pack, a
 -- pack not on sale, a loser, already paid, above the limit, identity needed.
 CREATE FUNCTION vegas.verdict(f vegas.facts, g vegas.games, p_at text, p_limit integer, p_identity boolean)
-RETURNS text LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
     threshold integer := coalesce((SELECT value::integer FROM vegas.settings WHERE key = 'identity_threshold'), {{identity_threshold}});
 BEGIN
@@ -483,13 +473,11 @@ BEGIN
 END $$;
 
 -- Instants as text (UTC, fixed width) and back.
-CREATE FUNCTION vegas.instant(t text) RETURNS timestamp LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.instant(t text) RETURNS timestamp LANGUAGE plpgsql STABLE AS $$
 BEGIN
     RETURN t::timestamptz AT TIME ZONE 'UTC';
 END $$;
-CREATE FUNCTION vegas.instant_text(t timestamp) RETURNS text LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, pg_temp AS $$
+CREATE FUNCTION vegas.instant_text(t timestamp) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     RETURN to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"');
 END $$;
@@ -528,12 +516,12 @@ CREATE TYPE vegas.answer AS (
     void_desk    text,
     seq          bigint,
     recorded     timestamptz,
-    chain_ms     double precision
+    chain_ms     double precision,
+    flushed      boolean   -- its commit waited for the disk (chain_answer)
 );
 
 -- claim_of fills in a's payment: the claim entry e.
-CREATE FUNCTION vegas.claim_of(a vegas.answer, e vegas.journal) RETURNS vegas.answer LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.claim_of(a vegas.answer, e vegas.journal) RETURNS vegas.answer LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     a.claim_entry := e.id; a.claim_number := e.number; a.claim_at := e.at; a.claim_amount := e.amount;
     a.claim_desk := e.desk; a.claim_operator := e.operator; a.claim_method := e.method; a.claim_hash := e.hash;
@@ -542,8 +530,7 @@ END $$;
 
 -- paid_claim is the payment a paid row names: its claim entry, or the
 -- claim still waiting to be chained (id 0, number 0, no hash).
-CREATE FUNCTION vegas.paid_claim(p_claim bigint) RETURNS vegas.journal LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.paid_claim(p_claim bigint) RETURNS vegas.journal LANGUAGE plpgsql STABLE AS $$
 DECLARE
     e vegas.journal;
 BEGIN
@@ -557,15 +544,14 @@ BEGIN
     RETURN e;
 END $$;
 
-CREATE FUNCTION vegas.answer_of(p_status text, b vegas.blocks, p_position integer, f vegas.facts, g vegas.games)
-RETURNS vegas.answer LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+CREATE FUNCTION vegas.answer_of(p_status text, b vegas.blocks, p_position integer, p_secret bigint, f vegas.facts, g vegas.games)
+RETURNS vegas.answer LANGUAGE plpgsql STABLE AS $$
 DECLARE
     a vegas.answer;
 BEGIN
     a.status := p_status;
     a.game := b.game; a.block := b.number; a.position := p_position;
-    a.secret := vegas.secret(b.serial_key, p_position);
+    a.secret := p_secret;
     a.prize := f.prize; a.code := f.code; a.pack_state := coalesce(f.pack_state, 'stock');
     a.digest := b.digest; a.created_at := b.created_at;
     IF f.paid_claim IS NOT NULL THEN

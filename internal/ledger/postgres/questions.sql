@@ -48,7 +48,7 @@ BEGIN
     END IF;
     SELECT * INTO g FROM vegas.games WHERE code = p_game;
     f := vegas.facts_at(b, p_position);
-    a := vegas.answer_of(vegas.verdict(f, g, now, vegas.lower_limit(who.payout_limit, p_limit), false), b, p_position, f, g);
+    a := vegas.answer_of(vegas.verdict(f, g, now, vegas.lower_limit(who.payout_limit, p_limit), false), b, p_position, p_secret, f, g);
     IF a.status = 'stolen' THEN
         w := vegas.record('refusal', NULL, f.ticket, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
             p_operator, 'lookup', NULL, '', 'stolen', '');
@@ -63,8 +63,7 @@ END $$;
 -- when one voids it since); or it was refused (a NULL status: the claim is
 -- asked again).
 CREATE FUNCTION vegas.replay(p_desk text, p_request text, p_game integer, p_block integer, p_position integer)
-RETURNS vegas.answer LANGUAGE plpgsql
-SET search_path = pg_catalog, vegas, pg_temp AS $$
+RETURNS vegas.answer LANGUAGE plpgsql AS $$
 DECLARE
     e vegas.journal;
     v vegas.journal;
@@ -133,6 +132,7 @@ DECLARE
     ident    boolean;
     serial   text := vegas.serial_text(p_game, p_block, p_position, p_secret);
     seq      bigint;
+    known    boolean;
 BEGIN
     PERFORM vegas.from_call('claim');
     PERFORM set_config('synchronous_commit', 'off', true);
@@ -152,7 +152,8 @@ BEGIN
     END IF;
     ident := name <> '' AND doc_type <> '' AND doc_num <> ''; -- a blank identity is none (core.Winner.Given)
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
-    IF NOT (FOUND AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret) AND who.counter THEN
+    known := FOUND AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
+    IF NOT known AND who.counter THEN
         PERFORM vegas.guess(who.desk); -- first: nothing after it can undo it
     END IF;
     at := CASE WHEN who.counter THEN vegas.now_text() ELSE coalesce(p_at, vegas.now_text()) END;
@@ -168,7 +169,7 @@ BEGIN
         a.status := 'locked'; a.until := who.locked_until; a.seq := w.seq; a.recorded := w.recorded;
         RETURN a;
     END IF;
-    IF b.id IS NULL OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) <> p_secret THEN
+    IF NOT known THEN
         w := vegas.record('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
             operator, 'claim', NULL, request, 'unknown-serial', '');
         IF who.counter THEN
@@ -179,13 +180,13 @@ BEGIN
     END IF;
     SELECT * INTO g FROM vegas.games WHERE code = p_game;
     f := vegas.facts_at(b, p_position);
-    a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident), b, p_position, f, g);
+    a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident), b, p_position, p_secret, f, g);
     IF a.status = 'payable' THEN
         seq := nextval('vegas.waiting_seq');
         INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, -seq) ON CONFLICT (ticket) DO NOTHING;
         IF NOT FOUND THEN -- paid by a claim that ended since the facts were read
             f := vegas.facts_at(b, p_position);
-            a := vegas.answer_of('already-claimed', b, p_position, f, g);
+            a := vegas.answer_of('already-claimed', b, p_position, p_secret, f, g);
         ELSE
             INSERT INTO vegas.waiting (seq, kind, at, ticket, serial, game, block, position, amount, desk, operator,
                 method, request, detail, name, doc_type, doc_number)
@@ -276,7 +277,7 @@ BEGIN
             f := vegas.facts_at(b, pos);
             CONTINUE WHEN f.code IS DISTINCT FROM p_code;
             SELECT * INTO g FROM vegas.games WHERE code = b.game;
-            a := vegas.answer_of(vegas.verdict(f, g, now, vegas.lower_limit(who.payout_limit, p_limit), false), b, pos, f, g);
+            a := vegas.answer_of(vegas.verdict(f, g, now, vegas.lower_limit(who.payout_limit, p_limit), false), b, pos, vegas.secret(b.serial_key, pos), f, g);
             IF found.status IS NULL OR (found.claim_at IS NOT NULL AND a.claim_at IS NULL AND a.prize > 0) THEN
                 found := a;
             END IF;
@@ -376,7 +377,9 @@ BEGIN
     COMMIT;
     a := vegas.chain_answer(vegas.lookup_record(p_game, p_block, p_position, p_secret, p_desk, p_operator, p_limit), false);
     COMMIT;
-    CALL vegas.chained(a);
+    IF NOT vegas.settled(a) THEN
+        CALL vegas.chained(a);
+    END IF;
     answer := vegas.answer_json(a);
 END $$;
 
@@ -390,7 +393,9 @@ BEGIN
     a := vegas.chain_answer(vegas.claim_record(p_game, p_block, p_position, p_secret, p_method, p_desk, p_operator,
         p_request, p_limit, p_name, p_doc_type, p_doc_number, p_at), false);
     COMMIT;
-    CALL vegas.chained(a);
+    IF NOT vegas.settled(a) THEN
+        CALL vegas.chained(a);
+    END IF;
     answer := vegas.answer_json(a);
 END $$;
 
@@ -402,7 +407,9 @@ BEGIN
     COMMIT;
     a := vegas.chain_answer(vegas.find_record(p_code, p_desk, p_operator, p_limit), false);
     COMMIT;
-    CALL vegas.chained(a);
+    IF NOT vegas.settled(a) THEN
+        CALL vegas.chained(a);
+    END IF;
     answer := vegas.answer_json(a);
 END $$;
 
@@ -414,7 +421,9 @@ BEGIN
     COMMIT;
     a := vegas.chain_answer(vegas.move_record(p_move, p_game, p_block, p_first, p_last, p_operator), false);
     COMMIT;
-    CALL vegas.chained(a);
+    IF NOT vegas.settled(a) THEN
+        CALL vegas.chained(a);
+    END IF;
     answer := vegas.answer_json(a);
 END $$;
 
@@ -452,6 +461,7 @@ GRANT EXECUTE ON FUNCTION vegas.lookup_record(integer, integer, integer, bigint,
     vegas.move_record(text, integer, integer, integer, integer, text),
     vegas.chain_answer(vegas.answer, boolean),
     vegas.durable(vegas.answer),
+    vegas.settled(vegas.answer),
     vegas.answer_json(vegas.answer),
     vegas.blocks_public(),
     vegas.my_claims(text, text),
