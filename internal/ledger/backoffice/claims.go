@@ -100,11 +100,7 @@ func (t *Tx) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
 // Rules are the rules of a question at desk, whose stored limit (none for
 // a desk the ledger does not know) asked lowers.
 func (t *Tx) Rules(ctx context.Context, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
-	limit, err := DeskLimit(ctx, t, desk)
-	if err != nil {
-		return core.Rules{}, err
-	}
-	return ReadRules(ctx, t, gameCode, limit, asked, at)
+	return DeskRules(ctx, t, gameCode, desk, asked, at)
 }
 
 // Record appends e.

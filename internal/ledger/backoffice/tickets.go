@@ -34,19 +34,40 @@ func FactsBySerial(ctx context.Context, q core.Querier, s game.Serial) (*core.Fa
 	return FactsOf(ctx, q, b, s.Position)
 }
 
-// FactsOf reads the facts of the ticket at position pos of block b.
+// FactsOf reads the facts of the ticket at position pos of block b, in
+// one statement (its stored code and prize, its pack's state, its paid
+// row), and its payment's claim when it is paid.
 func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
-	code, pb, err := StoredTicket(ctx, q, b, pos)
-	if err != nil {
-		return nil, err
+	var row struct {
+		Code  []byte        `db:"code"`
+		Prize []byte        `db:"prize"`
+		State string        `db:"state"`
+		Claim sql.NullInt64 `db:"claim"`
 	}
-	prize, ok := core.PrizeOf(pb)
+	off := pos % game.PackSize
+	err := core.Get(ctx, q, &row, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
+		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
+		(SELECT claim FROM paid WHERE ticket = ?) AS claim
+		FROM packs p WHERE p.id = ?`,
+		off*game.EncodedSize+1, game.EncodedSize, off+1, b.ID, pos/game.PackSize, b.TicketNumber(pos), b.PackID(pos))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
+	case err != nil:
+		return nil, fmt.Errorf("block %s ticket %d: %w", b.Name(), pos, err)
+	case len(row.Prize) != 1:
+		return nil, fmt.Errorf("block %s ticket %d: no prize byte (run verify)", b.Name(), pos)
+	}
+	prize, ok := core.PrizeOf(row.Prize[0])
 	if !ok {
-		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, pb)
+		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, row.Prize[0])
 	}
-	f := &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: code}
-	if err := TicketState(ctx, q, f); err != nil {
-		return nil, err
+	f := &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: row.Code,
+		PackState: row.State}
+	if row.Claim.Valid {
+		if f.Paid, err = PaidClaim(ctx, q, f.Ticket); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -100,18 +121,36 @@ func ReadRules(ctx context.Context, q core.Querier, gameCode int, limit, asked c
 	return core.Rules{Dates: d, At: core.FormatTime(at), Limit: limit.Lower(asked), Threshold: threshold}, nil
 }
 
-// DeskLimit is desk's stored payout limit, or NoLimit for a desk the
-// ledger does not know (the back office's own).
-func DeskLimit(ctx context.Context, q core.Querier, desk string) (core.Limit, error) {
-	var limit int
-	err := core.Get(ctx, q, &limit, "SELECT payout_limit FROM desks WHERE id = ?", desk)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return core.NoLimit, nil
-	case err != nil:
-		return 0, err
+// DeskRules reads, in one statement, the rules of a question at desk
+// about a ticket of game gameCode at time at: the game's dates, the
+// identity threshold, and desk's stored payout limit (none for a desk the
+// ledger does not know: the back office's own) lowered by asked.
+func DeskRules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
+	var row struct {
+		core.Dates
+		Threshold sql.NullString `db:"threshold"`
+		Limit     sql.NullInt64  `db:"payout_limit"`
 	}
-	return core.LimitOf(limit), nil
+	err := core.Get(ctx, q, &row, `SELECT on_sale, end_of_sale, deadline,
+		(SELECT value FROM settings WHERE key = ?) AS threshold, (SELECT payout_limit FROM desks WHERE id = ?) AS payout_limit
+		FROM games WHERE code = ?`, core.SettingIdentityThreshold, desk, gameCode)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Rules{}, notFound("game %d", gameCode)
+	}
+	if err != nil {
+		return core.Rules{}, err
+	}
+	threshold := core.DefaultIdentityThreshold
+	if row.Threshold.Valid {
+		if threshold, err = strconv.Atoi(row.Threshold.String); err != nil {
+			return core.Rules{}, fmt.Errorf("setting %s: %w", core.SettingIdentityThreshold, err)
+		}
+	}
+	limit := core.NoLimit
+	if row.Limit.Valid {
+		limit = core.LimitOf(int(row.Limit.Int64))
+	}
+	return core.Rules{Dates: row.Dates, At: core.FormatTime(at), Limit: limit.Lower(asked), Threshold: threshold}, nil
 }
 
 // PaidClaim returns the claim of ticket number id that no void cancels,

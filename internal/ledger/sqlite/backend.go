@@ -170,11 +170,7 @@ func (r reader) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
 }
 
 func (r reader) Rules(ctx context.Context, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
-	limit, err := backoffice.DeskLimit(ctx, r.q, desk)
-	if err != nil {
-		return core.Rules{}, err
-	}
-	return backoffice.ReadRules(ctx, r.q, gameCode, limit, asked, at)
+	return backoffice.DeskRules(ctx, r.q, gameCode, desk, asked, at)
 }
 
 func (r reader) Blocks(ctx context.Context) ([]core.Block, error) {
