@@ -37,7 +37,7 @@ func (c *cli) generate(args []string) error {
 			return err
 		}
 	}
-	open := c.open
+	open := c.create
 	if *demo {
 		open = func(bool) (*ledger.Ledger, error) { return ledger.CreateDemo(c.dbPath()) }
 	}

@@ -183,11 +183,15 @@ func (c *cli) dbPath() string {
 }
 
 // open opens the ledger read-write, or read-only when the file cannot be
-// written (a read-only ledger still answers lookups and checks); without
-// write, an empty file is refused as read refuses it, not made a ledger.
+// written (a read-only ledger still answers lookups and checks). A missing
+// or empty file is refused (read refuses it too): a mistyped --db must not
+// become a new ledger; generate makes one (create).
 func (c *cli) open(write bool) (*ledger.Ledger, error) {
-	if st, err := os.Stat(c.dbPath()); !write && err == nil && st.Mode().IsRegular() && st.Size() == 0 {
-		return c.read()
+	if st, err := os.Stat(c.dbPath()); !ledger.IsURL(c.dbPath()) && (err != nil || st.Mode().IsRegular() && st.Size() == 0) {
+		if !write {
+			return c.read()
+		}
+		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk --db %s generate", c.dbPath(), c.dbPath())
 	}
 	l, err := clocked(ledger.Open(c.dbPath()))
 	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) {
@@ -198,6 +202,9 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 	}
 	return clocked(ledger.OpenReadOnly(c.dbPath()))
 }
+
+// create opens the ledger, making it when there is none (generate's).
+func (c *cli) create(bool) (*ledger.Ledger, error) { return clocked(ledger.Open(c.dbPath())) }
 
 // testClock, set by the tests only, is the clock of every ledger the
 // commands open: the conformance table asks a sealed counter ledger, whose

@@ -181,6 +181,27 @@ func TestReadOnlyCommandsMakeNoLedger(t *testing.T) {
 	}
 }
 
+// A command that writes makes no ledger of a mistyped --db either (a
+// payment recorded in a new, empty ledger would be a payment nobody
+// sees): only generate makes one.
+func TestWritesMakeNoLedger(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "mistyped.db")
+	for _, cmd := range [][]string{{"claim", serials(t).Winners[50][0], "--operator", "ann"}, {"desks", "add", "D1"}, {"void", "1", "--reason", "x"},
+		{"settings", "--identity-threshold", "100"}, {"emission", "--on-sale", "2025-01-01"}} {
+		_, errs, code := vd(t, missing, "", cmd...)
+		if code != 2 || !strings.Contains(errs, "no ledger at "+missing) || !strings.Contains(errs, "generate") {
+			t.Errorf("%v on a missing file: exit %d, %s", cmd, code, errs)
+		}
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("%d files made", len(es))
+	}
+	if _, errs, code := vd(t, missing, "", "generate", "--seed", strings.Repeat("cd", 32)); code != 0 {
+		t.Errorf("generate on a missing file: exit %d, %s", code, errs)
+	}
+}
+
 // --db naming what cannot be a ledger file (a named pipe, which a plain
 // open waits on for ever, a directory, a device) is refused at once,
 // untouched, by a command that reads and by one that writes.
