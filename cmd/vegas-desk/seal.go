@@ -260,6 +260,33 @@ func certificatePaper(c ledger.Certificate) paper.Certificate {
 	return p
 }
 
+// maxCertificate bounds what verify-certificate reads of a certificate or
+// a checkpoint (a counter ledger, a SQLite file, is opened, not read).
+const maxCertificate = 16 << 20
+
+var errTooLarge = errors.New("too large")
+
+// readCertificate reads file path: whole when it is no larger than
+// maxCertificate, its first 16 bytes when it is a SQLite file, else
+// errTooLarge.
+func readCertificate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxCertificate+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case bytes.HasPrefix(data, []byte("SQLite format 3\x00")):
+		return data[:16], nil
+	case len(data) > maxCertificate:
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
 func (c *cli) verifyCertificate(args []string) error {
 	fs := flag.NewFlagSet("verify-certificate", flag.ContinueOnError)
 	keyHex := fs.String("key", "", "the back office's public key, as keygen printed it (required)")
@@ -274,13 +301,16 @@ func (c *cli) verifyCertificate(args []string) error {
 	if err != nil {
 		return badInput("verify-certificate: --key: %v", err)
 	}
-	data, err := os.ReadFile(pos[0])
-	if err != nil {
-		return badInput("verify-certificate: %v", err)
-	}
 	refuse := func(format string, args ...any) error {
 		fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(fmt.Sprintf(format, args...)))
 		return errRefused
+	}
+	data, err := readCertificate(pos[0])
+	switch {
+	case errors.Is(err, errTooLarge):
+		return refuse("larger than %d MB, which no certificate or checkpoint is", maxCertificate>>20)
+	case err != nil:
+		return badInput("verify-certificate: %v", err)
 	}
 	text, form := data, "text"
 	switch {

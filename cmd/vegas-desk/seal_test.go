@@ -307,3 +307,22 @@ func TestTerminalEscapes(t *testing.T) {
 		t.Errorf("the escape is not shown escaped:\n%s", all.String())
 	}
 }
+
+// verify-certificate reads no more of a file than a certificate can be:
+// a larger one is refused, not read into memory.
+func TestVerifyCertificateTooLarge(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.pdf")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("%PDF-1.7\n")
+	if err := f.Truncate(maxCertificate + 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	key := signing.KeyFromSeed(bytes.Repeat([]byte{9}, 32)).Public().String()
+	if _, errs, code := run1(t, "", "verify-certificate", big, "--key", key); code != 1 || !strings.Contains(errs, "larger than 16 MB") {
+		t.Errorf("a 17 MB file: exit %d, %s", code, errs)
+	}
+}
