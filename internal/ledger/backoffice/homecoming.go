@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +50,15 @@ import (
 // next import checks.
 func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity) (core.ImportReport, error) {
 	var rep core.ImportReport
-	rd := core.NewExportReader(r)
+	// The file is read whole, to a temporary file, before the ledger is
+	// written: a stream that stalls holds no lock.
+	spool, err := spoolExport(r)
+	if err != nil {
+		return rep, err
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	rd := core.NewExportReader(spool)
 	hdr, err := rd.Header()
 	if err != nil {
 		return rep, err
@@ -74,12 +83,18 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 		return reject("not-issued", 0, "counter ledger %s was not issued by this back office (ledger %s)", hdr.Ledger, o.ID)
 	case hdr.Desk != issued.Desk:
 		return reject("broken-chain", 0, "the file says desk %q; the ledger was issued to desk %q", hdr.Desk, issued.Desk)
+	case hdr.BackOffice != o.ID:
+		return reject("not-issued", 0, "the file names back office %s; this one is %s", hdr.BackOffice, o.ID)
 	}
 	done, head, headAt, err := lastImport(ctx, tx, hdr.Ledger)
 	if err != nil {
 		return rep, o.classify(err)
 	}
 	im := importer{o: o, tx: tx, issued: issued, rep: &rep, times: paymentTimes{now: o.now()}}
+	if im.seen, err = importedRequests(ctx, tx, issued.Desk); err != nil {
+		return rep, o.classify(err)
+	}
+	numbers := map[string]int64{}
 	var prev []byte
 	for n := int64(1); ; n++ {
 		e, winner, err := rd.Next()
@@ -101,18 +116,28 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 			return reject("broken-chain", e.ID, "its hash does not match its contents and the entry before it: the file was changed")
 		case n == 1 && (e.Kind != "issue" || hex.EncodeToString(e.Hash) != issued.Genesis || e.Detail != issued.Seal || hdr.Seal != issued.Seal):
 			return reject("broken-chain", 1, "the journal does not start with the issue recorded here on %s", issued.At.Local().Format("02/01/2006 15:04"))
+		case n > 1 && e.Kind == "issue":
+			return reject("broken-chain", e.ID, "a second issue entry: a counter ledger has one")
+		case e.Number != numbers[e.Kind]+1:
+			return reject("broken-chain", e.ID, "is number %d of its kind (%s), want %d: an entry was removed or renumbered", e.Number, e.Kind, numbers[e.Kind]+1)
 		case e.Desk != issued.Desk:
 			return reject("broken-chain", e.ID, "names desk %q; the ledger was issued to desk %q, and a counter ledger records its own desk only", e.Desk, issued.Desk)
 		case int(n) == done && hex.EncodeToString(e.Hash) != head:
 			return reject("rewritten", n, "differs from the entry imported on %s (hash %s…): the counter's journal was rewritten", headAt, head[:16])
 		}
-		prev = e.Hash
+		prev, numbers[e.Kind] = e.Hash, e.Number
 		switch e.Kind {
-		case "issue":
+		case "issue": // the first entry's, its hash the one recorded here
 			im.times.issued = e.At
 		case "claim":
+			if what := payerWords(&e, winner); what != "" {
+				return reject("broken-chain", e.ID, "%s: not what a counter ledger records", what)
+			}
 			if err := im.payment(ctx, &e, winner); err != nil {
 				return rep, err
+			}
+			if im.flagsLeft() < 0 {
+				return reject("forged", e.ID, "more than %d payments of the file are flagged: a forged file; nothing was recorded", core.MaxProblems)
 			}
 		case "refusal":
 			if e.Reason == string(core.UnknownSerial) {
@@ -132,6 +157,58 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 		return rep, o.classify(err)
 	}
 	return rep, nil
+}
+
+// spoolExport copies an export to a temporary file (its owner's alone),
+// at most core.MaxExportSize bytes, and gives it back at its start.
+func spoolExport(r io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp("", "vegas-desk-import-*")
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	n, err := io.Copy(f, io.LimitReader(r, core.MaxExportSize+1))
+	if err == nil && n > core.MaxExportSize {
+		err = fmt.Errorf("the file is larger than %d MB, which no counter ledger's export is: give the file a counter ledger wrote with vegas-desk claims --jsonl", core.MaxExportSize>>20)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	return f, nil
+}
+
+// payerWords says what a payment's entry holds that a claim refuses (a
+// blank or unreadable desk or operator, a winner's identity of blank
+// fields), or "".
+func payerWords(e *core.Entry, w *core.Winner) string {
+	if err := core.CheckWho("payment", core.Identity{Desk: e.Desk, Operator: e.Operator}); err != nil {
+		return err.Error()
+	}
+	if core.Blank(e.Desk) || core.Blank(e.Operator) {
+		return fmt.Sprintf("a payment by desk %q, operator %q (a claim records both)", e.Desk, e.Operator)
+	}
+	if w != nil && !w.Given() {
+		return "a winner's identity with a blank field"
+	}
+	return ""
+}
+
+// importedRequests are the request ids of the payments of desk's counter
+// ledgers imported before ("counter:" and the counter entry's hash).
+func importedRequests(ctx context.Context, q core.Querier, desk string) (map[string]bool, error) {
+	var reqs []string
+	if err := core.Select(ctx, q, &reqs, "SELECT request FROM journal WHERE desk = ? AND kind IN ('claim', 'import') AND request LIKE 'counter:%'", desk); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(reqs))
+	for _, r := range reqs {
+		seen[r] = true
+	}
+	return seen, nil
 }
 
 // lastImport is how many entries of counter ledger id an earlier import
@@ -194,14 +271,21 @@ type importer struct {
 	issued *IssueRecord
 	rep    *core.ImportReport
 	times  paymentTimes
+	seen   map[string]bool // the requests of payments imported before
+	flags  int
 }
 
-// flag reports what is wrong with payment e, up to core.MaxProblems.
+// flag reports what is wrong with payment e.
 func (im *importer) flag(e *core.Entry, kind, format string, args ...any) {
+	im.flags++
 	if len(im.rep.Flags) < core.MaxProblems {
 		im.rep.Flags = append(im.rep.Flags, core.ImportFlag{Entry: e.ID, Kind: kind, Serial: e.Serial, Amount: e.Amount, What: fmt.Sprintf(format, args...)})
 	}
 }
+
+// flagsLeft is how many more flags a file may have before it is refused
+// as forged (negative: too many).
+func (im *importer) flagsLeft() int { return core.MaxProblems - im.flags }
 
 // payment records one payment of the counter (see ImportClaims), unless
 // an earlier import did. What the counter could pay (its blocks, payout
@@ -210,19 +294,16 @@ func (im *importer) flag(e *core.Entry, kind, format string, args ...any) {
 func (im *importer) payment(ctx context.Context, e *core.Entry, winner *core.Winner) error {
 	im.rep.Payments++
 	request := "counter:" + hex.EncodeToString(e.Hash)
-	var seen int
-	if err := core.Get(ctx, im.tx, &seen, "SELECT count(*) FROM journal WHERE request = ? AND kind IN ('claim', 'import')", request); err != nil {
-		return im.o.classify(err)
-	}
 	at := e.At
 	badTime := im.times.check(at)
 	if badTime == "" {
 		defer func() { im.times.previous = at }() // a forged time moves no bound
 	}
-	if seen > 0 {
+	if im.seen[request] {
 		im.rep.Already++
 		return nil
 	}
+	im.seen[request] = true
 	base := core.Entry{At: at, Ticket: e.Ticket, Serial: e.Serial, Game: e.Game, Block: e.Block, Position: e.Position,
 		Amount: e.Amount, Desk: e.Desk, Operator: e.Operator, Method: e.Method, Request: request}
 	var b core.Block
@@ -289,6 +370,19 @@ func (im *importer) ticket(ctx context.Context, e *core.Entry) (core.Block, game
 	return b, s, prize, "", ""
 }
 
+// earlier is a payment of ticket recorded by an earlier import of this
+// desk's counter ledger (voided since), or nil.
+func (im *importer) earlier(ctx context.Context, ticket int64) (*core.Claim, error) {
+	var rows []ClaimRow
+	err := core.Select(ctx, im.tx, &rows, ClaimSelect+" WHERE c.kind = 'claim' AND c.ticket = ? AND c.desk = ? AND c.request LIKE 'counter:%' ORDER BY c.id LIMIT 1",
+		ticket, im.issued.Desk)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	c := rows[0].Claim()
+	return &c, nil
+}
+
 // record records payment e of ticket s (prize) under the rules sealed at
 // the issue and the emission's dates: as a claim, flagged when the rules
 // say so, or as a double payment.
@@ -307,6 +401,13 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 	first, err := PaidClaim(ctx, tx, e.Ticket.Int64)
 	if err != nil {
 		return err
+	}
+	if first == nil {
+		// A counter ledger pays a ticket once: a payment of it imported
+		// before, voided since, is not made again by another entry.
+		if first, err = im.earlier(ctx, e.Ticket.Int64); err != nil {
+			return err
+		}
 	}
 	if first != nil {
 		im.flag(e, "double-payment", "ticket %s was paid twice: %s on %s at desk %q by %q (payment %d here), and on %s at desk %q by %q (the counter ledger's payment %d): %s to recover from whichever came second",

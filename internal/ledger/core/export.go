@@ -156,9 +156,16 @@ func (rd *ExportReader) next(v any) error {
 		if len(bytes.TrimSpace(rd.sc.Bytes())) == 0 {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(rd.sc.Bytes()))
+		line := bytes.TrimSpace(rd.sc.Bytes())
+		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
+		err := dec.Decode(v)
+		if err == nil && !bytes.Equal(canonicalJSON(v), line) {
+			// Another tool could read another value from a key twice, a
+			// key of other case, or more after the object.
+			err = errors.New("not written as a counter ledger writes its lines (a key twice or of other case, or more after the entry)")
+		}
+		if err != nil {
 			return fmt.Errorf("import: line %d: %v: give the file a counter ledger wrote with vegas-desk claims --jsonl", rd.line, err)
 		}
 		return nil
@@ -170,6 +177,18 @@ func (rd *ExportReader) next(v any) error {
 		return fmt.Errorf("import: %w", err)
 	}
 	return io.EOF
+}
+
+// canonicalJSON is v as a counter ledger's export writes it (ExportJournal:
+// json.Encoder, no HTML escapes), without the newline.
+func canonicalJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // Header reads the first line.
