@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"vegas-desk/internal/ledger/postgres"
@@ -221,7 +223,8 @@ var counterCalls = []struct{ name, call, fn string }{
 // in the transaction around it, so that every other payment waits. No
 // counter call can be held open: as a function it is not one (a
 // procedure), in a transaction it refuses to start, its answering function
-// refuses to run outside it, and once it answered it holds nothing. While
+// refuses to run outside it (in its own CALL's arguments too, which run
+// before the procedure's body), and once it answered it holds nothing. While
 // the attacker sleeps, another counter is paid (within a second, goes the
 // goal; make bench measures it).
 func TestCounterCannotHoldTheJournal(t *testing.T) {
@@ -253,6 +256,8 @@ func TestCounterCannotHoldTheJournal(t *testing.T) {
 			{"its function in a transaction, sleeping", []string{"BEGIN", "SELECT " + fn, "SELECT pg_sleep(20)"}},
 			{"its function in a block that sleeps", []string{"DO $$ BEGIN PERFORM " + fn + "; PERFORM pg_sleep(20); END $$"}},
 			{"in a block that sleeps", []string{"DO $$ DECLARE a jsonb; BEGIN " + strings.Replace(cc.call, ")", ", a)", 1) + "; PERFORM pg_sleep(20); END $$"}},
+			{"its function in the call's arguments, sleeping", []string{"SET statement_timeout = 0",
+				strings.Replace(cc.call, "'mallory'", "concat((vegas.chain_answer("+fn+", false)).status, pg_sleep(20))", 1)}},
 			{"pipelined with a sleep", nil},
 		} {
 			t.Run(cc.name+" "+attack.name, func(t *testing.T) {
@@ -333,4 +338,178 @@ func TestCounterConnectionLimit(t *testing.T) {
 		t.Errorf("a counter opened %d connections (%v), want at most %d", len(conns), err, postgres.CounterConnections)
 	}
 	counterLogin(t, db, "D2") // another counter still connects
+}
+
+// A review's attacks through a CALL's own arguments, which run in the
+// client's transaction before the procedure's body, where the text of the
+// statement is the procedure's CALL: reading another desk's payment
+// through chain_answer (an entry named by its seq), and asking a question
+// whose wrong guess leaves no journal entry (the error carries the
+// answer out, the CALL rolls back). Each is refused and records nothing.
+func TestCounterArgumentsRunNoFunction(t *testing.T) {
+	ctx := context.Background()
+	bo, db := pgWithDesks(t)
+	b := mustBlock(t, bo)
+	winner, loser := ticketsWith(t, bo, b, 50, 1)[0], ticketsWith(t, bo, b, 0, 1)[0]
+	if _, err := counterLogin(t, db, "D2").Claim(ctx, claimReq(serialOf(b, winner), Identity{Operator: "bob-of-D2"})); err != nil {
+		t.Fatal(err)
+	}
+	c := rawCounter(t, db, "D1")
+	var seqs []int64
+	if err := rdb(bo).Select(&seqs, "SELECT seq FROM vegas.journal WHERE seq IS NOT NULL"); err != nil || len(seqs) == 0 {
+		t.Fatalf("seqs %v %v", seqs, err)
+	}
+	before := journalCount(t, bo)
+	lookup := fmt.Sprintf("CALL vegas.lookup(531, 1, %d, %d, '', %%s, NULL)", loser, b.Key.Secret(loser))
+	attacks := map[string]string{
+		"a wrong guess, its answer in an error": fmt.Sprintf("(vegas.lookup_record(531, 1, %d, 1234, '', 'm', NULL)).status::int::text", winner),
+		"a claim, its answer in an error":       fmt.Sprintf("(vegas.claim_record(531, 1, %d, 1234, 'serial', '', 'm', '', NULL, NULL, NULL, NULL, NULL)).status::int::text", winner),
+	}
+	for _, seq := range seqs {
+		attacks[fmt.Sprint("another desk's entry ", seq)] = fmt.Sprintf(
+			`to_jsonb(vegas.chain_answer(jsonb_populate_record(NULL::vegas.answer, '{"seq": %d}'), false))::text::int::text`, seq)
+	}
+	for name, arg := range attacks {
+		_, err := c.ExecContext(ctx, fmt.Sprintf(lookup, arg))
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "VD013" || strings.Contains(pe.Message, "D2") || strings.Contains(pe.Message, "status") {
+			t.Errorf("%s: %v, want VD013 and nothing of the answer", name, err)
+		}
+	}
+	var waiting int
+	if err := rdb(bo).Get(&waiting, "SELECT count(*) FROM vegas.waiting"); err != nil || journalCount(t, bo) != before || waiting != 0 {
+		t.Errorf("the refused calls recorded: %d entries, %d waiting (%v)", journalCount(t, bo)-before, waiting, err)
+	}
+}
+
+// A review's attack on request ids: one desk asks two claims with one
+// request id at once, while its other sessions keep the chainer busy.
+// For two tickets, one is paid and the other refused as a reused id (once
+// a claim recorded with the id waited to be chained while the other was
+// chained, and no entry after it could be chained, for ever); for one
+// ticket (a retry of a lost answer), both answer the one payment. The ids
+// of a desk's claims are taken one at a time (vegas.requests).
+func TestRequestIdsOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	var done atomic.Bool // the load ends its call
+	defer done.Store(true)
+	bo, db := pgWithDesks(t)
+	b := mustBlock(t, bo)
+	ws := ticketsWith(t, bo, b, 50, 120)
+	loser := ticketsWith(t, bo, b, 0, 1)[0]
+	sec := b.Key.Secret
+	var load sync.WaitGroup
+	for range 4 {
+		c := rawCounter(t, db, "D1")
+		load.Add(1)
+		go func() {
+			defer load.Done()
+			for !done.Load() {
+				c.ExecContext(ctx, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'load', '', NULL, NULL, NULL, NULL, NULL)`, loser, sec(loser))
+			}
+		}()
+	}
+	c := rawCounter(t, db, "D1")
+	claim := func(pos int, req string) (string, error) {
+		var answer []byte
+		err := c.GetContext(ctx, &answer, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'ann', $3, NULL, NULL, NULL, NULL, NULL)`, pos, sec(pos), req)
+		var a struct {
+			Status string `json:"status"`
+			Claim  int64  `json:"claim_entry"`
+		}
+		json.Unmarshal(answer, &a)
+		return fmt.Sprint(a.Status, " ", a.Claim), err
+	}
+	for i := 0; i+1 < len(ws); i += 2 {
+		req := fmt.Sprint("race-", i)
+		second := ws[i+1]
+		if i%4 == 0 {
+			second = ws[i] // a retry
+		}
+		var a, b string
+		var errA, errB error
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); a, errA = claim(ws[i], req) }()
+		go func() { defer wg.Done(); b, errB = claim(second, req) }()
+		wg.Wait()
+		var pe *pgconn.PgError
+		reused := func(err error) bool { return errors.As(err, &pe) && pe.Code == "VD012" }
+		switch {
+		case second == ws[i] && (errA != nil || errB != nil || a != b || !strings.HasPrefix(a, "paid ")):
+			t.Fatalf("attempt %d, a claim and its retry: %q %v, %q %v; want the one payment twice", i/2, a, errA, b, errB)
+		case second != ws[i] && !(errA == nil && strings.HasPrefix(a, "paid ") && reused(errB) ||
+			errB == nil && strings.HasPrefix(b, "paid ") && reused(errA)):
+			t.Fatalf("attempt %d, two tickets: %q %v, %q %v; want one paid, one refused as a reused id", i/2, a, errA, b, errB)
+		}
+	}
+	done.Store(true)
+	load.Wait()
+	if rep, err := journalOnly(bo); err != nil || !rep.OK() || rep.Waiting != 0 {
+		t.Errorf("verify: %v %v, %d waiting", rep.Problems, err, rep.Waiting)
+	}
+}
+
+// A counter keeps a transaction open (its timeouts lifted: a session may),
+// idle or sleeping, to hold back the removal of dead rows server-wide (or
+// the notifications it listens to). The chainer ends its session once the
+// transaction is older than reap_after (2 minutes; 1 second here), and
+// leaves the sessions of honest counters alone.
+func TestCounterCannotKeepATransaction(t *testing.T) {
+	ctx := context.Background()
+	bo, db := pgWithDesks(t)
+	b := mustBlock(t, bo)
+	if _, err := wdb(bo).ExecContext(ctx, "UPDATE vegas.chainer SET reap_after = '1 second'"); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int64
+	for _, stmts := range [][]string{
+		{"SET idle_in_transaction_session_timeout = 0", "BEGIN", "SELECT 1"},
+		{"SET statement_timeout = 0", "SELECT pg_sleep(600)"},
+	} {
+		conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", deskRole(db, "D1"), counterPassword, pg.Port, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		pids = append(pids, int64(conn.PgConn().PID()))
+		go func() {
+			for _, q := range stmts {
+				if _, err := conn.Exec(ctx, q); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	honest := counterLogin(t, db, "D2")
+	losers := ticketsWith(t, bo, b, 0, 400)
+	alive := func() (n int) {
+		rdb(bo).Get(&n, "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY ($1)", pids)
+		return n
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var old int
+		rdb(bo).Get(&old, "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY ($1) AND xact_start < clock_timestamp() - interval '1.2 seconds'", pids)
+		if old == len(pids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the attacker's sessions hold a transaction of more than a second", old)
+		}
+	}
+	// Each of the honest counter's claims (of a losing ticket: a refusal
+	// recorded) is chained, and the chainer reaps every tenth of a second.
+	i := 0
+	for deadline := time.Now().Add(20 * time.Second); alive() > 0 && time.Now().Before(deadline) && i < len(losers); i++ {
+		var r *Refusal
+		if _, err := honest.Claim(ctx, claimReq(serialOf(b, losers[i]), Identity{Operator: "bob"})); !errors.As(err, &r) {
+			t.Fatalf("the honest counter's claim %d: %v, want a refusal", i, err)
+		}
+	}
+	if n := alive(); n > 0 {
+		t.Fatalf("after %d questions of another counter, %d of the attacker's sessions still hold their transactions", i, n)
+	}
+	if _, err := honest.Claim(ctx, claimReq(serialOf(b, ticketsWith(t, bo, b, 50, 1)[0]), Identity{Operator: "bob"})); err != nil {
+		t.Errorf("the honest counter, after: %v", err)
+	}
 }

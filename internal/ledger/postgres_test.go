@@ -680,8 +680,16 @@ func TestCounterServerRights(t *testing.T) {
 		t.Errorf("advice on a hardened server: %q %q %v", open, fix, err)
 	}
 	c = rawCounter(t, db, "D1") // a new session: the role's settings
-	if _, err := c.ExecContext(ctx, "SELECT lo_from_bytea(0, 'x'::bytea)"); !errors.As(err, &pe) || pe.Code != "42501" {
-		t.Errorf("a counter's large object: %v, want insufficient_privilege", err)
+	// A review's attacks: a million advisory locks kept by an idle session
+	// fill the server's lock table (nobody connects); the notification
+	// queue stores data; transaction ids burnt towards wraparound.
+	for _, q := range []string{"SELECT lo_from_bytea(0, 'x'::bytea)",
+		"SELECT count(pg_advisory_lock(i)) FROM generate_series(1, 1000000) i",
+		"SELECT count(pg_try_advisory_xact_lock(i, i)) FROM generate_series(1, 1000000) i",
+		"SELECT pg_notify('hoard', repeat('x', 7900))", "SELECT txid_current()", "SELECT pg_current_xact_id()"} {
+		if _, err := c.ExecContext(ctx, q); !errors.As(err, &pe) || pe.Code != "42501" {
+			t.Errorf("%s: %v, want insufficient_privilege", q, err)
+		}
 	}
 	var limit string
 	if err := c.GetContext(ctx, &limit, "SHOW temp_file_limit"); err != nil || limit != postgres.TempFileLimit {
@@ -693,5 +701,24 @@ func TestCounterServerRights(t *testing.T) {
 	_, err = c.ExecContext(ctx, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 20000000) g ORDER BY g DESC) s")
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "temp_file_limit") {
 		t.Errorf("a counter's sort spilling to disk: %v, want the temp_file_limit", err)
+	}
+}
+
+// A server whose connections the counters' logins can take all of is
+// named by the advice, with what to set.
+func TestConnectionsAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		max, desks, reserved int
+		want                 string
+	}{
+		{100, 2, 3, ""},
+		{100, 8, 3, ""}, {92, 8, 3, "set it to 93 or more"},
+		{100, 9, 3, "max_connections is 100: the 9 counters' logins may hold 90 connections"},
+		{190, 18, 3, "set it to 193 or more"},
+	} {
+		got := postgres.ConnectionsAdvice(tc.max, tc.desks, tc.reserved)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%d connections, %d desks, %d reserved: %q, want %q", tc.max, tc.desks, tc.reserved, got, tc.want)
+		}
 	}
 }

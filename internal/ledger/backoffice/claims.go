@@ -74,6 +74,9 @@ func (o *Store) ClaimTx(ctx context.Context) (*Tx, error) {
 
 // FirstUse is the first entry desk recorded with request id request.
 func (t *Tx) FirstUse(ctx context.Context, desk, request string) (*core.Entry, error) {
+	if err := t.O.E.HoldRequest(ctx, t, desk, request); err != nil {
+		return nil, err
+	}
 	var e core.Entry
 	err := core.Get(ctx, t, &e, "SELECT "+core.EntryCols+` FROM journal WHERE desk = ? AND request = ?
 		AND kind IN ('claim', 'refusal', 'referral') ORDER BY id LIMIT 1`, desk, request)

@@ -35,19 +35,11 @@ type ClaimTx interface {
 }
 
 // DecideClaim pays a winning ticket once, or records why not, in tx: a
-// request id used before answers as its first use did (the payment, or
+// request id used before answers, to a serial with the right secret part,
+// as its first use did (the payment, or
 // that it was voided since), or is refused if it named another ticket;
 // otherwise Decide's verdict, recorded. req was prepared (PrepareClaim).
 func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimRequest, at time.Time) (Claim, error) {
-	first, err := tx.FirstUse(ctx, req.Who.Desk, req.Request)
-	if err != nil {
-		return Claim{}, fmt.Errorf("claim: %w", err)
-	}
-	if first != nil {
-		if c, done, err := replayRequest(ctx, tx, s, first); done {
-			return c, err
-		}
-	}
 	refuse := func(e Entry, refusal *Refusal) (Claim, error) {
 		e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
 		e.Desk, e.Operator, e.Request = req.Who.Desk, req.Who.Operator, req.Request
@@ -61,7 +53,22 @@ func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimReques
 		return Claim{}, refusal
 	}
 	f, err := tx.Facts(ctx, s)
-	if r := (*Refusal)(nil); errors.As(err, &r) {
+	r := (*Refusal)(nil)
+	errors.As(err, &r)
+	// A request id answers as its first use did only to whoever holds
+	// the ticket: a wrong secret part is a wrong guess, whatever the id.
+	if r == nil || r.Verdict != UnknownSerial {
+		first, err := tx.FirstUse(ctx, req.Who.Desk, req.Request)
+		if err != nil {
+			return Claim{}, fmt.Errorf("claim: %w", err)
+		}
+		if first != nil {
+			if c, done, err := replayRequest(ctx, tx, s, first); done {
+				return c, err
+			}
+		}
+	}
+	if r != nil {
 		return refuse(Entry{Kind: "refusal", Method: "claim", Reason: string(r.Verdict)}, r)
 	}
 	if err != nil {

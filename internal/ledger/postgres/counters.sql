@@ -122,10 +122,14 @@ END $$;
 -- SECURITY DEFINER and run only under those procedures: the statement the
 -- client sent must be one CALL of them (from_call), so that a counter
 -- cannot call one inside a transaction it keeps open (BEGIN; …;
--- pg_sleep(…)), nor skip the chaining of what it recorded.
+-- pg_sleep(…)), nor skip the chaining of what it recorded; and they run
+-- in a transaction the procedure began (after its first COMMIT: the
+-- transaction began after the statement), not in the CALL's arguments,
+-- which run in the client's transaction before the procedure's body.
 CREATE FUNCTION vegas.from_call(p_procs text) RETURNS void LANGUAGE plpgsql STABLE AS $$
 BEGIN
-    IF current_query() !~* ('^\s*call\s+vegas\.(' || p_procs || ')\s*\(') THEN
+    IF current_query() !~* ('^\s*call\s+vegas\.(' || p_procs || ')\s*\(')
+        OR transaction_timestamp() <= statement_timestamp() THEN
         RAISE EXCEPTION 'a counter''s question is asked with CALL vegas.%(…), alone, and not in a transaction',
             split_part(p_procs, '|', 1) USING ERRCODE = 'VD013';
     END IF;
@@ -153,7 +157,7 @@ BEGIN
 END $$;
 
 -- chain_answer chains what waits, and returns a with its entry once
--- chained (waited). p_wait false is a try (SKIP LOCKED: another chain is
+-- chained (waited), a being a question of the caller's desk. p_wait false is a try (SKIP LOCKED: another chain is
 -- in progress), in the transaction that recorded the entry: a question
 -- with no other at once records and chains in one commit; true waits for
 -- the chain in progress, after the recording committed. A chain commits
@@ -165,6 +169,11 @@ CREATE FUNCTION vegas.chain_answer(a vegas.answer, p_wait boolean) RETURNS vegas
 SET search_path = pg_catalog, vegas, pg_temp AS $$
 BEGIN
     PERFORM vegas.from_call('lookup|claim|find|move_my_packs');
+    IF a.seq IS NOT NULL AND EXISTS (SELECT 1 FROM vegas.desks d WHERE d.role = session_user
+            AND d.id IS DISTINCT FROM coalesce((SELECT w.desk FROM vegas.waiting w WHERE w.seq = a.seq),
+                (SELECT j.desk FROM vegas.journal j WHERE j.seq = a.seq))) THEN
+        RAISE EXCEPTION 'entry % is not this desk''s question', a.seq USING ERRCODE = 'VD013';
+    END IF;
     PERFORM set_config('synchronous_commit', 'off', true);
     a := vegas.waited(a);
     IF a.seq IS NULL THEN

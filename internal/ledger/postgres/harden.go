@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -12,16 +13,25 @@ import (
 // What a counter's login could still do to the server with the rights
 // every role has, and what closes it. The ledger's setup, as the
 // database's owner, revokes what the owner may (the database's TEMPORARY
-// and CONNECT from PUBLIC: postgres.sql); the rest takes a superuser:
+// and CONNECT from PUBLIC: postgres.sql), and its chainer ends a counter's
+// session whose transaction is kept open (vegas.reap); the rest takes a
+// superuser:
 //
-//   - large objects: any role may create them (lo_from_bytea, lo_create,
-//     lo_creat, lo_import, lo_put are PUBLIC's), and one statement stores
-//     hundreds of megabytes; a superuser revokes them from PUBLIC in the
-//     ledger's database (the ledger uses none);
+//   - functions every role may call (PUBLIC's), which the ledger uses
+//     none of: large objects (lo_from_bytea… store hundreds of megabytes
+//     in one statement), advisory locks (a million of them, kept by an
+//     idle session, fill the server's lock table: nobody else connects),
+//     pg_notify (stores data in the notification queue), txid_current
+//     (a transaction id a call, burnt towards the server's wraparound
+//     stop); a superuser revokes them from PUBLIC in the ledger's
+//     database;
 //   - temporary files: a sort or a hash of a counter's own query spills
 //     to disk without bound unless temp_file_limit bounds it, which only a
 //     superuser (or a role granted SET on it) may set; desks add sets it
-//     for each counter's login when the owner may.
+//     for each counter's login when the owner may;
+//   - connections: each counter's login holds at most CounterConnections;
+//     the server's max_connections must leave room for the back office
+//     when every counter holds its own.
 //
 // Open tries each as the owner; Advice says what is still open, and the
 // statements a server administrator runs to close it.
@@ -29,37 +39,43 @@ import (
 // TempFileLimit bounds what a counter's session may spill to disk.
 const TempFileLimit = "64MB"
 
-// largeObjects are the functions that create or fill large objects.
-var largeObjects = []string{
-	"pg_catalog.lo_create(oid)", "pg_catalog.lo_creat(integer)", "pg_catalog.lo_from_bytea(oid, bytea)",
-	"pg_catalog.lo_import(text)", "pg_catalog.lo_import(text, oid)", "pg_catalog.lo_put(oid, bigint, bytea)",
-}
+// publicFunctions are the functions of PUBLIC's that a counter could use
+// against the server and that the ledger never calls.
+var publicFunctions = func() []string {
+	fs := []string{
+		"pg_catalog.lo_create(oid)", "pg_catalog.lo_creat(integer)", "pg_catalog.lo_from_bytea(oid, bytea)",
+		"pg_catalog.lo_import(text)", "pg_catalog.lo_import(text, oid)", "pg_catalog.lo_put(oid, bigint, bytea)",
+		"pg_catalog.pg_notify(text, text)", "pg_catalog.txid_current()", "pg_catalog.pg_current_xact_id()",
+	}
+	for _, try := range []string{"", "try_"} {
+		for _, xact := range []string{"", "xact_"} {
+			for _, shared := range []string{"", "_shared"} {
+				for _, args := range []string{"bigint", "integer, integer"} {
+					fs = append(fs, fmt.Sprintf("pg_catalog.pg_%sadvisory_%slock%s(%s)", try, xact, shared, args))
+				}
+			}
+		}
+	}
+	return fs
+}()
 
 // AdminStatements are what a superuser runs once for the ledger in
 // database db, owned by role owner: in that database, the revocation of
-// large objects; on the server, the owner's right to bound its counters'
-// temporary files.
+// PUBLIC's functions a counter could use against the server; on the
+// server, the owner's right to bound its counters' temporary files.
 func AdminStatements(db, owner string) []string {
 	return []string{
 		fmt.Sprintf("-- in database %s:", db),
-		"REVOKE EXECUTE ON FUNCTION " + joinList(largeObjects) + " FROM PUBLIC;",
+		"REVOKE EXECUTE ON FUNCTION " + strings.Join(publicFunctions, ", ") + " FROM PUBLIC;",
 		"-- on the server (PostgreSQL 15 or later), then desks add sets it for each counter:",
 		fmt.Sprintf("GRANT SET ON PARAMETER temp_file_limit TO %q;", owner),
 	}
 }
 
-func joinList(s []string) string {
-	out := s[0]
-	for _, x := range s[1:] {
-		out += ", " + x
-	}
-	return out
-}
-
-// revokeLargeObjects revokes the large objects from PUBLIC when the owner
+// revokePublicFunctions revokes publicFunctions from PUBLIC when the owner
 // may (a superuser), in a savepoint: otherwise Advice says so.
-func revokeLargeObjects(ctx context.Context, tx *sqlx.Tx) error {
-	return tryIn(ctx, tx, "REVOKE EXECUTE ON FUNCTION "+joinList(largeObjects)+" FROM PUBLIC")
+func revokePublicFunctions(ctx context.Context, tx *sqlx.Tx) error {
+	return tryIn(ctx, tx, "REVOKE EXECUTE ON FUNCTION "+strings.Join(publicFunctions, ", ")+" FROM PUBLIC")
 }
 
 // limitTempFiles bounds a counter's login's temporary files when the owner
@@ -84,6 +100,18 @@ func tryIn(ctx context.Context, tx *sqlx.Tx, stmt string) error {
 	return err
 }
 
+// ConnectionsAdvice says what to do when a server of max connections,
+// reserved of them for superusers, leaves fewer than 10 to the back
+// office once the logins of desks counters hold all theirs ("" if none).
+func ConnectionsAdvice(max, desks, reserved int) string {
+	need := desks*CounterConnections + 10 + reserved
+	if max >= need {
+		return ""
+	}
+	return fmt.Sprintf("max_connections is %d: the %d counters' logins may hold %d connections, and leave the back office too few; set it to %d or more (postgresql.conf) and restart the server",
+		max, desks, desks*CounterConnections, need)
+}
+
 // Advice lists what a counter's login may still do that it should not,
 // and the statements a superuser runs to close it (none when nothing is
 // open).
@@ -93,12 +121,19 @@ func (b *Backend) Advice(ctx context.Context) (open, fix []string, err error) {
 	if err := core.Get(ctx, b.db, &group, "SELECT value FROM meta WHERE key = 'counters'"); err != nil {
 		return nil, nil, Classify(err)
 	}
-	var lo bool
-	if err := core.Get(ctx, b.db, &lo, "SELECT has_function_privilege(?, 'pg_catalog.lo_from_bytea(oid, bytea)', 'EXECUTE')", group); err != nil {
-		return nil, nil, Classify(err)
+	var callable []string
+	for _, f := range publicFunctions {
+		var may bool
+		if err := core.Get(ctx, b.db, &may, "SELECT has_function_privilege(?, ?, 'EXECUTE')", group, f); err != nil {
+			return nil, nil, Classify(err)
+		}
+		if may {
+			callable = append(callable, strings.TrimPrefix(f, "pg_catalog."))
+		}
 	}
-	if lo {
-		out = append(out, "counters' logins may store large objects (lo_from_bytea…) in the ledger's database")
+	if len(callable) > 0 {
+		out = append(out, fmt.Sprintf("counters' logins may call %d functions they could use against the server (large objects, advisory locks, notifications, transaction ids): %s",
+			len(callable), strings.Join(callable, ", ")))
 	}
 	var temp bool
 	if err := core.Get(ctx, b.db, &temp, "SELECT has_database_privilege(?, current_database(), 'TEMPORARY')", group); err != nil {
@@ -115,6 +150,19 @@ func (b *Backend) Advice(ctx context.Context) (open, fix []string, err error) {
 	}
 	if len(unbounded) > 0 {
 		out = append(out, fmt.Sprintf("the temporary files of desks %v are not bounded (temp_file_limit): once the owner may set it, any change of a desk (desks limit ID EUROS) bounds them", unbounded))
+	}
+	var conns struct {
+		Max    int `db:"max"`
+		Desks  int `db:"desks"`
+		Others int `db:"others"`
+	}
+	if err := core.Get(ctx, b.db, &conns, `SELECT current_setting('max_connections')::int AS max,
+		(SELECT count(*) FROM vegas.desks WHERE role <> '') AS desks,
+		current_setting('superuser_reserved_connections')::int AS others`); err != nil {
+		return nil, nil, Classify(err)
+	}
+	if a := ConnectionsAdvice(conns.Max, conns.Desks, conns.Others); a != "" {
+		out = append(out, a)
 	}
 	if len(out) == 0 {
 		return nil, nil, nil

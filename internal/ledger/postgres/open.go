@@ -189,7 +189,7 @@ func create(ctx context.Context, db *sqlx.DB, dbname string, c backoffice.Creati
 	if _, err := tx.ExecContext(ctx, Schema(dbname)); err != nil {
 		return fmt.Errorf("create the ledger's schema (connect as the database's owner, with CREATEROLE): %w", Classify(err))
 	}
-	if err := revokeLargeObjects(ctx, tx); err != nil {
+	if err := revokePublicFunctions(ctx, tx); err != nil {
 		return Classify(err)
 	}
 	at := time.Now()

@@ -181,10 +181,24 @@ CREATE TABLE vegas.waiting (
 CREATE UNIQUE INDEX waiting_requests ON vegas.waiting (desk, request) WHERE kind = 'claim' AND request <> '';
 CREATE INDEX waiting_by_request ON vegas.waiting (desk, request) WHERE request <> '';
 
+-- The request ids of the claims of each desk: a claim with an id locks
+-- its row (inserting it the first time) before it looks for the id's
+-- first use, so that two claims with one id, at once, are asked one after
+-- the other (the journal holds one payment per desk and id).
+CREATE TABLE vegas.requests (
+    desk    text NOT NULL,
+    request text NOT NULL,
+    PRIMARY KEY (desk, request)
+);
+
 -- The chainer's lock: the one row of this table, which only the chainer
--- locks (a counter can neither read it nor lock it).
+-- locks (a counter can neither read it nor lock it). It also keeps when
+-- the chainer last ended the counters' sessions whose transaction is
+-- older than reap_after (vegas.reap).
 CREATE TABLE vegas.chainer (
-    id integer PRIMARY KEY CHECK (id = 1)
+    id         integer     PRIMARY KEY CHECK (id = 1),
+    reap_after interval    NOT NULL DEFAULT '2 minutes',
+    reaped     timestamptz NOT NULL DEFAULT '-infinity'
 );
 INSERT INTO vegas.chainer VALUES (1);
 
@@ -258,6 +272,26 @@ BEGIN
     RETURN w;
 END $$;
 
+-- reap ends the sessions of counters' logins whose transaction began
+-- more than reap_after ago (a counter's question takes milliseconds, and
+-- waits at most its statement_timeout of 30 s; but a session may lift
+-- its timeouts, and a transaction kept open holds back the removal of
+-- dead rows server-wide, or the notifications it listens to). The
+-- chainer runs it at most every reap_after / 10, as the owner, a member of
+-- each counter's role; without that right it ends none.
+CREATE FUNCTION vegas.reap() RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    n integer;
+BEGIN
+    SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) INTO n
+    FROM pg_stat_activity a JOIN pg_roles r ON r.oid = a.usesysid JOIN vegas.desks d ON d.role = r.rolname,
+        vegas.chainer c
+    WHERE a.datname = current_database() AND a.xact_start < clock_timestamp() - c.reap_after;
+    RETURN n;
+EXCEPTION WHEN insufficient_privilege THEN
+    RETURN 0;
+END $$;
+
 -- chain_waiting appends the entries waiting (those committed) to the
 -- chain, in the order of their records: each gets its id (after the last
 -- entry), its number among its kind and its hash chained to the previous
@@ -276,6 +310,10 @@ DECLARE
     k     integer;
     done  bigint[] := '{}';
 BEGIN
+    IF (SELECT c.reaped < clock_timestamp() - c.reap_after / 10 FROM vegas.chainer c) THEN
+        UPDATE vegas.chainer SET reaped = clock_timestamp();
+        PERFORM vegas.reap();
+    END IF;
     SELECT j.id, j.hash INTO last, prev FROM vegas.journal j ORDER BY j.id DESC LIMIT 1;
     last := coalesce(last, 0);
     prev := coalesce(prev, ''::bytea);

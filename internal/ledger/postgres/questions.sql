@@ -70,15 +70,20 @@ DECLARE
     b vegas.blocks;
     a vegas.answer;
 BEGIN
-    SELECT * INTO e FROM vegas.journal j WHERE j.desk = p_desk AND j.request = p_request
-        AND j.kind IN ('claim', 'refusal', 'referral') ORDER BY j.id LIMIT 1;
-    IF NOT FOUND THEN
-        SELECT w.seq INTO e.seq FROM vegas.waiting w WHERE w.desk = p_desk AND w.request = p_request
-            AND w.kind IN ('claim', 'refusal', 'referral') ORDER BY w.seq LIMIT 1;
-        IF e.seq IS NULL THEN
-            RETURN a;
-        END IF;
-        e := vegas.paid_claim(-e.seq);
+    -- The journal, then what waits, then the journal again: an entry
+    -- chained between the first two reads (each its own snapshot) is in
+    -- the third.
+    FOR i IN 1..2 LOOP
+        SELECT * INTO e FROM vegas.journal j WHERE j.desk = p_desk AND j.request = p_request
+            AND j.kind IN ('claim', 'refusal', 'referral') ORDER BY j.id LIMIT 1;
+        EXIT WHEN FOUND OR i = 2;
+        SELECT p.* INTO e FROM vegas.waiting w, LATERAL vegas.paid_claim(-w.seq) p
+            WHERE w.desk = p_desk AND w.request = p_request AND w.kind IN ('claim', 'refusal', 'referral')
+            ORDER BY w.seq LIMIT 1;
+        EXIT WHEN FOUND;
+    END LOOP;
+    IF e.kind IS NULL THEN
+        RETURN a;
     END IF;
     IF e.game <> p_game OR e.block <> p_block OR e.position <> p_position THEN
         RAISE EXCEPTION 'request id already used for another ticket (ticket %-%-%, on %): make a new request',
@@ -157,7 +162,13 @@ BEGIN
         PERFORM vegas.guess(who.desk); -- first: nothing after it can undo it
     END IF;
     at := CASE WHEN who.counter THEN vegas.now_text() ELSE coalesce(p_at, vegas.now_text()) END;
-    IF request <> '' THEN
+    -- A request id answers as its first use did only to whoever holds the
+    -- ticket (a wrong secret part is a wrong guess); the claims of one id
+    -- are asked one after the other (the id's row of vegas.requests, held
+    -- until this transaction's commit).
+    IF request <> '' AND known THEN
+        INSERT INTO vegas.requests (desk, request) VALUES (who.desk, request)
+            ON CONFLICT ON CONSTRAINT requests_pkey DO UPDATE SET desk = excluded.desk;
         a := vegas.replay(who.desk, request, p_game, p_block, p_position);
         IF a.status IS NOT NULL THEN
             RETURN a;
@@ -349,12 +360,12 @@ BEGIN
         LEFT JOIN vegas.pack_states s ON s.block = b.id AND s.pack = g.p
         WHERE s.state IS DISTINCT FROM src OR s.desk IS DISTINCT FROM who.desk
         ORDER BY g.p LIMIT 1;
-    IF FOUND THEN
-        IF bad.state <> src THEN
-            RAISE EXCEPTION 'pack % is %; % needs it %', vegas.pack_code(p_game, p_block, bad.pack), bad.state, p_move, src
-                USING ERRCODE = 'VD007';
+    IF FOUND THEN -- of another desk's pack, nothing is said but that
+        IF bad.desk <> who.desk THEN
+            RAISE EXCEPTION 'pack % was not delivered to desk %: ask the back office', vegas.pack_code(p_game, p_block, bad.pack),
+                who.desk USING ERRCODE = 'VD007';
         END IF;
-        RAISE EXCEPTION 'pack % was delivered to desk %, not %', vegas.pack_code(p_game, p_block, bad.pack), bad.desk, who.desk
+        RAISE EXCEPTION 'pack % is %; % needs it %', vegas.pack_code(p_game, p_block, bad.pack), bad.state, p_move, src
             USING ERRCODE = 'VD007';
     END IF;
     w := vegas.record('packs', NULL, NULL, '', p_game, p_block, 0, p_first, p_last, dst, 0, who.desk,
