@@ -360,3 +360,50 @@ func TestCounterReferralKeepsNoWinner(t *testing.T) {
 		t.Errorf("import: %+v %v", rep, err)
 	}
 }
+
+// verify checks a counter ledger's winners' identities against the
+// payments that hashed them: one changed, one kept for a refusal, or one
+// removed, each outside the app, is reported.
+func TestCounterVerifyIdentities(t *testing.T) {
+	ctx := context.Background()
+	boPath, counters := counterCopies(t)
+	bo, _, c2 := openCounters(t, boPath, counters)
+	b := mustBlock(t, bo)
+	req := claimReq(serialOf(b, ticketsWith(t, bo, b, 50000, 1)[0]), Identity{Desk: "C2", Operator: "ann"})
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "123456"}
+	paid, err := c2.Claim(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Claim(ctx, req); !errors.Is(err, ErrAlreadyClaimed) {
+		t.Fatalf("paid twice: %v", err)
+	}
+	if rep, err := c2.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+		t.Fatalf("verify: %v %v", rep.Problems, err)
+	}
+	refusal := lastEntry(t, c2)
+	c2.Close()
+	for _, tc := range []struct {
+		name, trigger, stmt string
+		entry               int64
+		want                string
+	}{
+		{"another winner", "identities_no_update", "UPDATE identities SET name = 'Mallory'", paid.Entry, "other than the one the payment recorded"},
+		{"an identity for a refusal", "identities_no_update",
+			fmt.Sprintf("INSERT INTO identities VALUES (%d, 'Mallory', 'CNI', '1')", refusal), refusal, "it is no payment"},
+		{"no identity", "identities_no_delete", "DELETE FROM identities", paid.Entry, "whose identity the ledger does not keep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "C2.db")
+			if err := copyFile(counters[1], path); err != nil {
+				t.Fatal(err)
+			}
+			alterUnderTrigger(t, path, tc.trigger, tc.stmt)
+			rep, err := mustOpen(t, path).Verify(ctx, 0, 0, nil)
+			if err != nil || len(rep.Problems) != 1 || rep.Problems[0].Where != fmt.Sprintf("journal entry %d", tc.entry) ||
+				!strings.Contains(rep.Problems[0].What, tc.want) {
+				t.Errorf("verify: %v %v", rep.Problems, err)
+			}
+		})
+	}
+}

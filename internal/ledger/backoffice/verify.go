@@ -362,7 +362,7 @@ func (o *Store) verifyJournal(ctx context.Context, tx core.Querier, rep *core.Ve
 		return err
 	}
 	st.Compare(kept, rep)
-	if err := blankIdentities(ctx, tx, rep); err != nil {
+	if err := CheckIdentities(ctx, tx, rep, func(d string) string { return d }, false); err != nil {
 		return err
 	}
 	ps, err := o.E.Storage(ctx, tx, false, core.MaxProblems)
@@ -426,21 +426,46 @@ func readKept(ctx context.Context, q core.Querier) (core.Kept, error) {
 	return k, nil
 }
 
-// blankIdentities reports the winners' identities recorded blank: a
-// payment from the identity threshold that names nobody.
-func blankIdentities(ctx context.Context, q core.Querier, rep *core.VerifyReport) error {
+// CheckIdentities reports the winners' identities that are not what a
+// payment recorded: blank (a payment from the identity threshold that
+// names nobody), kept for an entry that is no payment, or other than the
+// identity its entry hashed (identityOf reads that hash from the entry's
+// detail). A back office's payment can hash an identity it does not keep
+// (an import flagged identity-missing); a counter's cannot (all true).
+func CheckIdentities(ctx context.Context, q core.Querier, rep *core.VerifyReport, identityOf func(detail string) string, all bool) error {
 	var rows []struct {
-		Claim     int64  `db:"claim"`
-		Name      string `db:"name"`
-		DocType   string `db:"doc_type"`
-		DocNumber string `db:"doc_number"`
+		Claim     int64          `db:"claim"`
+		Name      sql.NullString `db:"name"`
+		DocType   string         `db:"doc_type"`
+		DocNumber string         `db:"doc_number"`
+		Kind      string         `db:"kind"`
+		Detail    string         `db:"detail"`
 	}
-	if err := core.Select(ctx, q, &rows, "SELECT claim, name, doc_type, doc_number FROM identities ORDER BY claim"); err != nil {
+	// Both ways round: every identity with its entry, and (all) every
+	// payment with its identity.
+	query := `SELECT i.claim, i.name, i.doc_type, i.doc_number, coalesce(j.kind, '') AS kind, coalesce(j.detail, '') AS detail
+		FROM identities i LEFT JOIN journal j ON j.id = i.claim`
+	if all {
+		query += ` UNION ALL SELECT j.id, NULL, '', '', j.kind, j.detail FROM journal j
+		WHERE j.kind = 'claim' AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.claim = j.id)`
+	}
+	if err := core.Select(ctx, q, &rows, query+" ORDER BY 1"); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if w := (core.Winner{Name: r.Name, DocType: r.DocType, DocNumber: r.DocNumber}); !w.Given() {
-			rep.Add(fmt.Sprintf("journal entry %d", r.Claim), "records a winner's identity that is blank (%q, %q, %q)", r.Name, r.DocType, r.DocNumber)
+		where := fmt.Sprintf("journal entry %d", r.Claim)
+		w := core.Winner{Name: r.Name.String, DocType: r.DocType, DocNumber: r.DocNumber}
+		switch hash := identityOf(r.Detail); {
+		case !r.Name.Valid:
+			if hash != "" {
+				rep.Add(where, "pays a winner whose identity the ledger does not keep")
+			}
+		case r.Kind != "claim":
+			rep.Add(where, "keeps a winner's identity, but it is no payment")
+		case !w.Given():
+			rep.Add(where, "records a winner's identity that is blank (%q, %q, %q)", w.Name, w.DocType, w.DocNumber)
+		case core.IdentityHash(&w) != hash:
+			rep.Add(where, "keeps a winner's identity other than the one the payment recorded")
 		}
 	}
 	return nil

@@ -6,16 +6,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/signing"
 )
 
-// verifyCounter checks a counter ledger: its seal (the signature, and
-// every sealed table against it), its journal's chain from the issue, and
-// every payment against its sealed ticket and the tickets kept paid.
 // Verify checks a counter ledger: its seal (the signature, and every
 // sealed table against it), its journal's chain from the issue, and every
-// payment against its sealed ticket and the tickets kept paid.
+// payment against its sealed ticket, the tickets kept paid and the
+// winners' identities kept.
 func (b *Backend) Verify(ctx context.Context, _, _ int, progress func(done, total int)) (core.VerifyReport, error) {
 	var rep core.VerifyReport
 	tx, err := b.file.R.BeginTxx(ctx, nil)
@@ -110,6 +109,10 @@ func (b *Backend) Verify(ctx context.Context, _, _ int, progress func(done, tota
 	}
 	for t, c := range paid {
 		rep.Add(fmt.Sprintf("ticket %d", t), "entry %d pays it, but the ledger does not keep it paid", c)
+	}
+	identityOf := func(d string) string { _, id := core.ParseClaimDetail(d); return id }
+	if err := backoffice.CheckIdentities(ctx, tx, &rep, identityOf, true); err != nil {
+		return rep, fmt.Errorf("verify: %w", err)
 	}
 	if err := verifyStorage(ctx, tx, &rep); err != nil {
 		return rep, fmt.Errorf("verify: %w", err)
