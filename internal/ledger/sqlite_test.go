@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -243,5 +245,90 @@ func refusedAltered(t *testing.T, path string) {
 	}
 	if _, err := os.Stat(path + "-wal"); err == nil {
 		t.Error("a WAL was made beside it")
+	}
+}
+
+// hotJournal writes beside clean the rollback journal that SQLite would
+// play back into it to make it evil again: the pages of evil that differ
+// from clean's, as a transaction that crashed before its commit leaves
+// them (the format of sqlite.org/fileformat2.html#the_rollback_journal).
+func hotJournal(tb testing.TB, clean, evil string) {
+	tb.Helper()
+	c, err := os.ReadFile(clean)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := os.ReadFile(evil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	page := int(binary.BigEndian.Uint16(e[16:]))
+	if page == 1 {
+		page = 65536
+	}
+	const sector, nonce = 512, 0x5eed
+	var recs []byte
+	n := 0
+	for p := 0; p*page < len(e); p++ {
+		data := e[p*page : (p+1)*page]
+		if (p+1)*page <= len(c) && bytes.Equal(c[p*page:(p+1)*page], data) {
+			continue
+		}
+		sum := uint32(nonce)
+		for i := page - 200; i > 0; i -= 200 {
+			sum += uint32(data[i])
+		}
+		recs = binary.BigEndian.AppendUint32(recs, uint32(p+1))
+		recs = append(recs, data...)
+		recs = binary.BigEndian.AppendUint32(recs, sum)
+		n++
+	}
+	hdr := make([]byte, sector)
+	copy(hdr, "\xd9\xd5\x05\xf9\x20\xa1\x63\xd7")
+	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
+	binary.BigEndian.PutUint32(hdr[12:], nonce)
+	binary.BigEndian.PutUint32(hdr[16:], uint32(len(e)/page))
+	binary.BigEndian.PutUint32(hdr[20:], sector)
+	binary.BigEndian.PutUint32(hdr[24:], uint32(page))
+	if err := os.WriteFile(clean+"-journal", append(hdr, recs...), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// A clean ledger handed over with a hot rollback journal that holds a
+// trigger's pages: SQLite's first write connection would play it into the
+// file after the checks read it without it. Both are refused untouched.
+func TestHotJournalRefused(t *testing.T) {
+	tool, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Fatal("the sqlite3 tool is not installed: make test installs it (make deps-test)")
+	}
+	clean := copyFixture(t)
+	evil := filepath.Join(t.TempDir(), "evil.db")
+	if err := copyFile(clean, evil); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(tool, evil, `CREATE TRIGGER eat AFTER INSERT ON journal WHEN NEW.amount >= 1000
+BEGIN DELETE FROM paid WHERE ticket = NEW.ticket; END;`).CombinedOutput(); err != nil {
+		t.Fatalf("sqlite3: %v\n%s", err, out)
+	}
+	hotJournal(t, clean, evil)
+	before, journal := fileSum(t, clean), fileSum(t, clean+"-journal")
+	for name, open := range map[string]func(string) (*Ledger, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		l, err := open(clean)
+		if err == nil {
+			l.Close()
+			t.Fatalf("%s opened it", name)
+		}
+		if !errors.Is(err, ErrNotLedger) || !strings.Contains(err.Error(), "-journal is beside") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if fileSum(t, clean) != before || fileSum(t, clean+"-journal") != journal {
+		t.Error("the file or its journal changed")
+	}
+	// What the journal would have done: played back, it is the evil file.
+	if out, err := exec.Command(tool, clean, "SELECT name FROM sqlite_master WHERE name = 'eat'").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "eat" {
+		t.Errorf("the journal played back: %q %v", out, err)
 	}
 }

@@ -285,6 +285,12 @@ func precheck(path string, k Kind) (wal bool, err error) {
 	if n == 0 {
 		return false, nil // an empty file becomes a new ledger
 	}
+	// A ledger is in WAL mode and never has a rollback journal; one beside
+	// it would be played into the file by the first write connection, after
+	// the checks below read the file without it.
+	if st, err := os.Stat(path + "-journal"); err == nil && st.Size() > 0 {
+		return false, fmt.Errorf("%w: %s-journal is beside %s: a rollback journal, which vegas-desk never writes; both are refused and left untouched (move the journal away, or restore a copy of the ledger)", core.ErrNotLedger, path, path)
+	}
 	if err != nil || !bytes.HasPrefix(hdr[:], []byte("SQLite format 3\x00")) {
 		return false, fmt.Errorf("%w: %s is not a SQLite file", core.ErrNotLedger, path)
 	}
