@@ -424,6 +424,7 @@ func TestCounterRetailCLI(t *testing.T) {
 		{[]string{"packs", "receive", "--block", "1", "0-2", "--operator", "ann"}, 0, "received 3 packs", ""},
 		{[]string{"packs", "activate", code0, "--operator", "ann", "--json"}, 0, `"first_code": "` + code0 + `"`, ""},
 		{[]string{"packs", "receive", "--block", "1", "4", "--operator", "ann"}, 1, "", "was not delivered to desk D1: ask the back office"},
+		{[]string{"packs", "receive", "--block", "1", "9", "--operator", "ann"}, 1, "", "was not delivered to desk D1: ask the back office"},
 		{[]string{"packs", "activate", "--block", "1", "3", "--operator", "ann"}, 1, "", "activate needs it received"},
 		{[]string{"packs", "settle", "--block", "1", "0", "--operator", "ann"}, 1, "", "back office"},
 		{[]string{"packs", "deliver", "--block", "1", "--packs", "5", "--desk", "D1", "--operator", "ann"}, 1, "", "back office"},

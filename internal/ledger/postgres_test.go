@@ -722,3 +722,24 @@ func TestConnectionsAdvice(t *testing.T) {
 		}
 	}
 }
+
+// A shared ledger made by an earlier vegas-desk holds that version's
+// counters' functions, which this one's protections are not in: it is
+// refused, with how to copy it into a new one.
+func TestOlderSharedLedgerRefused(t *testing.T) {
+	name := pg.NewDatabaseFrom(t, pgFixture)
+	for _, stmt := range []string{"ALTER TABLE vegas.meta DISABLE TRIGGER meta_no_change",
+		fmt.Sprintf("UPDATE vegas.meta SET value = '%d' WHERE key = 'schema'", postgres.SchemaVersion-1)} {
+		if err := pg.Exec(name, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Open(pg.URL(pgtest.Owner, name))
+	if err == nil {
+		l.Close()
+		t.Fatal("opened")
+	}
+	if !errors.Is(err, ErrTooOld) || !strings.Contains(err.Error(), "copy it to a file with that vegas-desk") {
+		t.Errorf("%v", err)
+	}
+}

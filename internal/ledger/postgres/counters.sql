@@ -156,15 +156,16 @@ BEGIN
     RETURN a;
 END $$;
 
--- chain_answer chains what waits, and returns a with its entry once
--- chained (waited), a being a question of the caller's desk. p_wait false is a try (SKIP LOCKED: another chain is
--- in progress), in the transaction that recorded the entry: a question
--- with no other at once records and chains in one commit; true waits for
--- the chain in progress, after the recording committed. A chain commits
--- without waiting for the disk (it holds the chainer's lock until then);
--- durable, after it, does. But a try that chained its own entry alone
--- (no other question waited) commits waiting for the disk: nobody waits
--- for its lock, and the question is done in one commit (flushed).
+-- chain_answer chains what waits, and returns a (a question of the
+-- caller's desk) with its entry once chained (waited). p_wait false is a
+-- try (SKIP LOCKED: another chain is in progress), in the transaction that
+-- recorded the entry: a question with no other at once records and
+-- chains in one commit; true waits for the chain in progress, after the
+-- recording committed. A chain commits without waiting for the disk (it
+-- holds the chainer's lock until then); durable, after it, does. But a
+-- try that chained its own entry alone (no other question waited) commits
+-- waiting for the disk: nobody waits for its lock, and the question is
+-- done in one commit (flushed).
 CREATE FUNCTION vegas.chain_answer(a vegas.answer, p_wait boolean) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, vegas, pg_temp AS $$
 BEGIN

@@ -42,9 +42,11 @@ var countersSQL string
 var questionsSQL string
 
 // SchemaVersion is the version of a shared ledger's schema, its meta row
-// 'schema': 3 since its journal is recorded, then chained (the SQLite
-// file's is core.SchemaVersion). An earlier one is refused.
-const SchemaVersion = 3
+// 'schema': 3 since its journal is recorded, then chained; 4 since a
+// desk's request ids are asked one at a time (vegas.requests) and the
+// chainer ends counters' transactions kept open (vegas.reap). The SQLite
+// file's is core.SchemaVersion. An earlier one is refused.
+const SchemaVersion = 4
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given

@@ -361,7 +361,7 @@ BEGIN
         WHERE s.state IS DISTINCT FROM src OR s.desk IS DISTINCT FROM who.desk
         ORDER BY g.p LIMIT 1;
     IF FOUND THEN -- of another desk's pack, nothing is said but that
-        IF bad.desk <> who.desk THEN
+        IF bad.desk IS DISTINCT FROM who.desk THEN
             RAISE EXCEPTION 'pack % was not delivered to desk %: ask the back office', vegas.pack_code(p_game, p_block, bad.pack),
                 who.desk USING ERRCODE = 'VD007';
         END IF;
