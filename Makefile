@@ -115,6 +115,9 @@ fuzz:
 	# Certificate PDFs as verify-certificate reads them, from anyone
 	# (3.5 KB each: minimized for a minute, two new inputs stop the run).
 	$(FUZZ) -fuzz '^FuzzCertificatePDF$$' -fuzzminimizetime 100x ./internal/ledger/
+	# Counters' exports as import-claims reads them, from anyone (a few KB
+	# each: minimized for a minute, a few new inputs stop the run).
+	$(FUZZ) -fuzz '^FuzzImportClaims$$' -fuzzminimizetime 100x ./internal/ledger/
 
 clean:
 	rm -rf bin
