@@ -391,24 +391,11 @@ func TestCounterArgumentsRunNoFunction(t *testing.T) {
 // of a desk's claims are taken one at a time (vegas.requests).
 func TestRequestIdsOneAtATime(t *testing.T) {
 	ctx := context.Background()
-	var done atomic.Bool // the load ends its call
-	defer done.Store(true)
 	bo, db := pgWithDesks(t)
 	b := mustBlock(t, bo)
 	ws := ticketsWith(t, bo, b, 50, 120)
-	loser := ticketsWith(t, bo, b, 0, 1)[0]
 	sec := b.Key.Secret
-	var load sync.WaitGroup
-	for range 4 {
-		c := rawCounter(t, db, "D1")
-		load.Add(1)
-		go func() {
-			defer load.Done()
-			for !done.Load() {
-				c.ExecContext(ctx, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'load', '', NULL, NULL, NULL, NULL, NULL)`, loser, sec(loser))
-			}
-		}()
-	}
+	stop := busyChainer(t, bo, db)
 	c := rawCounter(t, db, "D1")
 	claim := func(pos int, req string) (string, error) {
 		var answer []byte
@@ -443,8 +430,102 @@ func TestRequestIdsOneAtATime(t *testing.T) {
 			t.Fatalf("attempt %d, two tickets: %q %v, %q %v; want one paid, one refused as a reused id", i/2, a, errA, b, errB)
 		}
 	}
-	done.Store(true)
-	load.Wait()
+	stop()
+	if rep, err := journalOnly(bo); err != nil || !rep.OK() || rep.Waiting != 0 {
+		t.Errorf("verify: %v %v, %d waiting", rep.Problems, err, rep.Waiting)
+	}
+}
+
+// busyChainer keeps the chainer busy with 4 sessions of D1 claiming a
+// losing ticket, so that a question's try at the chain (SKIP LOCKED) often
+// finds it taken and its entry commits unchained; stop ends them (and the
+// test's end, if it was not called).
+func busyChainer(t *testing.T, bo *Ledger, db string) (stop func()) {
+	ctx := context.Background()
+	b := mustBlock(t, bo)
+	loser := ticketsWith(t, bo, b, 0, 1)[0]
+	var done atomic.Bool
+	var load sync.WaitGroup
+	for range 4 {
+		c := rawCounter(t, db, "D1")
+		load.Add(1)
+		go func() {
+			defer load.Done()
+			for !done.Load() {
+				c.ExecContext(ctx, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'load', '', NULL, NULL, NULL, NULL, NULL)`, loser, b.Key.Secret(loser))
+			}
+		}()
+	}
+	stop = func() { done.Store(true); load.Wait() }
+	t.Cleanup(stop)
+	return stop
+}
+
+// A request id first referred (a limit asked lower), then paid, then the
+// payment voided at the back office: asked again while the chainer is
+// busy, it answers that the payment was voided, and records nothing; it
+// once paid the ticket again, with a second claim entry of the id that no
+// chain could take (journal_requests), which stopped every desk's
+// questions and the back office's writes. A second payment of one id is
+// refused by the database itself, whatever the code before it decided.
+func TestRequestReuseCannotStopTheChain(t *testing.T) {
+	ctx := context.Background()
+	bo, db := pgWithDesks(t)
+	b := mustBlock(t, bo)
+	ws := ticketsWith(t, bo, b, 50, 3)
+	c := rawCounter(t, db, "D1")
+	claim := func(pos int, req string, limit any) (string, int64, error) {
+		var answer []byte
+		err := c.GetContext(ctx, &answer, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'ann', $3, $4, NULL, NULL, NULL, NULL)`,
+			pos, b.Key.Secret(pos), req, limit)
+		var a struct {
+			Status string `json:"status"`
+			Number int64  `json:"claim_number"`
+		}
+		json.Unmarshal(answer, &a)
+		return a.Status, a.Number, err
+	}
+	if st, _, err := claim(ws[0], "R", 10); err != nil || st != "over-limit" {
+		t.Fatalf("asked with a limit of 10 €: %s %v", st, err)
+	}
+	st, number, err := claim(ws[0], "R", nil)
+	if err != nil || st != "paid" {
+		t.Fatalf("asked again: %s %v", st, err)
+	}
+	if st, again, err := claim(ws[0], "R", nil); err != nil || st != "paid" || again != number {
+		t.Fatalf("a lost answer asked again: %s %d %v, want paid %d", st, again, err, number)
+	}
+	if _, err := bo.Void(ctx, number, "cashier error", Identity{Desk: "BO", Operator: "boss"}); err != nil {
+		t.Fatal(err)
+	}
+	stop := busyChainer(t, bo, db)
+	for range 30 {
+		if st, _, err := claim(ws[0], "R", nil); err != nil || st != "voided" {
+			t.Fatalf("after the void: %s %v, want voided", st, err)
+		}
+	}
+	stop()
+	var claims int
+	if err := rdb(bo).GetContext(ctx, &claims, "SELECT count(*) FROM vegas.waiting WHERE kind = 'claim'"); err != nil || claims != 0 {
+		t.Errorf("%d claims wait to be chained: %v", claims, err)
+	}
+	// The database's own guard: an id whose row says it paid pays no more.
+	if st, _, err := claim(ws[1], "R2", 10); err != nil || st != "over-limit" {
+		t.Fatalf("R2 referred: %s %v", st, err)
+	}
+	if _, err := wdb(bo).ExecContext(ctx, "UPDATE vegas.requests SET paid = true WHERE request = 'R2'"); err != nil {
+		t.Fatal(err)
+	}
+	var pe *pgconn.PgError
+	if st, _, err := claim(ws[1], "R2", nil); !errors.As(err, &pe) || pe.Code != "VD012" {
+		t.Errorf("a second payment of R2: %s %v, want VD012", st, err)
+	}
+	if _, err := counterLogin(t, db, "D2").Claim(ctx, claimReq(serialOf(b, ws[2]), Identity{Operator: "bob"})); err != nil {
+		t.Errorf("another desk's claim after: %v", err)
+	}
+	if _, err := bo.Void(ctx, number+1, "cashier error", Identity{Desk: "BO", Operator: "boss"}); err != nil {
+		t.Errorf("the back office's write after: %v", err)
+	}
 	if rep, err := journalOnly(bo); err != nil || !rep.OK() || rep.Waiting != 0 {
 		t.Errorf("verify: %v %v, %d waiting", rep.Problems, err, rep.Waiting)
 	}

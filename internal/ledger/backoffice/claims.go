@@ -72,14 +72,12 @@ func (o *Store) ClaimTx(ctx context.Context) (*Tx, error) {
 	return &Tx{tx, o}, nil
 }
 
-// FirstUse is the first entry desk recorded with request id request.
-func (t *Tx) FirstUse(ctx context.Context, desk, request string) (*core.Entry, error) {
-	if err := t.O.E.HoldRequest(ctx, t, desk, request); err != nil {
-		return nil, err
-	}
+// PriorUse is the entry that answers desk's request id used before: its
+// payment, or else its first use.
+func (t *Tx) PriorUse(ctx context.Context, desk, request string) (*core.Entry, error) {
 	var e core.Entry
 	err := core.Get(ctx, t, &e, "SELECT "+core.EntryCols+` FROM journal WHERE desk = ? AND request = ?
-		AND kind IN ('claim', 'refusal', 'referral') ORDER BY id LIMIT 1`, desk, request)
+		AND kind IN ('claim', 'refusal', 'referral') ORDER BY kind = 'claim' DESC, id LIMIT 1`, desk, request)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -86,22 +86,20 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 	case hdr.BackOffice != o.ID:
 		return reject("not-issued", 0, "the file names back office %s; this one is %s", hdr.BackOffice, o.ID)
 	}
-	done, head, headAt, err := lastImport(ctx, tx, hdr.Ledger)
-	if err != nil {
+	c := chain{issued: issued, seal: hdr.Seal, numbers: map[string]int64{}}
+	if c.done, c.head, c.headAt, err = lastImport(ctx, tx, hdr.Ledger); err != nil {
 		return rep, o.classify(err)
 	}
 	im := importer{o: o, tx: tx, issued: issued, rep: &rep, times: paymentTimes{now: o.now()}}
 	if im.seen, err = importedRequests(ctx, tx, issued.Desk); err != nil {
 		return rep, o.classify(err)
 	}
-	numbers := map[string]int64{}
-	var prev []byte
 	for n := int64(1); ; n++ {
 		e, winner, err := rd.Next()
 		if errors.Is(err, io.EOF) {
-			if int(n-1) < done {
+			if int(n-1) < c.done {
 				return reject("rewritten", 0, "an import on %s recorded %d entries; the file holds %d: an older export, or a rewritten journal",
-					headAt, done, n-1)
+					c.headAt, c.done, n-1)
 			}
 			break
 		}
@@ -109,23 +107,10 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 			return core.ImportReport{}, err
 		}
 		rep.Entries = int(n)
-		switch {
-		case e.ID != n:
-			return reject("broken-chain", e.ID, "is entry %d of the file: an entry was removed or added", n)
-		case !bytes.Equal(e.ChainHash(prev), e.Hash):
-			return reject("broken-chain", e.ID, "its hash does not match its contents and the entry before it: the file was changed")
-		case n == 1 && (e.Kind != "issue" || hex.EncodeToString(e.Hash) != issued.Genesis || e.Detail != issued.Seal || hdr.Seal != issued.Seal):
-			return reject("broken-chain", 1, "the journal does not start with the issue recorded here on %s", issued.At.Local().Format("02/01/2006 15:04"))
-		case n > 1 && e.Kind == "issue":
-			return reject("broken-chain", e.ID, "a second issue entry: a counter ledger has one")
-		case e.Number != numbers[e.Kind]+1:
-			return reject("broken-chain", e.ID, "is number %d of its kind (%s), want %d: an entry was removed or renumbered", e.Number, e.Kind, numbers[e.Kind]+1)
-		case e.Desk != issued.Desk:
-			return reject("broken-chain", e.ID, "names desk %q; the ledger was issued to desk %q, and a counter ledger records its own desk only", e.Desk, issued.Desk)
-		case int(n) == done && hex.EncodeToString(e.Hash) != head:
-			return reject("rewritten", n, "differs from the entry imported on %s (hash %s…): the counter's journal was rewritten", headAt, head[:16])
+		if kind, id, what := c.fault(&e, n); kind != "" {
+			return reject(kind, id, "%s", what)
 		}
-		prev, numbers[e.Kind] = e.Hash, e.Number
+		c.prev, c.numbers[e.Kind] = e.Hash, e.Number
 		switch e.Kind {
 		case "issue": // the first entry's, its hash the one recorded here
 			im.times.issued = e.At
@@ -145,8 +130,8 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 			}
 		}
 	}
-	rep.Head = hex.EncodeToString(prev)
-	if rep.Recorded > 0 || rep.Entries > done {
+	rep.Head = hex.EncodeToString(c.prev)
+	if rep.Recorded > 0 || rep.Entries > c.done {
 		h := core.Entry{Kind: "import", Reason: "head", Request: hdr.Ledger, Desk: hdr.Desk, Operator: who.Operator, Amount: rep.Recorded,
 			Detail: "entries=" + strconv.Itoa(rep.Entries) + "\nhead=" + rep.Head}
 		if err := o.appendJournal(ctx, tx, &h); err != nil {
@@ -157,6 +142,42 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 		return rep, o.classify(err)
 	}
 	return rep, nil
+}
+
+// chain follows a counter's journal through its export, from the issue
+// recorded here to the head an earlier import recorded (done entries).
+type chain struct {
+	issued       *IssueRecord
+	seal         string // the export's header's
+	numbers      map[string]int64
+	prev         []byte
+	done         int
+	head, headAt string
+}
+
+// fault says how entry e, the file's n-th, breaks the chain: the flag's
+// kind, the entry it names and what is wrong; kind "" when it holds.
+func (c *chain) fault(e *core.Entry, n int64) (kind string, id int64, what string) {
+	broken := func(id int64, format string, args ...any) (string, int64, string) {
+		return "broken-chain", id, fmt.Sprintf(format, args...)
+	}
+	switch {
+	case e.ID != n:
+		return broken(e.ID, "is entry %d of the file: an entry was removed or added", n)
+	case !bytes.Equal(e.ChainHash(c.prev), e.Hash):
+		return broken(e.ID, "its hash does not match its contents and the entry before it: the file was changed")
+	case n == 1 && (e.Kind != "issue" || hex.EncodeToString(e.Hash) != c.issued.Genesis || e.Detail != c.issued.Seal || c.seal != c.issued.Seal):
+		return broken(1, "the journal does not start with the issue recorded here on %s", c.issued.At.Local().Format("02/01/2006 15:04"))
+	case n > 1 && e.Kind == "issue":
+		return broken(e.ID, "a second issue entry: a counter ledger has one")
+	case e.Number != c.numbers[e.Kind]+1:
+		return broken(e.ID, "is number %d of its kind (%s), want %d: an entry was removed or renumbered", e.Number, e.Kind, c.numbers[e.Kind]+1)
+	case e.Desk != c.issued.Desk:
+		return broken(e.ID, "names desk %q; the ledger was issued to desk %q, and a counter ledger records its own desk only", e.Desk, c.issued.Desk)
+	case int(n) == c.done && hex.EncodeToString(e.Hash) != c.head:
+		return "rewritten", n, fmt.Sprintf("differs from the entry imported on %s (hash %s…): the counter's journal was rewritten", c.headAt, c.head[:16])
+	}
+	return "", 0, ""
 }
 
 // spoolExport copies an export to a temporary file (its owner's alone),

@@ -48,11 +48,6 @@ type Engine interface {
 	// LockRows is what a write's query appends to lock the rows it reads
 	// before it changes them ("" where a write holds the whole ledger).
 	LockRows() string
-	// HoldRequest holds desk's request id until the write ends: a claim
-	// with the same id at once (a counter's procedure) waits for it, and
-	// what that claim recorded is in the journal once it is held (a no-op
-	// where a write holds the whole ledger).
-	HoldRequest(ctx context.Context, q core.Querier, desk, request string) error
 	// Waiting lists the entries recorded and not yet chained, in the
 	// order of their records, each with id -seq (PostgreSQL's: see
 	// postgres.sql), and when the oldest was recorded.

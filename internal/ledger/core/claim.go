@@ -19,9 +19,9 @@ import (
 // ClaimTx is a write transaction of a ledger that decides claims in Go.
 type ClaimTx interface {
 	Reader
-	// FirstUse is the first entry that desk recorded with request id
-	// request (a claim, a refusal, a referral), or nil.
-	FirstUse(ctx context.Context, desk, request string) (*Entry, error)
+	// PriorUse is the entry that answers desk's request id used before:
+	// its payment, or else its first use (a refusal, a referral); or nil.
+	PriorUse(ctx context.Context, desk, request string) (*Entry, error)
 	// ClaimOf is the claim of a claim entry, with its void if any.
 	ClaimOf(ctx context.Context, e *Entry) (Claim, error)
 	// Record appends e to the journal, filling in its id, number, time and
@@ -36,9 +36,9 @@ type ClaimTx interface {
 
 // DecideClaim pays a winning ticket once, or records why not, in tx: a
 // request id used before answers, to a serial with the right secret part,
-// as its first use did (the payment, or
-// that it was voided since), or is refused if it named another ticket;
-// otherwise Decide's verdict, recorded. req was prepared (PrepareClaim).
+// with its payment (or that it was voided since), or is refused if it
+// named another ticket; otherwise (never paid) Decide's verdict, recorded.
+// req was prepared (PrepareClaim).
 func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimRequest, at time.Time) (Claim, error) {
 	refuse := func(e Entry, refusal *Refusal) (Claim, error) {
 		e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
@@ -53,26 +53,25 @@ func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimReques
 		return Claim{}, refusal
 	}
 	f, err := tx.Facts(ctx, s)
-	r := (*Refusal)(nil)
-	errors.As(err, &r)
-	// A request id answers as its first use did only to whoever holds
+	var r *Refusal
+	if err != nil && !errors.As(err, &r) {
+		return Claim{}, fmt.Errorf("claim: %w", err)
+	}
+	// A request id used before answers as it did only to whoever holds
 	// the ticket: a wrong secret part is a wrong guess, whatever the id.
 	if r == nil || r.Verdict != UnknownSerial {
-		first, err := tx.FirstUse(ctx, req.Who.Desk, req.Request)
+		prior, err := tx.PriorUse(ctx, req.Who.Desk, req.Request)
 		if err != nil {
 			return Claim{}, fmt.Errorf("claim: %w", err)
 		}
-		if first != nil {
-			if c, done, err := replayRequest(ctx, tx, s, first); done {
+		if prior != nil {
+			if c, done, err := replayRequest(ctx, tx, s, prior); done {
 				return c, err
 			}
 		}
 	}
 	if r != nil {
 		return refuse(Entry{Kind: "refusal", Method: "claim", Reason: string(r.Verdict)}, r)
-	}
-	if err != nil {
-		return Claim{}, fmt.Errorf("claim: %w", err)
 	}
 	rules, err := tx.Rules(ctx, s.Game, req.Who.Desk, req.Limit, at)
 	if err != nil {
@@ -114,16 +113,16 @@ func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimReques
 
 // replayRequest answers a request id used before, and done: another
 // ticket's is refused; a payment is answered again, or said voided. A
-// request first refused is asked again (done false).
-func replayRequest(ctx context.Context, tx ClaimTx, s game.Serial, first *Entry) (Claim, bool, error) {
-	if first.Game != s.Game || first.Block != s.Block || first.Position != s.Position {
+// request only refused or referred so far is asked again (done false).
+func replayRequest(ctx context.Context, tx ClaimTx, s game.Serial, prior *Entry) (Claim, bool, error) {
+	if prior.Game != s.Game || prior.Block != s.Block || prior.Position != s.Position {
 		return Claim{}, true, fmt.Errorf("claim %s: %w (ticket %03d-%04d-%07d, on %s): make a new request", s, ErrRequestReused,
-			first.Game, first.Block, first.Position, ParseTime(first.AtText).Local().Format("2006-01-02 15:04:05"))
+			prior.Game, prior.Block, prior.Position, ParseTime(prior.AtText).Local().Format("2006-01-02 15:04:05"))
 	}
-	if first.Kind != "claim" {
+	if prior.Kind != "claim" {
 		return Claim{}, false, nil
 	}
-	c, err := tx.ClaimOf(ctx, first)
+	c, err := tx.ClaimOf(ctx, prior)
 	switch {
 	case err != nil:
 		return Claim{}, true, fmt.Errorf("claim: %w", err)

@@ -50,7 +50,38 @@ func (b *Backend) Verify(ctx context.Context, _, _ int, progress func(done, tota
 	if err := core.Select(ctx, tx, &entries, "SELECT "+core.EntryCols+" FROM journal ORDER BY id"); err != nil {
 		return rep, err
 	}
-	digest := core.SealDigest(b.seal)
+	paid, head := checkJournal(ctx, tx, entries, core.SealDigest(b.seal), &rep)
+	rep.Head = hex.EncodeToString(head)
+	var kept []struct {
+		Ticket int64 `db:"ticket"`
+		Claim  int64 `db:"claim"`
+	}
+	if err := core.Select(ctx, tx, &kept, "SELECT ticket, claim FROM paid ORDER BY ticket"); err != nil {
+		return rep, err
+	}
+	for _, p := range kept {
+		if paid[p.Ticket] != p.Claim {
+			rep.Add(fmt.Sprintf("ticket %d", p.Ticket), "the ledger keeps it paid by entry %d; the journal says %d", p.Claim, paid[p.Ticket])
+		}
+		delete(paid, p.Ticket)
+	}
+	for t, c := range paid {
+		rep.Add(fmt.Sprintf("ticket %d", t), "entry %d pays it, but the ledger does not keep it paid", c)
+	}
+	identityOf := func(d string) string { _, id := core.ParseClaimDetail(d); return id }
+	if err := backoffice.CheckIdentities(ctx, tx, &rep, identityOf, true); err != nil {
+		return rep, fmt.Errorf("verify: %w", err)
+	}
+	if err := verifyStorage(ctx, tx, &rep); err != nil {
+		return rep, fmt.Errorf("verify: %w", err)
+	}
+	return rep, nil
+}
+
+// checkJournal checks a counter ledger's entries: numbered and chained
+// from the issue of the seal of this digest, and each payment of a sealed
+// ticket, once. It returns the tickets paid (by entry) and the last hash.
+func checkJournal(ctx context.Context, tx core.Querier, entries []core.Entry, digest string, rep *core.VerifyReport) (map[int64]int64, []byte) {
 	var prev []byte
 	paid := map[int64]int64{}
 	lastNum := map[string]int64{}
@@ -93,31 +124,7 @@ func (b *Backend) Verify(ctx context.Context, _, _ int, progress func(done, tota
 			paid[e.Ticket.Int64] = e.ID
 		}
 	}
-	rep.Head = hex.EncodeToString(prev)
-	var kept []struct {
-		Ticket int64 `db:"ticket"`
-		Claim  int64 `db:"claim"`
-	}
-	if err := core.Select(ctx, tx, &kept, "SELECT ticket, claim FROM paid ORDER BY ticket"); err != nil {
-		return rep, err
-	}
-	for _, p := range kept {
-		if paid[p.Ticket] != p.Claim {
-			rep.Add(fmt.Sprintf("ticket %d", p.Ticket), "the ledger keeps it paid by entry %d; the journal says %d", p.Claim, paid[p.Ticket])
-		}
-		delete(paid, p.Ticket)
-	}
-	for t, c := range paid {
-		rep.Add(fmt.Sprintf("ticket %d", t), "entry %d pays it, but the ledger does not keep it paid", c)
-	}
-	identityOf := func(d string) string { _, id := core.ParseClaimDetail(d); return id }
-	if err := backoffice.CheckIdentities(ctx, tx, &rep, identityOf, true); err != nil {
-		return rep, fmt.Errorf("verify: %w", err)
-	}
-	if err := verifyStorage(ctx, tx, &rep); err != nil {
-		return rep, fmt.Errorf("verify: %w", err)
-	}
-	return rep, nil
+	return paid, prev
 }
 
 // firstDiff names the first line where two texts differ.

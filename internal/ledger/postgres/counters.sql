@@ -135,6 +135,26 @@ BEGIN
     END IF;
 END $$;
 
+-- reap ends the sessions of counters' logins whose transaction began
+-- more than reap_after ago (a counter's question takes milliseconds, and
+-- waits at most its statement_timeout of 30 s; but a session may lift
+-- its timeouts, and a transaction kept open holds back the removal of
+-- dead rows server-wide, or the notifications it listens to). The
+-- chainer runs it at most every reap_after / 10, as the owner, a member of
+-- each counter's role; without that right it ends none.
+CREATE FUNCTION vegas.reap() RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    n integer;
+BEGIN
+    SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) INTO n
+    FROM pg_stat_activity a JOIN pg_roles r ON r.oid = a.usesysid JOIN vegas.desks d ON d.role = r.rolname,
+        vegas.chainer c
+    WHERE a.datname = current_database() AND a.xact_start < clock_timestamp() - c.reap_after;
+    RETURN n;
+EXCEPTION WHEN insufficient_privilege THEN
+    RETURN 0;
+END $$;
+
 -- waited fills in what the chain gave the entry a recorded (a.seq), once
 -- it is chained: its id (entry, or claim_entry for a payment), number and
 -- hash, how long it waited; a.seq is then NULL.

@@ -74,22 +74,6 @@ func (e engine) Bulk(ctx context.Context) (*sqlx.Tx, error) {
 // LockRows locks the rows a write reads before it changes them.
 func (e engine) LockRows() string { return " FOR UPDATE" }
 
-// HoldRequest locks desk's request id (its row of vegas.requests, which a
-// counter's claim_record locks too), waiting for a counter's claim of it
-// in progress, then chains what that claim recorded: the write holds the
-// chainer's lock, and FirstUse reads the journal.
-func (e engine) HoldRequest(ctx context.Context, q core.Querier, desk, request string) error {
-	if request == "" {
-		return nil
-	}
-	_, err := core.Exec(ctx, q, `INSERT INTO vegas.requests (desk, request) VALUES (?, ?)
-		ON CONFLICT (desk, request) DO UPDATE SET desk = excluded.desk`, desk, request)
-	if err == nil {
-		_, err = core.Exec(ctx, q, "SELECT vegas.chain_waiting()")
-	}
-	return Classify(err)
-}
-
 // Read opens a read-only transaction: one consistent snapshot.
 func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) {
 	var tx *sqlx.Tx

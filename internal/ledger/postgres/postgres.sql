@@ -183,11 +183,13 @@ CREATE INDEX waiting_by_request ON vegas.waiting (desk, request) WHERE request <
 
 -- The request ids of the claims of each desk: a claim with an id locks
 -- its row (inserting it the first time) before it looks for the id's
--- first use, so that two claims with one id, at once, are asked one after
--- the other (the journal holds one payment per desk and id).
+-- prior use, so that two claims with one id, at once, are asked one after
+-- the other; paid once one paid a ticket (the journal holds one payment
+-- per desk and id).
 CREATE TABLE vegas.requests (
-    desk    text NOT NULL,
-    request text NOT NULL,
+    desk    text    NOT NULL,
+    request text    NOT NULL,
+    paid    boolean NOT NULL DEFAULT false,
     PRIMARY KEY (desk, request)
 );
 
@@ -270,26 +272,6 @@ BEGIN
         coalesce(p_method, ''), p_ref, coalesce(p_request, ''), coalesce(p_reason, ''), coalesce(p_detail, ''))
     RETURNING * INTO w;
     RETURN w;
-END $$;
-
--- reap ends the sessions of counters' logins whose transaction began
--- more than reap_after ago (a counter's question takes milliseconds, and
--- waits at most its statement_timeout of 30 s; but a session may lift
--- its timeouts, and a transaction kept open holds back the removal of
--- dead rows server-wide, or the notifications it listens to). The
--- chainer runs it at most every reap_after / 10, as the owner, a member of
--- each counter's role; without that right it ends none.
-CREATE FUNCTION vegas.reap() RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-    n integer;
-BEGIN
-    SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) INTO n
-    FROM pg_stat_activity a JOIN pg_roles r ON r.oid = a.usesysid JOIN vegas.desks d ON d.role = r.rolname,
-        vegas.chainer c
-    WHERE a.datname = current_database() AND a.xact_start < clock_timestamp() - c.reap_after;
-    RETURN n;
-EXCEPTION WHEN insufficient_privilege THEN
-    RETURN 0;
 END $$;
 
 -- chain_waiting appends the entries waiting (those committed) to the

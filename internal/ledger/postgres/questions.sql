@@ -57,11 +57,31 @@ BEGIN
     RETURN a;
 END $$;
 
+-- request_entry is the first entry of one of these kinds that desk
+-- recorded with request id p_request, chained or waiting: the journal, then
+-- what waits, then the journal again (an entry chained between the first
+-- two reads, each its own snapshot, is in the third).
+CREATE FUNCTION vegas.request_entry(p_desk text, p_request text, p_kinds text[]) RETURNS vegas.journal
+LANGUAGE plpgsql AS $$
+DECLARE
+    e vegas.journal;
+BEGIN
+    FOR i IN 1..2 LOOP
+        SELECT * INTO e FROM vegas.journal j WHERE j.desk = p_desk AND j.request = p_request
+            AND j.kind = ANY (p_kinds) ORDER BY j.id LIMIT 1;
+        EXIT WHEN FOUND OR i = 2;
+        SELECT p.* INTO e FROM vegas.waiting w, LATERAL vegas.paid_claim(-w.seq) p
+            WHERE w.desk = p_desk AND w.request = p_request AND w.kind = ANY (p_kinds) ORDER BY w.seq LIMIT 1;
+        EXIT WHEN FOUND;
+    END LOOP;
+    RETURN e;
+END $$;
+
 -- replay answers a request id that desk used before (chained, or still
--- waiting), as core.DecideClaim does: its first use named another ticket
--- (refused: VD012); it paid (the payment again, or 'voided' with its void
--- when one voids it since); or it was refused (a NULL status: the claim is
--- asked again).
+-- waiting), as core.DecideClaim does, from its payment or else its first
+-- use (core.PriorUse): it named another ticket (refused: VD012); it paid
+-- (the payment again, or 'voided' with its void when one voids it since);
+-- or it was only refused or referred (a NULL status: asked again).
 CREATE FUNCTION vegas.replay(p_desk text, p_request text, p_game integer, p_block integer, p_position integer)
 RETURNS vegas.answer LANGUAGE plpgsql AS $$
 DECLARE
@@ -70,18 +90,10 @@ DECLARE
     b vegas.blocks;
     a vegas.answer;
 BEGIN
-    -- The journal, then what waits, then the journal again: an entry
-    -- chained between the first two reads (each its own snapshot) is in
-    -- the third.
-    FOR i IN 1..2 LOOP
-        SELECT * INTO e FROM vegas.journal j WHERE j.desk = p_desk AND j.request = p_request
-            AND j.kind IN ('claim', 'refusal', 'referral') ORDER BY j.id LIMIT 1;
-        EXIT WHEN FOUND OR i = 2;
-        SELECT p.* INTO e FROM vegas.waiting w, LATERAL vegas.paid_claim(-w.seq) p
-            WHERE w.desk = p_desk AND w.request = p_request AND w.kind IN ('claim', 'refusal', 'referral')
-            ORDER BY w.seq LIMIT 1;
-        EXIT WHEN FOUND;
-    END LOOP;
+    e := vegas.request_entry(p_desk, p_request, '{claim}');
+    IF e.kind IS NULL THEN
+        e := vegas.request_entry(p_desk, p_request, '{refusal,referral}');
+    END IF;
     IF e.kind IS NULL THEN
         RETURN a;
     END IF;
@@ -109,6 +121,33 @@ BEGIN
     END IF;
     RETURN a;
 END $$;
+
+-- check_claim_texts refuses a claim's texts that no claim records: one
+-- too long, a method of neither kind, a blank desk or operator.
+CREATE FUNCTION vegas.check_claim_texts(p_desk text, p_operator text, p_request text, p_name text,
+    p_doc_type text, p_doc_number text, p_method text) RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    PERFORM vegas.check_text('operator', p_operator, {{max_text}});
+    PERFORM vegas.check_text('request id', p_request, {{max_text}});
+    PERFORM vegas.check_text('winner''s name', p_name, {{max_identity}});
+    PERFORM vegas.check_text('identity document', p_doc_type, {{max_identity}});
+    PERFORM vegas.check_text('identity document number', p_doc_number, {{max_identity}});
+    IF p_method IS NULL OR p_method NOT IN ('serial', 'contents') THEN
+        RAISE EXCEPTION 'method %: want serial or contents', p_method USING ERRCODE = 'VD004';
+    END IF;
+    IF p_operator = '' OR vegas.trimmed(p_desk) = '' THEN
+        RAISE EXCEPTION 'a payment records its desk and its operator: name both' USING ERRCODE = 'VD005';
+    END IF;
+END $$;
+
+-- identity_hash is a winner's identity as a payment's detail keeps it
+-- (core.IdentityHash): the SHA-256 of each field with its length in bytes.
+CREATE FUNCTION vegas.identity_hash(p_name text, p_doc_type text, p_doc_number text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT encode(sha256(convert_to(format(E'name=%s:%s\ndoc_type=%s:%s\ndoc_number=%s:%s\n',
+        octet_length(p_name), p_name, octet_length(p_doc_type), p_doc_type,
+        octet_length(p_doc_number), p_doc_number), 'UTF8')), 'hex')
+$$;
 
 -- claim_record: pays a ticket once, or records why not. Once is the paid
 -- row's: the ticket's key, inserted ON CONFLICT (a second claim of the
@@ -144,17 +183,7 @@ BEGIN
     SELECT * INTO who FROM vegas.caller(p_desk);
     PERFORM vegas.check_recording(who.counter);
     PERFORM vegas.check_serial(p_game, p_block, p_position, p_secret);
-    PERFORM vegas.check_text('operator', operator, {{max_text}});
-    PERFORM vegas.check_text('request id', request, {{max_text}});
-    PERFORM vegas.check_text('winner''s name', name, {{max_identity}});
-    PERFORM vegas.check_text('identity document', doc_type, {{max_identity}});
-    PERFORM vegas.check_text('identity document number', doc_num, {{max_identity}});
-    IF p_method IS NULL OR p_method NOT IN ('serial', 'contents') THEN
-        RAISE EXCEPTION 'method %: want serial or contents', p_method USING ERRCODE = 'VD004';
-    END IF;
-    IF operator = '' OR vegas.trimmed(who.desk) = '' THEN
-        RAISE EXCEPTION 'a payment records its desk and its operator: name both' USING ERRCODE = 'VD005';
-    END IF;
+    PERFORM vegas.check_claim_texts(who.desk, operator, request, name, doc_type, doc_num, p_method);
     ident := name <> '' AND doc_type <> '' AND doc_num <> ''; -- a blank identity is none (core.Winner.Given)
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
     known := FOUND AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
@@ -193,6 +222,13 @@ BEGIN
     f := vegas.facts_at(b, p_position);
     a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident), b, p_position, p_secret, f, g);
     IF a.status = 'payable' THEN
+        -- One payment a request id, whatever comes before (replay answers
+        -- a paid one): a second claim entry of an id could never be
+        -- chained (journal_requests), and would stop the chain.
+        UPDATE vegas.requests r SET paid = true WHERE r.desk = who.desk AND r.request = vegas.trimmed(p_request) AND NOT r.paid;
+        IF request <> '' AND NOT FOUND THEN
+            RAISE EXCEPTION 'request id % paid a ticket already: make a new request', request USING ERRCODE = 'VD012';
+        END IF;
         seq := nextval('vegas.waiting_seq');
         INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, -seq) ON CONFLICT (ticket) DO NOTHING;
         IF NOT FOUND THEN -- paid by a claim that ended since the facts were read
@@ -203,9 +239,7 @@ BEGIN
                 method, request, detail, name, doc_type, doc_number)
             VALUES (seq, 'claim', at, f.ticket, serial, p_game, p_block, p_position, f.prize, who.desk, operator,
                 p_method, request,
-                CASE WHEN ident THEN encode(sha256(convert_to(
-                    format(E'name=%s:%s\ndoc_type=%s:%s\ndoc_number=%s:%s\n', octet_length(name), name,
-                        octet_length(doc_type), doc_type, octet_length(doc_num), doc_num), 'UTF8')), 'hex') ELSE '' END,
+                CASE WHEN ident THEN vegas.identity_hash(name, doc_type, doc_num) ELSE '' END,
                 CASE WHEN ident THEN name END, CASE WHEN ident THEN doc_type END, CASE WHEN ident THEN doc_num END)
             RETURNING * INTO w;
             a.status := 'paid';

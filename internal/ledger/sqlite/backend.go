@@ -230,9 +230,6 @@ func (e Engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, l
 // LockRows: a write transaction holds the file (BEGIN IMMEDIATE).
 func (e Engine) LockRows() string { return "" }
 
-// HoldRequest: a write transaction holds the file.
-func (e Engine) HoldRequest(context.Context, core.Querier, string, string) error { return nil }
-
 // Waiting: a file's entries are chained as they are recorded.
 func (e Engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
 	return nil, time.Time{}, nil
