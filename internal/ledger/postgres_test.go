@@ -660,7 +660,8 @@ func TestCounterServerRights(t *testing.T) {
 		t.Errorf("a counter's temporary table: %v, want insufficient_privilege", err)
 	}
 	open, fix, err := bo.ServerAdvice(ctx)
-	if err != nil || len(open) != 2 || !strings.Contains(fmt.Sprint(fix), "REVOKE EXECUTE ON FUNCTION pg_catalog.lo_create(oid)") {
+	if err != nil || len(open) != 3 || !strings.Contains(fmt.Sprint(fix), "REVOKE EXECUTE ON FUNCTION pg_catalog.lo_create(oid)") ||
+		!strings.Contains(fmt.Sprint(fix), `REVOKE CONNECT, TEMPORARY ON DATABASE "postgres" FROM PUBLIC, `) {
 		t.Fatalf("advice on a server not hardened: %q %q %v", open, fix, err)
 	}
 	for _, stmt := range fix {
@@ -669,6 +670,22 @@ func TestCounterServerRights(t *testing.T) {
 				t.Fatalf("%s as a superuser: %v", stmt, err)
 			}
 		}
+		// The other tests' server: PUBLIC's rights given back after.
+		if rest, ok := strings.CutPrefix(stmt, "REVOKE CONNECT, TEMPORARY ON DATABASE "); ok {
+			d, _, _ := strings.Cut(rest, " FROM ")
+			t.Cleanup(func() { pg.Exec(db, "GRANT CONNECT, TEMPORARY ON DATABASE "+d+" TO PUBLIC") })
+		}
+	}
+	// A counter's login may no longer connect to the server's own database
+	// (where nothing of the ledger's is revoked).
+	t.Setenv("PGPASSWORD", counterPassword)
+	if other, err := sqlx.Open("pgx", pg.URLWithout(deskRole(db, "D1"), "postgres")); err != nil {
+		t.Fatal(err)
+	} else if err := other.PingContext(ctx); !errors.As(err, &pe) || pe.Code != "42501" {
+		t.Errorf("a counter's login in database postgres: %v, want insufficient_privilege", err)
+		other.Close()
+	} else {
+		other.Close()
 	}
 	// The desks added before get their bound at their next change.
 	for _, d := range []string{"D1", "D2"} {

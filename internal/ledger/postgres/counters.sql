@@ -135,24 +135,35 @@ BEGIN
     END IF;
 END $$;
 
--- reap ends the sessions of counters' logins whose transaction began
--- more than reap_after ago (a counter's question takes milliseconds, and
--- waits at most its statement_timeout of 30 s; but a session may lift
--- its timeouts, and a transaction kept open holds back the removal of
--- dead rows server-wide, or the notifications it listens to). The
--- chainer runs it at most every reap_after / 10, as the owner, a member of
--- each counter's role; without that right it ends none.
+-- reap ends the sessions of counters' logins, in any database of the
+-- server, whose transaction began more than reap_after ago (a counter's
+-- question takes milliseconds, and waits at most its statement_timeout of
+-- 30 s; but a session may lift its timeouts, and a transaction kept open
+-- holds back the removal of dead rows server-wide, or the notifications it
+-- listens to). It runs as the owner, a member of each counter's role;
+-- without that right it ends none.
 CREATE FUNCTION vegas.reap() RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     n integer;
 BEGIN
     SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) INTO n
     FROM pg_stat_activity a JOIN pg_roles r ON r.oid = a.usesysid JOIN vegas.desks d ON d.role = r.rolname,
-        vegas.chainer c
-    WHERE a.datname = current_database() AND a.xact_start < clock_timestamp() - c.reap_after;
+        vegas.reaper c
+    WHERE a.xact_start < clock_timestamp() - c.reap_after;
     RETURN n;
 EXCEPTION WHEN insufficient_privilege THEN
     RETURN 0;
+END $$;
+
+-- maybe_reap reaps at most every reap_after / 10: every question runs it
+-- (chain_answer), and every chain; one at a time, none waiting for it.
+CREATE FUNCTION vegas.maybe_reap() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM vegas.reaper c WHERE c.reaped < clock_timestamp() - c.reap_after / 10 FOR UPDATE SKIP LOCKED;
+    IF FOUND THEN
+        UPDATE vegas.reaper SET reaped = clock_timestamp();
+        PERFORM vegas.reap();
+    END IF;
 END $$;
 
 -- waited fills in what the chain gave the entry a recorded (a.seq), once
@@ -196,6 +207,7 @@ BEGIN
         RAISE EXCEPTION 'entry % is not this desk''s question', a.seq USING ERRCODE = 'VD013';
     END IF;
     PERFORM set_config('synchronous_commit', 'off', true);
+    PERFORM vegas.maybe_reap();
     a := vegas.waited(a);
     IF a.seq IS NULL THEN
         RETURN a;

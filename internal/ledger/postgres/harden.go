@@ -62,14 +62,23 @@ var publicFunctions = func() []string {
 // AdminStatements are what a superuser runs once for the ledger in
 // database db, owned by role owner: in that database, the revocation of
 // PUBLIC's functions a counter could use against the server; on the
-// server, the owner's right to bound its counters' temporary files.
-func AdminStatements(db, owner string) []string {
-	return []string{
+// server, the owner's right to bound its counters' temporary files, and
+// the revocation of the right to connect to the other databases (others)
+// that counters' logins (members of group) may connect to.
+func AdminStatements(db, owner, group string, others []string) []string {
+	out := []string{
 		fmt.Sprintf("-- in database %s:", db),
 		"REVOKE EXECUTE ON FUNCTION " + strings.Join(publicFunctions, ", ") + " FROM PUBLIC;",
 		"-- on the server (PostgreSQL 15 or later), then desks add sets it for each counter:",
 		fmt.Sprintf("GRANT SET ON PARAMETER temp_file_limit TO %q;", owner),
 	}
+	if len(others) > 0 {
+		out = append(out, "-- on the server (or admit counters' logins to the ledger's database only, in pg_hba.conf):")
+		for _, d := range others {
+			out = append(out, fmt.Sprintf("REVOKE CONNECT, TEMPORARY ON DATABASE %q FROM PUBLIC, %q;", d, group))
+		}
+	}
+	return out
 }
 
 // revokePublicFunctions revokes publicFunctions from PUBLIC when the owner
@@ -164,6 +173,21 @@ func (b *Backend) Advice(ctx context.Context) (open, fix []string, err error) {
 	if a := ConnectionsAdvice(conns.Max, conns.Desks, conns.Others); a != "" {
 		out = append(out, a)
 	}
+	var others []string
+	if err := core.Select(ctx, b.db, &others, `SELECT datname FROM pg_database
+		WHERE datname <> current_database() AND datallowconn AND has_database_privilege(?, datname, 'CONNECT') ORDER BY datname`, group); err != nil {
+		return nil, nil, Classify(err)
+	}
+	if len(others) > 0 {
+		out = append(out, fmt.Sprintf("counters' logins may connect to other databases of the server (%s), where none of this is revoked", strings.Join(others, ", ")))
+	}
+	var prepared int
+	if err := core.Get(ctx, b.db, &prepared, "SELECT current_setting('max_prepared_transactions')::int"); err != nil {
+		return nil, nil, Classify(err)
+	}
+	if prepared > 0 {
+		out = append(out, fmt.Sprintf("max_prepared_transactions is %d: a counter's login may leave a prepared transaction open, which no session holds and the reaper cannot end; set it to 0 (postgresql.conf) and restart the server", prepared))
+	}
 	if len(out) == 0 {
 		return nil, nil, nil
 	}
@@ -174,5 +198,5 @@ func (b *Backend) Advice(ctx context.Context) (open, fix []string, err error) {
 	if err := core.Get(ctx, b.db, &who, "SELECT current_database() AS db, current_user AS owner"); err != nil {
 		return nil, nil, Classify(err)
 	}
-	return out, AdminStatements(who.DB, who.Owner), nil
+	return out, AdminStatements(who.DB, who.Owner, group, others), nil
 }

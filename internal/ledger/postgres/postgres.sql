@@ -194,15 +194,21 @@ CREATE TABLE vegas.requests (
 );
 
 -- The chainer's lock: the one row of this table, which only the chainer
--- locks (a counter can neither read it nor lock it). It also keeps when
--- the chainer last ended the counters' sessions whose transaction is
--- older than reap_after (vegas.reap).
+-- locks (a counter can neither read it nor lock it).
 CREATE TABLE vegas.chainer (
+    id integer PRIMARY KEY CHECK (id = 1)
+);
+INSERT INTO vegas.chainer VALUES (1);
+
+-- When the counters' sessions whose transaction began more than
+-- reap_after ago were last ended (vegas.reap): a row of its own, which
+-- any question may update without waiting for the chainer's lock.
+CREATE TABLE vegas.reaper (
     id         integer     PRIMARY KEY CHECK (id = 1),
     reap_after interval    NOT NULL DEFAULT '2 minutes',
     reaped     timestamptz NOT NULL DEFAULT '-infinity'
 );
-INSERT INTO vegas.chainer VALUES (1);
+INSERT INTO vegas.reaper VALUES (1);
 
 -- Nothing of the record is changed in place, deleted or truncated.
 CREATE FUNCTION vegas.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -292,10 +298,7 @@ DECLARE
     k     integer;
     done  bigint[] := '{}';
 BEGIN
-    IF (SELECT c.reaped < clock_timestamp() - c.reap_after / 10 FROM vegas.chainer c) THEN
-        UPDATE vegas.chainer SET reaped = clock_timestamp();
-        PERFORM vegas.reap();
-    END IF;
+    PERFORM vegas.maybe_reap();
     SELECT j.id, j.hash INTO last, prev FROM vegas.journal j ORDER BY j.id DESC LIMIT 1;
     last := coalesce(last, 0);
     prev := coalesce(prev, ''::bytea);
