@@ -156,9 +156,14 @@ EXCEPTION WHEN insufficient_privilege THEN
 END $$;
 
 -- maybe_reap reaps at most every reap_after / 10: every question runs it
--- (chain_answer), and every chain; one at a time, none waiting for it.
+-- (chain_answer), one at a time, none waiting for it; not in a read-only
+-- transaction (a back office's lookup on a replica), nor in one of a
+-- stricter isolation (its snapshot would not see the last reap's update).
 CREATE FUNCTION vegas.maybe_reap() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+    IF current_setting('transaction_read_only') = 'on' OR current_setting('transaction_isolation') <> 'read committed' THEN
+        RETURN;
+    END IF;
     PERFORM 1 FROM vegas.reaper c WHERE c.reaped < clock_timestamp() - c.reap_after / 10 FOR UPDATE SKIP LOCKED;
     IF FOUND THEN
         UPDATE vegas.reaper SET reaped = clock_timestamp();

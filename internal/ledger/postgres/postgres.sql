@@ -298,7 +298,6 @@ DECLARE
     k     integer;
     done  bigint[] := '{}';
 BEGIN
-    PERFORM vegas.maybe_reap();
     SELECT j.id, j.hash INTO last, prev FROM vegas.journal j ORDER BY j.id DESC LIMIT 1;
     last := coalesce(last, 0);
     prev := coalesce(prev, ''::bytea);

@@ -222,19 +222,19 @@ BEGIN
     f := vegas.facts_at(b, p_position);
     a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident), b, p_position, p_secret, f, g);
     IF a.status = 'payable' THEN
-        -- One payment a request id, whatever comes before (replay answers
-        -- a paid one): a second claim entry of an id could never be
-        -- chained (journal_requests), and would stop the chain.
-        UPDATE vegas.requests r SET paid = true WHERE r.desk = who.desk AND r.request = vegas.trimmed(p_request) AND NOT r.paid;
-        IF request <> '' AND NOT FOUND THEN
-            RAISE EXCEPTION 'request id % paid a ticket already: make a new request', request USING ERRCODE = 'VD012';
-        END IF;
         seq := nextval('vegas.waiting_seq');
         INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, -seq) ON CONFLICT (ticket) DO NOTHING;
         IF NOT FOUND THEN -- paid by a claim that ended since the facts were read
             f := vegas.facts_at(b, p_position);
             a := vegas.answer_of('already-claimed', b, p_position, p_secret, f, g);
         ELSE
+            -- One payment a request id, whatever came before (replay
+            -- answers a paid one): a second claim entry of an id could
+            -- never be chained (journal_requests), and would stop the chain.
+            UPDATE vegas.requests r SET paid = true WHERE r.desk = who.desk AND r.request = vegas.trimmed(p_request) AND NOT r.paid;
+            IF request <> '' AND NOT FOUND THEN
+                RAISE EXCEPTION 'request id % paid a ticket already: make a new request', request USING ERRCODE = 'VD012';
+            END IF;
             INSERT INTO vegas.waiting (seq, kind, at, ticket, serial, game, block, position, amount, desk, operator,
                 method, request, detail, name, doc_type, doc_number)
             VALUES (seq, 'claim', at, f.ticket, serial, p_game, p_block, p_position, f.prize, who.desk, operator,
