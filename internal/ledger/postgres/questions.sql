@@ -122,6 +122,20 @@ BEGIN
     RETURN a;
 END $$;
 
+-- pay_request records that desk's request id paid a ticket, and refuses
+-- a second payment of it, whatever came before (replay answers a paid
+-- one): a second claim entry of an id could never be chained
+-- (journal_requests), and would stop the chain.
+CREATE FUNCTION vegas.pay_request(p_desk text, p_request text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF p_request <> '' THEN
+        UPDATE vegas.requests r SET paid = true WHERE r.desk = p_desk AND r.request = p_request AND NOT r.paid;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'request id % paid a ticket already: make a new request', p_request USING ERRCODE = 'VD012';
+        END IF;
+    END IF;
+END $$;
+
 -- check_claim_texts refuses a claim's texts that no claim records: one
 -- too long, a method of neither kind, a blank desk or operator.
 CREATE FUNCTION vegas.check_claim_texts(p_desk text, p_operator text, p_request text, p_name text,
@@ -228,13 +242,7 @@ BEGIN
             f := vegas.facts_at(b, p_position);
             a := vegas.answer_of('already-claimed', b, p_position, p_secret, f, g);
         ELSE
-            -- One payment a request id, whatever came before (replay
-            -- answers a paid one): a second claim entry of an id could
-            -- never be chained (journal_requests), and would stop the chain.
-            UPDATE vegas.requests r SET paid = true WHERE r.desk = who.desk AND r.request = vegas.trimmed(p_request) AND NOT r.paid;
-            IF request <> '' AND NOT FOUND THEN
-                RAISE EXCEPTION 'request id % paid a ticket already: make a new request', request USING ERRCODE = 'VD012';
-            END IF;
+            PERFORM vegas.pay_request(who.desk, request);
             INSERT INTO vegas.waiting (seq, kind, at, ticket, serial, game, block, position, amount, desk, operator,
                 method, request, detail, name, doc_type, doc_number)
             VALUES (seq, 'claim', at, f.ticket, serial, p_game, p_block, p_position, f.prize, who.desk, operator,
