@@ -3,6 +3,28 @@
 -- procedures a counter calls, and what counters may call. Schema appends
 -- it to postgres.sql and counters.sql, with the same {{names}}.
 
+-- refused records a question refused before its ticket is known (a desk
+-- locked out; a serial or contents no ticket has) and answers it: a
+-- counter's unknown serial or contents counts towards its lock-out.
+CREATE FUNCTION vegas.refused(p_reason text, p_at text, p_serial text, p_game integer, p_block integer,
+    p_position integer, p_desk text, p_counter boolean, p_locked_until text, p_unlocked_at text,
+    p_operator text, p_method text, p_request text) RETURNS vegas.answer LANGUAGE plpgsql AS $$
+DECLARE
+    w vegas.waiting;
+    a vegas.answer;
+BEGIN
+    w := vegas.record('refusal', p_at, NULL, p_serial, p_game, p_block, p_position, 0, 0, '', 0, p_desk,
+        p_operator, p_method, NULL, p_request, p_reason, '');
+    IF p_counter AND p_reason <> 'locked' THEN
+        PERFORM vegas.count_refusal(p_desk, w.at, p_unlocked_at);
+    END IF;
+    a.status := p_reason; a.seq := w.seq; a.recorded := w.recorded;
+    IF p_reason = 'locked' THEN
+        a.until := p_locked_until;
+    END IF;
+    RETURN a;
+END $$;
+
 -- lookup_record: a ticket by its full serial, and what a claim would
 -- answer now (the desk's limit, which p_limit may lower). An unknown
 -- serial or a wrong secret part answers 'unknown-serial' and is recorded
@@ -28,23 +50,16 @@ BEGIN
     PERFORM vegas.check_serial(p_game, p_block, p_position, p_secret);
     PERFORM vegas.check_text('operator', p_operator, {{max_text}});
     IF who.locked_until > now THEN
-        w := vegas.record('refusal', NULL, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
-            p_operator, 'lookup', NULL, '', 'locked', '');
-        a.status := 'locked'; a.until := who.locked_until; a.seq := w.seq; a.recorded := w.recorded;
-        RETURN a;
+        RETURN vegas.refused('locked', NULL, serial, p_game, p_block, p_position, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, p_operator, 'lookup', '');
     END IF;
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
     IF NOT FOUND OR p_position >= b.tickets OR vegas.secret(b.serial_key, p_position) IS DISTINCT FROM p_secret THEN
         IF who.counter THEN
             PERFORM vegas.guess(who.desk); -- first: nothing after it can undo it
         END IF;
-        w := vegas.record('refusal', NULL, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
-            p_operator, 'lookup', NULL, '', 'unknown-serial', '');
-        IF who.counter THEN
-            PERFORM vegas.count_refusal(who.desk, w.at, who.unlocked_at);
-        END IF;
-        a.status := 'unknown-serial'; a.seq := w.seq; a.recorded := w.recorded;
-        RETURN a;
+        RETURN vegas.refused('unknown-serial', NULL, serial, p_game, p_block, p_position, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, p_operator, 'lookup', '');
     END IF;
     SELECT * INTO g FROM vegas.games WHERE code = p_game;
     f := vegas.facts_at(b, p_position);
@@ -218,19 +233,12 @@ BEGIN
         END IF;
     END IF;
     IF who.locked_until > at THEN
-        w := vegas.record('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
-            operator, 'claim', NULL, request, 'locked', '');
-        a.status := 'locked'; a.until := who.locked_until; a.seq := w.seq; a.recorded := w.recorded;
-        RETURN a;
+        RETURN vegas.refused('locked', at, serial, p_game, p_block, p_position, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, operator, 'claim', request);
     END IF;
     IF NOT known THEN
-        w := vegas.record('refusal', at, NULL, serial, p_game, p_block, p_position, 0, 0, '', 0, who.desk,
-            operator, 'claim', NULL, request, 'unknown-serial', '');
-        IF who.counter THEN
-            PERFORM vegas.count_refusal(who.desk, w.at, who.unlocked_at);
-        END IF;
-        a.status := 'unknown-serial'; a.seq := w.seq; a.recorded := w.recorded;
-        RETURN a;
+        RETURN vegas.refused('unknown-serial', at, serial, p_game, p_block, p_position, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, operator, 'claim', request);
     END IF;
     SELECT * INTO g FROM vegas.games WHERE code = p_game;
     f := vegas.facts_at(b, p_position);
@@ -293,7 +301,6 @@ DECLARE
     now   text := vegas.now_text();
     a     vegas.answer;
     found vegas.answer;
-    w     vegas.waiting;
 BEGIN
     PERFORM vegas.from_call('find');
     PERFORM set_config('synchronous_commit', 'off', true);
@@ -304,9 +311,8 @@ BEGIN
     END IF;
     PERFORM vegas.check_text('operator', p_operator, {{max_text}});
     IF who.locked_until > now THEN
-        w := vegas.record('refusal', NULL, NULL, '', 0, 0, 0, 0, 0, '', 0, who.desk, p_operator, 'contents', NULL, '', 'locked', '');
-        a.status := 'locked'; a.until := who.locked_until; a.seq := w.seq; a.recorded := w.recorded;
-        RETURN a;
+        RETURN vegas.refused('locked', NULL, '', 0, 0, 0, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, p_operator, 'contents', '');
     END IF;
     k := (get_byte(p_code, 0)::bigint << 24) | (get_byte(p_code, 1) << 16) | (get_byte(p_code, 2) << 8) | get_byte(p_code, 3);
     FOR b IN SELECT * FROM vegas.blocks ORDER BY id LOOP
@@ -342,13 +348,8 @@ BEGIN
     IF who.counter THEN
         PERFORM vegas.guess(who.desk);
     END IF;
-    w := vegas.record('refusal', NULL, NULL, '', 0, 0, 0, 0, 0, '', 0, who.desk, p_operator, 'contents', NULL, '',
-        'unknown-contents', '');
-    IF who.counter THEN
-        PERFORM vegas.count_refusal(who.desk, w.at, who.unlocked_at);
-    END IF;
-    a.status := 'unknown-contents'; a.seq := w.seq; a.recorded := w.recorded;
-    RETURN a;
+    RETURN vegas.refused('unknown-contents', NULL, '', 0, 0, 0, who.desk, who.counter,
+        who.locked_until, who.unlocked_at, p_operator, 'contents', '');
 END $$;
 
 -- move_record: a counter receives (delivered → received) or activates
