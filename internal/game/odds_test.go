@@ -3,6 +3,9 @@ package game
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -79,14 +82,72 @@ func TestMaxContentsProbability(t *testing.T) {
 }
 
 // Every way has a largest contents probability below 2^-60, and the table
-// of the README's "Trust model" is this one.
+// of the README's "Trust model" is this one: each row read back from
+// README.md and compared, figure by figure as printed, with the values
+// computed from the generator's tables; a way missing from the table, a
+// row of no way, or a table out of order fails.
 func TestContentsOddsTable(t *testing.T) {
+	rows := readmeOddsTable(t)
+	want := map[string]string{}
 	for i := range Catalogue[1:] {
 		w := &Catalogue[i+1]
 		p := MaxContentsProbability(w)
 		if p <= 0 || p > math.Exp2(-60) {
 			t.Errorf("%s: most likely contents %.3g", w, p)
 		}
-		t.Logf("%-55s %6d  %6.2f bits", w, w.Count, -math.Log2(p))
+		bits := -math.Log2(p)
+		guess := bits - math.Log2(float64(w.Count))
+		// On average half of 2^guess guesses, 128 SHA-256 each.
+		want[w.String()] = fmt.Sprintf("| %s | %d | %.2f | %.2f | 2^%.2f |", w, w.Count, bits, guess, guess+math.Log2(128)-1)
 	}
+	seen := map[string]bool{}
+	last := 0.0
+	for _, row := range rows {
+		name := strings.TrimSpace(strings.Split(row, "|")[1])
+		if seen[name] {
+			t.Errorf("README: %s has two rows", name)
+		}
+		seen[name] = true
+		switch w, ok := want[name]; {
+		case !ok:
+			t.Errorf("README: a row for %q, which is no way of the catalogue", name)
+		case row != w:
+			t.Errorf("README's row\n  %s\ncomputed\n  %s", row, w)
+		}
+		var cost float64
+		if _, err := fmt.Sscanf(row[strings.LastIndex(row, "2^")+2:], "%g", &cost); err != nil || cost < last {
+			t.Errorf("README: %s out of order (cost %v after %v, %v)", name, cost, last, err)
+		}
+		last = cost
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("README: no row for %s", name)
+		}
+	}
+}
+
+// readmeOddsTable returns the rows of the README's table of the odds by
+// contents, each as written.
+func readmeOddsTable(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "| way to win (contents records) | per block | bits of the likeliest contents | bits a guess | SHA-256 on average |\n")
+	if !ok {
+		t.Fatal("README.md: no table of the odds by contents (its header changed?)")
+	}
+	var rows []string
+	for _, line := range strings.Split(table, "\n") {
+		switch {
+		case strings.HasPrefix(line, "|---"):
+		case strings.HasPrefix(line, "| "):
+			rows = append(rows, line)
+		default:
+			return rows
+		}
+	}
+	return rows
 }

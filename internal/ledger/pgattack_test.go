@@ -334,8 +334,16 @@ func TestCounterConnectionLimit(t *testing.T) {
 			}
 		}
 	}
-	if err == nil || len(conns) > postgres.CounterConnections {
-		t.Errorf("a counter opened %d connections (%v), want at most %d", len(conns), err, postgres.CounterConnections)
+	// The refusal is the server's limit on the counter's role (SQLSTATE
+	// 53300, too_many_connections, "for role"), met at exactly
+	// CounterConnections: not any other failure, which would say nothing
+	// of the limit.
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "53300" || !strings.Contains(pe.Message, "too many connections for role") {
+		t.Errorf("after %d connections: %v, want SQLSTATE 53300, too many connections for role", len(conns), err)
+	}
+	if len(conns) != postgres.CounterConnections {
+		t.Errorf("a counter opened %d connections, want exactly %d", len(conns), postgres.CounterConnections)
 	}
 	counterLogin(t, db, "D2") // another counter still connects
 }
