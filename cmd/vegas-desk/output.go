@@ -73,12 +73,14 @@ func printable(r rune) bool {
 // terminal without echo (twice when confirm, for a new key file).
 func (c *cli) passphrase(file string, confirm bool) ([]byte, error) {
 	if file != "" {
-		data, err := os.ReadFile(file)
+		line, err := readFirstLine(file, maxSecretFile)
+		if errors.As(err, new(tooLarge)) {
+			return nil, badInput("--passphrase-file %s: its first line holds %v, which no passphrase does: give a file whose first line is the passphrase", file, err)
+		}
 		if err != nil {
 			return nil, badInput("--passphrase-file: %v", err)
 		}
-		line, _, _ := strings.Cut(string(data), "\n")
-		return []byte(strings.TrimSuffix(line, "\r")), nil
+		return line, nil
 	}
 	if p := os.Getenv("VEGAS_DESK_PASSPHRASE"); p != "" {
 		return []byte(p), nil
@@ -117,6 +119,9 @@ func readLine(f *os.File) ([]byte, error) {
 		if n == 1 {
 			if b[0] == '\n' {
 				return []byte(strings.TrimSuffix(string(line), "\r")), nil
+			}
+			if len(line) == maxSecretFile {
+				return nil, badInput("the line typed holds %v, which no passphrase does: type the passphrase, or give --passphrase-file FILE", tooLarge{maxSecretFile})
 			}
 			line = append(line, b[0])
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -32,151 +34,192 @@ func (c *cli) adviseServer(l *ledger.Ledger) {
 	}
 }
 
+// deskFlags are the flags every desks subcommand has, and its name.
+type deskFlags struct {
+	fs       *flag.FlagSet
+	sub      string
+	asJSON   *bool
+	operator *string
+}
+
+func (f deskFlags) who() ledger.Identity { return defaultIdentity("", *f.operator) }
+
+// deskCommands are the subcommands of desks.
+var deskCommands = map[string]func(*cli, deskFlags, []string) error{
+	"add": (*cli).deskAdd, "password": (*cli).deskPassword, "list": (*cli).deskList, "limit": (*cli).deskLimit,
+	"disable": (*cli).deskChange, "enable": (*cli).deskChange, "unlock": (*cli).deskChange,
+}
+
 func (c *cli) desks(args []string) error {
+	const want = "want add, list, disable, enable, unlock, limit or password (see vegas-desk help)"
 	if len(args) == 0 {
-		return badInput("desks: want add, list, disable, enable, unlock, limit or password (see vegas-desk help)")
+		return badInput("desks: " + want)
 	}
-	sub, args := args[0], args[1:]
-	fs := flag.NewFlagSet("desks "+sub, flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "JSON output")
-	operator := fs.String("operator", "", "operator name (default: $USER)")
-	switch sub {
-	case "add":
-		pwFile := fs.String("password-file", "", "file holding the counter's password (shared ledger)")
-		limit := fs.Int("limit", 150, "the counter's payout limit in euros")
-		pos, err := c.positional(fs, args, 1, "one desk ID")
-		if err != nil {
+	run, ok := deskCommands[args[0]]
+	if !ok {
+		return badInput("desks %q: %s", args[0], want)
+	}
+	fs := flag.NewFlagSet("desks "+args[0], flag.ContinueOnError)
+	f := deskFlags{fs: fs, sub: args[0], asJSON: fs.Bool("json", false, "JSON output"),
+		operator: fs.String("operator", "", "operator name (default: $USER)")}
+	return run(c, f, args[1:])
+}
+
+// readPassword reads a counter's password from file, bounded: the file
+// holds the password alone (a line end after it is dropped).
+func readPassword(what, file string) (string, error) {
+	b, err := readFile(file, maxSecretFile)
+	if errors.As(err, new(tooLarge)) {
+		return "", badInput("%s: --password-file %s holds %v, which no password does: give a file holding the counter's password alone", what, file, err)
+	}
+	if err != nil {
+		return "", badInput("%s: %v", what, err)
+	}
+	return string(bytes.TrimRight(b, "\r\n")), nil
+}
+
+func (c *cli) deskAdd(f deskFlags, args []string) error {
+	pwFile := f.fs.String("password-file", "", "file holding the counter's password (shared ledger)")
+	limit := f.fs.Int("limit", 150, "the counter's payout limit in euros")
+	pos, err := c.positional(f.fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
+	}
+	var password string
+	if *pwFile != "" {
+		if password, err = readPassword("desks add", *pwFile); err != nil {
 			return err
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		var password string
-		if l.Shared() {
-			if *pwFile == "" {
-				return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it")
-			}
-			b, err := os.ReadFile(*pwFile)
-			if err != nil {
-				return badInput("desks add: %v", err)
-			}
-			password = string(bytes.TrimRight(b, "\r\n"))
-		}
-		d, err := l.AddDesk(c.ctx, pos[0], *limit, password, defaultIdentity("", *operator))
-		if err != nil {
-			return err
-		}
-		c.adviseServer(l)
-		if *asJSON {
-			return c.json(deskJSON(d))
-		}
-		fmt.Fprintf(c.stdout, "desk %s added, payout limit %s", d.ID, game.FormatAmount(d.Limit))
-		if d.Role != "" {
-			fmt.Fprintf(c.stdout, ", login %s", d.Role)
-		}
-		fmt.Fprintln(c.stdout)
-		return nil
-	case "password":
-		pwFile := fs.String("password-file", "", "file holding the counter's new password")
-		pos, err := c.positional(fs, args, 1, "one desk ID")
-		if err != nil {
-			return err
-		}
-		if *pwFile == "" {
-			return badInput("desks password: --password-file FILE is required: the counter logs in with it")
-		}
-		b, err := os.ReadFile(*pwFile)
-		if err != nil {
-			return badInput("desks password: %v", err)
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		if err := l.SetDeskPassword(c.ctx, pos[0], string(bytes.TrimRight(b, "\r\n")), defaultIdentity("", *operator)); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "desk %s: its login has a new password\n", terminal(pos[0]))
-		return nil
-	case "list":
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		ds, err := l.Desks(c.ctx)
-		if err != nil {
-			return err
-		}
-		c.adviseServer(l)
-		if *asJSON {
-			out := []any{}
-			for _, d := range ds {
-				out = append(out, deskJSON(d))
-			}
-			return c.json(out)
-		}
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if l.Shared() && *pwFile == "" {
+		return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it")
+	}
+	if !l.Shared() {
+		password = ""
+	}
+	d, err := l.AddDesk(c.ctx, pos[0], *limit, password, f.who())
+	if err != nil {
+		return err
+	}
+	c.adviseServer(l)
+	if *f.asJSON {
+		return c.json(deskJSON(d))
+	}
+	fmt.Fprintf(c.stdout, "desk %s added, payout limit %s", d.ID, game.FormatAmount(d.Limit))
+	if d.Role != "" {
+		fmt.Fprintf(c.stdout, ", login %s", d.Role)
+	}
+	fmt.Fprintln(c.stdout)
+	return nil
+}
+
+func (c *cli) deskPassword(f deskFlags, args []string) error {
+	pwFile := f.fs.String("password-file", "", "file holding the counter's new password")
+	pos, err := c.positional(f.fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
+	}
+	if *pwFile == "" {
+		return badInput("desks password: --password-file FILE is required: the counter logs in with it")
+	}
+	password, err := readPassword("desks password", *pwFile)
+	if err != nil {
+		return err
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := l.SetDeskPassword(c.ctx, pos[0], password, f.who()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "desk %s: its login has a new password\n", terminal(pos[0]))
+	return nil
+}
+
+func (c *cli) deskList(f deskFlags, args []string) error {
+	if _, err := c.positional(f.fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	ds, err := l.Desks(c.ctx)
+	if err != nil {
+		return err
+	}
+	c.adviseServer(l)
+	if *f.asJSON {
+		out := []any{}
 		for _, d := range ds {
-			state := "active"
-			switch {
-			case d.Disabled:
-				state = "disabled"
-			case !d.LockedUntil.IsZero():
-				state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
-			}
-			fmt.Fprintf(c.stdout, "%-16s %12s  %-10s %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state, d.Role)
+			out = append(out, deskJSON(d))
 		}
-		if len(ds) == 0 {
-			fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
-		}
-		return nil
-	case "disable", "enable", "unlock":
-		pos, err := c.positional(fs, args, 1, "one desk ID")
-		if err != nil {
-			return err
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		change := map[string]func(*ledger.Ledger) error{
-			"disable": func(l *ledger.Ledger) error { return l.DisableDesk(c.ctx, pos[0], defaultIdentity("", *operator)) },
-			"enable":  func(l *ledger.Ledger) error { return l.EnableDesk(c.ctx, pos[0], defaultIdentity("", *operator)) },
-			"unlock":  func(l *ledger.Ledger) error { return l.UnlockDesk(c.ctx, pos[0], defaultIdentity("", *operator)) },
-		}[sub]
-		if err := change(l); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "desk %s %sd\n", terminal(pos[0]), sub)
-		return nil
-	case "limit":
-		pos, err := c.positional(fs, args, 2, "a desk ID and a limit in euros")
-		if err != nil {
-			return err
-		}
-		limit, err := strconv.Atoi(pos[1])
-		if err != nil || limit < 0 {
-			return badInput("desks limit: %q is not a number of euros", pos[1])
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		if err := l.SetDeskLimit(c.ctx, pos[0], limit, defaultIdentity("", *operator)); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
-		return nil
+		return c.json(out)
 	}
-	return badInput("desks %s: want add, list, disable, enable, unlock or limit", sub)
+	for _, d := range ds {
+		state := "active"
+		switch {
+		case d.Disabled:
+			state = "disabled"
+		case !d.LockedUntil.IsZero():
+			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(c.stdout, "%-16s %12s  %-10s %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state, d.Role)
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
+	}
+	return nil
+}
+
+// deskChange disables, enables or unlocks a desk.
+func (c *cli) deskChange(f deskFlags, args []string) error {
+	pos, err := c.positional(f.fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	change := map[string]func(context.Context, string, ledger.Identity) error{
+		"disable": l.DisableDesk, "enable": l.EnableDesk, "unlock": l.UnlockDesk,
+	}[f.sub]
+	if err := change(c.ctx, pos[0], f.who()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "desk %s %sd\n", terminal(pos[0]), f.sub)
+	return nil
+}
+
+func (c *cli) deskLimit(f deskFlags, args []string) error {
+	pos, err := c.positional(f.fs, args, 2, "a desk ID and a limit in euros")
+	if err != nil {
+		return err
+	}
+	limit, err := strconv.Atoi(pos[1])
+	if err != nil || limit < 0 {
+		return badInput("desks limit: %q is not a number of euros", pos[1])
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
+	return nil
 }
 
 func deskJSON(d ledger.Desk) map[string]any {

@@ -105,11 +105,9 @@ func (c *cli) check(args []string) error {
 	if err != nil {
 		return err
 	}
-	var data []byte
-	if pos[0] == "-" {
-		data, err = io.ReadAll(c.stdin)
-	} else {
-		data, err = os.ReadFile(pos[0])
+	data, err := c.readInput(pos[0], maxTicketDoc)
+	if errors.As(err, new(tooLarge)) {
+		return badInput("check: %s holds %v, which no ticket's contents do (a few hundred bytes): give one ticket's contents, as export writes them, in the file or on standard input (-)", inputName(pos[0]), err)
 	}
 	if err != nil {
 		return badInput("check: %v", err)

@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -281,11 +282,25 @@ func WriteKeyFile(path string, k *Key, passphrase []byte) error {
 	return f.Close()
 }
 
-// ReadKeyFile opens the key file at path with passphrase.
+// MaxKeyFile bounds what ReadKeyFile reads: a key file is a few hundred
+// bytes.
+const MaxKeyFile = 16 << 10
+
+// ReadKeyFile opens the key file at path with passphrase. A file larger
+// than MaxKeyFile (a device, a wrong file) is ErrNotKeyFile, read no
+// further than the bound.
 func ReadKeyFile(path string, passphrase []byte) (*Key, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxKeyFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxKeyFile {
+		return nil, fmt.Errorf("key file %s: more than %d KB, %w", path, MaxKeyFile>>10, ErrNotKeyFile)
 	}
 	k, err := DecryptKey(data, passphrase)
 	if err != nil {
