@@ -83,7 +83,7 @@ func (c *cli) receipt(args []string) error {
 	if err != nil {
 		return err
 	}
-	p := r.Paper(time.Local)
+	p := paper.ReceiptOf(r, time.Local)
 	if *out != "" {
 		if err := c.writeOut(*out, func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
 			return err
@@ -174,7 +174,7 @@ func (c *cli) settlement(args []string) error {
 	if err != nil {
 		return err
 	}
-	p := s.Paper(time.Local)
+	p := paper.SettlementOf(s, time.Local)
 	f := p.Figures()
 	switch format {
 	case "pdf":
@@ -254,7 +254,7 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 	if err != nil {
 		return err
 	}
-	p := d.Paper(time.Local)
+	p := paper.DayReportOf(d, time.Local)
 	if queue != "" {
 		if err := c.toPrinter(queue, fmt.Sprintf("day report of desk %s, %s", d.Desk, dayText(d.Day)),
 			fmt.Sprintf("jour-%s-%s.pdf", d.Desk, d.Day.Format(time.DateOnly)),

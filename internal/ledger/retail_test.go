@@ -145,7 +145,7 @@ func TestSettlementByHand(t *testing.T) {
 		// 65 € (the 3 € payment was voided; the 9 € is D2's, the 6 € on
 		// day 3); 6 % of 1 800 € = 108 €; 1 800 − 65 − 108 = 1 627 €,
 		// which the retailer owes.
-		f := s.Paper(paris).Figures()
+		f := paper.SettlementOf(s, paris).Figures()
 		if f.Sales != 180000 || f.Prizes != 6500 || f.Commission != 10800 || f.Balance != 162700 {
 			t.Errorf("figures %+v", f)
 		}
@@ -158,7 +158,7 @@ func TestSettlementByHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f := next.Paper(paris).Figures(); f.Packs != 1 || f.Prizes != 600 || f.Balance != 55800 {
+		if f := paper.SettlementOf(next, paris).Figures(); f.Packs != 1 || f.Prizes != 600 || f.Balance != 55800 {
 			t.Errorf("next period %+v", f)
 		}
 
@@ -290,7 +290,7 @@ func TestReceiptGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var pdf bytes.Buffer
-			if err := paper.WriteReceipt(&pdf, r.Paper(paris)); err != nil {
+			if err := paper.WriteReceipt(&pdf, paper.ReceiptOf(r, paris)); err != nil {
 				t.Fatal(err)
 			}
 			text := pdfText(t, pdf.Bytes())

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"vegas-desk/internal/ledger/core"
 )
 
 // WriteDayReportCSV writes a counter's day report as CSV, for a
@@ -19,16 +21,16 @@ import (
 // kind is "payment", "void", "referral", "received" or "activated"; day is
 // 2006-01-02, at RFC 3339 (empty for packs, which the report lists by day);
 // amount is in euros: the amount paid or voided (kind says which: a
-// negative number would need CSVCell's quote and read as text), the prize
+// negative number would need core.CSVCell's quote and read as text), the prize
 // referred (empty where the ledger keeps none), or the value of a pack put
 // on sale; pack is the pack's code with its check digit; tries is the
 // number of times a referred ticket was shown. The journal's head ends
-// the file on a row of kind "journal-head" (in reason). Every cell goes through CSVCell.
+// the file on a row of kind "journal-head" (in reason). Every cell goes through core.CSVCell.
 func WriteDayReportCSV(w io.Writer, r DayReport) error {
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) {
 		for i, c := range cells {
-			cells[i] = CSVCell(c)
+			cells[i] = core.CSVCell(c)
 		}
 		cw.Write(cells)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
 )
 
 // Settlement is what a counter and the operator owe each other for a
@@ -186,12 +187,12 @@ func WriteSettlement(w io.Writer, s Settlement) error {
 // "5.50"), commission, balance, owed_by, owed_to. Amounts are euros with a
 // decimal point ("1645.00"). The balance is never negative: owed_by
 // ("retailer" or "operator") owes it to owed_to; both are empty when it is
-// zero. Every cell goes through CSVCell.
+// zero. Every cell goes through core.CSVCell.
 func WriteSettlementCSV(w io.Writer, settlements ...Settlement) error {
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) {
 		for i, c := range cells {
-			cells[i] = CSVCell(c)
+			cells[i] = core.CSVCell(c)
 		}
 		cw.Write(cells)
 	}
@@ -216,18 +217,4 @@ func WriteSettlementCSV(w io.Writer, settlements ...Settlement) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// CSVCell returns s ready for a CSV cell that a spreadsheet may open: a
-// cell beginning with =, +, -, @, a tab or a carriage return gets a single
-// quote in front, so that the spreadsheet shows it as text instead of
-// running it as a formula (CSV injection: a desk id or a reason typed as
-// =HYPERLINK(…) or -2+3+cmd|…). Any CSV writer of this app should pass
-// every cell of outside text through it; numbers it formats itself need
-// it only when they can be negative.
-func CSVCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }

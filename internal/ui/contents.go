@@ -44,79 +44,16 @@ type contentsScreen struct {
 
 func newContentsScreen(d *desk) *contentsScreen {
 	c := &contentsScreen{d: d, fields: map[string]*valueEntry{}, kinds: map[string]fieldKind{}, errs: map[string]*fault{}}
+	split := container.NewHSplit(container.NewPadded(c.formPanel()), container.NewPadded(c.verdictPanel()))
+	split.Offset = 0.5
+	c.content = split
+	c.reset()
+	return c
+}
 
-	// field makes the entry of a field path, with the red bar under it
-	// that marks a fault (in room kept for it, so that nothing moves).
-	var pending []string // the fields of the row being made
-	field := func(path string, kind fieldKind) fyne.CanvasObject {
-		e := newValueEntry(kind, c.check)
-		c.fields[path], c.kinds[path] = e, kind
-		c.paths = append(c.paths, path)
-		pending = append(pending, path)
-		bar := canvas.NewRectangle(theme.Color(theme.ColorNameError))
-		bar.Hide()
-		c.errs[path] = &fault{bar: bar}
-		room := canvas.NewRectangle(color.Transparent)
-		room.SetMinSize(fyne.NewSize(kind.width(), 3))
-		return container.NewVBox(container.NewGridWrap(fyne.NewSize(kind.width(), e.MinSize().Height), e), container.NewStack(room, bar))
-	}
-	// Row labels take the width of the longest.
-	var labelWidth float32
-	for _, l := range []string{"NUMÉROS GAGNANTS", "VOS CARTES", lang.L("Chip no. {{.N}}", map[string]any{"N": 3}), lang.L("dice"), lang.L("amount")} {
-		labelWidth = max(labelWidth, widget.NewLabel(l).MinSize().Width)
-	}
-	// row lays out a label, then the fields and words, and under them the
-	// faults of its fields, in words, when there are some.
-	row := func(label string, items ...fyne.CanvasObject) fyne.CanvasObject {
-		l := widget.NewLabel(label)
-		faults := widget.NewLabel("")
-		faults.Importance = widget.DangerImportance
-		faults.Wrapping = fyne.TextWrapWord
-		faults.Hide()
-		for _, p := range pending {
-			c.errs[p].row = faults
-		}
-		pending = nil
-		return container.NewVBox(container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(labelWidth, l.MinSize().Height), l)}, items...)...),
-			faults)
-	}
-	// surface puts a surface's name above its rows.
-	surface := func(name string, rows ...fyne.CanvasObject) fyne.CanvasObject {
-		t := canvas.NewText(name, theme.Color(theme.ColorNamePrimary))
-		t.TextStyle.Bold = true
-		t.TextSize = 16
-		return container.NewVBox(append([]fyne.CanvasObject{t}, rows...)...)
-	}
-	word := func(s string) fyne.CanvasObject { return widget.NewLabel(s) }
-	amount := lang.L("amount")
-
-	var winning []fyne.CanvasObject
-	for i := range 4 {
-		winning = append(winning, field(fmt.Sprintf("roulette.winning[%d]", i), numberField))
-	}
-	roul := []fyne.CanvasObject{row("NUMÉROS GAGNANTS", winning...)}
-	for i := range 3 {
-		roul = append(roul, row(lang.L("Chip no. {{.N}}", map[string]any{"N": i + 1}),
-			word(lang.L("number")), field(fmt.Sprintf("roulette.bets[%d].number", i), numberField),
-			word(amount), field(fmt.Sprintf("roulette.bets[%d].amount", i), amountField), word("€")))
-	}
-	craps := row(lang.L("dice"),
-		field("craps.dice[0]", dieField), word("+"), field("craps.dice[1]", dieField),
-		word(amount), field("craps.amount", amountField), word("€"))
-	duel := []fyne.CanvasObject{
-		row("VOS CARTES", field("duel.cards[0]", cardField), field("duel.cards[1]", cardField), field("duel.cards[2]", cardField)),
-		row("BANQUE", field("duel.bank", cardField), word(amount), field("duel.amount", amountField), word("€")),
-	}
-	var jack []fyne.CanvasObject
-	for i := range 3 {
-		jack = append(jack, row(fmt.Sprintf("LIGNE %d", i+1),
-			field(fmt.Sprintf("jackpot[%d].symbols[0]", i), symbolField),
-			field(fmt.Sprintf("jackpot[%d].symbols[1]", i), symbolField),
-			field(fmt.Sprintf("jackpot[%d].symbols[2]", i), symbolField),
-			field(fmt.Sprintf("jackpot[%d].amount", i), amountField), word("€")))
-	}
-	bonus := row(amount, field("bonus", bonusField), word("€"))
-
+// formPanel is the form, with its buttons and its general fault kept in
+// view under it, whatever its faults make it scroll.
+func (c *contentsScreen) formPanel() fyne.CanvasObject {
 	c.general = widget.NewLabel("")
 	c.general.Importance = widget.DangerImportance
 	c.general.Wrapping = fyne.TextWrapWord
@@ -128,29 +65,116 @@ func newContentsScreen(d *desk) *contentsScreen {
 		c.reset()
 		c.focus()
 	})
-	hint := widget.NewLabel(lang.L("Type each value, Tab to the next field, Enter to check."))
-	hint.Importance = widget.LowImportance
-	hint.Wrapping = fyne.TextWrapWord
-	form := container.NewVBox(hint, surface("ROULETTE", roul...), widget.NewSeparator(),
-		surface("CRAPS", craps), widget.NewSeparator(), surface("DUEL", duel...), widget.NewSeparator(),
-		surface("JACKPOT", jack...), widget.NewSeparator(), surface("BONUS", bonus))
-	// The buttons stay in view under the form, whatever its faults make
-	// it scroll.
-	left := container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil,
-		container.NewVScroll(container.NewPadded(form)))
+	return container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil,
+		container.NewVScroll(container.NewPadded(c.form())))
+}
 
+// verdictPanel is the verdict, the winning zones and the ledger's ticket,
+// above the ticket's picture.
+func (c *contentsScreen) verdictPanel() fyne.CanvasObject {
 	c.view = newVerdictView(44, 32, 3, c.askPay)
-	c.view.onReceipt = func(n int64) { d.printReceiptIn(c.view, n) }
+	c.view.onReceipt = func(n int64) { c.d.printReceiptIn(c.view, n) }
 	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
 	c.picture = NewTicketPicture()
-	right := container.NewBorder(container.NewVBox(c.view.content, c.result), nil, nil, nil, c.picture)
-	split := container.NewHSplit(container.NewPadded(left), container.NewPadded(right))
-	split.Offset = 0.5
-	c.content = split
-	c.reset()
-	return c
+	return container.NewBorder(container.NewVBox(c.view.content, c.result), nil, nil, nil, c.picture)
 }
+
+// form lays out the five surfaces' fields, in the order Tab visits them.
+func (c *contentsScreen) form() fyne.CanvasObject {
+	b := newFormBuilder(c)
+	amount := lang.L("amount")
+	var winning []fyne.CanvasObject
+	for i := range 4 {
+		winning = append(winning, b.field(fmt.Sprintf("roulette.winning[%d]", i), numberField))
+	}
+	roul := []fyne.CanvasObject{b.row("NUMÉROS GAGNANTS", winning...)}
+	for i := range 3 {
+		roul = append(roul, b.row(lang.L("Chip no. {{.N}}", map[string]any{"N": i + 1}),
+			word(lang.L("number")), b.field(fmt.Sprintf("roulette.bets[%d].number", i), numberField),
+			word(amount), b.field(fmt.Sprintf("roulette.bets[%d].amount", i), amountField), word("€")))
+	}
+	craps := b.row(lang.L("dice"),
+		b.field("craps.dice[0]", dieField), word("+"), b.field("craps.dice[1]", dieField),
+		word(amount), b.field("craps.amount", amountField), word("€"))
+	duel := []fyne.CanvasObject{
+		b.row("VOS CARTES", b.field("duel.cards[0]", cardField), b.field("duel.cards[1]", cardField), b.field("duel.cards[2]", cardField)),
+		b.row("BANQUE", b.field("duel.bank", cardField), word(amount), b.field("duel.amount", amountField), word("€")),
+	}
+	var jack []fyne.CanvasObject
+	for i := range 3 {
+		jack = append(jack, b.row(fmt.Sprintf("LIGNE %d", i+1),
+			b.field(fmt.Sprintf("jackpot[%d].symbols[0]", i), symbolField),
+			b.field(fmt.Sprintf("jackpot[%d].symbols[1]", i), symbolField),
+			b.field(fmt.Sprintf("jackpot[%d].symbols[2]", i), symbolField),
+			b.field(fmt.Sprintf("jackpot[%d].amount", i), amountField), word("€")))
+	}
+	bonus := b.row(amount, b.field("bonus", bonusField), word("€"))
+	hint := widget.NewLabel(lang.L("Type each value, Tab to the next field, Enter to check."))
+	hint.Importance = widget.LowImportance
+	hint.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(hint, surface("ROULETTE", roul...), widget.NewSeparator(),
+		surface("CRAPS", craps), widget.NewSeparator(), surface("DUEL", duel...), widget.NewSeparator(),
+		surface("JACKPOT", jack...), widget.NewSeparator(), surface("BONUS", bonus))
+}
+
+// formBuilder makes the form's fields and rows, recording each field, its
+// kind and its fault marks in the screen.
+type formBuilder struct {
+	c          *contentsScreen
+	pending    []string // the fields of the row being made
+	labelWidth float32  // row labels take the width of the longest
+}
+
+func newFormBuilder(c *contentsScreen) *formBuilder {
+	b := &formBuilder{c: c}
+	for _, l := range []string{"NUMÉROS GAGNANTS", "VOS CARTES", lang.L("Chip no. {{.N}}", map[string]any{"N": 3}), lang.L("dice"), lang.L("amount")} {
+		b.labelWidth = max(b.labelWidth, widget.NewLabel(l).MinSize().Width)
+	}
+	return b
+}
+
+// field makes the entry of a field path, with the red bar under it that
+// marks a fault (in room kept for it, so that nothing moves).
+func (b *formBuilder) field(path string, kind fieldKind) fyne.CanvasObject {
+	c := b.c
+	e := newValueEntry(kind, c.check)
+	c.fields[path], c.kinds[path] = e, kind
+	c.paths = append(c.paths, path)
+	b.pending = append(b.pending, path)
+	bar := canvas.NewRectangle(theme.Color(theme.ColorNameError))
+	bar.Hide()
+	c.errs[path] = &fault{bar: bar}
+	room := canvas.NewRectangle(color.Transparent)
+	room.SetMinSize(fyne.NewSize(kind.width(), 3))
+	return container.NewVBox(container.NewGridWrap(fyne.NewSize(kind.width(), e.MinSize().Height), e), container.NewStack(room, bar))
+}
+
+// row lays out a label, then the fields and words, and under them the
+// faults of its fields, in words, when there are some.
+func (b *formBuilder) row(label string, items ...fyne.CanvasObject) fyne.CanvasObject {
+	l := widget.NewLabel(label)
+	faults := widget.NewLabel("")
+	faults.Importance = widget.DangerImportance
+	faults.Wrapping = fyne.TextWrapWord
+	faults.Hide()
+	for _, p := range b.pending {
+		b.c.errs[p].row = faults
+	}
+	b.pending = nil
+	return container.NewVBox(container.NewHBox(append([]fyne.CanvasObject{container.NewGridWrap(fyne.NewSize(b.labelWidth, l.MinSize().Height), l)}, items...)...),
+		faults)
+}
+
+// surface puts a surface's name above its rows.
+func surface(name string, rows ...fyne.CanvasObject) fyne.CanvasObject {
+	t := canvas.NewText(name, theme.Color(theme.ColorNamePrimary))
+	t.TextStyle.Bold = true
+	t.TextSize = 16
+	return container.NewVBox(append([]fyne.CanvasObject{t}, rows...)...)
+}
+
+func word(s string) fyne.CanvasObject { return widget.NewLabel(s) }
 
 // focus gives the keyboard to the first field.
 func (c *contentsScreen) focus() {

@@ -11,6 +11,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/paper"
 )
 
 // The app on a sealed counter ledger (issue 9): the status line says it is
@@ -80,7 +81,7 @@ func TestSealedCounterLedger(t *testing.T) {
 
 	// The paid ticket's receipt, printed at the counter.
 	rc, err := l.Receipt(ctx, claims[0].Number)
-	if err != nil || rc.Claim.Serial != serial[:16] || rc.Head == "" || rc.Paper(time.UTC).Serial != serial[:16]+"-••••-••••-••••-••••-•" {
+	if err != nil || rc.Claim.Serial != serial[:16] || rc.Head == "" || paper.ReceiptOf(rc, time.UTC).Serial != serial[:16]+"-••••-••••-••••-••••-•" {
 		t.Errorf("the receipt of the counter's payment: %+v %v", rc, err)
 	}
 

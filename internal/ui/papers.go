@@ -157,7 +157,7 @@ func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 		d.showError(err)
 		return
 	}
-	p := r.Paper(time.Local)
+	p := paper.ReceiptOf(r, time.Local)
 	name := fmt.Sprintf("recu-%d.pdf", number)
 	write := func(w io.Writer) error { return paper.WriteReceipt(w, p) }
 	queue := d.receiptPrinter()
@@ -264,7 +264,7 @@ func (d *desk) printDay(desk string, day time.Time) {
 		d.showError(err)
 		return
 	}
-	p := f.Paper(time.Local)
+	p := paper.DayReportOf(f, time.Local)
 	d.offerPDF(lang.L("Day report of counter {{.Desk}}, {{.Day}}", map[string]any{"Desk": f.Desk, "Day": f.Day.Format(dayLayout)}),
 		fmt.Sprintf("jour-%s-%s.pdf", f.Desk, f.Day.Format("2006-01-02")),
 		func(w io.Writer) error { return paper.WriteDayReport(w, p) })
@@ -283,7 +283,7 @@ func (d *desk) printSettlement(desk string, from, to time.Time) {
 		d.showError(err)
 		return
 	}
-	p := s.Paper(time.Local)
+	p := paper.SettlementOf(s, time.Local)
 	d.offerPDF(lang.L("Settlement of counter {{.Desk}}", map[string]any{"Desk": s.Desk}),
 		fmt.Sprintf("releve-%s-%s-%s.pdf", s.Desk, s.From.Format("2006-01-02"), s.To.Format("2006-01-02")),
 		func(w io.Writer) error { return paper.WriteSettlement(w, p) })

@@ -4,8 +4,8 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+	"strings"
 	"time"
-	"vegas-desk/internal/paper"
 )
 
 // WriteCSV writes claims as CSV with a header line: number, at, serial,
@@ -46,10 +46,24 @@ func writeClaimsCSV(w io.Writer, claims []Claim, ids map[int64]Winner) error {
 			row = append(row, id.Name, id.DocType, id.DocNumber)
 		}
 		for i := range row {
-			row[i] = paper.CSVCell(row[i])
+			row[i] = CSVCell(row[i])
 		}
 		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// CSVCell returns s ready for a CSV cell that a spreadsheet may open: a
+// cell beginning with =, +, -, @, a tab or a carriage return gets a single
+// quote in front, so that the spreadsheet shows it as text instead of
+// running it as a formula (CSV injection: a desk id or a reason typed as
+// =HYPERLINK(…) or -2+3+cmd|…). Any CSV writer of this app should pass
+// every cell of outside text through it; numbers it formats itself need
+// it only when they can be negative.
+func CSVCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
-	"vegas-desk/internal/paper"
 )
 
 // The retail papers' facts: a payment's receipt, a counter's day report and
 // its settlement for a period, as plain data (…Facts) read from a ledger;
-// each one's Paper method makes the paper package's document of it, which
-// the command line and the app print.
+// the paper package makes its documents of them (paper.ReceiptOf,
+// DayReportOf, SettlementOf), which the command line and the app print: the
+// rule links no PDF library.
 
 // ReceiptFacts is what a payment's receipt shows.
 type ReceiptFacts struct {
@@ -35,18 +35,6 @@ func MaskSerial(serial string) string {
 		return serial + "-••••-••••-••••-••••-•"
 	}
 	return "—"
-}
-
-// Paper is the receipt as paper prints it, its times in loc.
-func (r ReceiptFacts) Paper(loc *time.Location) paper.Receipt {
-	c := r.Claim
-	p := paper.Receipt{Game: c.Game, GameName: r.GameName, Serial: MaskSerial(c.Serial), Amount: c.Amount,
-		PaidAt: c.At.In(loc), Desk: c.Desk, Cashier: c.Operator, Payment: c.Number, EntryHash: c.Hash,
-		JournalHead: r.Head, PrintedAt: r.PrintedAt.In(loc)}
-	if c.Voided {
-		p.Voided, p.VoidedAt, p.VoidedBy, p.VoidReason = true, c.VoidedAt.In(loc), c.VoidedBy, c.VoidReason
-	}
-	return p
 }
 
 // DayFacts is a counter's day: the payments made there that day, the voids
@@ -102,39 +90,6 @@ func ReferralsOf(rows []Entry) []Referral {
 	return out
 }
 
-// paperPacks turns pack codes into paper's packs.
-func paperPacks(ps []game.PackCode) []paper.Pack {
-	out := make([]paper.Pack, len(ps))
-	for i, p := range ps {
-		out[i] = paper.Pack{Game: p.Game, Block: p.Block, Pack: p.Pack}
-	}
-	return out
-}
-
-// Paper is the day report as paper prints it, its times in loc.
-func (f DayFacts) Paper(loc *time.Location) paper.DayReport {
-	r := paper.DayReport{Desk: f.Desk, Day: f.Day.In(loc), PacksReceived: paperPacks(f.Received),
-		JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
-	for _, s := range f.Sales {
-		r.Sales = append(r.Sales, paper.Sale{Pack: paper.Pack{Game: s.Pack.Game, Block: s.Pack.Block, Pack: s.Pack.Pack},
-			Tickets: s.Tickets, Value: s.Value})
-	}
-	for _, x := range f.Referrals {
-		serial := MaskSerial(x.Serial)
-		r.Referrals = append(r.Referrals, paper.Referral{At: x.At.In(loc), Serial: serial, Amount: x.Amount,
-			Cashier: x.Operator, Tries: x.Tries})
-	}
-	for _, c := range f.Payments {
-		r.Payments = append(r.Payments, paper.Payment{Number: c.Number, At: c.At.In(loc), Serial: MaskSerial(c.Serial),
-			Amount: c.Amount, Cashier: c.Operator})
-	}
-	for _, c := range f.Voids {
-		r.Voids = append(r.Voids, paper.Void{Payment: c.Number, At: c.VoidedAt.In(loc), Serial: MaskSerial(c.Serial),
-			Amount: c.Amount, By: c.VoidedBy, Reason: c.VoidReason})
-	}
-	return r
-}
-
 // SettlementFacts is what a counter and the operator owe each other for a
 // period of whole days, for one game.
 //
@@ -163,14 +118,6 @@ type SettlementFacts struct {
 	PrizeSum   int
 	Rate       int // the commission, in hundredths of a percent (the commission setting)
 	PrintedAt  time.Time
-}
-
-// Paper is the settlement as paper prints it (and works out its figures),
-// its times in loc.
-func (s SettlementFacts) Paper(loc *time.Location) paper.Settlement {
-	return paper.Settlement{Desk: s.Desk, From: s.From.In(loc), To: s.To.In(loc), Packs: paperPacks(s.Packs),
-		PackSize: s.PackSize, TicketPrice: s.Price, PrizeCount: s.PrizeCount, PrizeSum: s.PrizeSum,
-		CommissionRate: s.Rate, PrintedAt: s.PrintedAt.In(loc)}
 }
 
 // DayBounds is the local day of t: its first instant and the next day's.
