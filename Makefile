@@ -13,9 +13,11 @@ GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 # temporary directory on a free port), poppler-utils (pdftotext reads the
 # PDFs in internal/paper's tests, pdftoppm prints them to images),
 # zbar-tools (zbarimg reads the pack labels' barcodes back from those
-# images) and a C compiler for the race detector. Printing is tested with
-# stand-ins for CUPS's lp and lpstat: no CUPS needed.
-TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools
+# images), a C compiler for the race detector, and CUPS's client and
+# scheduler (cups-client, cups-daemon): internal/printer's tests start
+# their own cupsd on a free port of 127.0.0.1 and check, with the real lp
+# and lpstat, the answers printertest's stand-ins replay to the others.
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

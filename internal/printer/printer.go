@@ -114,7 +114,22 @@ func Queues(ctx context.Context) ([]string, error) {
 			qs = append(qs, q)
 		}
 	}
+	if len(qs) == 0 && schedulerDown(ctx) {
+		return nil, &Error{Detail: noScheduler, Kind: ErrNoCUPS}
+	}
 	return qs, nil
+}
+
+const noScheduler = "lpstat -r: scheduler is not running"
+
+// schedulerDown reports whether lpstat -r says that no CUPS scheduler
+// runs. CUPS's client says no more than that itself: with none running,
+// lp answers "The printer or class does not exist." and lpstat -e lists
+// nothing, as for a scheduler without that queue (testdata/cups of
+// printertest, recorded from the real lp and lpstat).
+func schedulerDown(ctx context.Context) bool {
+	out, err := run(ctx, "lpstat", "-r")
+	return err == nil && strings.Contains(out, "scheduler is not running")
 }
 
 // jobID finds lp's "request id is Q-12 (1 file(s))".
@@ -122,8 +137,10 @@ var jobID = regexp.MustCompile(`request id is (\S+)`)
 
 // Print sends the file at path to queue (lp -d QUEUE FILE) and returns the
 // job's id as lp names it ("Q-12"), or "" when it names none. A failure is
-// an *Error: when lp does not say why, lpstat -e tells a queue that does
-// not exist (ErrNoQueue) from one that refused the job (ErrRefused).
+// an *Error: lpstat -r tells no scheduler running (ErrNoCUPS) from a queue
+// that does not exist (ErrNoQueue), and when lp does not say why, lpstat
+// -e tells a queue that does not exist from one that refused the job
+// (ErrRefused).
 func Print(ctx context.Context, queue, path string) (string, error) {
 	if !ValidQueue(queue) {
 		return "", &Error{Queue: queue, Detail: "not the name of a print queue", Kind: ErrNoQueue}
@@ -135,7 +152,11 @@ func Print(ctx context.Context, queue, path string) (string, error) {
 	var pe *Error
 	if errors.As(err, &pe) {
 		pe.Queue = queue
-		if errors.Is(pe.Kind, ErrRefused) {
+		switch {
+		case errors.Is(pe.Kind, ErrNoCUPS):
+		case schedulerDown(ctx):
+			pe.Kind, pe.Detail = ErrNoCUPS, noScheduler
+		case errors.Is(pe.Kind, ErrRefused):
 			if qs, qerr := Queues(ctx); qerr == nil && !slices.Contains(qs, queue) {
 				pe.Kind = ErrNoQueue
 			}

@@ -1,8 +1,11 @@
 // Package printertest puts stand-ins for CUPS's client first on a test's
 // PATH, so that printing is tested without a print server: lpstat -e lists
 // the queues given, and lp records its arguments and a copy of the file it
-// is given, then takes the job on a queue that accepts jobs, or answers as
-// CUPS's lp does.
+// is given, then takes the job on a queue that accepts jobs. What they
+// write is not theirs: they replay what CUPS's own lp and lpstat wrote,
+// recorded once (testdata/cups, fixtures.go), and the printer package's
+// tests check the recording against a real scheduler they start
+// (StartCUPS).
 package printertest
 
 import (
@@ -22,21 +25,42 @@ type Job struct {
 	File []byte   // the file as lp read it
 }
 
+// replay writes a recorded answer, its queue named $2 and its job $3, and
+// exits with its status. Queue names come checked (printer.ValidQueue);
+// sed's own characters in them are escaped all the same.
+const replay = `D=%[1]s
+replay() {
+	q=$(printf '%%s' "$2" | sed 's/[&|\\]/\\&/g')
+	sed -e "s|QUEUE-1|$q-$3|g" -e "s|QUEUE|$q|g" "$D/cups/$1.stdout"
+	sed -e "s|QUEUE|$q|g" "$D/cups/$1.stderr" >&2
+	exit "$(cat "$D/cups/$1.status")"
+}
+`
+
 const lpstat = `#!/bin/sh
-[ "$1" = "-e" ] || { echo "lpstat: unknown option \"$1\"" >&2; exit 1; }
-if [ ! -s "%[1]s/queues" ]; then echo "lpstat: No destinations added." >&2; exit 1; fi
-cat "%[1]s/queues"
+` + replay + `
+case "$*" in
+-r) [ -e "$D/down" ] && replay lpstat-r-no-scheduler; replay lpstat-r ;;
+-e) [ -e "$D/down" ] && replay lpstat-e-no-scheduler
+	[ -s "$D/queues" ] || replay lpstat-e-none
+	LC_ALL=C sort -f "$D/queues"; exit 0 ;;
+*) echo "lpstat stand-in: only -e and -r are recorded" >&2; exit 2 ;;
+esac
 `
 
 const lp = `#!/bin/sh
-n=$(($(cat "%[1]s/count") + 1))
-echo "$n" > "%[1]s/count"
-printf '%%s\n' "$@" > "%[1]s/job-$n.args"
-[ "$1" = "-d" ] || { echo "lp: Error - expected -d QUEUE" >&2; exit 1; }
-cp "$3" "%[1]s/job-$n.file" 2>/dev/null
-grep -qxF -- "$2" "%[1]s/queues" || { echo "lp: The printer or class does not exist." >&2; exit 1; }
-if grep -qxF -- "$2" "%[1]s/refused"; then echo "lp: Destination \"$2\" is not accepting jobs." >&2; exit 1; fi
-echo "request id is $2-$n (1 file(s))"
+` + replay + `
+n=$(($(cat "$D/count") + 1))
+echo "$n" > "$D/count"
+printf '%%s\n' "$@" > "$D/job-$n.args"
+[ "$1" = "-d" ] && [ $# -eq 3 ] || { echo "lp stand-in: only lp -d QUEUE FILE is recorded" >&2; exit 2; }
+cp "$3" "$D/job-$n.file" 2>/dev/null
+[ -e "$D/down" ] && replay lp-no-scheduler
+grep -qxF -- "$2" "$D/queues" || replay lp-no-queue
+grep -qxF -- "$2" "$D/refused" && replay lp-not-accepting "$2"
+j=$(($(cat "$D/jobs") + 1))
+echo "$j" > "$D/jobs"
+replay lp-printed "$2" "$j"
 `
 
 // Install puts lp and lpstat stand-ins first on the PATH for the rest of
@@ -45,10 +69,19 @@ echo "request id is $2-$n (1 file(s))"
 func Install(t testing.TB, queues ...string) *CUPS {
 	t.Helper()
 	c := &CUPS{dir: t.TempDir()}
-	for name, text := range map[string]string{
+	files := map[string]string{
 		"lp": fmt.Sprintf(lp, c.dir), "lpstat": fmt.Sprintf(lpstat, c.dir),
-		"queues": lines(queues), "refused": "", "count": "0\n",
-	} {
+		"queues": lines(queues), "refused": "", "count": "0\n", "jobs": "0\n",
+	}
+	for _, name := range Cases {
+		o := Recorded(name)
+		files["cups/"+name+".stdout"], files["cups/"+name+".stderr"] = o.Stdout, o.Stderr
+		files["cups/"+name+".status"] = fmt.Sprintln(o.Status)
+	}
+	if err := os.Mkdir(filepath.Join(c.dir, "cups"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
 		mode := os.FileMode(0o644)
 		if name == "lp" || name == "lpstat" {
 			mode = 0o755
@@ -75,12 +108,24 @@ func lines(ss []string) string {
 	return strings.Join(ss, "\n") + "\n"
 }
 
-// Refuse makes queue refuse jobs from now on, as a stopped CUPS queue does.
+// Refuse makes queue refuse jobs from now on, as a queue cupsreject
+// stopped taking them does.
 func (c *CUPS) Refuse(t testing.TB, queue string) {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(c.dir, "refused"), os.O_APPEND|os.O_WRONLY, 0o644)
+	c.appendTo(t, "refused", queue+"\n")
+}
+
+// Down makes the stand-in answer as CUPS's client does when no scheduler
+// runs.
+func (c *CUPS) Down(t testing.TB) {
+	t.Helper()
+	c.appendTo(t, "down", "")
+}
+
+func (c *CUPS) appendTo(t testing.TB, name, text string) {
+	f, err := os.OpenFile(filepath.Join(c.dir, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err == nil {
-		_, err = f.WriteString(queue + "\n")
+		_, err = f.WriteString(text)
 		f.Close()
 	}
 	if err != nil {
