@@ -184,7 +184,9 @@ $$;
 -- else is shared with another counter's claim. A request id already used
 -- by this desk answers what it answered the first time (replay). The
 -- payout limit is the desk's stored one, which p_limit may lower; blank
--- texts are empty (vegas.trimmed), and a blank identity is none.
+-- texts are empty (vegas.trimmed), and an identity is kept in its normal
+-- form, one not given being none (vegas.identity_of). A locked-out desk
+-- is answered locked before anything that depends on the ticket.
 CREATE FUNCTION vegas.claim_record(p_game integer, p_block integer, p_position integer, p_secret bigint,
     p_method text, p_desk text, p_operator text, p_request text, p_limit integer,
     p_name text, p_doc_type text, p_doc_number text, p_at text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
@@ -202,7 +204,7 @@ DECLARE
     name     text := vegas.trimmed(p_name);
     doc_type text := vegas.trimmed(p_doc_type);
     doc_num  text := vegas.trimmed(p_doc_number);
-    ident    boolean;
+    ident    text[]; -- the identity's normal fields, NULL for none
     serial   text := vegas.serial_text(p_game, p_block, p_position, p_secret);
     seq      bigint;
     known    boolean;
@@ -213,13 +215,20 @@ BEGIN
     PERFORM vegas.check_recording(who.counter);
     PERFORM vegas.check_serial(p_game, p_block, p_position, p_secret);
     PERFORM vegas.check_claim_texts(who.desk, operator, request, name, doc_type, doc_num, p_method);
-    ident := name <> '' AND doc_type <> '' AND doc_num <> ''; -- a blank identity is none (core.Winner.Given)
+    ident := vegas.identity_of(name, doc_type, doc_num); -- one not given is none (core.Winner.Given)
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
     known := FOUND AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
     IF NOT known AND who.counter THEN
         PERFORM vegas.guess(who.desk); -- first: nothing after it can undo it
     END IF;
     at := CASE WHEN who.counter THEN vegas.now_text() ELSE coalesce(p_at, vegas.now_text()) END;
+    -- A locked-out desk is answered locked before anything depends on the
+    -- ticket: a request id replayed (below) would tell a right secret part
+    -- (its first use named another ticket) from a wrong one (issue 23).
+    IF who.locked_until > at THEN
+        RETURN vegas.refused('locked', at, serial, p_game, p_block, p_position, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, operator, 'claim', request);
+    END IF;
     -- A request id answers as its first use did only to whoever holds the
     -- ticket (a wrong secret part is a wrong guess); the claims of one id
     -- are asked one after the other (the id's row of vegas.requests, held
@@ -232,17 +241,13 @@ BEGIN
             RETURN a;
         END IF;
     END IF;
-    IF who.locked_until > at THEN
-        RETURN vegas.refused('locked', at, serial, p_game, p_block, p_position, who.desk, who.counter,
-            who.locked_until, who.unlocked_at, operator, 'claim', request);
-    END IF;
     IF NOT known THEN
         RETURN vegas.refused('unknown-serial', at, serial, p_game, p_block, p_position, who.desk, who.counter,
             who.locked_until, who.unlocked_at, operator, 'claim', request);
     END IF;
     SELECT * INTO g FROM vegas.games WHERE code = p_game;
     f := vegas.facts_at(b, p_position);
-    a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident), b, p_position, p_secret, f, g);
+    a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident IS NOT NULL), b, p_position, p_secret, f, g);
     IF a.status = 'payable' THEN
         seq := nextval('vegas.waiting_seq');
         INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, -seq) ON CONFLICT (ticket) DO NOTHING;
@@ -255,8 +260,8 @@ BEGIN
                 method, request, detail, name, doc_type, doc_number)
             VALUES (seq, 'claim', at, f.ticket, serial, p_game, p_block, p_position, f.prize, who.desk, operator,
                 p_method, request,
-                CASE WHEN ident THEN vegas.identity_hash(name, doc_type, doc_num) ELSE '' END,
-                CASE WHEN ident THEN name END, CASE WHEN ident THEN doc_type END, CASE WHEN ident THEN doc_num END)
+                CASE WHEN ident IS NOT NULL THEN vegas.identity_hash(ident[1], ident[2], ident[3]) ELSE '' END,
+                ident[1], ident[2], ident[3])
             RETURNING * INTO w;
             a.status := 'paid';
             a := vegas.claim_of(a, vegas.paid_claim(-seq));
