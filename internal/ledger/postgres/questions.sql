@@ -169,6 +169,36 @@ BEGIN
     END IF;
 END $$;
 
+-- A winner's identity, as core's rule (identity.go) says, with its sets
+-- of characters written from Go's (postgres.Constants): identity_clean
+-- removes what prints nothing and makes each run of spaces one space
+-- between words; identity_text is a field's normal form
+-- (core.IdentityText); identity_of the three normal fields of an identity
+-- that is given (core.Winner.Given), or NULL.
+CREATE FUNCTION vegas.identity_clean(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT btrim(regexp_replace(regexp_replace(coalesce(t, ''), {{identity_invisible}}, '', 'g'),
+        {{identity_spaces}}, ' ', 'g'), ' ')
+$$;
+
+CREATE FUNCTION vegas.identity_text(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT vegas.identity_clean(normalize(vegas.identity_clean(t), NFKC))
+$$;
+
+CREATE FUNCTION vegas.identity_of(p_name text, p_doc_type text, p_doc_number text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    t text[] := ARRAY[vegas.identity_text(p_name), vegas.identity_text(p_doc_type), vegas.identity_text(p_doc_number)];
+BEGIN
+    IF length(regexp_replace(t[1], {{identity_nonletters}}, '', 'g')) < {{min_name_letters}}
+        OR length(regexp_replace(t[2], {{identity_nonletters}}, '', 'g')) < {{min_doc_letters}}
+        OR length(regexp_replace(t[3], {{identity_nonalnum}}, '', 'g')) < {{min_doc_number}} THEN
+        RETURN NULL;
+    END IF;
+    PERFORM vegas.check_text('winner''s name', t[1], {{max_identity}});
+    PERFORM vegas.check_text('identity document', t[2], {{max_identity}});
+    PERFORM vegas.check_text('identity document number', t[3], {{max_identity}});
+    RETURN t;
+END $$;
+
 -- identity_hash is a winner's identity as a payment's detail keeps it
 -- (core.IdentityHash): the SHA-256 of each field with its length in bytes.
 CREATE FUNCTION vegas.identity_hash(p_name text, p_doc_type text, p_doc_number text) RETURNS text
