@@ -23,7 +23,7 @@ func TestIdentityProblem(t *testing.T) {
 		t.Errorf("no identity asked: %q", why)
 	}
 	for w, want := range map[ledger.Winner]string{
-		{Name: "\u200b\u3164", DocType: "CNI", DocNumber: "123456"}:  "The winner's name needs at least two letters (characters that print nothing do not count).",
+		{Name: "\u200b\u3164", DocType: "CNI", DocNumber: "123456"}:   "The winner's name needs at least two letters (characters that print nothing do not count).",
 		{Name: "Jean Dupont", DocType: "\u2800", DocNumber: "123456"}: "Name the identity document (identity card, passport…).",
 		{Name: "Jean Dupont", DocType: "CNI", DocNumber: "12\ufeff3"}: "The document number needs at least four letters or digits.",
 	} {
