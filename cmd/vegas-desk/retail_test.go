@@ -359,6 +359,18 @@ func TestIdentityExport(t *testing.T) {
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve"); code != 1 || !strings.Contains(errs, "identity") {
 		t.Fatalf("claim without an identity: %d %s", code, errs)
 	}
+	// Issue 23: an identity of characters that print nothing is none; the
+	// refusal says why.
+	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
+		"--winner-name", "\u200b\u3164", "--winner-doc", "\u2060", "--winner-doc-number", "\ufeff\u2800\u200b\u200b"); code != 1 ||
+		!strings.Contains(errs, "the identity given is none: winner's name") || !strings.Contains(errs, "at least 2 letters") {
+		t.Fatalf("claim with an invisible identity: %d %s", code, errs)
+	}
+	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
+		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "123"); code != 1 ||
+		!strings.Contains(errs, "document number \"123\": at least 4 letters or digits") {
+		t.Fatalf("claim with a short document number: %d %s", code, errs)
+	}
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
 		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "X12345"); code != 0 {
 		t.Fatalf("claim with an identity: %s", errs)

@@ -218,13 +218,27 @@ func (c *cli) claim(args []string) error {
 		return fmt.Errorf("LEDGER UNREACHABLE — DO NOT PAY: %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
 	}
 	if err != nil {
-		return c.refused(*asJSON, err)
+		return c.refused(*asJSON, identityWords(err, req.Winner))
 	}
 	if *asJSON {
 		return c.json(claimJSON(&cl))
 	}
 	fmt.Fprintf(c.stdout, "PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), describeClaim(&cl), cl.Hash)
 	return nil
+}
+
+// identityWords adds to a refusal for want of the winner's identity why
+// the one given is none (ledger.Winner.Check: blank, characters that print
+// nothing, too few letters or digits).
+func identityWords(err error, w *ledger.Winner) error {
+	var r *ledger.Refusal
+	if w == nil || !errors.As(err, &r) || r.Verdict != ledger.IdentityRequired {
+		return err
+	}
+	if why := w.Check(); why != nil {
+		return fmt.Errorf("%w\nthe identity given is none: %v (--winner-name, --winner-doc, --winner-doc-number)", err, why)
+	}
+	return err
 }
 
 func (c *cli) render(args []string) error {

@@ -104,6 +104,9 @@ var (
 	ErrUnknownSerial    = core.ErrUnknownSerial
 	ErrUnknownContents  = core.ErrUnknownContents
 	ErrLocked           = core.ErrLocked
+	ErrIdentityName     = core.ErrIdentityName
+	ErrIdentityDoc      = core.ErrIdentityDoc
+	ErrIdentityNumber   = core.ErrIdentityNumber
 	ErrNotYetOnSale     = core.ErrNotYetOnSale
 	ErrExpired          = core.ErrExpired
 	ErrStolen           = core.ErrStolen

@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/conformance"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -177,7 +178,31 @@ func (k *conformanceKind) ask(t *testing.T, c conformance.Case, w conformance.Wo
 		}
 	}
 	a.Entry = appended(t, j, mark)
+	if c.Op == "claim" && a.Verdict == string(Paid) && strings.HasPrefix(c.Identity, "id:") {
+		keptIdentity(t, j, mark, c)
+	}
 	return a
+}
+
+// keptIdentity checks that the payment case c appended after entry mark
+// hashed and kept the winner's identity in its normal form (issue 23: the
+// same person typed with or without what prints nothing is the same).
+func keptIdentity(t *testing.T, j *Ledger, mark int64, c conformance.Case) {
+	t.Helper()
+	n := c.Winner().Normal()
+	var row struct {
+		Detail string `db:"detail"`
+		Name   string `db:"name"`
+	}
+	err := get(context.Background(), rdb(j), &row, `SELECT j.detail, i.name FROM journal j JOIN identities i ON i.claim = j.id
+		WHERE j.id > ? AND j.kind = 'claim'`, mark)
+	if err != nil {
+		t.Errorf("%s (cases.txt:%d): the payment's identity: %v", c.Name, c.Line, err)
+		return
+	}
+	if !strings.Contains(row.Detail, core.IdentityHash(n)) || row.Name != n.Name {
+		t.Errorf("%s (cases.txt:%d): kept %q, detail %q; want %q hashed %s", c.Name, c.Line, row.Name, row.Detail, n.Name, core.IdentityHash(n))
+	}
 }
 
 // ticketAnswer is a lookup's or a search's answer.

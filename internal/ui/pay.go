@@ -94,6 +94,11 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		if busy {
 			return // a second Enter pays nothing more
 		}
+		if why := identityProblem(winner); why != "" {
+			state.SetText(why) // the dialog stays open for the identity to be typed again
+			progress.Show()
+			return
+		}
 		req, res, ok := d.claimRequest(t, method, winner)
 		if !ok {
 			dlg.Hide()
@@ -126,6 +131,24 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	} else {
 		d.win.Canvas().Focus(payB)
 	}
+}
+
+// identityProblem says in the cashier's words why the winner's identity
+// typed is none (ledger.Winner.Check: blank, characters that print
+// nothing, too few letters or digits), or "" when it is given or not asked.
+func identityProblem(w *ledger.Winner) string {
+	if w == nil {
+		return ""
+	}
+	switch err := w.Check(); {
+	case err == nil:
+		return ""
+	case errors.Is(err, ledger.ErrIdentityName):
+		return lang.L("The winner's name needs at least two letters (characters that print nothing do not count).")
+	case errors.Is(err, ledger.ErrIdentityDoc):
+		return lang.L("Name the identity document (identity card, passport…).")
+	}
+	return lang.L("The document number needs at least four letters or digits.")
 }
 
 // claimRequest is the claim of t at this desk, or the result without a

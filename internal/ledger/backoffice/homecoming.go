@@ -115,7 +115,7 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 		case "issue": // the first entry's, its hash the one recorded here
 			im.times.issued = e.At
 		case "claim":
-			if what := payerWords(&e, winner); what != "" {
+			if what := payerWords(&e); what != "" {
 				return reject("broken-chain", e.ID, "%s: not what a counter ledger records", what)
 			}
 			if err := im.payment(ctx, &e, winner); err != nil {
@@ -203,17 +203,15 @@ func spoolExport(r io.Reader) (*os.File, error) {
 }
 
 // payerWords says what a payment's entry holds that a claim refuses (a
-// blank or unreadable desk or operator, a winner's identity of blank
-// fields), or "".
-func payerWords(e *core.Entry, w *core.Winner) string {
+// blank or unreadable desk or operator), or "". A winner's identity that
+// is none (core.Winner.Check) is a payment without it: recorded, flagged
+// identity-missing (record).
+func payerWords(e *core.Entry) string {
 	if err := core.CheckWho("payment", core.Identity{Desk: e.Desk, Operator: e.Operator}); err != nil {
 		return err.Error()
 	}
 	if core.Blank(e.Desk) || core.Blank(e.Operator) {
 		return fmt.Sprintf("a payment by desk %q, operator %q (a claim records both)", e.Desk, e.Operator)
-	}
-	if w != nil && !w.Given() {
-		return "a winner's identity with a blank field"
 	}
 	return ""
 }
@@ -460,6 +458,8 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 	case deskRule == core.IdentityRequired:
 		im.flag(e, "identity-missing", "pays %s for ticket %s without the winner's identity, required from %s",
 			game.FormatAmount(prize), e.Serial, game.FormatAmount(issued.Threshold))
+	case identity && winner != nil && !winner.Given():
+		im.flag(e, "identity-missing", "the payment records a winner's identity that is none (%v)", winner.Check())
 	case identity && !keepWinner:
 		im.flag(e, "identity-missing", "the payment records a winner's identity that the file does not hold")
 	}

@@ -463,7 +463,7 @@ func CheckIdentities(ctx context.Context, q core.Querier, rep *core.VerifyReport
 		case r.Kind != "claim":
 			rep.Add(where, "keeps a winner's identity, but it is no payment")
 		case !w.Given():
-			rep.Add(where, "records a winner's identity that is blank (%q, %q, %q)", w.Name, w.DocType, w.DocNumber)
+			rep.Add(where, "records a winner's identity that is blank or invisible (%q, %q, %q: %v)", w.Name, w.DocType, w.DocNumber, w.Check())
 		case core.IdentityHash(&w) != hash:
 			rep.Add(where, "keeps a winner's identity other than the one the payment recorded")
 		}

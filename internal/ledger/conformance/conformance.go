@@ -49,7 +49,7 @@ type Case struct {
 	Before   string // the desk that paid the ticket before, or ""
 	Desk     string
 	Asked    core.Limit // NoLimit when none is asked
-	Identity string     // "", given, blank, partial
+	Identity string     // "", given, blank, partial, id:NAME (identities.txt)
 	Request  string
 	When     string
 	Expect   string
@@ -148,8 +148,8 @@ func parseLine(n int, f []string) (Case, error) {
 		return Case{}, fmt.Errorf("desk %q: want D1 or D0", c.Desk)
 	case c.When != Open && c.When != BeforeSale && c.When != AfterDeadline:
 		return Case{}, fmt.Errorf("when %q: want open, before-sale or after-deadline", c.When)
-	case c.Identity != "" && c.Identity != "given" && c.Identity != "blank" && c.Identity != "partial":
-		return Case{}, fmt.Errorf("identity %q: want given, blank or partial", c.Identity)
+	case c.Identity != "" && c.Identity != "given" && c.Identity != "blank" && c.Identity != "partial" && !knownIdentity(c.Identity):
+		return Case{}, fmt.Errorf("identity %q: want given, blank, partial or id:NAME of identities.txt", c.Identity)
 	case c.Ref != "" && c.Ref != "payment":
 		return Case{}, fmt.Errorf("ref %q: want payment", c.Ref)
 	}
@@ -181,7 +181,21 @@ func (c Case) Winner() *core.Winner {
 	case "partial":
 		return &core.Winner{Name: "Jean Dupont"}
 	}
+	if name, ok := strings.CutPrefix(c.Identity, "id:"); ok {
+		ic, _ := IdentityNamed(name)
+		w := ic.Winner
+		return &w
+	}
 	return nil
+}
+
+// knownIdentity reports whether s is id:NAME of the identities table.
+func knownIdentity(s string) bool {
+	name, ok := strings.CutPrefix(s, "id:")
+	if ok {
+		_, ok = IdentityNamed(name)
+	}
+	return ok
 }
 
 // Answer is what a kind of ledger answered, as the cases compare it.

@@ -58,8 +58,12 @@ func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimReques
 		return Claim{}, fmt.Errorf("claim: %w", err)
 	}
 	// A request id used before answers as it did only to whoever holds
-	// the ticket: a wrong secret part is a wrong guess, whatever the id.
-	if r == nil || r.Verdict != UnknownSerial {
+	// the ticket: a wrong secret part is a wrong guess, whatever the id;
+	// and any refusal of the facts (an unknown serial, a lock-out if a
+	// kind reports one there) answers before the id is looked at, so that
+	// the id cannot tell a right guess from a wrong one (issue 23: on
+	// PostgreSQL, vegas.claim_record keeps the same order).
+	if r == nil {
 		prior, err := tx.PriorUse(ctx, req.Who.Desk, req.Request)
 		if err != nil {
 			return Claim{}, fmt.Errorf("claim: %w", err)

@@ -156,14 +156,9 @@ func Spaces() string {
 	return b.String()
 }
 
-// Given reports whether the winner's identity is given: a name, a
-// document and its number, none of them blank.
-func (w *Winner) Given() bool {
-	return w != nil && !Blank(w.Name) && !Blank(w.DocType) && !Blank(w.DocNumber)
-}
-
 // IdentityHash is the SHA-256 of a winner's identity that the claim entry
-// records (the identity itself stays out of the journal).
+// records (the identity itself stays out of the journal), of its fields as
+// they are: a claim hashes and keeps them normalised (PrepareClaim).
 func IdentityHash(w *Winner) string {
 	text := "name=" + strconv.Itoa(len(w.Name)) + ":" + w.Name + "\n" +
 		"doc_type=" + strconv.Itoa(len(w.DocType)) + ":" + w.DocType + "\n" +
@@ -182,8 +177,9 @@ func NewRequestID() string {
 // PrepareClaim checks a claim request as every kind of ledger does before
 // it asks anything, and returns its serial. own is the desk of a counter's
 // login or sealed ledger ("" for the back office): it pays as that desk
-// only. Texts are trimmed; a blank winner's identity is none; an empty
-// request id gets one.
+// only. Texts are trimmed; a winner's identity is kept in its normal form
+// (IdentityText), and one that is not given (Winner.Check: blank,
+// invisible, too short) is none; an empty request id gets one.
 func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 	s, err := game.ParseSerial(req.Serial)
 	if err != nil {
@@ -217,9 +213,16 @@ func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 				return s, fmt.Errorf("claim: %w", err)
 			}
 		}
+		// An identity is kept, hashed and compared in its normal form
+		// (IdentityText); one that is not given (Winner.Check) is none.
 		req.Winner = nil
-		if t.Given() {
-			req.Winner = &t
+		if n := t.Normal(); n.Given() {
+			for _, f := range [][2]string{{"winner's name", n.Name}, {"identity document", n.DocType}, {"document number", n.DocNumber}} {
+				if err := CheckText(f[0], f[1], MaxIdentity); err != nil {
+					return s, fmt.Errorf("claim: %w", err)
+				}
+			}
+			req.Winner = n
 		}
 	}
 	if req.Request == "" {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
@@ -31,6 +32,16 @@ func Constants() map[string]string {
 		"max_identity": strconv.Itoa(core.MaxIdentity),
 		// What Blank trims: every Unicode white space.
 		"spaces": sqlString(core.Spaces()),
+		// A winner's identity (core's identity.go): what prints nothing,
+		// a run of spaces, what is no letter, what is neither a letter
+		// nor a digit, and the least of each field.
+		"identity_invisible":  sqlString(core.IdentityClass(core.IdentityInvisible, false)),
+		"identity_spaces":     sqlString(core.IdentityClass(core.IdentitySpace, false) + "+"),
+		"identity_nonletters": sqlString(core.IdentityClass(unicode.IsLetter, true)),
+		"identity_nonalnum":   sqlString(core.IdentityClass(func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }, true)),
+		"min_name_letters":    strconv.Itoa(core.MinNameLetters),
+		"min_doc_letters":     strconv.Itoa(core.MinDocLetters),
+		"min_doc_number":      strconv.Itoa(core.MinDocNumber),
 		// The moves a counter makes itself: from and to.
 		"receive_from":  sqlString(core.PackMoves["receive"].From[0]),
 		"receive_to":    sqlString(core.PackMoves["receive"].To),

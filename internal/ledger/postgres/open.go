@@ -44,9 +44,13 @@ var questionsSQL string
 // SchemaVersion is the version of a shared ledger's schema, its meta row
 // 'schema': 3 since its journal is recorded, then chained; 4 since a
 // desk's request ids are asked one at a time (vegas.requests) and the
-// chainer ends counters' transactions kept open (vegas.reap). The SQLite
+// chainer ends counters' transactions kept open (vegas.reap); 5 since a
+// winner's identity is the rule of core's identity.go (vegas.identity_of)
+// and a locked-out desk is answered locked before its request id is
+// replayed (issue 23: an earlier database's functions still pay an
+// invisible identity and answer the lock-out's oracle). The SQLite
 // file's is core.SchemaVersion. An earlier one is refused.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given

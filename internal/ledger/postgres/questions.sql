@@ -169,6 +169,36 @@ BEGIN
     END IF;
 END $$;
 
+-- A winner's identity, as core's rule (identity.go) says, with its sets
+-- of characters written from Go's (postgres.Constants): identity_clean
+-- removes what prints nothing and makes each run of spaces one space
+-- between words; identity_text is a field's normal form
+-- (core.IdentityText); identity_of the three normal fields of an identity
+-- that is given (core.Winner.Given), or NULL.
+CREATE FUNCTION vegas.identity_clean(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT btrim(regexp_replace(regexp_replace(coalesce(t, ''), {{identity_invisible}}, '', 'g'),
+        {{identity_spaces}}, ' ', 'g'), ' ')
+$$;
+
+CREATE FUNCTION vegas.identity_text(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT vegas.identity_clean(normalize(vegas.identity_clean(t), NFKC))
+$$;
+
+CREATE FUNCTION vegas.identity_of(p_name text, p_doc_type text, p_doc_number text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    t text[] := ARRAY[vegas.identity_text(p_name), vegas.identity_text(p_doc_type), vegas.identity_text(p_doc_number)];
+BEGIN
+    IF length(regexp_replace(t[1], {{identity_nonletters}}, '', 'g')) < {{min_name_letters}}
+        OR length(regexp_replace(t[2], {{identity_nonletters}}, '', 'g')) < {{min_doc_letters}}
+        OR length(regexp_replace(t[3], {{identity_nonalnum}}, '', 'g')) < {{min_doc_number}} THEN
+        RETURN NULL;
+    END IF;
+    PERFORM vegas.check_text('winner''s name', t[1], {{max_identity}});
+    PERFORM vegas.check_text('identity document', t[2], {{max_identity}});
+    PERFORM vegas.check_text('identity document number', t[3], {{max_identity}});
+    RETURN t;
+END $$;
+
 -- identity_hash is a winner's identity as a payment's detail keeps it
 -- (core.IdentityHash): the SHA-256 of each field with its length in bytes.
 CREATE FUNCTION vegas.identity_hash(p_name text, p_doc_type text, p_doc_number text) RETURNS text
@@ -184,7 +214,9 @@ $$;
 -- else is shared with another counter's claim. A request id already used
 -- by this desk answers what it answered the first time (replay). The
 -- payout limit is the desk's stored one, which p_limit may lower; blank
--- texts are empty (vegas.trimmed), and a blank identity is none.
+-- texts are empty (vegas.trimmed), and an identity is kept in its normal
+-- form, one not given being none (vegas.identity_of). A locked-out desk
+-- is answered locked before anything that depends on the ticket.
 CREATE FUNCTION vegas.claim_record(p_game integer, p_block integer, p_position integer, p_secret bigint,
     p_method text, p_desk text, p_operator text, p_request text, p_limit integer,
     p_name text, p_doc_type text, p_doc_number text, p_at text) RETURNS vegas.answer LANGUAGE plpgsql SECURITY DEFINER
@@ -202,7 +234,7 @@ DECLARE
     name     text := vegas.trimmed(p_name);
     doc_type text := vegas.trimmed(p_doc_type);
     doc_num  text := vegas.trimmed(p_doc_number);
-    ident    boolean;
+    ident    text[]; -- the identity's normal fields, NULL for none
     serial   text := vegas.serial_text(p_game, p_block, p_position, p_secret);
     seq      bigint;
     known    boolean;
@@ -213,13 +245,20 @@ BEGIN
     PERFORM vegas.check_recording(who.counter);
     PERFORM vegas.check_serial(p_game, p_block, p_position, p_secret);
     PERFORM vegas.check_claim_texts(who.desk, operator, request, name, doc_type, doc_num, p_method);
-    ident := name <> '' AND doc_type <> '' AND doc_num <> ''; -- a blank identity is none (core.Winner.Given)
+    ident := vegas.identity_of(name, doc_type, doc_num); -- one not given is none (core.Winner.Given)
     SELECT * INTO b FROM vegas.blocks WHERE game = p_game AND number = p_block;
     known := FOUND AND p_position < b.tickets AND vegas.secret(b.serial_key, p_position) = p_secret;
     IF NOT known AND who.counter THEN
         PERFORM vegas.guess(who.desk); -- first: nothing after it can undo it
     END IF;
     at := CASE WHEN who.counter THEN vegas.now_text() ELSE coalesce(p_at, vegas.now_text()) END;
+    -- A locked-out desk is answered locked before anything depends on the
+    -- ticket: a request id replayed (below) would tell a right secret part
+    -- (its first use named another ticket) from a wrong one (issue 23).
+    IF who.locked_until > at THEN
+        RETURN vegas.refused('locked', at, serial, p_game, p_block, p_position, who.desk, who.counter,
+            who.locked_until, who.unlocked_at, operator, 'claim', request);
+    END IF;
     -- A request id answers as its first use did only to whoever holds the
     -- ticket (a wrong secret part is a wrong guess); the claims of one id
     -- are asked one after the other (the id's row of vegas.requests, held
@@ -232,17 +271,13 @@ BEGIN
             RETURN a;
         END IF;
     END IF;
-    IF who.locked_until > at THEN
-        RETURN vegas.refused('locked', at, serial, p_game, p_block, p_position, who.desk, who.counter,
-            who.locked_until, who.unlocked_at, operator, 'claim', request);
-    END IF;
     IF NOT known THEN
         RETURN vegas.refused('unknown-serial', at, serial, p_game, p_block, p_position, who.desk, who.counter,
             who.locked_until, who.unlocked_at, operator, 'claim', request);
     END IF;
     SELECT * INTO g FROM vegas.games WHERE code = p_game;
     f := vegas.facts_at(b, p_position);
-    a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident), b, p_position, p_secret, f, g);
+    a := vegas.answer_of(vegas.verdict(f, g, at, vegas.lower_limit(who.payout_limit, p_limit), ident IS NOT NULL), b, p_position, p_secret, f, g);
     IF a.status = 'payable' THEN
         seq := nextval('vegas.waiting_seq');
         INSERT INTO vegas.paid (ticket, claim) VALUES (f.ticket, -seq) ON CONFLICT (ticket) DO NOTHING;
@@ -255,8 +290,8 @@ BEGIN
                 method, request, detail, name, doc_type, doc_number)
             VALUES (seq, 'claim', at, f.ticket, serial, p_game, p_block, p_position, f.prize, who.desk, operator,
                 p_method, request,
-                CASE WHEN ident THEN vegas.identity_hash(name, doc_type, doc_num) ELSE '' END,
-                CASE WHEN ident THEN name END, CASE WHEN ident THEN doc_type END, CASE WHEN ident THEN doc_num END)
+                CASE WHEN ident IS NOT NULL THEN vegas.identity_hash(ident[1], ident[2], ident[3]) ELSE '' END,
+                ident[1], ident[2], ident[3])
             RETURNING * INTO w;
             a.status := 'paid';
             a := vegas.claim_of(a, vegas.paid_claim(-seq));

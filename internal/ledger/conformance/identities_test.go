@@ -1,0 +1,50 @@
+package conformance
+
+import (
+	"testing"
+
+	"vegas-desk/internal/ledger/core"
+)
+
+// Go's rule against the identities table: whether each identity is
+// given, the name as kept, and a normal form that normalising again
+// leaves as it is (what PostgreSQL normalises again is Go's).
+func TestIdentitiesGo(t *testing.T) {
+	cases := Identities()
+	if len(cases) < 50 {
+		t.Fatalf("%d identities: the table was not read whole", len(cases))
+	}
+	for _, c := range cases {
+		w := c.Winner
+		if got := w.Given(); got != c.Given {
+			t.Errorf("%s (identities.txt:%d): given %v, want %v (%v)", c.Name, c.Line, got, c.Given, w.Check())
+		}
+		n := w.Normal()
+		if c.Given && n.Name != c.Kept {
+			t.Errorf("%s (identities.txt:%d): name kept %q, want %q", c.Name, c.Line, n.Name, c.Kept)
+		}
+		if again := n.Normal(); *again != *n {
+			t.Errorf("%s (identities.txt:%d): normalised again %+q, was %+q", c.Name, c.Line, *again, *n)
+		}
+		if n.Given() != c.Given {
+			t.Errorf("%s (identities.txt:%d): its normal form is given %v", c.Name, c.Line, n.Given())
+		}
+	}
+}
+
+// Plain text typed once is kept as typed, so that the identities of the
+// payments made before the rule hash as they did.
+func TestIdentityPlainUnchanged(t *testing.T) {
+	for _, s := range []string{"Jean Dupont", "Zoë Ørsted", "CNI", "X12345", "Jeanne-Marie O'Neil", "passeport n° 12"} {
+		if got := core.IdentityText(s); got != s {
+			t.Errorf("IdentityText(%q) = %q", s, got)
+		}
+	}
+	w := core.Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "123456"}
+	// SHA-256 of "name=11:Jean Dupont\ndoc_type=3:CNI\ndoc_number=6:123456\n",
+	// the hash the identity always had.
+	const before = "f81b2feaad42836aa894725aa23f809414028076b2f4719bf9ea96f13840f57b"
+	if h := core.IdentityHash(w.Normal()); h != before {
+		t.Errorf("the hash of a plain identity changed: %s, was %s", h, before)
+	}
+}

@@ -1,0 +1,128 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"vegas-desk/internal/ledger/conformance"
+	"vegas-desk/internal/ledger/core"
+)
+
+// The identities table (conformance/identities.txt) asked of PostgreSQL's
+// mirror of the rule: each field's normal form (vegas.identity_text), the
+// identity given or none (vegas.identity_of) and its hash, compared with
+// Go's (core.IdentityText, core.Winner.Given, core.IdentityHash).
+func TestIdentitiesPostgres(t *testing.T) {
+	bo, _ := pgWithDesks(t)
+	ctx := context.Background()
+	for _, c := range conformance.Identities() {
+		w := c.Winner
+		for _, f := range []string{w.Name, w.DocType, w.DocNumber} {
+			var got string
+			if err := get(ctx, rdb(bo), &got, "SELECT vegas.identity_text($1)", f); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			if want := core.IdentityText(f); got != want {
+				t.Errorf("%s (identities.txt:%d): PostgreSQL keeps %+q, Go %+q", c.Name, c.Line, got, want)
+			}
+		}
+		var r struct {
+			Name, Doc, Number sql.NullString
+			Hash              sql.NullString
+		}
+		err := get(ctx, rdb(bo), &r, `SELECT t[1] AS name, t[2] AS doc, t[3] AS number, vegas.identity_hash(t[1], t[2], t[3]) AS hash
+			FROM (SELECT vegas.identity_of($1, $2, $3) AS t) x`, w.Name, w.DocType, w.DocNumber)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if r.Name.Valid != c.Given {
+			t.Errorf("%s (identities.txt:%d): PostgreSQL: given %v, want %v", c.Name, c.Line, r.Name.Valid, c.Given)
+			continue
+		}
+		if n := w.Normal(); c.Given && (r.Name.String != c.Kept || r.Doc.String != n.DocType || r.Number.String != n.DocNumber || r.Hash.String != core.IdentityHash(n)) {
+			t.Errorf("%s (identities.txt:%d): PostgreSQL keeps %q %q %q hashed %s; Go %+v hashed %s", c.Name, c.Line,
+				r.Name.String, r.Doc.String, r.Number.String, r.Hash.String, *n, core.IdentityHash(n))
+		}
+	}
+}
+
+// Issue 23's attack through a counter's login, as psql would ask: a prize
+// from the identity threshold claimed with each identity of the table as
+// typed (no Go in between) is paid only to a given one, which is kept and
+// hashed in its normal form.
+func TestCounterInvisibleIdentity(t *testing.T) {
+	ctx := context.Background()
+	bo, db := pgWithDesks(t)
+	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 100, Identity{Desk: "BO", Operator: "eve"}); err != nil {
+		t.Fatal(err)
+	}
+	b := mustBlock(t, bo)
+	c := rawCounter(t, db, "D1")
+	cases := conformance.Identities()
+	ps := ticketsWith(t, bo, b, 100, len(cases)+1)
+	refused := ps[len(cases)]
+	for i, ic := range cases {
+		pos := refused
+		if ic.Given {
+			pos = ps[i]
+		}
+		w := ic.Winner
+		st := status(t, c, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'mallory', '', NULL, $3, $4, $5, NULL)`,
+			pos, b.Key.Secret(pos), w.Name, w.DocType, w.DocNumber)
+		want := "identity-required"
+		if ic.Given {
+			want = "paid"
+		}
+		if st != want {
+			t.Errorf("%s (identities.txt:%d): %s, want %s", ic.Name, ic.Line, st, want)
+			continue
+		}
+		if !ic.Given {
+			continue
+		}
+		var kept struct{ Name, Detail string }
+		err := get(ctx, rdb(bo), &kept, `SELECT i.name, j.detail FROM journal j JOIN identities i ON i.claim = j.id
+			WHERE j.kind = 'claim' AND j.position = $1`, pos)
+		if n := w.Normal(); err != nil || kept.Name != n.Name || kept.Detail != core.IdentityHash(n) {
+			t.Errorf("%s: kept %+v %v; want %q hashed %s", ic.Name, kept, err, n.Name, core.IdentityHash(n))
+		}
+	}
+}
+
+// Issue 23's attack on a sealed counter ledger's import: a payment whose
+// winner's identity prints nothing (forged into the counter's file: its
+// own app refuses one) is recorded, the money being gone, and flagged
+// identity-missing with why; the identity is not kept, and verify on the
+// counter's file reports it.
+func TestImportFlagsInvisibleIdentity(t *testing.T) {
+	ctx := context.Background()
+	bo, _, c2 := openCounterCopies(t)
+	b := mustBlock(t, bo)
+	p := ticketsWith(t, bo, b, 50000, 1)[0]
+	w := Winner{Name: "\u200b\u3164", DocType: "\u2060", DocNumber: "\ufeff\u2800\u200b\u200b"}
+	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(p), Valid: true}, Serial: serialOf(b, p),
+		Game: 531, Block: 1, Position: p, Amount: 50000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r1",
+		Detail: core.IdentityHash(&w)})
+	var id int64
+	if err := get(ctx, rdb(c2), &id, "SELECT max(id) FROM journal"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute(ctx, wdb(c2), "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)", id, w.Name, w.DocType, w.DocNumber); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := c2.Verify(ctx, 0, 0, nil); err != nil || rep.OK() || !strings.Contains(fmt.Sprint(rep.Problems), "blank or invisible") {
+		t.Errorf("verify on the counter's file: %v %v", rep.Problems, err)
+	}
+	rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), Identity{Desk: "BO", Operator: "clerk"})
+	if err != nil || rep.Recorded != 1 || fmt.Sprint(flagKinds(rep)) != "[identity-missing]" || !strings.Contains(rep.Flags[0].What, "is none") {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	var kept int
+	if err := get(ctx, rdb(bo), &kept, "SELECT count(*) FROM identities"); err != nil || kept != 0 {
+		t.Errorf("the back office keeps %d identities, %v", kept, err)
+	}
+}
