@@ -151,7 +151,7 @@ func TestRetailCLI(t *testing.T) {
 		{"receipt without -o", []string{"receipt", "1"}, 2, "", "-o FILE.pdf or --printer QUEUE"},
 		{"receipt printed", []string{"receipt", "1", "--printer", "Recus"}, 0, "", "receipt of payment 1 printed on Recus (job Recus-1)"},
 		{"receipt on a printer that does not exist", []string{"receipt", "1", "--printer", "Recu"}, 2, "",
-			`printer "Recu" does not exist: give a queue that lpstat -e lists (here: Recus, Bureau)`},
+			`printer "Recu" does not exist: give a queue that lpstat -e lists (here: Bureau, Recus)`},
 		{"receipt of no payment", []string{"receipt", "99", "--json"}, 2, "", "no payment"},
 
 		// The day and the settlement.
@@ -160,7 +160,7 @@ func TestRetailCLI(t *testing.T) {
 		{"day report as CSV", []string{"daily", "--desk", "D1", "--day", today, "--csv"}, 0, "desk,day,kind,at,payment", ""},
 		{"day report as PDF", []string{"daily", "--desk", "D1", "--day", today, "-o", filepath.Join(dir, "day.pdf")}, 0, "", ""},
 		{"day report printed", []string{"daily", "--desk", "D1", "--day", today, "--printer", "Bureau"}, 0, "",
-			"day report of desk D1, " + today + " printed on Bureau (job Bureau-3)"},
+			"day report of desk D1, " + today + " printed on Bureau (job Bureau-2)"},
 		{"a summary printed", []string{"daily", "--printer", "Bureau"}, 2, "", "--printer go with --day"},
 		{"day report without a desk", []string{"daily", "--day", today}, 2, "", "--desk"},
 		{"two formats", []string{"daily", "--desk", "D1", "--day", today, "--csv", "--json"}, 2, "", "choose one"},
