@@ -161,7 +161,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err := db.SelectContext(ctx, &meta, "SELECT key, value FROM meta"); err != nil {
 		return fail(Classify(err))
 	}
-	b := &Backend{db: p}
+	b := &Backend{db: p, seq: &sequencer{db: p}}
 	b.Store = &backoffice.Store{E: engine{p}, Location: shown, ReadOnly: readOnly, Shared: true, Now: now}
 	for _, m := range meta {
 		switch m.Key {
