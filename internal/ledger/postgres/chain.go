@@ -49,11 +49,11 @@ const chainBatch = 1000
 // move) and the later entries' refs that named it -seq then name its id,
 // and a payment's winner goes to vegas.identities. It returns what each
 // entry got, by seq.
-func chainWaiting(ctx context.Context, tx *sqlx.Tx) (map[int64]chained, error) {
+func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	for {
 		var rows []waitingRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT seq, recorded, kind, at, ticket, serial, game, block, position,
+		if err := sqlx.SelectContext(ctx, tx, &rows, `SELECT seq, recorded, kind, at, ticket, serial, game, block, position,
 			pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, name IS NOT NULL AS ident
 			FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)); err != nil {
 			return nil, fmt.Errorf("chain: %w", err)
@@ -72,12 +72,12 @@ func chainWaiting(ctx context.Context, tx *sqlx.Tx) (map[int64]chained, error) {
 
 // chainRows chains rows, waiting in the order of their records, after the
 // journal's last entry, and adds what each got to out.
-func chainRows(ctx context.Context, tx *sqlx.Tx, rows []waitingRow, out map[int64]chained) error {
+func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[int64]chained) error {
 	var last struct {
 		ID   int64  `db:"id"`
 		Hash []byte `db:"hash"`
 	}
-	err := tx.GetContext(ctx, &last, "SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1")
+	err := sqlx.GetContext(ctx, tx, &last, "SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1")
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("chain: %w", err)
 	}
@@ -89,7 +89,7 @@ func chainRows(ctx context.Context, tx *sqlx.Tx, rows []waitingRow, out map[int6
 		e := &w.Entry
 		if _, ok := numbers[e.Kind]; !ok {
 			var n int64
-			if err := tx.GetContext(ctx, &n, "SELECT coalesce(max(number), 0) FROM vegas.journal WHERE kind = $1", e.Kind); err != nil {
+			if err := sqlx.GetContext(ctx, tx, &n, "SELECT coalesce(max(number), 0) FROM vegas.journal WHERE kind = $1", e.Kind); err != nil {
 				return fmt.Errorf("chain: %w", err)
 			}
 			numbers[e.Kind] = n
@@ -138,12 +138,12 @@ func chainRows(ctx context.Context, tx *sqlx.Tx, rows []waitingRow, out map[int6
 // refOf resolves a ref to an entry that waited (-seq): chained in this
 // chain (out), or before (the journal's seq). As vegas.chain_waiting
 // does, a ref to no entry is none.
-func refOf(ctx context.Context, tx *sqlx.Tx, ref *sql.NullInt64, out map[int64]chained) error {
+func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int64]chained) error {
 	if c, ok := out[-ref.Int64]; ok {
 		ref.Int64 = c.ID
 		return nil
 	}
-	err := tx.GetContext(ctx, &ref.Int64, "SELECT id FROM vegas.journal WHERE seq = $1", -ref.Int64)
+	err := sqlx.GetContext(ctx, tx, &ref.Int64, "SELECT id FROM vegas.journal WHERE seq = $1", -ref.Int64)
 	if errors.Is(err, sql.ErrNoRows) {
 		*ref = sql.NullInt64{}
 		return nil
@@ -155,7 +155,7 @@ func refOf(ctx context.Context, tx *sqlx.Tx, ref *sql.NullInt64, out map[int64]c
 }
 
 // insertChained inserts chained rows into the journal, in one statement.
-func insertChained(ctx context.Context, tx *sqlx.Tx, rows []waitingRow) error {
+func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) error {
 	const cols = 22
 	var b strings.Builder
 	b.WriteString("INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
