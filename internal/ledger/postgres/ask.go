@@ -105,7 +105,10 @@ func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimReques
 		var r *core.Refusal
 		switch {
 		case ok && err == nil:
-			c.Entry, c.Number, c.Hash, c.Chained = w.ID, w.Number, fmt.Sprintf("%x", w.Hash), time.Since(w.Recorded)
+			c.Entry, c.Number, c.Hash = w.ID, w.Number, fmt.Sprintf("%x", w.Hash)
+			if !tx.prior {
+				c.Chained = time.Since(tx.recorded)
+			}
 		case ok && errors.As(err, &r) && !tx.prior:
 			r.Entry = w.ID
 		}

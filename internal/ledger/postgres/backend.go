@@ -20,8 +20,9 @@ import (
 // its sequencer chains what its questions record.
 type Backend struct {
 	*backoffice.Store
-	db  pool
-	seq *sequencer
+	db     pool
+	seq    *sequencer
+	blocks blockCache
 }
 
 // Info says what the ledger is.

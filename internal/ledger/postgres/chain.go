@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -25,18 +25,16 @@ import (
 
 // chained is what the chain gave an entry that waited.
 type chained struct {
-	ID       int64
-	Number   int64
-	Hash     []byte
-	Recorded time.Time // when its question recorded it
+	ID     int64
+	Number int64
+	Hash   []byte
 }
 
 // waitingRow is a row of vegas.waiting, as the chain reads it.
 type waitingRow struct {
 	core.Entry
-	Seq      int64     `db:"seq"`
-	Recorded time.Time `db:"recorded"`
-	Ident    bool      `db:"ident"`
+	Seq   int64 `db:"seq"`
+	Ident bool  `db:"ident"`
 }
 
 // chainBatch bounds the entries one statement of the chain inserts (22
@@ -53,7 +51,7 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 	out := map[int64]chained{}
 	for {
 		var rows []waitingRow
-		if err := sqlx.SelectContext(ctx, tx, &rows, `SELECT seq, recorded, kind, at, ticket, serial, game, block, position,
+		if err := sqlx.SelectContext(ctx, tx, &rows, `SELECT seq, kind, at, ticket, serial, game, block, position,
 			pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, name IS NOT NULL AS ident
 			FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)); err != nil {
 			return nil, fmt.Errorf("chain: %w", err)
@@ -81,19 +79,15 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("chain: %w", err)
 	}
-	numbers := map[string]int64{}
+	numbers, err := lastNumbers(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
 	seqs := make([]int64, len(rows))
 	var claims, packs, idents bool
 	for i := range rows {
 		w := &rows[i]
 		e := &w.Entry
-		if _, ok := numbers[e.Kind]; !ok {
-			var n int64
-			if err := sqlx.GetContext(ctx, tx, &n, "SELECT coalesce(max(number), 0) FROM vegas.journal WHERE kind = $1", e.Kind); err != nil {
-				return fmt.Errorf("chain: %w", err)
-			}
-			numbers[e.Kind] = n
-		}
 		numbers[e.Kind]++
 		e.ID, e.Number = last.ID+1, numbers[e.Kind]
 		if e.Ref.Valid && e.Ref.Int64 < 0 { // an entry that waited: its id now
@@ -103,7 +97,7 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		}
 		e.Hash = e.ChainHash(last.Hash)
 		last.ID, last.Hash = e.ID, e.Hash
-		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash, Recorded: w.Recorded}
+		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
 		seqs[i] = w.Seq
 		claims, packs, idents = claims || e.Kind == "claim", packs || e.Kind == "packs", idents || w.Ident
 	}
@@ -133,6 +127,31 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		}
 	}
 	return nil
+}
+
+// lastNumbers are the last numbers of the kinds of rows in the journal,
+// in one statement (each kind's from its index).
+func lastNumbers(ctx context.Context, tx core.Querier, rows []waitingRow) (map[string]int64, error) {
+	var kinds []string
+	for i := range rows {
+		if !slices.Contains(kinds, rows[i].Kind) {
+			kinds = append(kinds, rows[i].Kind)
+		}
+	}
+	var last []struct {
+		Kind   string `db:"kind"`
+		Number int64  `db:"number"`
+	}
+	if err := sqlx.SelectContext(ctx, tx, &last, `SELECT k AS kind,
+		(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = k) AS number
+		FROM unnest($1::text[]) k`, kinds); err != nil {
+		return nil, fmt.Errorf("chain: %w", err)
+	}
+	numbers := map[string]int64{}
+	for _, l := range last {
+		numbers[l.Kind] = l.Number
+	}
+	return numbers, nil
 }
 
 // refOf resolves a ref to an entry that waited (-seq): chained in this

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -38,6 +39,8 @@ type questionTx struct {
 	seq       int64
 	prior     bool
 	committed bool
+	recorded  time.Time // when it recorded its entry: its chain delay's start
+	blocks    *blockCache
 }
 
 func (b *Backend) begin(ctx context.Context) (*questionTx, error) {
@@ -46,11 +49,51 @@ func (b *Backend) begin(ctx context.Context) (*questionTx, error) {
 	if err != nil {
 		return nil, Classify(err)
 	}
-	return &questionTx{Tx: tx}, nil
+	return &questionTx{Tx: tx, blocks: &b.blocks}, nil
 }
 
+// Facts are the facts of the ticket of s (backoffice.FactsBySerial), its
+// block from the backend's blocks (a block never changes: postgres.sql's
+// triggers).
 func (t *questionTx) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
-	return backoffice.FactsBySerial(ctx, t, s)
+	b, err := t.blocks.get(ctx, t, s.Game, s.Block)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil, &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Position < 0 || s.Position >= b.Tickets || b.Key.Secret(s.Position) != s.Secret {
+		return nil, &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
+	}
+	return backoffice.FactsOf(ctx, t, b, s.Position)
+}
+
+// blockCache keeps the blocks a backend's questions read: a block's row
+// never changes nor goes (postgres.sql's triggers), so it is read once.
+type blockCache struct {
+	mu sync.Mutex
+	m  map[[2]int]core.Block
+}
+
+func (c *blockCache) get(ctx context.Context, q core.Querier, gameCode, number int) (core.Block, error) {
+	c.mu.Lock()
+	b, ok := c.m[[2]int{gameCode, number}]
+	c.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := backoffice.GetBlock(ctx, q, gameCode, number)
+	if err != nil {
+		return b, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[2]int]core.Block{}
+	}
+	c.m[[2]int{gameCode, number}] = b
+	c.mu.Unlock()
+	return b, nil
 }
 
 func (t *questionTx) Rules(ctx context.Context, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
@@ -117,19 +160,23 @@ func (t *questionTx) Record(ctx context.Context, e *core.Entry) error {
 			return err
 		}
 	}
-	if _, err := t.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-		return fmt.Errorf("journal: %w", Classify(err))
-	}
 	e.AtText = core.FormatTime(e.At)
-	err := core.Get(ctx, t, &t.seq, `INSERT INTO waiting (kind, at, ticket, serial, game, block, position, pack_first,
+	var row struct {
+		Seq  int64  `db:"seq"`
+		Sync string `db:"sync"`
+	}
+	// The transaction's synchronous_commit, off, set by the statement
+	// itself (one round trip the fewer).
+	err := core.Get(ctx, t, &row, `INSERT INTO waiting (kind, at, ticket, serial, game, block, position, pack_first,
 		pack_last, state, amount, desk, operator, method, ref, request, reason, detail)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING seq, set_config('synchronous_commit', 'off', true) AS sync`,
 		e.Kind, e.AtText, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst, e.PackLast, e.State, e.Amount,
 		e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail)
 	if err != nil {
 		return fmt.Errorf("journal: %w", Classify(err))
 	}
-	t.prior, e.ID = false, -t.seq
+	t.seq, t.prior, e.ID, t.recorded = row.Seq, false, -row.Seq, time.Now()
 	return nil
 }
 

@@ -22,17 +22,26 @@ import (
 // restart (or a desks disable), the pool's first use of an old connection
 // fails, and the statement is run once more on a new connection (the idle
 // ones were opened before the same event, and are dropped).
-type pool struct{ *sqlx.DB }
+type pool struct {
+	*sqlx.DB
+	idle int // how many connections it keeps idle
+}
 
-// idleConns is how many connections a pool keeps idle.
-const idleConns = 2
+// idleConns is how many connections a counter's pool keeps idle; the back
+// office's (a server's) keeps all of its backOfficeConns: its questions
+// run at once, and a connection made again for each (a backend started,
+// SCRAM) would cost more than the question.
+const (
+	idleConns       = 2
+	backOfficeConns = 8
+)
 
 // Retry runs f, and once more on a new connection when it lost its own.
 func (p pool) Retry(f func() error) error {
 	err := f()
 	if err != nil && errors.Is(Classify(err), core.ErrUnreachable) {
 		p.SetMaxIdleConns(0)
-		p.SetMaxIdleConns(idleConns)
+		p.SetMaxIdleConns(p.idle)
 		err = f()
 	}
 	return err
