@@ -94,6 +94,9 @@ bench: deps-test
 	$(BENCH) -bench 'Generate$$|Verify' -benchtime 2x ./internal/ledger/
 	$(BENCH) -bench 'Lookup|FindByContents' -benchtime 200x ./internal/ledger/
 	$(BENCH) -bench 'PostgresFigures' -benchtime 1x ./internal/ledger/
+	# Claims decided in Go on PostgreSQL (the back office's login, as a
+	# validation server asks them) beside pgbench -N, and the chain's delay.
+	$(BENCH) -bench 'GoClaims' -benchtime 1x ./internal/ledger/
 	# A shared ledger's capacity: vegas-desk load beside pgbench -N, the
 	# chain's delay, a payment while counters sleep in their calls.
 	$(BENCH) -bench 'Load' -benchtime 1x ./cmd/vegas-desk/

@@ -64,13 +64,47 @@ func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.
 	}
 	f := &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: row.Code,
 		PackState: row.State}
-	if row.Claim.Valid {
-		if f.Paid, err = PaidClaim(ctx, q, f.Ticket); err != nil {
-			return nil, err
-		}
+	switch {
+	case row.Claim.Valid && row.Claim.Int64 < 0:
+		f.Paid, err = WaitingClaim(ctx, q, -row.Claim.Int64)
+	case row.Claim.Valid:
+		f.Paid, err = PaidClaim(ctx, q, f.Ticket)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return f, nil
 }
+
+// WaitingClaim is a shared ledger's payment whose entry waits to be
+// chained (its paid row names -seq of its row of vegas.waiting: see
+// postgres.sql; a file's paid rows name chained entries only): its entry
+// is -seq and it has no number nor hash yet; or, chained since the paid
+// row was read, the payment of the journal. (PostgreSQL only: the
+// waiting table and the journal's seq column are not a file's.)
+func WaitingClaim(ctx context.Context, q core.Querier, seq int64) (*core.Claim, error) {
+	var e core.Entry
+	err := core.Get(ctx, q, &e, "SELECT "+WaitingCols+" FROM waiting w WHERE seq = ?", seq)
+	if err == nil {
+		c := e.Claim()
+		return &c, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", seq, err)
+	}
+	var rows []ClaimRow
+	if err := core.Select(ctx, q, &rows, ClaimSelect+" WHERE c.seq = ?", seq); err != nil || len(rows) == 0 {
+		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", seq, errors.Join(err, sql.ErrNoRows))
+	}
+	c := rows[0].Claim()
+	return &c, nil
+}
+
+// WaitingCols are a row of a shared ledger's vegas.waiting as a journal
+// entry whose id is -seq (no number, no hash yet), from table alias w.
+const WaitingCols = `-w.seq AS id, w.kind, w.at, 0::bigint AS number, w.ticket, w.serial, w.game, w.block, w.position,
+	w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator, w.method, w.ref, w.request, w.reason, w.detail,
+	''::bytea AS hash`
 
 // TicketState reads the state of f's pack and f's payment, in a ledger
 // that keeps pack_states and paid (a back office, a sealed counter ledger).

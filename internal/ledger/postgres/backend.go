@@ -14,13 +14,15 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// Backend is the back office's login to a shared ledger: it reads and
-// writes the tables, and asks the same functions as the counters for a
-// lookup, a claim or a search by contents, so that every verdict is
-// decided in one place.
+// Backend is the back office's login to a shared ledger (or a server's):
+// it reads and writes the tables, and decides a lookup, a claim or a
+// search by contents in Go, with core's rule, as a file does (ask.go);
+// its sequencer chains what its questions record.
 type Backend struct {
 	*backoffice.Store
-	db pool
+	db     pool
+	seq    *sequencer
+	blocks blockCache
 }
 
 // Info says what the ledger is.
@@ -36,24 +38,6 @@ func (b *Backend) Ping(ctx context.Context) error { return Classify(b.db.PingCon
 
 // Refuse: the back office refuses nothing.
 func (b *Backend) Refuse(string) error { return nil }
-
-// Lookup asks vegas.lookup.
-func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, limit core.Limit, _ time.Time) (core.Ticket, error) {
-	return lookup(ctx, b.db, s, who, limit)
-}
-
-// Claim asks vegas.claim, at time at (zero: the server's).
-func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	if b.ReadOnly {
-		return core.Claim{}, core.ErrReadOnly
-	}
-	return claim(ctx, b.db, s, req, at)
-}
-
-// Find asks vegas.find.
-func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, limit core.Limit, _ time.Time) ([]core.Ticket, error) {
-	return find(ctx, b.db, code, who, limit)
-}
 
 // Counter is a counter's login to a shared ledger: what it may do is the
 // functions granted to the counters, which take its desk and its payout

@@ -22,17 +22,26 @@ import (
 // restart (or a desks disable), the pool's first use of an old connection
 // fails, and the statement is run once more on a new connection (the idle
 // ones were opened before the same event, and are dropped).
-type pool struct{ *sqlx.DB }
+type pool struct {
+	*sqlx.DB
+	idle int // how many connections it keeps idle
+}
 
-// idleConns is how many connections a pool keeps idle.
-const idleConns = 2
+// idleConns is how many connections a counter's pool keeps idle; the back
+// office's (a server's) keeps all of its backOfficeConns: its questions
+// run at once, and a connection made again for each (a backend started,
+// SCRAM) would cost more than the question.
+const (
+	idleConns       = 2
+	backOfficeConns = 8
+)
 
 // Retry runs f, and once more on a new connection when it lost its own.
 func (p pool) Retry(f func() error) error {
 	err := f()
 	if err != nil && errors.Is(Classify(err), core.ErrUnreachable) {
 		p.SetMaxIdleConns(0)
-		p.SetMaxIdleConns(idleConns)
+		p.SetMaxIdleConns(p.idle)
 		err = f()
 	}
 	return err
@@ -52,13 +61,21 @@ func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, q := range []string{"SELECT 1 FROM vegas.chainer FOR UPDATE", "SELECT vegas.chain_waiting()"} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			tx.Rollback()
-			return nil, Classify(err)
-		}
+	if err := lockChain(ctx, tx); err != nil {
+		tx.Rollback()
+		return nil, err
 	}
 	return tx, nil
+}
+
+// lockChain takes the chainer's lock in tx (waiting for a chain in
+// progress) and chains what waits (in Go: chainWaiting).
+func lockChain(ctx context.Context, tx core.Querier) error {
+	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		return Classify(err)
+	}
+	_, err := chainWaiting(ctx, tx)
+	return Classify(err)
 }
 
 // Bulk opens a write transaction that takes the chainer's lock only at
@@ -88,23 +105,34 @@ func (e engine) Pool() core.Querier { return e.db }
 
 func (e engine) Classify(err error) error { return Classify(err) }
 
-// Append appends through vegas.append, which takes the chainer's lock,
-// chains what waits, and makes the entry's id, number, hash, and its time
-// when e has none (the server's clock).
+// Append takes the chainer's lock (held by a Write from its start),
+// chains what waits, and appends en after it, in Go: its id, its number
+// among its kind, its hash, and its time when en has none (now).
 func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
-	var at *string // nil: the server's clock
-	if !en.At.IsZero() {
-		t := core.FormatTime(en.At)
-		at = &t
-	}
-	err := core.Get(ctx, q, en, `SELECT `+core.EntryCols+` FROM vegas.append(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		en.Kind, at, en.Ticket, en.Serial, en.Game, en.Block, en.Position, en.PackFirst, en.PackLast, en.State,
-		en.Amount, en.Desk, en.Operator, en.Method, en.Ref, en.Request, en.Reason, en.Detail)
-	if err != nil {
+	tx := q
+	if err := lockChain(ctx, tx); err != nil {
 		return err
 	}
-	en.At = core.ParseTime(en.AtText)
-	return nil
+	var last struct {
+		ID   int64  `db:"id"`
+		Hash []byte `db:"hash"`
+	}
+	err := sqlx.GetContext(ctx, tx, &last, "SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1")
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err := sqlx.GetContext(ctx, tx, &en.Number, "SELECT coalesce(max(number), 0) + 1 FROM vegas.journal WHERE kind = $1", en.Kind); err != nil {
+		return err
+	}
+	if en.At.IsZero() {
+		en.At = time.Now()
+	}
+	en.ID, en.AtText = last.ID+1, core.FormatTime(en.At)
+	en.Hash = en.ChainHash(last.Hash)
+	_, err = tx.ExecContext(ctx, "INSERT INTO vegas.journal ("+core.EntryCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+		en.ID, en.Kind, en.AtText, en.Number, en.Ticket, en.Serial, en.Game, en.Block, en.Position, en.PackFirst, en.PackLast,
+		en.State, en.Amount, en.Desk, en.Operator, en.Method, en.Ref, en.Request, en.Reason, en.Detail, en.Hash)
+	return err
 }
 
 // Waiting lists the entries recorded and not yet chained, id -seq.

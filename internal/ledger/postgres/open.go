@@ -101,7 +101,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", shown, err)
 	}
-	db.SetMaxOpenConns(8)
+	db.SetMaxOpenConns(backOfficeConns)
 	db.SetMaxIdleConns(idleConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	fail := func(err error) (core.Backend, error) {
@@ -140,7 +140,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err := db.GetContext(ctx, &who, "SELECT desk, counter, payout_limit FROM vegas.whoami()"); err != nil {
 		return fail(Classify(err))
 	}
-	p := pool{db}
+	p := pool{db, idleConns}
 	if who.Counter {
 		limit := core.Limit(0)
 		if who.Limit != nil {
@@ -165,7 +165,9 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err := db.SelectContext(ctx, &meta, "SELECT key, value FROM meta"); err != nil {
 		return fail(Classify(err))
 	}
-	b := &Backend{db: p}
+	p.idle = backOfficeConns
+	db.SetMaxIdleConns(p.idle)
+	b := &Backend{db: p, seq: &sequencer{db: p}}
 	b.Store = &backoffice.Store{E: engine{p}, Location: shown, ReadOnly: readOnly, Shared: true, Now: now}
 	for _, m := range meta {
 		switch m.Key {

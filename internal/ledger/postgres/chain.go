@@ -1,0 +1,202 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/ledger/core"
+)
+
+// The journal's chain, in Go: a question of the back office's login (or a
+// server's) records its entry in vegas.waiting in its own transaction;
+// the chain takes what waits, under the row lock of vegas.chainer (which
+// the counters' PL/pgSQL chainer, vegas.chain_waiting, takes too: both
+// may run on one database, one at a time), and appends it to the hash
+// chain in the order of its records, each entry with its id, its number
+// among its kind and its hash (core's canonical text, byte for byte what
+// vegas.canonical makes).
+
+// chained is what the chain gave an entry that waited.
+type chained struct {
+	ID     int64
+	Number int64
+	Hash   []byte
+}
+
+// waitingRow is a row of vegas.waiting, as the chain reads it.
+type waitingRow struct {
+	core.Entry
+	Seq   int64 `db:"seq"`
+	Ident bool  `db:"ident"`
+}
+
+// chainBatch bounds the entries one statement of the chain inserts (22
+// parameters each: PostgreSQL takes at most 65,535 a statement).
+const chainBatch = 1000
+
+// chainWaiting appends the entries waiting (those committed) to the
+// chain, in tx, whose caller holds the chainer's lock: what vegas.chain_waiting
+// does, in Go. Each entry's paid row (a payment), its packs' states (a
+// move) and the later entries' refs that named it -seq then name its id,
+// and a payment's winner goes to vegas.identities. It returns what each
+// entry got, by seq.
+func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
+	out := map[int64]chained{}
+	for {
+		var rows []waitingRow
+		if err := sqlx.SelectContext(ctx, tx, &rows, `SELECT seq, kind, at, ticket, serial, game, block, position,
+			pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, name IS NOT NULL AS ident
+			FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)); err != nil {
+			return nil, fmt.Errorf("chain: %w", err)
+		}
+		if len(rows) == 0 {
+			return out, nil
+		}
+		if err := chainRows(ctx, tx, rows, out); err != nil {
+			return nil, err
+		}
+		if len(rows) < chainBatch {
+			return out, nil
+		}
+	}
+}
+
+// chainRows chains rows, waiting in the order of their records, after the
+// journal's last entry, and adds what each got to out.
+func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[int64]chained) error {
+	var last struct {
+		ID   int64  `db:"id"`
+		Hash []byte `db:"hash"`
+	}
+	err := sqlx.GetContext(ctx, tx, &last, "SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1")
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("chain: %w", err)
+	}
+	numbers, err := lastNumbers(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
+	seqs := make([]int64, len(rows))
+	var claims, packs, idents bool
+	for i := range rows {
+		w := &rows[i]
+		e := &w.Entry
+		numbers[e.Kind]++
+		e.ID, e.Number = last.ID+1, numbers[e.Kind]
+		if e.Ref.Valid && e.Ref.Int64 < 0 { // an entry that waited: its id now
+			if err := refOf(ctx, tx, &e.Ref, out); err != nil {
+				return err
+			}
+		}
+		e.Hash = e.ChainHash(last.Hash)
+		last.ID, last.Hash = e.ID, e.Hash
+		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
+		seqs[i] = w.Seq
+		claims, packs, idents = claims || e.Kind == "claim", packs || e.Kind == "packs", idents || w.Ident
+	}
+	for start := 0; start < len(rows); start += chainBatch {
+		if err := insertChained(ctx, tx, rows[start:min(start+chainBatch, len(rows))]); err != nil {
+			return err
+		}
+	}
+	var stmts []string
+	if claims {
+		stmts = append(stmts, `UPDATE vegas.paid p SET claim = j.id FROM vegas.journal j
+			WHERE p.claim < 0 AND j.seq = -p.claim AND j.seq = ANY ($1)`)
+	}
+	if packs {
+		stmts = append(stmts, `UPDATE vegas.pack_states s SET entry = j.id FROM vegas.journal j
+			WHERE s.entry < 0 AND j.seq = -s.entry AND j.seq = ANY ($1)`)
+	}
+	if idents {
+		stmts = append(stmts, `INSERT INTO vegas.identities (claim, name, doc_type, doc_number)
+			SELECT j.id, w.name, w.doc_type, w.doc_number FROM vegas.waiting w JOIN vegas.journal j ON j.seq = w.seq
+			WHERE w.seq = ANY ($1) AND w.kind = 'claim' AND w.name IS NOT NULL ORDER BY j.id`)
+	}
+	stmts = append(stmts, "DELETE FROM vegas.waiting WHERE seq = ANY ($1)")
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q, seqs); err != nil {
+			return fmt.Errorf("chain: %w", err)
+		}
+	}
+	return nil
+}
+
+// lastNumbers are the last numbers of the kinds of rows in the journal,
+// in one statement (each kind's from its index).
+func lastNumbers(ctx context.Context, tx core.Querier, rows []waitingRow) (map[string]int64, error) {
+	var kinds []string
+	for i := range rows {
+		if !slices.Contains(kinds, rows[i].Kind) {
+			kinds = append(kinds, rows[i].Kind)
+		}
+	}
+	var last []struct {
+		Kind   string `db:"kind"`
+		Number int64  `db:"number"`
+	}
+	if err := sqlx.SelectContext(ctx, tx, &last, `SELECT k AS kind,
+		(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = k) AS number
+		FROM unnest($1::text[]) k`, kinds); err != nil {
+		return nil, fmt.Errorf("chain: %w", err)
+	}
+	numbers := map[string]int64{}
+	for _, l := range last {
+		numbers[l.Kind] = l.Number
+	}
+	return numbers, nil
+}
+
+// refOf resolves a ref to an entry that waited (-seq): chained in this
+// chain (out), or before (the journal's seq). As vegas.chain_waiting
+// does, a ref to no entry is none.
+func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int64]chained) error {
+	if c, ok := out[-ref.Int64]; ok {
+		ref.Int64 = c.ID
+		return nil
+	}
+	err := sqlx.GetContext(ctx, tx, &ref.Int64, "SELECT id FROM vegas.journal WHERE seq = $1", -ref.Int64)
+	if errors.Is(err, sql.ErrNoRows) {
+		*ref = sql.NullInt64{}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("chain: %w", err)
+	}
+	return nil
+}
+
+// insertChained inserts chained rows into the journal, in one statement.
+func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) error {
+	const cols = 22
+	var b strings.Builder
+	b.WriteString("INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
+	args := make([]any, 0, len(rows)*cols)
+	for i := range rows {
+		e := &rows[i].Entry
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("$" + strconv.Itoa(i*cols+c+1))
+		}
+		b.WriteByte(')')
+		args = append(args, e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst,
+			e.PackLast, e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash, rows[i].Seq)
+	}
+	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+		return fmt.Errorf("chain: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"vegas-desk/internal/ledger/core"
+)
+
+// A sequencer chains, in rounds, what a process's questions recorded: a
+// question that recorded an entry (committed) waits for the next round to
+// begin and end. A round takes the chainer's lock (waiting for the chain
+// in progress, of another process or of a counter's PL/pgSQL), chains
+// everything waiting (chainWaiting) and commits, waiting for the disk: so
+// one round makes durable every entry chained before its end, by anyone
+// (its commit flushes the WAL past their chains' commits, which it waited
+// for), and one flush serves all the questions of a round. Rounds run one
+// after the other, in a goroutine of their own: a question whose context
+// ends stops waiting, not the round.
+type sequencer struct {
+	db pool
+
+	mu      sync.Mutex
+	running bool
+	next    *round // the round to begin when the running one ends
+}
+
+// round is one chain: done is closed when it ends, with what it chained
+// (by seq) or its error.
+type round struct {
+	done    chan struct{}
+	chained map[int64]chained
+	err     error
+}
+
+// roundTimeout bounds a round (the chainer's lock is held by a back
+// office's write for as long as it lasts: a block's generation takes its
+// lock only at its end).
+const roundTimeout = 60 * time.Second
+
+// wait returns once entry seq, recorded and committed, is chained and
+// durable, with what the chain gave it.
+func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
+	s.mu.Lock()
+	if s.next == nil {
+		s.next = &round{done: make(chan struct{})}
+	}
+	r := s.next
+	if !s.running {
+		s.start()
+	}
+	s.mu.Unlock()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return chained{}, fmt.Errorf("journal: entry waiting to be chained: %w", ctx.Err())
+	}
+	if r.err != nil {
+		return chained{}, r.err
+	}
+	if c, ok := r.chained[seq]; ok {
+		return c, nil
+	}
+	// Chained before the round, by another process's chain or a
+	// counter's: the round's commit made it durable.
+	var c chained
+	err := core.Get(ctx, s.db, &c, "SELECT j.id, j.number, j.hash FROM vegas.journal j WHERE j.seq = ?", seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, fmt.Errorf("journal: entry %d, recorded, was not chained", seq)
+	}
+	return c, Classify(err)
+}
+
+// start begins the next round; s.mu is held.
+func (s *sequencer) start() {
+	r := s.next
+	s.next, s.running = nil, true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
+		r.chained, r.err = s.chain(ctx)
+		cancel()
+		close(r.done)
+		s.mu.Lock()
+		s.running = false
+		if s.next != nil {
+			s.start()
+		}
+		s.mu.Unlock()
+	}()
+}
+
+// chain runs one round: the chainer's lock, what waits chained, a commit
+// that waits for the disk.
+func (s *sequencer) chain(ctx context.Context) (map[int64]chained, error) {
+	tx, err := (engine{s.db}).Bulk(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		return nil, fmt.Errorf("journal: %w", Classify(err))
+	}
+	out, err := chainWaiting(ctx, tx)
+	if err != nil {
+		return nil, Classify(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("journal: commit the chain: %w", Classify(err))
+	}
+	return out, nil
+}
