@@ -3,6 +3,8 @@ package ui
 import (
 	"testing"
 
+	"fyne.io/fyne/v2/lang"
+
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/conformance"
 )
@@ -27,7 +29,7 @@ func TestIdentityProblem(t *testing.T) {
 		{Name: "Jean Dupont", DocType: "\u2800", DocNumber: "123456"}: "Name the identity document (identity card, passport…).",
 		{Name: "Jean Dupont", DocType: "CNI", DocNumber: "12\ufeff3"}: "The document number needs at least four letters or digits.",
 	} {
-		if got := identityProblem(&w); got != want {
+		if got := identityProblem(&w); got != lang.L(want) { // in the language a test before set
 			t.Errorf("%+q: %q, want %q", w, got, want)
 		}
 	}
