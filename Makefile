@@ -118,6 +118,11 @@ fuzz:
 	# Counters' exports as import-claims reads them, from anyone (a few KB
 	# each: minimized for a minute, a few new inputs stop the run).
 	$(FUZZ) -fuzz '^FuzzImportClaims$$' -fuzzminimizetime 100x ./internal/ledger/
+	# Every request body of the validation server's API, from a desk.
+	$(FUZZ) -fuzz '^FuzzLookupBody$$' ./internal/server/
+	$(FUZZ) -fuzz '^FuzzClaimBody$$' ./internal/server/
+	$(FUZZ) -fuzz '^FuzzFindBody$$' ./internal/server/
+	$(FUZZ) -fuzz '^FuzzMoveBody$$' ./internal/server/
 
 clean:
 	rm -rf bin

@@ -189,3 +189,7 @@ func (s *Server) take(r *http.Request, desk string) bool {
 	}
 	return sl.over
 }
+
+// Handler is the API's handler, without TLS: the fuzz targets ask it with
+// a request whose TLS state they make.
+func (s *Server) Handler() http.Handler { return s.http.Handler }

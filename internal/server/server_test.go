@@ -18,7 +18,7 @@ var bo = ledger.Identity{Desk: "BO", Operator: "eve"}
 
 // office is a back office's ledger of the block fixture (every pack on
 // sale) with desks C1 (limit 100 €) and C2 (limit 0), and its serials.
-func office(t *testing.T) (*ledger.Ledger, ledgertest.Serials) {
+func office(t testing.TB) (*ledger.Ledger, ledgertest.Serials) {
 	t.Helper()
 	l, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
 	if err != nil {
