@@ -37,16 +37,27 @@ func (c *cli) desks(args []string) error {
 		return badInput("desks: want add, list, disable, enable, unlock, limit or password (see vegas-desk help)")
 	}
 	sub, args := args[0], args[1:]
+	if sub == "cert" {
+		return c.desksCert(args)
+	}
 	fs := flag.NewFlagSet("desks "+sub, flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "JSON output")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	switch sub {
 	case "add":
-		pwFile := fs.String("password-file", "", "file holding the counter's password (shared ledger)")
+		pwFile := fs.String("password-file", "", "file holding the counter's password (shared ledger, without --out)")
 		limit := fs.Int("limit", 150, "the counter's payout limit in euros")
+		out := fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
+		dir := fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
+		pass := fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
 		pos, err := c.positional(fs, args, 1, "one desk ID")
 		if err != nil {
 			return err
+		}
+		if *out != "" {
+			if _, err := os.Lstat(*out); err == nil {
+				return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
+			}
 		}
 		l, err := c.open(true)
 		if err != nil {
@@ -54,9 +65,9 @@ func (c *cli) desks(args []string) error {
 		}
 		defer l.Close()
 		var password string
-		if l.Shared() {
+		if l.Shared() && (*pwFile != "" || *out == "") {
 			if *pwFile == "" {
-				return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it")
+				return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it (or give --out for the validation server)")
 			}
 			b, err := os.ReadFile(*pwFile)
 			if err != nil {
@@ -67,6 +78,11 @@ func (c *cli) desks(args []string) error {
 		d, err := l.AddDesk(c.ctx, pos[0], *limit, password, defaultIdentity("", *operator))
 		if err != nil {
 			return err
+		}
+		if *out != "" {
+			if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
+				return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
+			}
 		}
 		c.adviseServer(l)
 		if *asJSON {
