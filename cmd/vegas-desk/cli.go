@@ -146,6 +146,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = args[1:]
 	}
 	if len(args) == 0 {
+		if c.server != "" {
+			// The app asks the server with the desk file of --desk-cert.
+			os.Setenv("VEGAS_DESK_CERT", c.deskCert)
+			return c.fail(openApp(c.server))
+		}
 		// Without --db or VEGAS_DESK_DB the app reopens the ledger last
 		// chosen in its settings, or its own default.
 		return c.fail(openApp(c.db))
