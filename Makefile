@@ -95,6 +95,8 @@ bench: deps-test
 	# A shared ledger's capacity: vegas-desk load beside pgbench -N, the
 	# chain's delay, a payment while counters sleep in their calls.
 	$(BENCH) -bench 'Load' -benchtime 1x ./cmd/vegas-desk/
+	# A counter's lookup round trip through vegas-desk serve over loopback.
+	$(BENCH) -bench 'ServerLookup' -benchtime 2000x ./internal/server/
 	# Sealing a block for a counter ledger (target: at most 10 s on 2
 	# cores), beside generating the same block in memory, in the same run.
 	$(BENCH) -bench 'SealBlock' -benchtime 3x ./internal/ledger/
