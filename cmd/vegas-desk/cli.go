@@ -57,6 +57,7 @@ else the one last chosen in the app's settings).
   desks password ID --password-file FILE         give a counter's login a new password (shared ledger)
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
   load [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]   a shared ledger's capacity test
+  load --server URL [--dir DIR] [--counters N] [--seconds S] [--json]   the same, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file

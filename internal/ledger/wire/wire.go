@@ -19,6 +19,7 @@ type Claim struct {
 	Amount     int        `json:"amount"`
 	At         time.Time  `json:"at"`
 	Block      int        `json:"block"`
+	ChainedMS  float64    `json:"chained_ms,omitempty"`
 	Desk       string     `json:"desk"`
 	Entry      int64      `json:"entry"`
 	Game       int        `json:"game"`
@@ -42,7 +43,8 @@ func ClaimOf(c *core.Claim) *Claim {
 		return nil
 	}
 	w := &Claim{Amount: c.Amount, At: c.At, Block: c.Block, Desk: c.Desk, Entry: c.Entry, Game: c.Game, Hash: c.Hash,
-		Method: c.Method, Number: c.Number, Operator: c.Operator, Position: c.Position, Request: c.Request, Serial: c.Serial, Voided: c.Voided}
+		Method: c.Method, Number: c.Number, Operator: c.Operator, Position: c.Position, Request: c.Request, Serial: c.Serial, Voided: c.Voided,
+		ChainedMS: float64(c.Chained) / float64(time.Millisecond)}
 	if c.Voided {
 		desk, reason, by, at := c.VoidDesk, c.VoidReason, c.VoidedBy, c.VoidedAt
 		w.VoidDesk, w.VoidReason, w.VoidedBy, w.VoidedAt = &desk, &reason, &by, &at
@@ -57,7 +59,7 @@ func (w *Claim) Core() *core.Claim {
 	}
 	c := &core.Claim{Number: w.Number, Entry: w.Entry, Hash: w.Hash, Serial: w.Serial, Game: w.Game, Block: w.Block,
 		Position: w.Position, Amount: w.Amount, Desk: w.Desk, Operator: w.Operator, Method: w.Method, Request: w.Request,
-		At: w.At, Voided: w.Voided}
+		At: w.At, Voided: w.Voided, Chained: time.Duration(w.ChainedMS * float64(time.Millisecond))}
 	if w.VoidDesk != nil {
 		c.VoidDesk = *w.VoidDesk
 	}
