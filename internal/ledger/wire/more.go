@@ -111,7 +111,6 @@ func (w Game) Core() core.Game {
 type Hello struct {
 	Demo   bool   `json:"demo"`
 	Desk   string `json:"desk"`
-	Head   string `json:"head"`
 	Ledger string `json:"ledger"`
 	// Limit is the desk's payout limit, in euros.
 	Limit int `json:"limit"`
