@@ -45,55 +45,7 @@ func (c *cli) desks(args []string) error {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	switch sub {
 	case "add":
-		pwFile := fs.String("password-file", "", "file holding the counter's password (shared ledger, without --out)")
-		limit := fs.Int("limit", 150, "the counter's payout limit in euros")
-		out := fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
-		dir := fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
-		pass := fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
-		pos, err := c.positional(fs, args, 1, "one desk ID")
-		if err != nil {
-			return err
-		}
-		if *out != "" {
-			if _, err := os.Lstat(*out); err == nil {
-				return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
-			}
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		var password string
-		if l.Shared() && (*pwFile != "" || *out == "") {
-			if *pwFile == "" {
-				return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it (or give --out for the validation server)")
-			}
-			b, err := os.ReadFile(*pwFile)
-			if err != nil {
-				return badInput("desks add: %v", err)
-			}
-			password = string(bytes.TrimRight(b, "\r\n"))
-		}
-		d, err := l.AddDesk(c.ctx, pos[0], *limit, password, defaultIdentity("", *operator))
-		if err != nil {
-			return err
-		}
-		if *out != "" {
-			if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
-				return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
-			}
-		}
-		c.adviseServer(l)
-		if *asJSON {
-			return c.json(deskJSON(d))
-		}
-		fmt.Fprintf(c.stdout, "desk %s added, payout limit %s", d.ID, game.FormatAmount(d.Limit))
-		if d.Role != "" {
-			fmt.Fprintf(c.stdout, ", login %s", d.Role)
-		}
-		fmt.Fprintln(c.stdout)
-		return nil
+		return c.desksAdd(fs, args, asJSON, operator)
 	case "password":
 		pwFile := fs.String("password-file", "", "file holding the counter's new password")
 		pos, err := c.positional(fs, args, 1, "one desk ID")
@@ -118,40 +70,7 @@ func (c *cli) desks(args []string) error {
 		fmt.Fprintf(c.stdout, "desk %s: its login has a new password\n", terminal(pos[0]))
 		return nil
 	case "list":
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		ds, err := l.Desks(c.ctx)
-		if err != nil {
-			return err
-		}
-		c.adviseServer(l)
-		if *asJSON {
-			out := []any{}
-			for _, d := range ds {
-				out = append(out, deskJSON(d))
-			}
-			return c.json(out)
-		}
-		for _, d := range ds {
-			state := "active"
-			switch {
-			case d.Disabled:
-				state = "disabled"
-			case !d.LockedUntil.IsZero():
-				state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
-			}
-			fmt.Fprintf(c.stdout, "%-16s %12s  %-10s %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state, d.Role)
-		}
-		if len(ds) == 0 {
-			fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
-		}
-		return nil
+		return c.desksList(fs, args, asJSON)
 	case "disable", "enable", "unlock":
 		pos, err := c.positional(fs, args, 1, "one desk ID")
 		if err != nil {
@@ -193,6 +112,98 @@ func (c *cli) desks(args []string) error {
 		return nil
 	}
 	return badInput("desks %s: want add, list, disable, enable, unlock or limit", sub)
+}
+
+// desksAdd is desks add: a counter, its login on a shared ledger (with
+// --password-file), its desk file for the validation server (--out).
+func (c *cli) desksAdd(fs *flag.FlagSet, args []string, asJSON *bool, operator *string) error {
+	pwFile := fs.String("password-file", "", "file holding the counter's password (shared ledger, without --out)")
+	limit := fs.Int("limit", 150, "the counter's payout limit in euros")
+	out := fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
+	dir := fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
+	pass := fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
+	pos, err := c.positional(fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if _, err := os.Lstat(*out); err == nil {
+			return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
+		}
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	var password string
+	if l.Shared() && (*pwFile != "" || *out == "") {
+		if *pwFile == "" {
+			return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it (or give --out for the validation server)")
+		}
+		b, err := os.ReadFile(*pwFile)
+		if err != nil {
+			return badInput("desks add: %v", err)
+		}
+		password = string(bytes.TrimRight(b, "\r\n"))
+	}
+	d, err := l.AddDesk(c.ctx, pos[0], *limit, password, defaultIdentity("", *operator))
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
+			return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
+		}
+	}
+	c.adviseServer(l)
+	if *asJSON {
+		return c.json(deskJSON(d))
+	}
+	fmt.Fprintf(c.stdout, "desk %s added, payout limit %s", d.ID, game.FormatAmount(d.Limit))
+	if d.Role != "" {
+		fmt.Fprintf(c.stdout, ", login %s", d.Role)
+	}
+	fmt.Fprintln(c.stdout)
+	return nil
+}
+
+// desksList is desks list: the counters, their limits and states.
+func (c *cli) desksList(fs *flag.FlagSet, args []string, asJSON *bool) error {
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	ds, err := l.Desks(c.ctx)
+	if err != nil {
+		return err
+	}
+	c.adviseServer(l)
+	if *asJSON {
+		out := []any{}
+		for _, d := range ds {
+			out = append(out, deskJSON(d))
+		}
+		return c.json(out)
+	}
+	for _, d := range ds {
+		state := "active"
+		switch {
+		case d.Disabled:
+			state = "disabled"
+		case !d.LockedUntil.IsZero():
+			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(c.stdout, "%-16s %12s  %-10s %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state, d.Role)
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
+	}
+	return nil
 }
 
 func deskJSON(d ledger.Desk) map[string]any {
