@@ -71,7 +71,7 @@ package: build
 # ends, the output of what fails, and last the wall time and the ten
 # slowest tests.
 TEST_CACHE ?= $(CURDIR)/.testcache
-RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestCounterCannotHoldTheJournal|TestConfirmWithKeys
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestCounterCannotHoldTheJournal|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer
 test: deps-test
 	@mkdir -p $(TEST_CACHE)
 	@echo $$(date +%s) > $(TEST_CACHE)/start
@@ -81,7 +81,7 @@ test: deps-test
 	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m $(PKG) \
 		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/pass.json
 	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
-		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ \
+		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/server/ \
 		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/race.json
 	@$(TEST_CACHE)/testlog -summary -start $$(cat $(TEST_CACHE)/start) $(TEST_CACHE)/pass.json $(TEST_CACHE)/race.json
 
@@ -100,6 +100,8 @@ bench: deps-test
 	# A shared ledger's capacity: vegas-desk load beside pgbench -N, the
 	# chain's delay, a payment while counters sleep in their calls.
 	$(BENCH) -bench 'Load' -benchtime 1x ./cmd/vegas-desk/
+	# A counter's lookup round trip through vegas-desk serve over loopback.
+	$(BENCH) -bench 'ServerLookup' -benchtime 2000x ./internal/server/
 	# Sealing a block for a counter ledger (target: at most 10 s on 2
 	# cores), beside generating the same block in memory, in the same run.
 	$(BENCH) -bench 'SealBlock' -benchtime 3x ./internal/ledger/
@@ -123,6 +125,11 @@ fuzz:
 	# Counters' exports as import-claims reads them, from anyone (a few KB
 	# each: minimized for a minute, a few new inputs stop the run).
 	$(FUZZ) -fuzz '^FuzzImportClaims$$' -fuzzminimizetime 100x ./internal/ledger/
+	# Every request body of the validation server's API, from a desk.
+	$(FUZZ) -fuzz '^FuzzLookupBody$$' ./internal/server/
+	$(FUZZ) -fuzz '^FuzzClaimBody$$' ./internal/server/
+	$(FUZZ) -fuzz '^FuzzFindBody$$' ./internal/server/
+	$(FUZZ) -fuzz '^FuzzMoveBody$$' ./internal/server/
 
 clean:
 	rm -rf bin

@@ -57,6 +57,11 @@ else the one last chosen in the app's settings).
   desks password ID --password-file FILE         give a counter's login a new password (shared ledger)
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
   load [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]   a shared ledger's capacity test
+  load --server URL [--dir DIR] [--counters N] [--seconds S] [--json]   the same, through vegas-desk serve of --db
+  serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
+  serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
+  desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
+  desks cert ID --out ID.desk [--dir DIR]                    a new desk file for a desk of the ledger
 
   keygen -o FILE                                 make the back office's signing key (asks a passphrase)
   counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
@@ -71,6 +76,8 @@ else the one last chosen in the app's settings).
 --db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
 (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
 $XDG_DATA_HOME/vegas-desk/ledger.db.
+--server https://HOST:PORT --desk-cert FILE (or VEGAS_DESK_SERVER, VEGAS_DESK_CERT): a counter
+asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db.
 --printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
 `
@@ -94,12 +101,16 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	db             string
-	ctx            context.Context
+	// server and deskCert: a validation server's URL and the desk file
+	// to ask it with (--server, --desk-cert).
+	server, deskCert string
+	ctx              context.Context
 }
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, db: os.Getenv("VEGAS_DESK_DB")}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, db: os.Getenv("VEGAS_DESK_DB"),
+		server: os.Getenv("VEGAS_DESK_SERVER"), deskCert: os.Getenv("VEGAS_DESK_CERT")}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c.ctx = ctx
@@ -115,6 +126,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				val, args = args[1], args[1:]
 			}
 			c.db = val
+		case "server", "desk-cert":
+			if !has {
+				if len(args) < 2 {
+					return c.fail(badInput("--%s needs a value", name))
+				}
+				val, args = args[1], args[1:]
+			}
+			if name == "server" {
+				c.server = val
+			} else {
+				c.deskCert = val
+			}
 		case "h", "help":
 			fmt.Fprint(stdout, usage)
 			return exitOK
@@ -124,6 +147,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = args[1:]
 	}
 	if len(args) == 0 {
+		if c.server != "" {
+			// The app asks the server with the desk file of --desk-cert.
+			os.Setenv("VEGAS_DESK_CERT", c.deskCert)
+			return c.fail(openApp(c.server))
+		}
 		// Without --db or VEGAS_DESK_DB the app reopens the ledger last
 		// chosen in its settings, or its own default.
 		return c.fail(openApp(c.db))
@@ -137,7 +165,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
-		"load": c.load,
+		"load": c.load, "serve": c.serve,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)
@@ -187,6 +215,9 @@ func (c *cli) dbPath() string {
 // or empty file is refused (read refuses it too): a mistyped --db must not
 // become a new ledger; generate makes one (create).
 func (c *cli) open(write bool) (*ledger.Ledger, error) {
+	if c.server != "" {
+		return c.openServer()
+	}
 	if st, err := os.Stat(c.dbPath()); !ledger.IsURL(c.dbPath()) && (err != nil || st.Mode().IsRegular() && st.Size() == 0) {
 		if !write {
 			return c.read()
@@ -204,7 +235,12 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 }
 
 // create opens the ledger, making it when there is none (generate's).
-func (c *cli) create(bool) (*ledger.Ledger, error) { return clocked(ledger.Open(c.dbPath())) }
+func (c *cli) create(bool) (*ledger.Ledger, error) {
+	if c.server != "" {
+		return nil, badInput("--server: a counter's ledger on a server makes no block; generate on the back office's ledger")
+	}
+	return clocked(ledger.Open(c.dbPath()))
+}
 
 // testClock, set by the tests only, is the clock of every ledger the
 // commands open: the conformance table asks a sealed counter ledger, whose
@@ -224,6 +260,9 @@ func clocked(l *ledger.Ledger, err error) (*ledger.Ledger, error) {
 // or empty file is an error: a mistyped --db must not answer from a new
 // empty ledger, and a command that reads makes no ledger (exit 2).
 func (c *cli) read() (*ledger.Ledger, error) {
+	if c.server != "" {
+		return c.openServer()
+	}
 	if ledger.IsURL(c.dbPath()) {
 		return clocked(ledger.OpenReadOnly(c.dbPath()))
 	}

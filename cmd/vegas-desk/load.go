@@ -10,12 +10,15 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/server"
 )
 
 // load is a pilot's capacity test: N counters claim random tickets of an
@@ -29,11 +32,18 @@ func (c *cli) load(args []string) error {
 	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
 	asJSON := fs.Bool("json", false, "JSON output (the progress lines go to the standard error)")
 	yes := fs.Bool("yes-this-is-a-test", false, "run on a ledger that is not a demonstration ledger: its tickets get paid")
+	server := fs.String("server", "", "measure the validation server at this URL (vegas-desk serve of --db), its counters with desk files")
+	dir := fs.String("dir", defaultServeDir(), "(--server) the authority's directory, which signs the counters' desk files")
+	pass := fs.String("passphrase-file", "", "(--server) the file holding the authority key's passphrase")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
+	if c.server != "" && *server == "" {
+		*server = c.server
+	}
+	c.server = "" // --db is the back office's ledger, which knows the serials
 	switch {
-	case !ledger.IsURL(c.dbPath()):
+	case *server == "" && !ledger.IsURL(c.dbPath()):
 		return badInput("load: --db names a shared ledger (postgres://…): a load test measures its server")
 	case *counters < 1 || *counters > 64:
 		return badInput("load: --counters %d: give 1 to 64", *counters)
@@ -52,7 +62,12 @@ func (c *cli) load(args []string) error {
 	if err != nil {
 		return err
 	}
-	logins, err := loadDesks(c, bo, *counters)
+	var logins []*ledger.Ledger
+	if *server != "" {
+		logins, err = serverDesks(c, bo, *counters, *server, *dir, *pass)
+	} else {
+		logins, err = loadDesks(c, bo, *counters)
+	}
 	if err != nil {
 		return err
 	}
@@ -146,6 +161,61 @@ func loadDesks(c *cli, bo *ledger.Ledger, n int) ([]*ledger.Ledger, error) {
 		logins = append(logins, l)
 	}
 	fmt.Fprintf(c.stderr, "load: desks load-1 … load-%d are this test's (payout limit 1,000 €; their passwords are new each run)\n", n)
+	return logins, nil
+}
+
+// serverDesks gives desks load-1 … load-n (added when missing) new desk
+// files signed by the authority of dir, and opens them on the server at
+// url.
+func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([]*ledger.Ledger, error) {
+	p, err := c.passphrase(passFile, false)
+	if err != nil {
+		return nil, err
+	}
+	a, err := server.OpenAuthority(dir, p)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := bo.Desks(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "vegas-desk-load-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var logins []*ledger.Ledger
+	for i := 1; i <= n && err == nil; i++ {
+		id := fmt.Sprintf("load-%d", i)
+		if !slices.ContainsFunc(existing, func(d ledger.Desk) bool { return d.ID == id }) {
+			_, err = bo.AddDesk(c.ctx, id, 1000, "", defaultIdentity("", "load"))
+		}
+		var data []byte
+		if err == nil {
+			data, err = a.DeskCertificate(id, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		}
+		file := filepath.Join(tmp, id+".desk")
+		if err == nil {
+			err = server.WriteDeskFile(file, data)
+		}
+		var l *ledger.Ledger
+		if err == nil {
+			l, err = ledger.OpenServer(url, file)
+		}
+		if err != nil {
+			err = fmt.Errorf("load: desk %s: %w", id, err)
+			break
+		}
+		logins = append(logins, l)
+	}
+	if err != nil {
+		for _, l := range logins {
+			l.Close()
+		}
+		return nil, err
+	}
+	fmt.Fprintf(c.stderr, "load: desks load-1 … load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
 	return logins, nil
 }
 

@@ -51,9 +51,12 @@ var deskCommands = map[string]func(*cli, deskFlags, []string) error{
 }
 
 func (c *cli) desks(args []string) error {
-	const want = "want add, list, disable, enable, unlock, limit or password (see vegas-desk help)"
+	const want = "want add, cert, list, disable, enable, unlock, limit or password (see vegas-desk help)"
 	if len(args) == 0 {
 		return badInput("desks: " + want)
+	}
+	if args[0] == "cert" {
+		return c.desksCert(args[1:])
 	}
 	run, ok := deskCommands[args[0]]
 	if !ok {
@@ -79,11 +82,19 @@ func readPassword(what, file string) (string, error) {
 }
 
 func (c *cli) deskAdd(f deskFlags, args []string) error {
-	pwFile := f.fs.String("password-file", "", "file holding the counter's password (shared ledger)")
+	pwFile := f.fs.String("password-file", "", "file holding the counter's password (shared ledger, without --out)")
 	limit := f.fs.Int("limit", 150, "the counter's payout limit in euros")
+	out := f.fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
+	dir := f.fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
+	pass := f.fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
 	pos, err := c.positional(f.fs, args, 1, "one desk ID")
 	if err != nil {
 		return err
+	}
+	if *out != "" {
+		if _, err := os.Lstat(*out); err == nil {
+			return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
+		}
 	}
 	var password string
 	if *pwFile != "" {
@@ -96,8 +107,8 @@ func (c *cli) deskAdd(f deskFlags, args []string) error {
 		return err
 	}
 	defer l.Close()
-	if l.Shared() && *pwFile == "" {
-		return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it")
+	if l.Shared() && *pwFile == "" && *out == "" {
+		return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it (or give --out for the validation server)")
 	}
 	if !l.Shared() {
 		password = ""
@@ -105,6 +116,11 @@ func (c *cli) deskAdd(f deskFlags, args []string) error {
 	d, err := l.AddDesk(c.ctx, pos[0], *limit, password, f.who())
 	if err != nil {
 		return err
+	}
+	if *out != "" {
+		if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
+			return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
+		}
 	}
 	c.adviseServer(l)
 	if *f.asJSON {

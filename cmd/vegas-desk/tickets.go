@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -213,9 +215,17 @@ func (c *cli) claim(args []string) error {
 	if req.Request == "" {
 		req.Request = ledger.NewRequestID()
 	}
-	cl, err := l.Claim(c.ctx, req)
+	ctx := c.ctx
+	if l.Shared() {
+		// A payment whose answer was lost is asked again, with the same
+		// request id, for at most 10 s (as the app does).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	cl, err := l.Claim(ctx, req)
 	if errors.Is(err, ledger.ErrUnreachable) {
-		return fmt.Errorf("LEDGER UNREACHABLE — DO NOT PAY: %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
+		return fmt.Errorf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
 	}
 	if err != nil {
 		return c.refused(*asJSON, identityWords(err, req.Winner))

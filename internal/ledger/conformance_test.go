@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,11 @@ func TestConformance(t *testing.T) {
 	dir, world := conformanceWorld(t)
 	cases := conformance.Cases()
 	answers := conformance.Answers{}
-	for _, kind := range conformance.Kinds {
+	kinds := conformance.Kinds
+	if ServedDesks != nil {
+		kinds = append(slices.Clip(kinds), conformance.ServedKinds...)
+	}
+	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			k := newKind(t, kind, dir)
 			for _, c := range cases {
@@ -77,12 +82,16 @@ func newKind(t *testing.T, kind, dir string) *conformanceKind {
 		return l
 	}
 	switch kind {
-	case conformance.File:
+	case conformance.File, conformance.ServedFile:
 		dst := filepath.Join(t.TempDir(), "ledger.db")
 		if err := copyFile(filepath.Join(dir, "ledger.db"), dst); err != nil {
 			t.Fatal(err)
 		}
 		k.office = open(dst)
+	case conformance.ServedShared:
+		// The desks were copied with the ledger, without logins: the
+		// server's desks need none.
+		k.office = open(pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgTemplate(t, conformance.Fixture))))
 	case conformance.Shared, conformance.Login:
 		db := pg.NewDatabaseFrom(t, pgTemplate(t, conformance.Fixture))
 		k.office = open(pg.URL(pgtest.Owner, db))
@@ -105,6 +114,12 @@ func newKind(t *testing.T, kind, dir string) *conformanceKind {
 			k.desks[d] = open(dst)
 		}
 	}
+	if kind == conformance.ServedFile || kind == conformance.ServedShared {
+		desk := ServedDesks(t, k.office)
+		for _, d := range conformance.Counters {
+			k.desks[d] = desk(d)
+		}
+	}
 	for _, d := range conformance.Counters {
 		if k.desks[d] == nil {
 			k.desks[d] = k.office
@@ -112,6 +127,11 @@ func newKind(t *testing.T, kind, dir string) *conformanceKind {
 	}
 	return k
 }
+
+// ServedDesks, set by the external test package (served_hooks_test.go:
+// package server imports this one), starts a validation server in front
+// of office for the test and opens a desk's ledger on it.
+var ServedDesks func(tb testing.TB, office *Ledger) func(desk string) *Ledger
 
 // setPhase puts the game in phase: by its dates, or by the clock of a
 // sealed counter ledger, whose dates are sealed.

@@ -10,6 +10,7 @@ package signing
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ed25519"
@@ -315,3 +316,7 @@ func Quote(s string) string { return strconv.Quote(s) }
 
 // Unquote reads a value written by Quote.
 func Unquote(s string) (string, error) { return strconv.Unquote(s) }
+
+// Signer is the key as a crypto.Signer: the ledger's certificate authority
+// (package server) signs certificates with a key kept in a key file.
+func (k *Key) Signer() crypto.Signer { return k.priv }

@@ -40,6 +40,7 @@ const DefaultGame = 531
 // Preference keys.
 const (
 	prefLedger   = "ledger.path"
+	prefDeskCert = "ledger.deskCert" // the desk file of a validation server's ledger
 	prefDesk     = "desk.id"
 	prefOperator = "desk.operator"
 	prefLimit    = "desk.payoutLimit"
@@ -121,8 +122,10 @@ func (d *desk) rememberSize() {
 func (d *desk) start(path string, ask bool) {
 	_, err := os.Stat(path)
 	switch {
-	case ledger.IsURL(path):
-		d.settings.openAt(path)
+	case ledger.IsURL(path), ledger.IsServer(path):
+		if !d.settings.openAt(path) {
+			d.tabs.SelectIndex(tabSettings)
+		}
 		return
 	case !ask && errors.Is(err, os.ErrNotExist):
 		// The first run, on the default ledger: a demonstration ledger,

@@ -68,6 +68,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	open := widget.NewButtonWithIcon(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
 	create := widget.NewButtonWithIcon(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
 	shared := widget.NewButtonWithIcon(lang.L("Shared ledger…"), theme.ComputerIcon(), s.askAddress)
+	served := widget.NewButtonWithIcon(lang.L("Validation server…"), theme.ComputerIcon(), s.askServer)
 
 	s.desk = widget.NewEntry()
 	s.desk.SetText(who.Desk)
@@ -117,7 +118,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.listPrinters()
 
 	form := widget.NewForm(
-		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared))),
+		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
 		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
 		widget.NewFormItem(lang.L("Payout limit (€)"), container.NewVBox(container.NewStack(s.limit, s.limitFixed), s.role)),
@@ -376,6 +377,9 @@ func (s *settingsScreen) createAt(path string) {
 // uses it. It says why it cannot in the app's language and terms, and
 // reports whether it could.
 func (s *settingsScreen) openAt(path string) bool {
+	if ledger.IsServer(path) {
+		return s.openServer(path, s.d.deskCert())
+	}
 	if ledger.IsURL(path) {
 		s.openShared(path, "")
 		return true

@@ -67,7 +67,8 @@ func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	}
 	out := make([]core.Desk, len(rows))
 	for i, r := range rows {
-		out[i] = core.Desk{ID: r.ID, Limit: r.Limit, Disabled: r.Disabled == 1, LockedUntil: core.ParseTime(r.LockedUntil)}
+		out[i] = core.Desk{ID: r.ID, Limit: r.Limit, Disabled: r.Disabled == 1, LockedUntil: core.ParseTime(r.LockedUntil),
+			UnlockedAt: core.ParseTime(r.UnlockedAt)}
 		if r.Role != nil {
 			out[i].Role = *r.Role
 		}

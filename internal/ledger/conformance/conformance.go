@@ -33,6 +33,18 @@ const (
 // Kinds are the kinds of ledger, in the order they are asked.
 var Kinds = []string{File, Shared, Login, Sealed}
 
+// A counter through the validation server (vegas-desk serve), in front of
+// a SQLite back office or a PostgreSQL one: the ledger's own tests ask
+// these too (their server is package server's, which the ledger's
+// external tests start).
+const (
+	ServedFile   = "served-file"
+	ServedShared = "served-shared"
+)
+
+// ServedKinds are the kinds through the server.
+var ServedKinds = []string{ServedFile, ServedShared}
+
 // The phases of the emission's dates a case is asked in.
 const (
 	Open          = "open"

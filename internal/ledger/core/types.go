@@ -206,6 +206,8 @@ type Desk struct {
 	Disabled bool
 	// LockedUntil is the end of a lock-out after too many refused serials.
 	LockedUntil time.Time
+	// UnlockedAt is the back office's last unlock (zero: never).
+	UnlockedAt time.Time
 }
 
 // Attempt is a refused attempt of the journal.

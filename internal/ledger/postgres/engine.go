@@ -199,6 +199,9 @@ const CounterConnections = 10
 // Login makes desk id's login role with password (kept by PostgreSQL as a
 // SCRAM verifier), a member of the counters' group, and returns its name.
 func (e engine) Login(ctx context.Context, tx *sqlx.Tx, id, password string) (string, error) {
+	if password == "" {
+		return "", nil // a desk of the validation server (vegas-desk serve): no database login
+	}
 	if err := checkPassword(password); err != nil {
 		return "", err
 	}

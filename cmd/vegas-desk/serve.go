@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/server"
+)
+
+// The validation server's commands: serve --init makes the ledger's
+// authority and the server's certificate, serve serves the ledger of --db,
+// and desks add --out writes a desk file signed by the authority.
+
+// defaultServeDir is the authority's directory when --dir names none.
+func defaultServeDir() string { return filepath.Join(filepath.Dir(ledger.DefaultPath()), "serve") }
+
+func (c *cli) serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	initDir := fs.Bool("init", false, "make the ledger's certificate authority and the server's certificate in --dir")
+	dir := fs.String("dir", defaultServeDir(), "the authority's directory")
+	listen := fs.String("listen", "127.0.0.1:8443", "the address to listen on (HOST:PORT)")
+	hosts := fs.String("host", "localhost,127.0.0.1", "(--init) the server's names and addresses, comma-separated, in its certificate")
+	cert := fs.String("cert", "", "the operator's own server certificate (PEM), instead of the one --init makes")
+	key := fs.String("key", "", "its private key (PEM)")
+	pass := fs.String("passphrase-file", "", "(--init) the file holding the authority key's passphrase")
+	maxConns := fs.Int("max-conns", server.MaxConnsPerDesk, "the connections one desk may hold")
+	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+		return err
+	}
+	if (*cert == "") != (*key == "") {
+		return badInput("serve: give both --cert and --key, or neither")
+	}
+	l, err := c.open(!*initDir)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if l.CounterDesk() != "" {
+		return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
+	}
+	if *initDir {
+		p, err := c.passphrase(*pass, true)
+		if err != nil {
+			return err
+		}
+		var hs []string
+		for _, h := range strings.Split(*hosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hs = append(hs, h)
+			}
+		}
+		if len(hs) == 0 {
+			return badInput("serve --init: --host names no host")
+		}
+		if err := server.Init(*dir, l.ID(), hs, p, *cert != ""); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "authority of ledger %s made in %s (%s, %s)\n", l.ID(), *dir, server.AuthorityCert, server.AuthorityKey)
+		if *cert == "" {
+			fmt.Fprintf(c.stdout, "server certificate for %s: %s, %s\n", strings.Join(hs, ", "), server.ServerCert, server.ServerKey)
+		}
+		fmt.Fprintf(c.stdout, "next: vegas-desk --db %s desks add ID --out ID.desk, then vegas-desk --db %s serve --listen HOST:PORT\n", c.dbPath(), c.dbPath())
+		return nil
+	}
+	s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return badInput("serve: --listen %s: %v", *listen, err)
+	}
+	fmt.Fprintf(c.stderr, "serving ledger %s (%s) on https://%s\n", l.ID(), l.Location(), ln.Addr())
+	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(sctx)
+	}()
+	return s.Serve(ln)
+}
+
+// deskFile writes desk id's desk file to out, signed by the authority of
+// dir (its passphrase from passFile, the environment or the terminal).
+func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string) error {
+	if _, err := os.Lstat(out); err == nil {
+		return badInput("desks add: --out %s exists: a desk file is written to a new file", out)
+	}
+	p, err := c.passphrase(passFile, false)
+	if err != nil {
+		return err
+	}
+	a, err := server.OpenAuthority(dir, p)
+	if err != nil {
+		return err
+	}
+	if a.Ledger() != l.ID() {
+		return badInput("desks add: the authority of %s is ledger %s's, not %s's", dir, a.Ledger(), l.ID())
+	}
+	now := time.Now()
+	data, err := a.DeskCertificate(id, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
+	if err != nil {
+		return err
+	}
+	if err := server.WriteDeskFile(out, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "desk file %s written: desk %s of ledger %s, valid until %s; give it to that counter alone\n",
+		out, id, l.ID(), now.AddDate(server.DeskYears, 0, 0).Format("2006-01-02"))
+	return nil
+}
+
+// openServer opens the ledger of --server as the desk of --desk-cert.
+func (c *cli) openServer() (*ledger.Ledger, error) {
+	if c.deskCert == "" {
+		return nil, badInput("--server %s needs --desk-cert FILE (or VEGAS_DESK_CERT): the desk file of desks add --out", c.server)
+	}
+	l, err := ledger.OpenServer(c.server, c.deskCert)
+	if errors.Is(err, ledger.ErrUnreachable) {
+		return nil, fmt.Errorf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w", err)
+	}
+	return clocked(l, err)
+}
+
+// desksCert writes a new desk file for a desk of the ledger (a counter's
+// terminal replaced): desks cert ID --out FILE.
+func (c *cli) desksCert(args []string) error {
+	fs := flag.NewFlagSet("desks cert", flag.ContinueOnError)
+	out := fs.String("out", "", "the desk file to write")
+	dir := fs.String("dir", defaultServeDir(), "the authority's directory (serve --init)")
+	pass := fs.String("passphrase-file", "", "the file holding the authority key's passphrase")
+	pos, err := c.positional(fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return badInput("desks cert: give --out FILE, the desk file to write")
+	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	ds, err := l.Desks(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if d.ID == pos[0] {
+			if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "desk %s: desk file %s (payout limit %s)\n", d.ID, *out, game.FormatAmount(d.Limit))
+			return nil
+		}
+	}
+	return badInput("desks cert: no desk %s in the ledger (see desks list; desks add ID --out FILE adds one)", terminal(pos[0]))
+}

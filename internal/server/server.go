@@ -1,0 +1,195 @@
+// Package server is vegas-desk serve: the validation server counters ask
+// over HTTPS, in front of a back office's ledger (a SQLite file or a
+// PostgreSQL database). A desk authenticates with a client certificate
+// signed by the ledger's own authority (mTLS, TLS 1.3); every question is
+// a call of the ledger's API (package ledger) made as the desk of the
+// certificate, after the desk's row is read again (disabled, lock-out):
+// the rule itself is the ledger's, in Go. The API is narrow and versioned
+// (/v1/…), its answers the command line's --json (package wire).
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/remote"
+)
+
+// Limits of what a client may hold or send.
+const (
+	MaxBody         = 16 << 10 // a question's body
+	MaxHeader       = 8 << 10
+	MaxConnsPerDesk = 8
+)
+
+// Config is a server's settings; zero fields take the defaults.
+type Config struct {
+	// Dir holds the authority's certificate and the server's key and
+	// certificate (Init); CertFile and KeyFile, when given, are the
+	// operator's own server certificate and key instead.
+	Dir, CertFile, KeyFile string
+	// Timeouts: of a request's headers (and the handshake), of its whole
+	// read, of the answer's write, and of an idle connection.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxConnsPerDesk bounds one desk's open connections.
+	MaxConnsPerDesk int
+}
+
+// Server serves one ledger.
+type Server struct {
+	l      *ledger.Ledger
+	cfg    Config
+	tls    *tls.Config
+	http   *http.Server
+	mu     sync.Mutex
+	byDesk map[string]int
+	conns  map[net.Conn]*slot
+}
+
+// New makes the server of l with cfg.
+func New(l *ledger.Ledger, cfg Config) (*Server, error) {
+	if cfg.ReadHeaderTimeout == 0 {
+		cfg.ReadHeaderTimeout = 5 * time.Second
+	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = 10 * time.Second
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = 20 * time.Second
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 60 * time.Second
+	}
+	if cfg.MaxConnsPerDesk == 0 {
+		cfg.MaxConnsPerDesk = MaxConnsPerDesk
+	}
+	ca, err := ReadCertificate(filepath.Join(cfg.Dir, AuthorityCert))
+	if err != nil {
+		return nil, fmt.Errorf("the ledger's authority: %w (make it with vegas-desk serve --init)", err)
+	}
+	if len(ca.Subject.OrganizationalUnit) != 1 || ca.Subject.OrganizationalUnit[0] != l.ID() {
+		return nil, fmt.Errorf("%s is the authority of another ledger (%v), not of %s's (%s)", filepath.Join(cfg.Dir, AuthorityCert),
+			ca.Subject.OrganizationalUnit, l.Location(), l.ID())
+	}
+	if cfg.CertFile == "" {
+		cfg.CertFile, cfg.KeyFile = filepath.Join(cfg.Dir, ServerCert), filepath.Join(cfg.Dir, ServerKey)
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("the server's certificate: %w", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	s := &Server{l: l, cfg: cfg, byDesk: map[string]int{}, conns: map[net.Conn]*slot{}}
+	s.tls = &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert},
+		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: roots, VerifyConnection: s.verify}
+	s.http = &http.Server{Handler: s.routes(), TLSConfig: s.tls, MaxHeaderBytes: MaxHeader,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
+		IdleTimeout: cfg.IdleTimeout, ConnContext: s.connContext, ConnState: s.connState,
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}, // HTTP/1.1: one question a connection at a time
+		ErrorLog:     quietLog()}
+	return s, nil
+}
+
+// verify refuses, at the handshake, a certificate (already checked against
+// the authority: its dates, its use for client authentication) that names
+// no desk or another ledger.
+func (s *Server) verify(cs tls.ConnectionState) error {
+	if len(cs.PeerCertificates) == 0 {
+		return errors.New("no client certificate: a desk presents its desk file's")
+	}
+	_, id, ok := remote.Names(cs.PeerCertificates[0])
+	if !ok || id != s.l.ID() {
+		return fmt.Errorf("a certificate of another ledger (%q)", id)
+	}
+	return nil
+}
+
+// Serve answers on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(tls.NewListener(ln, s.tls))
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops the server, letting questions in flight end.
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+
+// Close stops the server at once.
+func (s *Server) Close() error { return s.http.Close() }
+
+// slot is a connection's place in its desk's count.
+type slot struct {
+	mu    sync.Mutex
+	desk  string
+	over  bool
+	taken bool
+}
+
+type slotKey struct{}
+
+func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
+	sl := &slot{}
+	s.mu.Lock()
+	s.conns[c] = sl
+	s.mu.Unlock()
+	return context.WithValue(ctx, slotKey{}, sl)
+}
+
+// connState gives a closed connection's place back.
+func (s *Server) connState(c net.Conn, st http.ConnState) {
+	if st != http.StateClosed && st != http.StateHijacked {
+		return
+	}
+	s.mu.Lock()
+	sl := s.conns[c]
+	delete(s.conns, c)
+	s.mu.Unlock()
+	if sl == nil {
+		return
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.taken {
+		s.mu.Lock()
+		if s.byDesk[sl.desk]--; s.byDesk[sl.desk] <= 0 {
+			delete(s.byDesk, sl.desk)
+		}
+		s.mu.Unlock()
+		sl.taken = false
+	}
+}
+
+// take counts the connection of a request against desk's bound, once; it
+// reports whether the desk holds more connections than allowed.
+func (s *Server) take(r *http.Request, desk string) bool {
+	sl, _ := r.Context().Value(slotKey{}).(*slot)
+	if sl == nil {
+		return true
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if !sl.taken {
+		sl.taken, sl.desk = true, desk
+		s.mu.Lock()
+		s.byDesk[desk]++
+		sl.over = s.byDesk[desk] > s.cfg.MaxConnsPerDesk
+		s.mu.Unlock()
+	}
+	return sl.over
+}
+
+// Handler is the API's handler, without TLS: the fuzz targets ask it with
+// a request whose TLS state they make.
+func (s *Server) Handler() http.Handler { return s.http.Handler }

@@ -1,0 +1,163 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/server"
+	"vegas-desk/internal/server/servertest"
+)
+
+var bo = ledger.Identity{Desk: "BO", Operator: "eve"}
+
+// office is a back office's ledger of the block fixture (every pack on
+// sale) with desks C1 (limit 100 €) and C2 (limit 0), and its serials.
+func office(t testing.TB) (*ledger.Ledger, ledgertest.Serials) {
+	t.Helper()
+	l, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	for id, limit := range map[string]int{"C1": 100, "C2": 0} {
+		if _, err := l.AddDesk(context.Background(), id, limit, "", bo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l, ledgertest.SerialsOf(t, ledgertest.Block)
+}
+
+// A counter on the server behaves as a counter's login: it looks up, pays
+// once, is refused a second payment, above its limit refers, lists its
+// own payments, prints a receipt and a day report.
+func TestCounterThroughServer(t *testing.T) {
+	ctx := context.Background()
+	o, serials := office(t)
+	s := servertest.Start(t, o, server.Config{})
+	c1 := s.Open(t, "C1")
+	if c1.CounterDesk() != "C1" || c1.CounterLimit() != ledger.LimitOf(100) || c1.ID() != o.ID() || !c1.Shared() {
+		t.Fatalf("info: desk %q limit %v id %q shared %v", c1.CounterDesk(), c1.CounterLimit(), c1.ID(), c1.Shared())
+	}
+	who := ledger.Identity{Operator: "ann"}
+	win := serials.Winners[50][0]
+	tk, err := c1.Lookup(ctx, win, who, ledger.NoLimit)
+	if err != nil || tk.Verdict != ledger.Payable || tk.Prize != 50 {
+		t.Fatalf("lookup: %+v %v", tk, err)
+	}
+	cl, err := c1.Claim(ctx, ledger.ClaimRequest{Serial: win, Method: ledger.MethodSerial, Who: who, Request: "r-1", Limit: ledger.NoLimit})
+	if err != nil || cl.Desk != "C1" || cl.Amount != 50 || cl.Hash == "" {
+		t.Fatalf("claim: %+v %v", cl, err)
+	}
+	again, err := c1.Claim(ctx, ledger.ClaimRequest{Serial: win, Method: ledger.MethodSerial, Who: who, Request: "r-1", Limit: ledger.NoLimit})
+	if err != nil || again.Number != cl.Number {
+		t.Fatalf("a retry of request r-1 answered %+v %v, not payment %d", again, err, cl.Number)
+	}
+	_, err = c1.Claim(ctx, ledger.ClaimRequest{Serial: win, Method: ledger.MethodSerial, Who: who, Limit: ledger.NoLimit})
+	var r *ledger.Refusal
+	if !errors.As(err, &r) || r.Verdict != ledger.AlreadyClaimed || r.First == nil || r.First.Number != cl.Number {
+		t.Fatalf("second claim: %v", err)
+	}
+	_, err = c1.Claim(ctx, ledger.ClaimRequest{Serial: serials.Winners[1000][0], Method: ledger.MethodSerial, Who: who, Limit: ledger.NoLimit})
+	if !errors.Is(err, ledger.ErrOverLimit) {
+		t.Fatalf("1,000 € at a 100 € desk: %v", err)
+	}
+	cs, err := c1.Claims(ctx, ledger.ClaimFilter{})
+	if err != nil || len(cs) != 1 || cs[0].Number != cl.Number {
+		t.Fatalf("own claims: %+v %v", cs, err)
+	}
+	rc, err := c1.Receipt(ctx, cl.Number)
+	if err != nil || rc.Claim.Hash != cl.Hash || rc.Head == "" || rc.GameName == "" {
+		t.Fatalf("receipt: %+v %v", rc, err)
+	}
+	day, err := c1.DayReport(ctx, "", time.Now())
+	if err != nil || len(day.Payments) != 1 || len(day.Referrals) != 1 || day.Head == "" {
+		t.Fatalf("day report: %+v %v", day, err)
+	}
+	if _, err := c1.Verify(ctx, 0, 0, nil); !errors.Is(err, ledger.ErrCounterOnly) {
+		t.Errorf("verify on a counter: %v", err)
+	}
+	if _, err := c1.Void(ctx, cl.Number, "no", who); !errors.Is(err, ledger.ErrCounterOnly) {
+		t.Errorf("void on a counter: %v", err)
+	}
+	head, err := o.Head(ctx)
+	if h2, err2 := c1.Head(ctx); err != nil || err2 != nil || h2 != head {
+		t.Errorf("head: %s %v, the office's %s %v", h2, err2, head, err)
+	}
+}
+
+// A desk disabled at the back office is refused at once, by the server
+// that is running; enabled, it asks again.
+func TestDisabledDeskRefusedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	o, serials := office(t)
+	s := servertest.Start(t, o, server.Config{})
+	c1 := s.Open(t, "C1")
+	if err := o.DisableDesk(ctx, "C1", bo); err != nil {
+		t.Fatal(err)
+	}
+	mark, _ := o.Head(ctx)
+	_, err := c1.Claim(ctx, ledger.ClaimRequest{Serial: serials.Winners[3][0], Method: ledger.MethodSerial, Who: ledger.Identity{Operator: "ann"}, Limit: ledger.NoLimit})
+	if !errors.Is(err, ledger.ErrDeskDisabled) {
+		t.Fatalf("a disabled desk's claim: %v", err)
+	}
+	if h, _ := o.Head(ctx); h != mark {
+		t.Errorf("a disabled desk's claim wrote to the journal")
+	}
+	if err := o.EnableDesk(ctx, "C1", bo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c1.Lookup(ctx, serials.Winners[3][0], ledger.Identity{Operator: "ann"}, ledger.NoLimit); err != nil {
+		t.Errorf("enabled again: %v", err)
+	}
+}
+
+// Twenty unknown serials in ten minutes lock the desk out: the next
+// lookup is refused as locked, without asking the ledger; the back
+// office's unlock lets it ask again.
+func TestLockOutThroughServer(t *testing.T) {
+	ctx := context.Background()
+	o, serials := office(t)
+	s := servertest.Start(t, o, server.Config{})
+	c1 := s.Open(t, "C1")
+	who := ledger.Identity{Operator: "mallory"}
+	good := serials.Winners[3][0]
+	for i := range 20 {
+		wrong := []byte(good)
+		// Another secret part, the check digit made again: a guess.
+		wrong[20] = '0' + byte((int(wrong[20]-'0')+1+i%9)%10)
+		guess := fixCheck(t, string(wrong))
+		if _, err := c1.Lookup(ctx, guess, who, ledger.NoLimit); !errors.Is(err, ledger.ErrUnknownSerial) {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	_, err := c1.Lookup(ctx, good, who, ledger.NoLimit)
+	var r *ledger.Refusal
+	if !errors.As(err, &r) || r.Verdict != ledger.Locked || r.Until.Before(time.Now().Add(29*time.Minute)) {
+		t.Fatalf("the 21st question: %v", err)
+	}
+	if err := o.UnlockDesk(ctx, "C1", bo); err != nil {
+		t.Fatal(err)
+	}
+	if tk, err := c1.Lookup(ctx, good, who, ledger.NoLimit); err != nil || tk.Verdict != ledger.Payable {
+		t.Fatalf("unlocked: %+v %v", tk, err)
+	}
+}
+
+// fixCheck gives a serial of 31 digits (dashes allowed) its check digit.
+func fixCheck(t *testing.T, serial string) string {
+	digits := strings.NewReplacer("-", "", " ", "").Replace(serial)
+	for d := '0'; d <= '9'; d++ {
+		s := digits[:30] + string(d)
+		if _, err := game.ParseSerial(s); err == nil {
+			return s
+		}
+	}
+	t.Fatalf("no check digit for %s", serial)
+	return ""
+}

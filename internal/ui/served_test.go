@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"context"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/server"
+	"vegas-desk/internal/server/servertest"
+)
+
+// Réglages → Serveur de validation… opens a counter's ledger on a
+// validation server with its desk file, remembers both, and the counter
+// pays through it; the next start opens it again from what it remembered.
+func TestValidationServer(t *testing.T) {
+	ctx := context.Background()
+	office, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer office.Close()
+	if _, err := office.AddDesk(ctx, "C1", 100, "", ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
+		t.Fatal(err)
+	}
+	s := servertest.Start(t, office, server.Config{})
+	file := s.DeskFile(t, "C1")
+
+	d := newTestDesk(t, nil)
+	d.settings.askServer()
+	test.Type(findEntry(t, d.win, "https://serveur:8443"), s.URL)
+	test.Type(findEntry(t, d.win, "/chemin/guichet.desk"), file)
+	test.Tap(findButton(t, d.win, "Se connecter"))
+	if d.ledger == nil || d.ledger.CounterDesk() != "C1" || d.ledger.Location() != s.URL {
+		t.Fatalf("not opened as desk C1 of the server: %v", d.ledger)
+	}
+	p := d.app.Preferences()
+	if p.String(prefLedger) != s.URL || p.String(prefDeskCert) != file {
+		t.Errorf("remembered %q and %q", p.String(prefLedger), p.String(prefDeskCert))
+	}
+	serial := ledgertest.SerialsOf(t, ledgertest.Block).Winners[3][7]
+	scan(d, serial)
+	c := d.counter
+	if c.view.kind != verdictWinner {
+		t.Fatalf("verdict %q %s, want GAGNANT", c.view.title.Text(), c.view.detail.Text)
+	}
+	test.Tap(c.view.pay)
+	test.Tap(findButton(t, d.win, "PAYER"))
+	settle(t, d)
+	if c.view.kind != verdictJustPaid {
+		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
+	}
+	cs, err := office.Claims(ctx, ledger.ClaimFilter{Desk: "C1"})
+	if err != nil || len(cs) != 1 || cs[0].Serial != serial {
+		t.Fatalf("the back office holds %+v %v", cs, err)
+	}
+	d.closeLedger()
+
+	// The next start: the remembered server and desk file.
+	d.start(p.String(prefLedger), true)
+	if d.ledger == nil || d.ledger.CounterDesk() != "C1" {
+		t.Fatalf("the remembered server was not opened again: %v", d.ledger)
+	}
+	d.closeLedger()
+}
