@@ -13,6 +13,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/ticketart"
 )
 
@@ -284,7 +285,10 @@ func stageFile(path string, write func(io.Writer) error) (*staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = write(f)
+	err = platform.OwnerOnly(f.Name()) // Windows: an access list for the owner alone
+	if err == nil {
+		err = write(f)
+	}
 	if err == nil {
 		err = f.Sync() // on disk before it takes the name
 	}
