@@ -135,9 +135,9 @@ windows:
 	convert Icon.png -define icon:auto-resize=256,64,48,32,16 $(WIN)/vegas-desk.ico
 	printf '#define VERSION "%s"\n#define VERSION_COMMA %s,%s\n' $(VERSION) $$(echo $(VERSION) | tr . ,) $(BUILDNO) > $(WIN)/version.h
 	x86_64-w64-mingw32-windres -I $(WIN) -i windows/vegas-desk.rc -O coff -o $(WIN_SYSO)
-	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -tags nogui -o $(WIN)/vegas-desk-cli.exe $(APP)
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -tags nogui -ldflags '-s -w' -o $(WIN)/vegas-desk-cli.exe $(APP)
 	CC=x86_64-w64-mingw32-gcc CGO_ENABLED=1 GOOS=windows GOARCH=amd64 $(GO) build -tags migrated_fynedo \
-		-ldflags -H=windowsgui -o $(WIN)/vegas-desk.exe $(APP)
+		-ldflags '-H=windowsgui -s -w' -o $(WIN)/vegas-desk.exe $(APP)
 	makensis -V2 -DVERSION=$(VERSION).$(BUILDNO) -DBIN=$(CURDIR)/$(WIN) -DOUT=$(CURDIR)/$(WIN)/vegas-desk-setup.exe windows/vegas-desk.nsi
 
 # make test-windows: the Windows binaries and the installer under wine 10 in
