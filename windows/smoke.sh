@@ -203,6 +203,29 @@ until_ok() {
 	done
 }
 paid() { w wine "$EXE" --db "$DB" lookup "$1" < /dev/null 2>&1 | grep -qE '^status +paid'; }
+# differ A B: A and B differ by more than a blinking caret (500 pixels).
+differ() {
+	local n
+	n=$(compare -metric AE "$1" "$2" null: 2>&1 || true)
+	[ "${n%%.*}" -gt 500 ] 2>/dev/null
+}
+# changed REF OUT SECONDS: screenshots into OUT until it differs from REF.
+changed() {
+	local end=$(($(date +%s) + $3))
+	while import -window root "$2" && ! differ "$1" "$2"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+# settle OUT SECONDS: screenshots into OUT until two a second apart are the
+# same (the drawing has ended; a caret may blink).
+settle() {
+	local end=$(($(date +%s) + $2)) prev=$C/settle-prev.png
+	import -window root "$1"
+	while cp "$1" "$prev" && sleep 1 && import -window root "$1" && differ "$prev" "$1"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+	done
+}
 
 app_check() {
 	local fd_file=$C/xvfb-display
@@ -226,21 +249,20 @@ app_check() {
 	local X Y WIDTH HEIGHT SCREEN WINDOW
 	eval "$(xdotool getwindowgeometry --shell "$win")"
 	echo "window $win at $X,$Y, ${WIDTH}x$HEIGHT"
-	sleep 3 # the first frame drawn (software GL under wine)
-	import -window root "$C/shot-1-start.png"
+	settle "$C/shot-1-start.png" 60 || { bad "the window is never drawn"; return 1; }
 	# The counter: the serial typed as a scanner does (digits, dashes, Enter)
 	# in the serial field, which has the keyboard.
 	xdotool mousemove $((X + WIDTH / 5)) $((Y + 89)) click 1
-	sleep 1
 	xdotool type --delay 20 "$(cat "$C/gui-serial.txt")"
+	settle "$C/shot-typed.png" 30
 	xdotool key Return
-	sleep 3
-	import -window root "$C/shot-2-verdict.png"
+	changed "$C/shot-typed.png" "$C/shot-2-verdict.png" 30 && settle "$C/shot-2-verdict.png" 30 ||
+		bad "no verdict drawn"
 	convert "$C/shot-2-verdict.png" -crop "${WIDTH}x$HEIGHT+$X+$Y" +repage "$TOP/docs/windows.png"
-	# PAY (under the verdict), then Enter confirms the dialog
+	# PAY (under the verdict); once its dialog is drawn, Enter confirms it
 	xdotool mousemove $((X + WIDTH / 5)) $((Y + 466)) click 1
-	sleep 2
-	import -window root "$C/shot-3-confirm.png"
+	changed "$C/shot-2-verdict.png" "$C/shot-3-confirm.png" 30 && settle "$C/shot-3-confirm.png" 30 ||
+		bad "no payment dialog drawn"
 	xdotool key Return
 	if until_ok 30 paid "$(cat "$C/gui-serial.txt")"; then
 		ok "the serial typed in the app is paid by PAY and Enter"
