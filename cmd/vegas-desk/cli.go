@@ -15,6 +15,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/platform"
 )
 
 const usage = `usage: vegas-desk [--db PATH] [COMMAND [ARGS]]
@@ -75,10 +76,11 @@ else the one last chosen in the app's settings).
 --game CODE (default 531) picks the game where a block is named.
 --db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
 (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
-$XDG_DATA_HOME/vegas-desk/ledger.db.
+$XDG_DATA_HOME/vegas-desk/ledger.db (Windows: %LOCALAPPDATA%\vegas-desk\ledger.db).
 --server https://HOST:PORT --desk-cert FILE (or VEGAS_DESK_SERVER, VEGAS_DESK_CERT): a counter
 asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db.
---printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues.
+--printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues. On Windows
+through the spooler: QUEUE is a printer's name as Windows lists it.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
 `
 
@@ -109,7 +111,7 @@ type cli struct {
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, db: os.Getenv("VEGAS_DESK_DB"),
+	c := &cli{stdin: stdin, stdout: &pipeOut{w: stdout}, stderr: stderr, db: os.Getenv("VEGAS_DESK_DB"),
 		server: os.Getenv("VEGAS_DESK_SERVER"), deskCert: os.Getenv("VEGAS_DESK_CERT")}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -191,6 +193,9 @@ func (c *cli) fail(err error) int {
 	}
 	if errors.Is(err, errRefused) {
 		return exitRefused
+	}
+	if c.readerGone() {
+		return exitOK // the reader of the output had what it wanted (pipe.go)
 	}
 	fmt.Fprintln(c.stderr, "vegas-desk:", termLines(err.Error()))
 	var ue usageError
@@ -347,10 +352,8 @@ func (c *cli) json(v any) error {
 	return enc.Encode(v)
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (on Windows a console).
+func isTerminal(f *os.File) bool { return platform.IsTerminal(f) }
 
 // defaultIdentity is who acts: the given desk and operator, else
 // ledger.DefaultIdentity's, the rule the app follows too.

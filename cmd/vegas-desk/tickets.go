@@ -15,6 +15,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/ticketart"
 )
 
@@ -306,7 +307,10 @@ func stageFile(path string, write func(io.Writer) error) (*staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = write(f)
+	err = platform.OwnerOnly(f.Name()) // Windows: an access list for the owner alone
+	if err == nil {
+		err = write(f)
+	}
 	if err == nil {
 		err = f.Sync() // on disk before it takes the name
 	}

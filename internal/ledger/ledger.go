@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"vegas-desk/internal/ledger/counter"
 	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/signing"
 )
 
@@ -42,18 +42,9 @@ type Ledger struct {
 }
 
 // DefaultPath is the ledger of a desk that names none:
-// $XDG_DATA_HOME/vegas-desk/ledger.db, or ~/.local/share/vegas-desk/ledger.db.
-func DefaultPath() string {
-	dir := os.Getenv("XDG_DATA_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = "."
-		}
-		dir = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(dir, "vegas-desk", "ledger.db")
-}
+// $XDG_DATA_HOME/vegas-desk/ledger.db, or ~/.local/share/vegas-desk/ledger.db;
+// on Windows %LOCALAPPDATA%\vegas-desk\ledger.db.
+func DefaultPath() string { return platform.DefaultLedger() }
 
 // IsURL reports whether location names a PostgreSQL database rather than a
 // file.

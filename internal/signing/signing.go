@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"vegas-desk/internal/platform"
 )
 
 // Errors a caller must tell apart.
@@ -260,7 +262,7 @@ func WriteKeyFile(path string, k *Key, passphrase []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := platform.MkdirAllOwnerOnly(filepath.Dir(path)); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -268,6 +270,12 @@ func WriteKeyFile(path string, k *Key, passphrase []byte) error {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("%s exists: a key file is never replaced; choose another name", path)
 		}
+		return err
+	}
+	// (Windows: 0600 means nothing there; an access list for the owner alone.)
+	if err := platform.OwnerOnly(path); err != nil {
+		f.Close()
+		os.Remove(path)
 		return err
 	}
 	if _, err := f.Write(data); err != nil {

@@ -54,7 +54,7 @@ const (
 // ledger, as the commands refuse a missing file.
 func Run(dbPath string) error {
 	a := app.NewWithID(AppID)
-	setLanguage(a.Preferences().StringWithFallback(prefLanguage, "fr"))
+	setLanguage(a.Preferences().StringWithFallback(prefLanguage, defaultLanguage()))
 	a.Settings().SetTheme(vegasTheme{})
 	a.SetIcon(Icon())
 

@@ -21,6 +21,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/ticketart"
 )
 
@@ -406,6 +407,9 @@ func exportTo(w fyne.URIWriteCloser, write func(io.Writer) error) error {
 	var err error
 	if w.URI().Scheme() == "file" {
 		err = os.Chmod(w.URI().Path(), 0o600)
+		if err == nil {
+			err = platform.OwnerOnly(w.URI().Path()) // Windows: 0600 means nothing there
+		}
 	}
 	if err == nil {
 		err = write(w)

@@ -6,6 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
+
+	"vegas-desk/internal/platform"
 )
 
 // The app's strings are written in English in the source and translated by
@@ -34,4 +36,21 @@ func setLanguage(code string) {
 	if err := lang.AddTranslationsFS(translations, "translations"); err != nil {
 		fyne.LogError("load translations", err)
 	}
+	followChoice(code)
 }
+
+// defaultLanguage is the app's language until one is chosen in Réglages:
+// the system's where it says one (Windows: its locale, French for fr-FR,
+// fr-BE…, English for any other), else French.
+func defaultLanguage() string {
+	if l := platform.Language(); l != "" {
+		return l
+	}
+	return "fr"
+}
+
+// overridesSystem reports whether the language chosen (code) must be put
+// in the place of the system's (system, "" when the system says none): on
+// Windows, where Fyne reads the locale from Windows itself and not from
+// the variables setLanguage sets, when the two differ.
+func overridesSystem(code, system string) bool { return system != "" && code != system }

@@ -621,3 +621,21 @@ func TestIdentityDefault(t *testing.T) {
 		t.Errorf("identity %+v, want %+v", got, want)
 	}
 }
+
+// The language chosen in Réglages is put in the place of the system's when
+// they differ (Windows), never when the system says none (Linux: the
+// variables setLanguage sets decide); the default is the system's, else
+// French.
+func TestOverridesSystem(t *testing.T) {
+	for _, tc := range []struct {
+		code, system string
+		want         bool
+	}{{"fr", "", false}, {"en", "", false}, {"fr", "fr", false}, {"en", "en", false}, {"fr", "en", true}, {"en", "fr", true}} {
+		if got := overridesSystem(tc.code, tc.system); got != tc.want {
+			t.Errorf("overridesSystem(%q, %q) = %v", tc.code, tc.system, got)
+		}
+	}
+	if got := defaultLanguage(); got != "fr" {
+		t.Errorf("defaultLanguage() = %q here, want fr", got)
+	}
+}

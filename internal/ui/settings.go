@@ -90,7 +90,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 		names[i] = l.Name
 	}
 	s.language = widget.NewSelect(names, nil)
-	cur := p.StringWithFallback(prefLanguage, "fr")
+	cur := p.StringWithFallback(prefLanguage, defaultLanguage())
 	for _, l := range languages {
 		if l.Code == cur {
 			s.language.SetSelected(l.Name)
@@ -276,7 +276,7 @@ func (s *settingsScreen) save() {
 			code = l.Code
 		}
 	}
-	if code != p.StringWithFallback(prefLanguage, "fr") {
+	if code != p.StringWithFallback(prefLanguage, defaultLanguage()) {
 		p.SetString(prefLanguage, code)
 		setLanguage(code)
 		s.d.build()

@@ -10,10 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/signing"
 )
 
@@ -102,7 +102,8 @@ type Ticket struct {
 type Identity struct{ Desk, Operator string }
 
 // DefaultIdentity is who acts when nobody said: the desk is the host name,
-// the operator $USER, else the account's name.
+// the operator $USER, else the account's name (on Windows without its
+// DOMAIN\ part).
 func DefaultIdentity(desk, operator string) Identity {
 	if desk == "" {
 		desk, _ = os.Hostname()
@@ -111,9 +112,7 @@ func DefaultIdentity(desk, operator string) Identity {
 		operator = os.Getenv("USER")
 	}
 	if operator == "" {
-		if u, err := user.Current(); err == nil {
-			operator = u.Username
-		}
+		operator = platform.UserName()
 	}
 	return Identity{Desk: desk, Operator: operator}
 }

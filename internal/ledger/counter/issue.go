@@ -19,6 +19,8 @@ import (
 	"vegas-desk/internal/signing"
 
 	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/platform"
 )
 
 // IssueCounter writes a new sealed counter ledger for spec.Desk at path,
@@ -131,6 +133,9 @@ func write(ctx context.Context, q core.Querier, path, backOffice string, src *ba
 		return core.CounterIssue{}, err
 	}
 	f.Close()
+	if err := platform.OwnerOnly(path); err != nil {
+		return core.CounterIssue{}, err
+	}
 	db, err := sqlx.Open("sqlite", sqlite.DSN(path, "_pragma=page_size(16384)", "_pragma=synchronous(OFF)",
 		"_pragma=foreign_keys(ON)", "_pragma=trusted_schema(0)", "_pragma=cache_size(-262144)", "_txlock=immediate"))
 	if err != nil {

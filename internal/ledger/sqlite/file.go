@@ -20,6 +20,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"vegas-desk/internal/platform"
 )
 
 // The SQLite engine: one file, schema.sql.
@@ -115,8 +117,10 @@ func Open(path string, readOnly bool, k Kind) (*File, error) {
 		if k.Create == nil {
 			return nil, fmt.Errorf("open ledger: %w", statErr)
 		}
-		// A new ledger is for its owner's eyes: 0600 in a 0700 directory.
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		// A new ledger is for its owner's eyes: 0600 in a 0700 directory
+		// (on Windows an access list for its owner alone, inherited by the
+		// -wal and -shm files of a folder made here).
+		if err := platform.MkdirAllOwnerOnly(filepath.Dir(path)); err != nil {
 			return nil, fmt.Errorf("open ledger: %w", err)
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -125,6 +129,10 @@ func Open(path string, readOnly bool, k Kind) (*File, error) {
 		}
 		if f != nil {
 			f.Close()
+			if err := platform.OwnerOnly(path); err != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("open ledger: %w", err)
+			}
 		}
 	}
 	w, err := sqlx.Open("sqlite", DSN(path, append([]string{"_txlock=immediate",
