@@ -155,7 +155,9 @@ windows:
 # make test-windows: the Windows binaries and the installer under wine 10 in
 # a Debian trixie chroot made once under $(WIN_CACHE) (windows/test-windows.sh):
 # the commands, Go tests built for Windows, the installer, the app on Xvfb.
-WIN_CACHE     ?= $(TEST_CACHE)/windows
+# The chroot (3 GB, about 15 minutes to make) is a cache of the machine's,
+# like Go's build cache, not of the checkout: a new clone reuses it.
+WIN_CACHE     ?= $(HOME)/.cache/vegas-desk/windows
 WIN_TEST_DEBS := debootstrap xvfb xdotool imagemagick
 test-windows: windows
 	$(call apt_install,$(WIN_TEST_DEBS))

@@ -27,7 +27,7 @@
 #      PAY pays it, a command run meanwhile pays another ticket;
 #   5. the uninstaller, silently: the program gone, the ledger kept.
 #
-# Cache (WIN_CACHE, required; make test-windows: .testcache/windows):
+# Cache (WIN_CACHE, required; make test-windows: ~/.cache/vegas-desk/windows):
 #   trixie/          the chroot with wine (about 700 MB; made once)
 #   work/            bind-mounted as /win4 in the chroot:
 #     prefix0/       a new wine prefix (made once), copied to prefix/ each run
