@@ -234,11 +234,15 @@ app_check() {
 	XVFB_PID=$!
 	until_ok 20 test -s "$fd_file" || { bad "Xvfb did not start"; return 1; }
 	export DISPLAY=:$(cat "$fd_file")
-	# GLFW under wine once failed to make its helper window on a loaded
-	# machine ("Failed to create helper window") and exited: an app that
-	# exited without a window is started once more, said in the transcript.
+	# The app starts its own wineserver, on this display: one left running
+	# by the commands before (started with no display, its desktop process
+	# too) makes GLFW fail to create its helper window ("Failed to create
+	# helper window: invalid window handle"). Should it fail all the same,
+	# the app is started once more, said in the transcript.
 	local win attempt
 	for attempt in 1 2; do
+		w wineserver -k 2>/dev/null
+		w wineserver -w
 		WDISPLAY=$DISPLAY w wine "$APP" --db "$DB" > "$C/app.log" 2>&1 < /dev/null &
 		GUI_PID=$!
 		until_ok 120 eval 'xdotool search --onlyvisible --name "^vegas-desk\$" || ! kill -0 $GUI_PID' || break
