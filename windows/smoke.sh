@@ -271,13 +271,18 @@ app_check() {
 	changed "$C/shot-typed.png" "$C/shot-2-verdict.png" 30 && settle "$C/shot-2-verdict.png" 30 ||
 		bad "no verdict drawn"
 	convert "$C/shot-2-verdict.png" -crop "${WIDTH}x$HEIGHT+$X+$Y" +repage "$TOP/docs/windows.png"
-	# PAY (under the verdict); once its dialog is drawn, Enter confirms it
-	xdotool mousemove $((X + WIDTH / 5)) $((Y + 466)) click 1
+	# PAY as a cashier at the keyboard does: Tab from the serial field goes
+	# first to the verdict's button, Enter taps it (no click at a place of
+	# the window, which moves when the window is resized); once its dialog
+	# is drawn, Enter confirms it
+	xdotool key Tab
+	sleep 0.3
+	xdotool key Return
 	changed "$C/shot-2-verdict.png" "$C/shot-3-confirm.png" 30 && settle "$C/shot-3-confirm.png" 30 ||
 		bad "no payment dialog drawn"
 	xdotool key Return
 	if until_ok 30 paid "$(cat "$C/gui-serial.txt")"; then
-		ok "the serial typed in the app is paid by PAY and Enter"
+		ok "the serial typed in the app is paid by Tab, Enter and Enter"
 	else
 		bad "the ticket typed in the app is not paid (shots in $C)"
 	fi
