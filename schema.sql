@@ -141,8 +141,8 @@ CREATE TABLE pack_states (
     PRIMARY KEY (block, pack)
 ) WITHOUT ROWID;
 
--- Kept: the counters, with their payout limit. role is the PostgreSQL login
--- of the counter (always NULL in a file); locked_until is the end of a
+-- Kept: the counters, with their payout limit. role is unused (the
+-- PostgreSQL login an earlier shared ledger made; always NULL); locked_until is the end of a
 -- lock-out after too many refused serials ('' when not locked).
 CREATE TABLE desks (
     id           TEXT    PRIMARY KEY,

@@ -53,12 +53,11 @@ else the one last chosen in the app's settings).
   verify [--block N] [--head HEX] [--key PUBKEY] [--json]   check every ticket, digest and the journal
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
-  desks add ID [--password-file FILE] [--limit EUROS] [--json]   add a counter (a login on a shared ledger)
+  desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
   desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
-  desks password ID --password-file FILE         give a counter's login a new password (shared ledger)
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
-  load [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]   a shared ledger's capacity test
-  load --server URL [--dir DIR] [--counters N] [--seconds S] [--json]   the same, through vegas-desk serve of --db
+  load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
+                                                 a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file

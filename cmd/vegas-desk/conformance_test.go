@@ -3,16 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/conformance"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/server"
+	"vegas-desk/internal/server/servertest"
 	"vegas-desk/internal/testcache"
 )
 
@@ -29,7 +32,7 @@ func TestConformanceCLI(t *testing.T) {
 	}
 	cases := conformance.Cases()
 	answers := conformance.Answers{}
-	for _, kind := range conformance.Kinds {
+	for _, kind := range append(slices.Clip(conformance.Kinds), conformance.ServedKinds...) {
 		t.Run(kind, func(t *testing.T) {
 			k := newCLIKind(t, kind, dir)
 			for _, c := range cases {
@@ -68,15 +71,16 @@ func exitOf(c conformance.Case) int {
 // cliKind is one kind of ledger of the world, asked on the command line.
 type cliKind struct {
 	name     string
-	office   string            // the back office's --db ("" for a sealed ledger)
-	desks    map[string]string // who asks: its --db, by desk
-	named    bool              // questions name the desk (--desk)
+	office   string              // the back office's --db ("" for a sealed ledger)
+	desks    map[string]string   // who asks: its --db, by desk
+	served   map[string][]string // and, through the validation server, its --server and --desk-cert
+	named    bool                // questions name the desk (--desk)
 	phase    string
 	payments map[string]int64 // by ticket
 }
 
 func newCLIKind(t *testing.T, kind, dir string) *cliKind {
-	k := &cliKind{name: kind, desks: map[string]string{}, phase: conformance.Open, payments: map[string]int64{}}
+	k := &cliKind{name: kind, desks: map[string]string{}, served: map[string][]string{}, phase: conformance.Open, payments: map[string]int64{}}
 	copyOf := func(name string) string {
 		dst := filepath.Join(t.TempDir(), name)
 		if err := testcache.CopyFile(filepath.Join(dir, name), dst); err != nil {
@@ -85,27 +89,25 @@ func newCLIKind(t *testing.T, kind, dir string) *cliKind {
 		return dst
 	}
 	switch kind {
-	case conformance.File:
-		k.office, k.named = copyOf("ledger.db"), true
-	case conformance.Shared, conformance.Login:
-		db := pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Conformance))
-		k.office, k.named = pg.URL(pgtest.Owner, db), kind == conformance.Shared
-		pw := filepath.Join(t.TempDir(), "pw")
-		os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)
-		t.Setenv("PGPASSWORD", "a-counter-password")
-		for _, d := range conformance.Desks {
-			out, errs, code := vd(t, k.office, "", "desks", "add", d.ID, "--limit", strconv.Itoa(d.Limit), "--password-file", pw, "--json")
-			var desk struct{ Role string }
-			if code != 0 || json.Unmarshal([]byte(out), &desk) != nil {
-				t.Fatalf("desks add %s: exit %d\n%s%s", d.ID, code, out, errs)
-			}
-			if kind == conformance.Login {
-				k.desks[d.ID] = pg.URLWithout(desk.Role, db)
-			}
-		}
+	case conformance.File, conformance.ServedFile:
+		k.office, k.named = copyOf("ledger.db"), kind == conformance.File
+	case conformance.Shared, conformance.ServedShared:
+		// The desks were copied with the ledger (rows: no logins).
+		k.office, k.named = pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Conformance))), kind == conformance.Shared
 	case conformance.Sealed:
 		for _, d := range conformance.Counters {
 			k.desks[d] = copyOf(d + ".db")
+		}
+	}
+	if kind == conformance.ServedFile || kind == conformance.ServedShared {
+		l, err := ledger.Open(k.office)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		s := servertest.Start(t, l, server.Config{})
+		for _, d := range conformance.Counters {
+			k.served[d] = []string{"--server", s.URL, "--desk-cert", s.DeskFile(t, d)}
 		}
 	}
 	for _, d := range conformance.Counters {
@@ -150,7 +152,7 @@ func (k *cliKind) ask(t *testing.T, c conformance.Case, w conformance.World) (co
 	if n, ok := c.Asked.Euros(); ok {
 		args = append(args, "--limit", strconv.Itoa(n))
 	}
-	db, stdin := k.desks[c.Desk], ""
+	db, served, stdin := k.desks[c.Desk], k.served[c.Desk], ""
 	switch c.Op {
 	case "lookup":
 		args = append([]string{"lookup", w.Serial(c.Ticket), "--json"}, args...)
@@ -169,9 +171,9 @@ func (k *cliKind) ask(t *testing.T, c conformance.Case, w conformance.World) (co
 			args = append(args, "--winner-name", win.Name, "--winner-doc", win.DocType, "--winner-doc-number", win.DocNumber)
 		}
 	case "void":
-		db, args = k.office, []string{"void", strconv.FormatInt(k.payments[c.Ticket.Spec], 10), "--reason", "conformance", "--json"}
+		db, served, args = k.office, nil, []string{"void", strconv.FormatInt(k.payments[c.Ticket.Spec], 10), "--reason", "conformance", "--json"}
 	}
-	out, errs, code := vd(t, db, stdin, args...)
+	out, errs, code := vd(t, db, stdin, append(slices.Clip(served), args...)...)
 	var j struct {
 		Verdict   string
 		Prize     int

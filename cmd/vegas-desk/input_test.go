@@ -109,7 +109,7 @@ func TestCheckBoundExact(t *testing.T) {
 }
 
 // The other files the command line reads, each given /dev/zero: a
-// passphrase file, a counter's password file, a key file. Each is refused
+// passphrase file, a key file. Each is refused
 // at once, saying which file and what to give, and nothing is written.
 func TestSecretFilesBounded(t *testing.T) {
 	dir := t.TempDir()
@@ -121,8 +121,6 @@ func TestSecretFilesBounded(t *testing.T) {
 		want string
 	}{
 		{[]string{"keygen", "-o", key, "--passphrase-file", "/dev/zero"}, "--passphrase-file /dev/zero: its first line holds more than 4 KB, which no passphrase does"},
-		{[]string{"desks", "password", "D1", "--password-file", "/dev/zero"}, "desks password: --password-file /dev/zero holds more than 4 KB, which no password does"},
-		{[]string{"desks", "add", "D1", "--password-file", "/dev/zero"}, "desks add: --password-file /dev/zero holds more than 4 KB, which no password does"},
 	}
 	for _, c := range cases {
 		errs, code := runWithin(t, 20*time.Second, nil, append([]string{"--db", db}, c.args...)...)

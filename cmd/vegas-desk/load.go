@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,8 +19,8 @@ import (
 )
 
 // load is a pilot's capacity test: N counters claim random tickets of an
-// on-sale block at once, each through its own login, as a counter's app
-// does, for a while; it reports answers per second, their latency and how
+// on-sale block at once, each through the validation server with a desk
+// file of its own, as a counter's app does, for a while; it reports answers per second, their latency and how
 // long the payments' entries waited to be chained. It pays real tickets,
 // so it refuses a ledger that is not a demonstration ledger unless told.
 func (c *cli) load(args []string) error {
@@ -43,8 +40,8 @@ func (c *cli) load(args []string) error {
 	}
 	c.server = "" // --db is the back office's ledger, which knows the serials
 	switch {
-	case *server == "" && !ledger.IsURL(c.dbPath()):
-		return badInput("load: --db names a shared ledger (postgres://…): a load test measures its server")
+	case *server == "":
+		return badInput("load: give --server https://HOST:PORT, the validation server (vegas-desk serve) of --db: a load test measures it, as counters ask it (they have no database login)")
 	case *counters < 1 || *counters > 64:
 		return badInput("load: --counters %d: give 1 to 64", *counters)
 	case *seconds <= 0 || *seconds > 3600:
@@ -62,12 +59,7 @@ func (c *cli) load(args []string) error {
 	if err != nil {
 		return err
 	}
-	var logins []*ledger.Ledger
-	if *server != "" {
-		logins, err = serverDesks(c, bo, *counters, *server, *dir, *pass)
-	} else {
-		logins, err = loadDesks(c, bo, *counters)
-	}
+	logins, err := serverDesks(c, bo, *counters, *server, *dir, *pass)
 	if err != nil {
 		return err
 	}
@@ -116,54 +108,6 @@ func onSale(ctx context.Context, bo *ledger.Ledger) ([]int, ledger.Block, error)
 	return nil, ledger.Block{}, errors.New("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
 }
 
-// loadDesks gives desks load-1 … load-n (added, or given a new password)
-// and opens their logins.
-func loadDesks(c *cli, bo *ledger.Ledger, n int) ([]*ledger.Ledger, error) {
-	u, err := url.Parse(c.dbPath())
-	if err != nil {
-		return nil, badInput("load: --db %s: %v", bo.Location(), err)
-	}
-	key := make([]byte, 16)
-	rand.Read(key)
-	password := hex.EncodeToString(key)
-	who := defaultIdentity("", "load")
-	existing, err := bo.Desks(c.ctx)
-	if err != nil {
-		return nil, err
-	}
-	var logins []*ledger.Ledger
-	fail := func(err error) ([]*ledger.Ledger, error) {
-		for _, l := range logins {
-			l.Close()
-		}
-		return nil, err
-	}
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprintf("load-%d", i)
-		var role string
-		if j := slices.IndexFunc(existing, func(d ledger.Desk) bool { return d.ID == id }); j >= 0 && existing[j].Role != "" {
-			role = existing[j].Role
-			err = bo.SetDeskPassword(c.ctx, id, password, who)
-		} else {
-			var d ledger.Desk
-			d, err = bo.AddDesk(c.ctx, id, 1000, password, who)
-			role = d.Role
-		}
-		if err != nil {
-			return fail(fmt.Errorf("load: desk %s: %w", id, err))
-		}
-		lu := *u
-		lu.User = url.UserPassword(role, password)
-		l, err := ledger.Open(lu.String())
-		if err != nil {
-			return fail(fmt.Errorf("load: desk %s's login: %w", id, err))
-		}
-		logins = append(logins, l)
-	}
-	fmt.Fprintf(c.stderr, "load: desks load-1 … load-%d are this test's (payout limit 1,000 €; their passwords are new each run)\n", n)
-	return logins, nil
-}
-
 // serverDesks gives desks load-1 … load-n (added when missing) new desk
 // files signed by the authority of dir, and opens them on the server at
 // url.
@@ -189,7 +133,7 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 	for i := 1; i <= n && err == nil; i++ {
 		id := fmt.Sprintf("load-%d", i)
 		if !slices.ContainsFunc(existing, func(d ledger.Desk) bool { return d.ID == id }) {
-			_, err = bo.AddDesk(c.ctx, id, 1000, "", defaultIdentity("", "load"))
+			_, err = bo.AddDesk(c.ctx, id, 1000, defaultIdentity("", "load"))
 		}
 		var data []byte
 		if err == nil {

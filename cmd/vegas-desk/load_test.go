@@ -2,26 +2,55 @@ package main
 
 import (
 	"encoding/json"
-	"os"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
-	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/server"
 )
 
-// load on a demonstration ledger: counters of its own claim, it says how
-// fast, and the journal it leaves verifies with nothing waiting; run again,
-// its desks get new passwords. It refuses a real ledger unless told, and a
-// file.
+// serveOf starts a validation server of the ledger at db, its authority
+// made by serve --init in a directory of its own, until the test ends,
+// and returns that directory and the server's URL.
+func serveOf(t *testing.T, db string) (dir, url string) {
+	t.Helper()
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	dir = filepath.Join(t.TempDir(), "ca")
+	if out, errs, code := vd(t, db, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
+	}
+	l, err := ledger.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	s, err := server.New(l, server.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	t.Cleanup(func() { s.Close() })
+	return dir, "https://" + ln.Addr().String()
+}
+
+// load on a demonstration ledger on PostgreSQL, through its validation
+// server: counters of its own claim, it says how fast, and the journal it
+// leaves verifies with nothing waiting; run again, its desks get new desk
+// files. It refuses a real ledger unless told, and a ledger without its
+// server (counters have no database login).
 func TestLoadCLI(t *testing.T) {
-	db := pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Demo))
-	url := pg.URL(pgtest.Owner, db)
+	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Demo)))
+	dir, srv := serveOf(t, url)
 	for run := range 2 {
-		out, errs, code := vd(t, url, "", "load", "--counters", "3", "--seconds", "1", "--json")
+		out, errs, code := vd(t, url, "", "load", "--server", srv, "--dir", dir, "--counters", "3", "--seconds", "1", "--json")
 		var r struct {
 			Counters                            int
 			Answers, Paid                       int
@@ -41,31 +70,17 @@ func TestLoadCLI(t *testing.T) {
 		t.Errorf("verify after the load: exit %d\n%s%s", code, out, errs)
 	}
 
-	// desks password: the login's new one, the old one no longer.
-	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte("a-new-counter-password\n"), 0o600)
-	if out, errs, code := vd(t, url, "", "desks", "password", "load-1", "--password-file", pw); code != 0 || !strings.Contains(out, "new password") {
-		t.Fatalf("desks password: exit %d\n%s%s", code, out, errs)
-	}
-	t.Setenv("PGPASSWORD", "a-new-counter-password")
-	l, err := ledger.Open(pg.URLWithout(postgres.DeskRole(db, "load-1"), db))
-	if err != nil || l.CounterDesk() != "load-1" {
-		t.Fatalf("the login with its new password: %v", err)
-	}
-	l.Close()
-	os.WriteFile(pw, []byte("short\n"), 0o600)
-	if _, errs, code := vd(t, url, "", "desks", "password", "load-1", "--password-file", pw); code == 0 || !strings.Contains(errs, "12 characters") {
-		t.Errorf("a short password: exit %d %s", code, errs)
-	}
-
-	real := pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Block))
-	if _, errs, code := vd(t, pg.URL(pgtest.Owner, real), "", "load", "--seconds", "1"); code != 2 || !strings.Contains(errs, "--yes-this-is-a-test") {
+	real := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Block)))
+	realDir, realSrv := serveOf(t, real)
+	if _, errs, code := vd(t, real, "", "load", "--server", realSrv, "--dir", realDir, "--seconds", "1"); code != 2 || !strings.Contains(errs, "--yes-this-is-a-test") {
 		t.Errorf("load on a real ledger: exit %d %s", code, errs)
 	}
-	if out, errs, code := vd(t, pg.URL(pgtest.Owner, real), "", "load", "--counters", "1", "--seconds", "0.5", "--yes-this-is-a-test"); code != 0 || !strings.Contains(out, "answers/s") {
+	if out, errs, code := vd(t, real, "", "load", "--server", realSrv, "--dir", realDir, "--counters", "1", "--seconds", "0.5", "--yes-this-is-a-test"); code != 0 || !strings.Contains(out, "answers/s") {
 		t.Errorf("load on a real ledger, told: exit %d\n%s%s", code, out, errs)
 	}
-	if _, errs, code := vd(t, ledgertest.Copy(t, ledgertest.Demo), "", "load"); code != 2 || !strings.Contains(errs, "shared ledger") {
-		t.Errorf("load on a file: exit %d %s", code, errs)
+	for _, db := range []string{url, ledgertest.Copy(t, ledgertest.Demo)} {
+		if _, errs, code := vd(t, db, "", "load"); code != 2 || !strings.Contains(errs, "give --server") {
+			t.Errorf("load without --server on %s: exit %d %s", db, code, errs)
+		}
 	}
 }

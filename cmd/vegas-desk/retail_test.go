@@ -395,9 +395,9 @@ func TestIdentityExport(t *testing.T) {
 	}
 }
 
-// On a shared ledger a counter's login receives and activates its own
-// packs, scanned or typed, prints its day and its receipts, and nothing
-// more: the database refuses the rest.
+// On a shared ledger a counter through the validation server receives and
+// activates its own packs, scanned or typed, prints its day and its
+// receipts, and nothing more: the server refuses the rest.
 func TestCounterRetailCLI(t *testing.T) {
 	db := pg.NewDatabase(t)
 	url := pg.URL(pgtest.Owner, db)
@@ -405,14 +405,12 @@ func TestCounterRetailCLI(t *testing.T) {
 	if _, errs, code := vd(t, stock, "", "copy", stock, url); code != 0 {
 		t.Fatalf("copy: %s", errs)
 	}
-	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)
-	out, errs, code := vd(t, url, "", "desks", "add", "D1", "--password-file", pw, "--limit", "150", "--json")
-	var desk struct{ Role string }
-	if code != 0 || json.Unmarshal([]byte(out), &desk) != nil {
+	dir, srv := serveOf(t, url)
+	d1 := filepath.Join(t.TempDir(), "D1.desk")
+	if out, errs, code := vd(t, url, "", "desks", "add", "D1", "--limit", "150", "--out", d1, "--dir", dir); code != 0 {
 		t.Fatalf("desks add: %s %s", out, errs)
 	}
-	if _, errs, code := vd(t, url, "", "desks", "add", "D2", "--password-file", pw); code != 0 {
+	if _, errs, code := vd(t, url, "", "desks", "add", "D2"); code != 0 {
 		t.Fatalf("desks add D2: %s", errs)
 	}
 	for _, args := range [][]string{
@@ -423,8 +421,9 @@ func TestCounterRetailCLI(t *testing.T) {
 			t.Fatalf("%v: %s", args, errs)
 		}
 	}
-	t.Setenv("PGPASSWORD", "a-counter-password")
-	counter := pg.URLWithout(desk.Role, db)
+	counter := func(args ...string) (string, string, int) {
+		return vd(t, url, "", append([]string{"--server", srv, "--desk-cert", d1}, args...)...)
+	}
 	today := time.Now().Format(time.DateOnly)
 	code0 := game.PackCode{Game: 531, Block: 1, Pack: 0}.String()
 	for _, tc := range []struct {
@@ -455,14 +454,14 @@ func TestCounterRetailCLI(t *testing.T) {
 		{[]string{"settings", "--commission", "9"}, 1, "", "back office"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			out, errs, code := vd(t, counter, "", tc.args...)
+			out, errs, code := counter(tc.args...)
 			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
 				t.Errorf("exit %d (want %d)\nstdout %s\nstderr %s", code, tc.code, out, errs)
 			}
 		})
 	}
 	// The counter sees its own packs only; the back office sees D2's too.
-	out, _, _ = vd(t, counter, "", "packs", "list", "--json")
+	out, _, _ := counter("packs", "list", "--json")
 	if strings.Contains(out, `"desk": "D2"`) {
 		t.Errorf("a counter lists another's packs:\n%s", out)
 	}

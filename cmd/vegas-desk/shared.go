@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
+
 	"flag"
 	"fmt"
 	"os"
@@ -15,24 +14,6 @@ import (
 
 // Commands of a shared ledger: its desks, and copying a ledger between a
 // file and a database.
-
-// adviseServer says, on the standard error, what a shared ledger's server
-// still lets counters' logins do that it should not, and the statements a
-// superuser runs to close it.
-func (c *cli) adviseServer(l *ledger.Ledger) {
-	open, fix, err := l.ServerAdvice(c.ctx)
-	if err != nil || len(open) == 0 {
-		return
-	}
-	fmt.Fprintln(c.stderr, "vegas-desk: note: this server still lets counters' logins go beyond their calls:")
-	for _, o := range open {
-		fmt.Fprintln(c.stderr, "  - "+o)
-	}
-	fmt.Fprintln(c.stderr, "a server administrator (a superuser) closes it with:")
-	for _, s := range fix {
-		fmt.Fprintln(c.stderr, "  "+s)
-	}
-}
 
 // deskFlags are the flags every desks subcommand has, and its name.
 type deskFlags struct {
@@ -46,12 +27,12 @@ func (f deskFlags) who() ledger.Identity { return defaultIdentity("", *f.operato
 
 // deskCommands are the subcommands of desks.
 var deskCommands = map[string]func(*cli, deskFlags, []string) error{
-	"add": (*cli).deskAdd, "password": (*cli).deskPassword, "list": (*cli).deskList, "limit": (*cli).deskLimit,
+	"add": (*cli).deskAdd, "list": (*cli).deskList, "limit": (*cli).deskLimit,
 	"disable": (*cli).deskChange, "enable": (*cli).deskChange, "unlock": (*cli).deskChange,
 }
 
 func (c *cli) desks(args []string) error {
-	const want = "want add, cert, list, disable, enable, unlock, limit or password (see vegas-desk help)"
+	const want = "want add, cert, list, disable, enable, unlock or limit (see vegas-desk help)"
 	if len(args) == 0 {
 		return badInput("desks: " + want)
 	}
@@ -68,21 +49,7 @@ func (c *cli) desks(args []string) error {
 	return run(c, f, args[1:])
 }
 
-// readPassword reads a counter's password from file, bounded: the file
-// holds the password alone (a line end after it is dropped).
-func readPassword(what, file string) (string, error) {
-	b, err := readFile(file, maxSecretFile)
-	if errors.As(err, new(tooLarge)) {
-		return "", badInput("%s: --password-file %s holds %v, which no password does: give a file holding the counter's password alone", what, file, err)
-	}
-	if err != nil {
-		return "", badInput("%s: %v", what, err)
-	}
-	return string(bytes.TrimRight(b, "\r\n")), nil
-}
-
 func (c *cli) deskAdd(f deskFlags, args []string) error {
-	pwFile := f.fs.String("password-file", "", "file holding the counter's password (shared ledger, without --out)")
 	limit := f.fs.Int("limit", 150, "the counter's payout limit in euros")
 	out := f.fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
 	dir := f.fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
@@ -96,24 +63,12 @@ func (c *cli) deskAdd(f deskFlags, args []string) error {
 			return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
 		}
 	}
-	var password string
-	if *pwFile != "" {
-		if password, err = readPassword("desks add", *pwFile); err != nil {
-			return err
-		}
-	}
 	l, err := c.open(true)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	if l.Shared() && *pwFile == "" && *out == "" {
-		return badInput("desks add: --password-file FILE is required on a shared ledger: the counter logs in with it (or give --out for the validation server)")
-	}
-	if !l.Shared() {
-		password = ""
-	}
-	d, err := l.AddDesk(c.ctx, pos[0], *limit, password, f.who())
+	d, err := l.AddDesk(c.ctx, pos[0], *limit, f.who())
 	if err != nil {
 		return err
 	}
@@ -122,40 +77,10 @@ func (c *cli) deskAdd(f deskFlags, args []string) error {
 			return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
 		}
 	}
-	c.adviseServer(l)
 	if *f.asJSON {
 		return c.json(deskJSON(d))
 	}
-	fmt.Fprintf(c.stdout, "desk %s added, payout limit %s", d.ID, game.FormatAmount(d.Limit))
-	if d.Role != "" {
-		fmt.Fprintf(c.stdout, ", login %s", d.Role)
-	}
-	fmt.Fprintln(c.stdout)
-	return nil
-}
-
-func (c *cli) deskPassword(f deskFlags, args []string) error {
-	pwFile := f.fs.String("password-file", "", "file holding the counter's new password")
-	pos, err := c.positional(f.fs, args, 1, "one desk ID")
-	if err != nil {
-		return err
-	}
-	if *pwFile == "" {
-		return badInput("desks password: --password-file FILE is required: the counter logs in with it")
-	}
-	password, err := readPassword("desks password", *pwFile)
-	if err != nil {
-		return err
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	if err := l.SetDeskPassword(c.ctx, pos[0], password, f.who()); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stdout, "desk %s: its login has a new password\n", terminal(pos[0]))
+	fmt.Fprintf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
 	return nil
 }
 
@@ -172,7 +97,6 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.adviseServer(l)
 	if *f.asJSON {
 		out := []any{}
 		for _, d := range ds {
@@ -188,7 +112,7 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 		case !d.LockedUntil.IsZero():
 			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(c.stdout, "%-16s %12s  %-10s %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state, d.Role)
+		fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
 	}
 	if len(ds) == 0 {
 		fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
@@ -239,7 +163,7 @@ func (c *cli) deskLimit(f deskFlags, args []string) error {
 }
 
 func deskJSON(d ledger.Desk) map[string]any {
-	m := map[string]any{"id": d.ID, "role": d.Role, "limit": d.Limit, "disabled": d.Disabled, "locked_until": nil}
+	m := map[string]any{"id": d.ID, "limit": d.Limit, "disabled": d.Disabled, "locked_until": nil}
 	if !d.LockedUntil.IsZero() {
 		m["locked_until"] = d.LockedUntil
 	}
@@ -292,8 +216,5 @@ func (c *cli) copyLedger(args []string) error {
 		return c.json(map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head})
 	}
 	fmt.Fprintf(c.stdout, "copied %s to %s: %d block(s), journal head %s\n", src.Location(), dst.Location(), len(bs), head)
-	if dst.Shared() {
-		fmt.Fprintln(c.stdout, "counters' logins are not copied: give each desk one with vegas-desk desks add ID --password-file FILE")
-	}
 	return nil
 }

@@ -43,8 +43,9 @@ func pgFixture(t *testing.T, name string) string {
 }
 
 // A pilot's day on a shared ledger, from the command line: a file copied
-// into PostgreSQL, counters added, a counter's login paying, refused what
-// is not its own, and the copy verified like its source.
+// into PostgreSQL, counters added (rows, and a desk file), a counter
+// through the validation server paying, refused what is not its own, and
+// the copy verified like its source.
 func TestSharedLedger(t *testing.T) {
 	file := ledgertest.Copy(t, ledgertest.Block)
 	winner := serials(t).Winners[50][0]
@@ -67,23 +68,29 @@ func TestSharedLedger(t *testing.T) {
 		t.Fatalf("verify: file %s, database %s (%s)", vf, vp, errs)
 	}
 
-	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte("a-counter-password\n"), 0o600)
-	out, errs, code = vd(t, url, "", "desks", "add", "D1", "--password-file", pw, "--limit", "150", "--json")
-	var desk struct{ Role string }
-	if code != 0 || json.Unmarshal([]byte(out), &desk) != nil || desk.Role == "" {
+	dir, srv := serveOf(t, url)
+	d1 := filepath.Join(t.TempDir(), "D1.desk")
+	out, errs, code = vd(t, url, "", "desks", "add", "D1", "--limit", "150", "--out", d1, "--dir", dir, "--json")
+	if code != 0 || !strings.Contains(out, `"id": "D1"`) {
 		t.Fatalf("desks add: exit %d\n%s\n%s", code, out, errs)
 	}
-	if _, errs, code := vd(t, url, "", "desks", "add", "D2"); code != 2 || !strings.Contains(errs, "--password-file") {
-		t.Errorf("desks add without a password: exit %d, %s", code, errs)
+	if _, errs, code := vd(t, url, "", "desks", "add", "D2"); code != 0 {
+		t.Errorf("desks add without a desk file: exit %d, %s", code, errs)
 	}
-	if out, _, code := vd(t, url, "", "desks", "list", "--json"); code != 0 || !strings.Contains(out, `"id": "D1"`) {
+	if _, errs, code := vd(t, url, "", "desks", "add", "D3", "--password-file", d1); code != 2 || !strings.Contains(errs, "password-file") {
+		t.Errorf("desks add --password-file (counters have no login): exit %d, %s", code, errs)
+	}
+	if _, errs, code := vd(t, url, "", "desks", "password", "D1"); code != 2 || !strings.Contains(errs, "want add") {
+		t.Errorf("desks password (counters have no login): exit %d, %s", code, errs)
+	}
+	if out, _, code := vd(t, url, "", "desks", "list", "--json"); code != 0 || !strings.Contains(out, `"id": "D1"`) || strings.Contains(out, "role") {
 		t.Errorf("desks list: %s", out)
 	}
 
-	// The counter's login: its password from PGPASSWORD, as libpq does.
-	t.Setenv("PGPASSWORD", "a-counter-password")
-	counter := pg.URLWithout(desk.Role, db)
+	// The counter, through the ledger's validation server.
+	counter := func(args ...string) (string, string, int) {
+		return vd(t, url, "", append([]string{"--server", srv, "--desk-cert", d1}, args...)...)
+	}
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -101,19 +108,19 @@ func TestSharedLedger(t *testing.T) {
 		{[]string{"desks", "list"}, 1, "", "back office"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			out, errs, code := vd(t, counter, "", tc.args...)
+			out, errs, code := counter(tc.args...)
 			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errs, tc.stderr) {
 				t.Errorf("exit %d (want %d)\nstdout %s\nstderr %s", code, tc.code, out, errs)
 			}
 		})
 	}
 
-	// A server that does not answer: exit 1, saying so.
+	// PostgreSQL does not answer behind the server: exit 1, saying so.
 	start, err := pg.Stopped()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, errs, code = vd(t, counter, "", "lookup", winner)
+	_, errs, code = counter("lookup", winner)
 	if err := start(); err != nil {
 		t.Fatal(err)
 	}

@@ -31,13 +31,11 @@ var (
 	prizeByte    = core.PrizeByte
 	prizeOf      = core.PrizeOf
 	parseTime    = core.ParseTime
-	deskRole     = postgres.DeskRole
 	storedTicket = backoffice.StoredTicket
 	scanPrizes   = backoffice.ScanPrizes
 )
 
-// rdb is the ledger's connections for reading; wdb, for writing (a
-// counter's login's: its own).
+// rdb is the ledger's connections for reading; wdb, for writing.
 func rdb(l *Ledger) *sqlx.DB {
 	switch b := l.b.(type) {
 	case *sqlite.Backend:
@@ -45,8 +43,6 @@ func rdb(l *Ledger) *sqlx.DB {
 	case *counter.Backend:
 		return b.File().R
 	case *postgres.Backend:
-		return b.DB()
-	case *postgres.Counter:
 		return b.DB()
 	}
 	panic("no such backend")
@@ -80,7 +76,7 @@ func storeOf(l *Ledger) *backoffice.Store {
 	case interface{ Office() *backoffice.Store }:
 		return b.Office()
 	}
-	panic("no store: a counter's login")
+	panic("no store: a counter through a server")
 }
 
 // begin opens a write transaction of l, as the ledger does.
@@ -98,13 +94,4 @@ func appendJournal(l *Ledger, ctx context.Context, tx *sqlx.Tx, e *entry) error 
 // classify is the ledger's error of an engine's.
 func classify(l *Ledger, err error) error { return storeOrPool(l).Classify(err) }
 
-func storeOrPool(l *Ledger) interface{ Classify(error) error } {
-	if _, ok := l.b.(*postgres.Counter); ok {
-		return classifier(postgres.Classify)
-	}
-	return storeOf(l).E
-}
-
-type classifier func(error) error
-
-func (c classifier) Classify(err error) error { return c(err) }
+func storeOrPool(l *Ledger) interface{ Classify(error) error } { return storeOf(l).E }

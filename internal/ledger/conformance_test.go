@@ -88,23 +88,9 @@ func newKind(t *testing.T, kind, dir string) *conformanceKind {
 			t.Fatal(err)
 		}
 		k.office = open(dst)
-	case conformance.ServedShared:
-		// The desks were copied with the ledger, without logins: the
-		// server's desks need none.
+	case conformance.Shared, conformance.ServedShared:
+		// The desks were copied with the ledger (rows: no logins).
 		k.office = open(pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgTemplate(t, conformance.Fixture))))
-	case conformance.Shared, conformance.Login:
-		db := pg.NewDatabaseFrom(t, pgTemplate(t, conformance.Fixture))
-		k.office = open(pg.URL(pgtest.Owner, db))
-		for _, d := range conformance.Desks {
-			if _, err := k.office.AddDesk(context.Background(), d.ID, d.Limit, counterPassword, Identity{Desk: "BO", Operator: "eve"}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if kind == conformance.Login {
-			for _, d := range conformance.Counters {
-				k.desks[d] = counterLogin(t, db, d)
-			}
-		}
 	case conformance.Sealed:
 		for _, d := range conformance.Counters {
 			dst := filepath.Join(t.TempDir(), d+".db")

@@ -50,49 +50,6 @@ func TestIdentitiesPostgres(t *testing.T) {
 	}
 }
 
-// Issue 23's attack through a counter's login, as psql would ask: a prize
-// from the identity threshold claimed with each identity of the table as
-// typed (no Go in between) is paid only to a given one, which is kept and
-// hashed in its normal form.
-func TestCounterInvisibleIdentity(t *testing.T) {
-	ctx := context.Background()
-	bo, db := pgWithDesks(t)
-	if err := bo.SetSetting(ctx, SettingIdentityThreshold, 100, Identity{Desk: "BO", Operator: "eve"}); err != nil {
-		t.Fatal(err)
-	}
-	b := mustBlock(t, bo)
-	c := rawCounter(t, db, "D1")
-	cases := conformance.Identities()
-	ps := ticketsWith(t, bo, b, 100, len(cases)+1)
-	refused := ps[len(cases)]
-	for i, ic := range cases {
-		pos := refused
-		if ic.Given {
-			pos = ps[i]
-		}
-		w := ic.Winner
-		st := status(t, c, `CALL vegas.claim(531, 1, $1, $2, 'serial', '', 'mallory', '', NULL, $3, $4, $5, NULL)`,
-			pos, b.Key.Secret(pos), w.Name, w.DocType, w.DocNumber)
-		want := "identity-required"
-		if ic.Given {
-			want = "paid"
-		}
-		if st != want {
-			t.Errorf("%s (identities.txt:%d): %s, want %s", ic.Name, ic.Line, st, want)
-			continue
-		}
-		if !ic.Given {
-			continue
-		}
-		var kept struct{ Name, Detail string }
-		err := get(ctx, rdb(bo), &kept, `SELECT i.name, j.detail FROM journal j JOIN identities i ON i.claim = j.id
-			WHERE j.kind = 'claim' AND j.position = $1`, pos)
-		if n := w.Normal(); err != nil || kept.Name != n.Name || kept.Detail != core.IdentityHash(n) {
-			t.Errorf("%s: kept %+v %v; want %q hashed %s", ic.Name, kept, err, n.Name, core.IdentityHash(n))
-		}
-	}
-}
-
 // Issue 23's attack on a sealed counter ledger's import: a payment whose
 // winner's identity prints nothing (forged into the counter's file: its
 // own app refuses one) is recorded, the money being gone, and flagged

@@ -10,7 +10,6 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/counter"
-	"vegas-desk/internal/ledger/postgres"
 	"vegas-desk/internal/signing"
 )
 
@@ -245,20 +244,19 @@ func (l *Ledger) Desks(ctx context.Context) ([]Desk, error) {
 	return bo.Desks(ctx)
 }
 
-// AddDesk adds a counter with its payout limit. On a shared ledger it
-// makes the counter's login role, with password (kept by PostgreSQL as a
-// SCRAM verifier), a member of the counters' group; a desk that exists
-// without a login (after a copy) gets one. In a file, password is unused.
-func (l *Ledger) AddDesk(ctx context.Context, id string, limit int, password string, who Identity) (Desk, error) {
+// AddDesk adds a counter with its payout limit: a row of the ledger. A
+// counter asks a validation server (vegas-desk serve) with a desk file
+// (desks add --out).
+func (l *Ledger) AddDesk(ctx context.Context, id string, limit int, who Identity) (Desk, error) {
 	bo, err := l.backOffice("add a desk")
 	if err != nil {
 		return Desk{}, err
 	}
-	return bo.AddDesk(ctx, id, limit, password, who)
+	return bo.AddDesk(ctx, id, limit, who)
 }
 
-// DisableDesk stops a counter: its login is refused, and so is every call
-// it makes; its sessions end.
+// DisableDesk stops a counter: a validation server refuses its next
+// question (it reads the desk's row at each one).
 func (l *Ledger) DisableDesk(ctx context.Context, id string, who Identity) error {
 	bo, err := l.backOffice("disable a desk")
 	if err != nil {
@@ -284,26 +282,6 @@ func (l *Ledger) UnlockDesk(ctx context.Context, id string, who Identity) error 
 		return err
 	}
 	return bo.UnlockDesk(ctx, id, who)
-}
-
-// ServerAdvice lists what a shared ledger's server still lets a counter's
-// login do that it should not, and the statements a superuser runs to
-// close it (none for a file, nor when nothing is open).
-func (l *Ledger) ServerAdvice(ctx context.Context) (open, fix []string, err error) {
-	if b, ok := l.b.(*postgres.Backend); ok {
-		return b.Advice(ctx)
-	}
-	return nil, nil, nil
-}
-
-// SetDeskPassword gives a counter's login on a shared ledger a new
-// password (at least 12 characters), and records that it changed.
-func (l *Ledger) SetDeskPassword(ctx context.Context, id, password string, who Identity) error {
-	bo, err := l.backOffice("set a desk's password")
-	if err != nil {
-		return err
-	}
-	return bo.SetDeskPassword(ctx, id, password, who)
 }
 
 // SetDeskLimit changes a counter's payout limit.

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"vegas-desk/internal/game"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -68,71 +67,5 @@ func TestGoClaimsRaceAcrossLedgers(t *testing.T) {
 	}
 	if rep, err := journalOnly(bo); err != nil || !rep.OK() || rep.Waiting != 0 {
 		t.Errorf("verify: %v %v, %d waiting", rep.Problems, err, rep.Waiting)
-	}
-}
-
-// The counters' PL/pgSQL chainer and the back office's Go sequencer, at
-// once on one database: counters claim through their logins while two
-// back offices claim other tickets and look up unknown serials (refusals
-// recorded), each answer once chained. The journal, chained by both in
-// turns, verifies (the canonical text is one), nothing waits, and every
-// answer's hash is its entry's.
-func TestGoAndPLpgSQLChainersShareTheJournal(t *testing.T) {
-	ctx := context.Background()
-	bo, db := pgWithDesks(t)
-	other := mustOpen(t, pg.URL(pgtest.Owner, db))
-	b := mustBlock(t, bo)
-	winners := ticketsWith(t, bo, b, 50, 64)
-	askers := []*Ledger{bo, other, counterLogin(t, db, "D1"), counterLogin(t, db, "D2")}
-	var mu sync.Mutex
-	answers := map[int64]string{}
-	var wg sync.WaitGroup
-	for i, l := range askers {
-		wg.Go(func() {
-			for k := i; k < len(winners); k += len(askers) {
-				who := Identity{Desk: fmt.Sprint("D", k%2+1), Operator: "op"}
-				if l.CounterDesk() != "" {
-					who.Desk = "" // its login's
-				}
-				c, err := l.Claim(ctx, claimReq(serialOf(b, winners[k]), who))
-				if err != nil {
-					t.Errorf("asker %d claim %d: %v", i, k, err)
-					return
-				}
-				if k%2 == 0 {
-					lookupWrong(t, l, b, k)
-				}
-				mu.Lock()
-				answers[c.Entry] = c.Hash
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if len(answers) != len(winners) {
-		t.Fatalf("%d payments for %d tickets", len(answers), len(winners))
-	}
-	for id, h := range answers {
-		var hash []byte
-		if err := get(ctx, rdb(bo), &hash, "SELECT hash FROM journal WHERE id = ? AND kind = 'claim'", id); err != nil || fmt.Sprintf("%x", hash) != h {
-			t.Errorf("entry %d: answered %s, the journal holds %x (%v)", id, h, hash, err)
-		}
-	}
-	if rep, err := journalOnly(bo); err != nil || !rep.OK() || rep.Waiting != 0 {
-		t.Errorf("verify: %v %v, %d waiting", rep.Problems, err, rep.Waiting)
-	}
-}
-
-// lookupWrong looks up ticket pos of b with a wrong secret part: a wrong
-// guess, recorded (a counter's counts towards its lock-out; the back
-// office asks as its own desk).
-func lookupWrong(t *testing.T, l *Ledger, b Block, pos int) {
-	wrong := game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: (b.Key.Secret(pos) + 1) % 1e16}
-	asker := Identity{Desk: "BO", Operator: "op"}
-	if l.CounterDesk() != "" {
-		asker.Desk = ""
-	}
-	if _, err := l.Lookup(context.Background(), wrong.String(), asker, NoLimit); !errors.Is(err, ErrUnknownSerial) {
-		t.Errorf("lookup of %s: %v, want unknown serial", wrong, err)
 	}
 }

@@ -53,7 +53,7 @@ func TestPrintPacks(t *testing.T) {
 		loc := e.stock(t)
 		l := mustOpen(t, loc)
 		eve := Identity{Desk: "BO", Operator: "eve"}
-		if _, err := l.AddDesk(ctx, "D1", 100, counterPassword, eve); err != nil {
+		if _, err := l.AddDesk(ctx, "D1", 100, eve); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.MovePacks(ctx, PackMove{Game: 531, Block: 1, First: 3, Last: 3, Move: "deliver", Desk: "D1"}, eve); err != nil {

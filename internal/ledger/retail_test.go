@@ -84,7 +84,7 @@ func TestSettlementByHand(t *testing.T) {
 		// go to listed desks only (on a shared ledger, always).
 		clockAt(l, day(1, 7))
 		for _, d := range []string{"D1", "D2"} {
-			if _, err := l.AddDesk(ctx, d, 1000, counterPassword, bo); err != nil {
+			if _, err := l.AddDesk(ctx, d, 1000, bo); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -368,13 +368,14 @@ func TestReferralsAndIdentities(t *testing.T) {
 	})
 }
 
-// A counter's login receives and activates its own delivered packs, and
-// does nothing else to packs: the database says no, whatever the client.
+// A counter through the validation server (on PostgreSQL) receives and
+// activates its own delivered packs, and does nothing else to packs: the
+// server says no, whatever the client.
 func TestCounterPacks(t *testing.T) {
 	ctx := context.Background()
 	// The block in stock: packs 0–5 go to D1, 6 to D2, 8 to D1 and are
 	// reported stolen; 7 stays in stock.
-	bo, db := pgWithDesksOn(t, pg, pgTemplate(t, "stock"))
+	bo, _ := pgWithDesksOn(t, pg, pgTemplate(t, "stock"))
 	eve := Identity{Desk: "BO", Operator: "eve"}
 	for _, m := range []PackMove{
 		{First: 0, Last: 5, Move: "deliver", Desk: "D1"},
@@ -387,7 +388,8 @@ func TestCounterPacks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := counterLogin(t, db, "D1")
+	served := ServedDesks(t, bo)
+	c := served("D1")
 	ann := Identity{Operator: "ann"}
 	cases := []struct {
 		name        string
@@ -425,19 +427,8 @@ func TestCounterPacks(t *testing.T) {
 			}
 		})
 	}
-	// Around the Go client: the function itself refuses other moves, and
-	// the back office cannot act through it.
-	for _, mv := range []string{"settle", "deliver", "stolen"} {
-		if _, err := wdb(c).ExecContext(ctx, "CALL vegas.move_my_packs($1, 531, 1, 2, 2, 'ann')", mv); !errors.Is(classify(c, err), ErrCounterOnly) {
-			t.Errorf("move_my_packs(%s) as a counter: %v", mv, err)
-		}
-	}
-	if _, err := wdb(bo).ExecContext(ctx, "CALL vegas.move_my_packs('receive', 531, 1, 6, 6, 'eve')"); !errors.Is(classify(bo, err), ErrCounterOnly) {
-		t.Errorf("move_my_packs as the back office: %v", err)
-	}
-	if _, err := wdb(c).ExecContext(ctx, "CALL vegas.move_my_packs('receive', 531, 1, 6, 6, '')"); err == nil {
-		t.Error("a move without an operator")
-	}
+	// Around the Go client, the server's JSON itself refuses the back
+	// office's moves: TestDeskAsksOnlyAsItself (package server).
 
 	// What the counter's moves recorded: its desk, its operator.
 	moves, err := bo.PackEntries(ctx, PackEntryFilter{Desk: "D1", Moves: []string{"receive", "activate"}})
@@ -469,7 +460,7 @@ func TestCounterPacks(t *testing.T) {
 	}
 	// Its day report and its receipts.
 	b := mustBlock(t, bo)
-	c2 := counterLogin(t, db, "D2")
+	c2 := served("D2")
 	pos := ticketsWith(t, bo, b, 50, 1)[0]
 	cl, err := c.Claim(ctx, claimReq(serialOf(b, pos), ann))
 	if err != nil {
@@ -577,7 +568,7 @@ func TestDeliverToAListedDesk(t *testing.T) {
 		case e.name == "sqlite" && err != nil:
 			t.Fatalf("deliver on a file that lists no desk: %v", err)
 		}
-		if _, err := l.AddDesk(ctx, "shop-12", 100, counterPassword, eve); err != nil {
+		if _, err := l.AddDesk(ctx, "shop-12", 100, eve); err != nil {
 			t.Fatal(err)
 		}
 		last := lastEntry(t, l)

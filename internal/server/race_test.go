@@ -23,7 +23,7 @@ func race(t *testing.T, office *ledger.Ledger, servers []*servertest.Served, ser
 	var desks []*ledger.Ledger
 	for i := range counters {
 		id := fmt.Sprintf("R%d", i+1)
-		if _, err := office.AddDesk(ctx, id, 1000, "", bo); err != nil {
+		if _, err := office.AddDesk(ctx, id, 1000, bo); err != nil {
 			t.Fatal(err)
 		}
 		desks = append(desks, servers[i%len(servers)].Open(t, id))

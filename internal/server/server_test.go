@@ -26,7 +26,7 @@ func office(t testing.TB) (*ledger.Ledger, ledgertest.Serials) {
 	}
 	t.Cleanup(func() { l.Close() })
 	for id, limit := range map[string]int{"C1": 100, "C2": 0} {
-		if _, err := l.AddDesk(context.Background(), id, limit, "", bo); err != nil {
+		if _, err := l.AddDesk(context.Background(), id, limit, bo); err != nil {
 			t.Fatal(err)
 		}
 	}

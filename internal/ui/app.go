@@ -240,7 +240,8 @@ func (d *desk) build() {
 }
 
 // updateStatus says which ledger is open, who acts, and on a shared
-// ledger which counter's login it is and whether its server answers.
+// ledger or a validation server which counter it is and whether its
+// server answers.
 func (d *desk) updateStatus() {
 	who := d.identity()
 	path := lang.L("no ledger open")
@@ -251,7 +252,7 @@ func (d *desk) updateStatus() {
 		case d.ledger.Kind() == "counter":
 			desk = lang.L("Counter {{.Desk}}'s sealed ledger (offline)", map[string]any{"Desk": who.Desk})
 		case d.ledger.CounterDesk() != "":
-			desk = lang.L("Counter {{.Desk}}'s login", map[string]any{"Desk": who.Desk})
+			desk = lang.L("Counter {{.Desk}} on the validation server", map[string]any{"Desk": who.Desk})
 		}
 		if d.ledger.Shared() {
 			switch {
@@ -323,8 +324,8 @@ func (d *desk) watch(ctx context.Context, l *ledger.Ledger, every time.Duration)
 }
 
 // identity is who acts at this desk: the settings, else the rule the
-// command line follows too (ledger.DefaultIdentity). On a shared ledger, a
-// counter's login is its desk, whatever the settings say.
+// command line follows too (ledger.DefaultIdentity). On a validation
+// server, a counter is its desk file's desk, whatever the settings say.
 func (d *desk) identity() ledger.Identity {
 	p := d.app.Preferences()
 	who := ledger.DefaultIdentity("", "")
@@ -335,8 +336,8 @@ func (d *desk) identity() ledger.Identity {
 	return ledger.Identity{Desk: desk, Operator: p.StringWithFallback(prefOperator, who.Operator)}
 }
 
-// limit is the largest prize this desk pays: the settings', or on a shared
-// ledger the one the database holds for the counter's login, or on a sealed
+// limit is the largest prize this desk pays: the settings', or on a
+// validation server the one the ledger holds for the counter's desk, or on a sealed
 // counter ledger the one the back office sealed in it. It is asked of the
 // ledger, which may only apply a lower one (a desk of its desks).
 func (d *desk) limit() ledger.Limit {

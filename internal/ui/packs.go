@@ -26,7 +26,7 @@ import (
 
 // packsScreen is Carnets: scan or type packs to deliver, receive, activate,
 // return or report them, and the packs where they are, filtered by state
-// and counter. A counter's login on a shared ledger receives and activates
+// and counter. A counter on a validation server receives and activates
 // its own packs, and sees only those.
 type packsScreen struct {
 	d       *desk
@@ -195,7 +195,7 @@ func newPacksScreen(d *desk) *packsScreen {
 	return p
 }
 
-// setRole offers the moves this login may make: a counter's login its own
+// setRole offers the moves this login may make: a counter its own
 // packs' receipt and activation, the back office every move, a sealed
 // counter ledger none (its packs are sealed as they were at its issue).
 func (p *packsScreen) setRole() {

@@ -17,6 +17,8 @@ import (
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/server"
+	"vegas-desk/internal/server/servertest"
 )
 
 // newRetailLedger is a new ledger of one block whose packs are all in
@@ -312,9 +314,9 @@ func TestPrintPapers(t *testing.T) {
 	}
 }
 
-// A counter's login on a shared ledger: the Carnets screen offers its own
-// packs' receipt and activation only, for its own desk, and lists its
-// packs alone.
+// A counter through the validation server of a shared ledger: the Carnets
+// screen offers its own packs' receipt and activation only, for its own
+// desk, and lists its packs alone.
 func TestPacksScreenCounter(t *testing.T) {
 	ctx := context.Background()
 	pg, err := pgtest.Start()
@@ -327,15 +329,11 @@ func TestPacksScreenCounter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer bo.Close()
 	eve := ledger.Identity{Desk: "BO", Operator: "eve"}
-	var role string
 	for _, id := range []string{"D1", "D2"} {
-		dk, err := bo.AddDesk(ctx, id, 100, "the-counter-password", eve)
-		if err != nil {
+		if _, err := bo.AddDesk(ctx, id, 100, eve); err != nil {
 			t.Fatal(err)
-		}
-		if id == "D1" {
-			role = dk.Role
 		}
 	}
 	for _, m := range []ledger.PackMove{{First: 30, Last: 33, Move: "deliver", Desk: "D1"}, {First: 34, Last: 34, Move: "deliver", Desk: "D2"}} {
@@ -344,11 +342,9 @@ func TestPacksScreenCounter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bo.Close()
-	t.Setenv("PGPASSWORD", "the-counter-password")
+	s := servertest.Start(t, bo, server.Config{})
 	d := newTestDesk(t, nil)
-	d.settings.openShared(pg.URLWithout(role, db), "")
-	if d.ledger == nil || d.ledger.CounterDesk() != "D1" {
+	if !d.settings.openServer(s.URL, s.DeskFile(t, "D1")) || d.ledger == nil || d.ledger.CounterDesk() != "D1" {
 		t.Fatalf("not opened as counter D1: %v", d.ledger)
 	}
 	defer d.closeLedger()

@@ -21,7 +21,7 @@ import (
 // sale from 00:00, end of sale and deadline until the end of the day), the
 // identity threshold, the retailers' commission and the days from the end
 // of sale to the deadline when none is given. They are the back office's:
-// a counter's login does not see them.
+// a counter on a validation server does not see them.
 
 // buildRules makes the rules' fields and their section.
 func (s *settingsScreen) buildRules() {

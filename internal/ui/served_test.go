@@ -22,7 +22,7 @@ func TestValidationServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer office.Close()
-	if _, err := office.AddDesk(ctx, "C1", 100, "", ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
+	if _, err := office.AddDesk(ctx, "C1", 100, ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
 	s := servertest.Start(t, office, server.Config{})

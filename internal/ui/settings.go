@@ -35,7 +35,7 @@ type settingsScreen struct {
 	desk     *widget.Entry
 	operator *widget.Entry
 	limit    *widget.Entry
-	// On a counter's login or sealed ledger, the desk and the limit are
+	// On a validation server's counter or a sealed ledger, the desk and the limit are
 	// shown (fixed), not offered (the entries), and role says why.
 	deskFixed, limitFixed *widget.Label
 	role                  *widget.Label
@@ -136,7 +136,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 }
 
 // setRole shows the desk and the payout limit of the ledger open: on a
-// shared ledger, those of the counter's login, and on a sealed counter
+// validation server, those of the counter's desk file, and on a sealed counter
 // ledger those sealed in it, neither of which the settings change: they
 // are shown, not offered. The serials to try are offered on a
 // demonstration ledger only.
@@ -145,7 +145,7 @@ func (s *settingsScreen) setRole() {
 	if l != nil && l.CounterDesk() != "" {
 		s.deskFixed.SetText(l.CounterDesk())
 		s.limitFixed.SetText(game.FormatAmount(s.d.payoutLimit()))
-		msg := lang.L("The desk and the payout limit of counter {{.Desk}}'s login, which the back office sets.", map[string]any{"Desk": l.CounterDesk()})
+		msg := lang.L("The desk and the payout limit of counter {{.Desk}}, which the back office sets on the ledger's server.", map[string]any{"Desk": l.CounterDesk()})
 		if l.Kind() == "counter" {
 			msg = lang.L("The desk and the payout limit sealed in counter {{.Desk}}'s ledger by the back office.", map[string]any{"Desk": l.CounterDesk()})
 		}
@@ -262,7 +262,7 @@ func (s *settingsScreen) save() {
 		}
 	}
 	p := s.d.app.Preferences()
-	if s.desk.Visible() { // a login's desk and limit are the back office's
+	if s.desk.Visible() { // a served counter's desk and limit are the back office's
 		p.SetString(prefDesk, strings.TrimSpace(s.desk.Text))
 		n, _ := strconv.Atoi(strings.TrimSpace(s.limit.Text))
 		p.SetInt(prefLimit, n)
@@ -425,11 +425,12 @@ func (s *settingsScreen) openShared(address, password string) {
 	s.path.SetText(l.Path())
 }
 
-// askPassword asks the password of the login of a shared ledger.
+// askPassword asks the password of the back office's login to a shared
+// ledger.
 func (s *settingsScreen) askPassword(address string, wrong bool) {
 	pw := s.d.newDialogEntry()
 	pw.Password = true
-	msg := lang.L("The shared ledger {{.Address}} asks for this login's password.", map[string]any{"Address": address})
+	msg := lang.L("The shared ledger {{.Address}} asks for the back office's password.", map[string]any{"Address": address})
 	if wrong {
 		msg = lang.L("The password was refused. Type it again.") + "\n" + msg
 	}
@@ -444,14 +445,15 @@ func (s *settingsScreen) askPassword(address string, wrong bool) {
 	s.d.win.Canvas().Focus(pw)
 }
 
-// askAddress asks the address of a shared ledger and opens it.
+// askAddress asks the address of a shared ledger (the back office's) and
+// opens it.
 func (s *settingsScreen) askAddress() {
 	addr := s.d.newDialogEntry()
 	addr.SetPlaceHolder("postgres://login@server/base")
 	if s.d.ledger != nil && s.d.ledger.Shared() {
 		addr.SetText(s.d.ledger.Location())
 	}
-	label := widget.NewLabel(lang.L("The address of the shared ledger, as the back office gave it. Its password is asked, never stored."))
+	label := widget.NewLabel(lang.L("The address of the back office's shared ledger (PostgreSQL), for the back office only: a counter opens the ledger's validation server. Its password is asked, never stored."))
 	label.Wrapping = fyne.TextWrapWord
 	dlg := s.d.confirm(lang.L("Open a shared ledger"), container.NewVBox(label, addr), lang.L("Connect"), lang.L("Back"), func(ok bool) {
 		a := strings.TrimSpace(addr.Text)

@@ -11,14 +11,18 @@ import (
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/server"
+	"vegas-desk/internal/server/servertest"
 )
 
-// The app on a shared ledger, as a counter's login: Réglages opens it by
-// its address and asks the password the server wants; the status line names
-// the counter and says the server answers; the counter pays with the
-// database's limit; the payments are the counter's; and when the server
-// does not answer, the counter says REGISTRE INJOIGNABLE and the status
-// line INJOIGNABLE.
+// The app on a shared ledger. The back office: Réglages opens it by its
+// address and asks the password the server wants, which shows nowhere and
+// is never stored. A counter: Réglages opens the ledger's validation
+// server (vegas-desk serve) with its desk file; the status line names the
+// counter and says the server answers; the counter pays with the ledger's
+// limit; the payments are the counter's; and when PostgreSQL does not
+// answer behind the server, the counter says REGISTRE INJOIGNABLE and the
+// status line INJOIGNABLE.
 func TestSharedLedger(t *testing.T) {
 	ctx := context.Background()
 	// Pings and a payment's retries in a fraction of their real times.
@@ -30,32 +34,36 @@ func TestSharedLedger(t *testing.T) {
 	}
 	defer pg.Stop()
 	db := pg.NewDatabase(t)
-	bo, err := ledger.Copy(ctx, fixture, pg.URL(pgtest.Owner, db), nil)
+	office, err := ledger.Copy(ctx, fixture, pg.URL(pgtest.Owner, db), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	desk, err := bo.AddDesk(ctx, "D1", 100, "the-counter-password", ledger.Identity{Desk: "BO", Operator: "eve"})
-	if err != nil {
+	defer office.Close()
+	if _, err := office.AddDesk(ctx, "D1", 100, ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
-	bo.Close()
 	t.Setenv("PGPASSWORD", "") // the password comes from the dialog
 
 	d := newTestDesk(t, nil)
-	d.settings.openShared(pg.URLWithout(desk.Role, db), "")
-	pw := findEntry(t, d.win, "")
-	test.Type(pw, "the-counter-password")
+	d.settings.openShared(pg.URLWithout(pgtest.Owner, db), "")
+	test.Type(findEntry(t, d.win, ""), pg.Password)
 	test.Tap(findButton(t, d.win, "Se connecter"))
-	if d.ledger == nil || d.ledger.CounterDesk() != "D1" {
+	if d.ledger == nil || !d.ledger.Shared() || d.ledger.CounterDesk() != "" {
+		t.Fatalf("not opened as the back office: %v", d.ledger)
+	}
+	if strings.Contains(d.status.Text, pg.Password) || strings.Contains(d.app.Preferences().String(prefLedger), pg.Password) {
+		t.Errorf("the password shows: %q / %q", d.status.Text, d.app.Preferences().String(prefLedger))
+	}
+	d.closeLedger()
+
+	srv := servertest.Start(t, office, server.Config{})
+	if !d.settings.openServer(srv.URL, srv.DeskFile(t, "D1")) || d.ledger == nil || d.ledger.CounterDesk() != "D1" {
 		t.Fatalf("not opened as counter D1: %v", d.ledger)
 	}
 	defer d.closeLedger()
 	waitFor(t, "the status line", 10*time.Second, func() bool {
-		return strings.Contains(d.status.Text, "Identifiant du guichet D1") && strings.Contains(d.status.Text, "connecté")
+		return strings.Contains(d.status.Text, "Guichet D1 (serveur de validation)") && strings.Contains(d.status.Text, "connecté")
 	})
-	if strings.Contains(d.status.Text, "the-counter-password") || strings.Contains(d.app.Preferences().String(prefLedger), "the-counter-password") {
-		t.Errorf("the password shows: %q / %q", d.status.Text, d.app.Preferences().String(prefLedger))
-	}
 
 	c := d.counter
 	serial := takeWinner(t, 3)
@@ -78,7 +86,7 @@ func TestSharedLedger(t *testing.T) {
 		t.Errorf("payments: %+v", d.claims.claims)
 	}
 
-	// Réglages shows the login's desk and limit, which it does not change;
+	// Réglages shows the counter's desk and limit, which it does not change;
 	// no serials to try are offered (this is no demonstration ledger).
 	s := d.settings
 	if s.deskFixed.Text != "D1" || !s.deskFixed.Visible() || s.desk.Visible() || s.limitFixed.Text != "100 €" || s.limit.Visible() || !s.role.Visible() {
@@ -86,13 +94,13 @@ func TestSharedLedger(t *testing.T) {
 	}
 	s.save()
 	if got := d.app.Preferences().String(prefDesk); got != "G1" {
-		t.Errorf("saving Réglages on a login changed this desk's own id to %q", got)
+		t.Errorf("saving Réglages on a served counter changed this desk's own id to %q", got)
 	}
 	if c.samples.Visible() || s.demo.Visible() {
 		t.Error("serials to try offered on a shared ledger")
 	}
 
-	// The server stops while a winner is shown: as soon as a ping fails,
+	// PostgreSQL stops while a winner is shown: as soon as a ping fails,
 	// the verdict says REGISTRE INJOIGNABLE and PAYER goes; when the server
 	// answers again, the verdict says so.
 	scan(d, takeWinner(t, 3))

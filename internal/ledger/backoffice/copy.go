@@ -20,7 +20,7 @@ var copyTables = []struct {
 	{"journal", core.EntryCols, "id", 200},
 	{"paid", "ticket, claim", "ticket", 500},
 	{"pack_states", "block, pack, state, desk, entry", "block, pack", 500},
-	{"desks", "id, NULL, payout_limit, disabled, locked_until, unlocked_at", "id", 100},
+	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at", "id", 100},
 	{"settings", "key, value", "key", 100},
 	{"identities", "claim, name, doc_type, doc_number", "claim", 200},
 }
@@ -37,7 +37,7 @@ func (o *Store) Meta(ctx context.Context) ([][2]string, error) {
 	}
 	var meta [][2]string
 	for _, r := range rows {
-		if r.Key != "schema" && r.Key != "counters" { // the engine's own rows
+		if r.Key != "schema" && r.Key != "counters" { // the engine's own rows (counters: an earlier version's group role)
 			meta = append(meta, [2]string{r.Key, r.Value})
 		}
 	}
@@ -48,8 +48,7 @@ func (o *Store) Meta(ctx context.Context) ([][2]string, error) {
 // made with o's meta rows, in one transaction of each: its blocks, tickets,
 // finder, journal (entries, hashes and times as they are), the state the
 // journal leads to and the winners' identities. A verify of both then
-// shows the same digests and journal head. Counters' PostgreSQL logins are
-// not copied (a password is not copied either). progress, if not nil, is
+// shows the same digests and journal head. progress, if not nil, is
 // called with the tables' rows done and in all.
 func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, total int)) error {
 	src, err := o.read(ctx)
@@ -101,7 +100,6 @@ func copyTable(ctx context.Context, src, dst core.Querier, name, cols, key strin
 	}
 	defer rows.Close()
 	ncols := len(strings.Split(cols, ","))
-	target := strings.ReplaceAll(cols, "NULL", "role")
 	one := "(" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
 	var args []any
 	n := 0
@@ -110,7 +108,7 @@ func copyTable(ctx context.Context, src, dst core.Querier, name, cols, key strin
 			return nil
 		}
 		k := len(args) / ncols
-		stmt := "INSERT INTO " + name + " (" + target + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+",", k), ",")
+		stmt := "INSERT INTO " + name + " (" + cols + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+",", k), ",")
 		if _, err := core.Exec(ctx, dst, stmt, args...); err != nil {
 			return err
 		}

@@ -9,10 +9,11 @@ import (
 	"vegas-desk/internal/ledger/core"
 )
 
-// AddDesk adds a counter with its payout limit, and the counter's own
-// login where the engine has logins (PostgreSQL: with password); a desk
-// that exists without a login (after a copy) gets one.
-func (o *Store) AddDesk(ctx context.Context, id string, limit int, password string, who core.Identity) (core.Desk, error) {
+// AddDesk adds a counter with its payout limit: a row, and its entry. A
+// counter asks through a validation server (vegas-desk serve), with a
+// desk file the back office writes (server.WriteDeskFile); it has no
+// login of its own.
+func (o *Store) AddDesk(ctx context.Context, id string, limit int, who core.Identity) (core.Desk, error) {
 	if err := core.CheckDeskID(id); err != nil {
 		return core.Desk{}, err
 	}
@@ -24,54 +25,36 @@ func (o *Store) AddDesk(ctx context.Context, id string, limit int, password stri
 		return core.Desk{}, err
 	}
 	defer tx.Rollback()
-	var existing core.DeskRow
-	err = core.Get(ctx, tx, &existing, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
-	found := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	var n int
+	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desks WHERE id = ?", id); err != nil {
 		return core.Desk{}, o.classify(err)
 	}
-	exists := fmt.Errorf("desk %s exists already (see desks list)", id)
-	if found && existing.Role != nil {
-		return core.Desk{}, exists
+	if n > 0 {
+		return core.Desk{}, fmt.Errorf("desk %s exists already (see desks list)", id)
 	}
-	role, err := o.E.Login(ctx, tx, id, password)
-	if err != nil {
-		return core.Desk{}, err
-	}
-	if found && role == "" {
-		return core.Desk{}, exists
-	}
-	e := core.Entry{Kind: "desk", Desk: id, State: "added", Amount: limit, Operator: who.Operator, Detail: role}
+	e := core.Entry{Kind: "desk", Desk: id, State: "added", Amount: limit, Operator: who.Operator}
 	if err := o.appendJournal(ctx, tx, &e); err != nil {
 		return core.Desk{}, err
 	}
-	var r *string
-	if role != "" {
-		r = &role
-	}
-	if _, err := core.Exec(ctx, tx, `INSERT INTO desks (id, role, payout_limit, disabled) VALUES (?, ?, ?, 0)
-		ON CONFLICT (id) DO UPDATE SET role = excluded.role, payout_limit = excluded.payout_limit, disabled = 0`, id, r, limit); err != nil {
+	if _, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES (?, ?, 0)", id, limit); err != nil {
 		return core.Desk{}, o.classify(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return core.Desk{}, o.classify(err)
 	}
-	return core.Desk{ID: id, Role: role, Limit: limit}, nil
+	return core.Desk{ID: id, Limit: limit}, nil
 }
 
 // Desks lists the counters.
 func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	var rows []core.DeskRow
-	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks ORDER BY id"); err != nil {
+	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks ORDER BY id"); err != nil {
 		return nil, o.classify(err)
 	}
 	out := make([]core.Desk, len(rows))
 	for i, r := range rows {
 		out[i] = core.Desk{ID: r.ID, Limit: r.Limit, Disabled: r.Disabled == 1, LockedUntil: core.ParseTime(r.LockedUntil),
 			UnlockedAt: core.ParseTime(r.UnlockedAt)}
-		if r.Role != nil {
-			out[i].Role = *r.Role
-		}
 	}
 	return out, nil
 }
@@ -114,31 +97,21 @@ func (o *Store) deskChange(ctx context.Context, id, state string, limit int, who
 	if _, err := core.Exec(ctx, tx, stmt, args...); err != nil {
 		return o.classify(err)
 	}
-	if err := o.E.Change(ctx, tx, d, state); err != nil {
-		return o.classify(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return o.classify(err)
-	}
-	if d.Role != nil && state == "disabled" {
-		// Its sessions end now, whatever they hold.
-		return o.classify(o.E.Disabled(ctx, *d.Role))
-	}
-	return nil
+	return o.classify(tx.Commit())
 }
 
 // readDesk reads desk id's row, or ErrNotFound.
 func (o *Store) readDesk(ctx context.Context, q core.Querier, id string) (core.DeskRow, error) {
 	var d core.DeskRow
-	err := core.Get(ctx, q, &d, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
+	err := core.Get(ctx, q, &d, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
 	}
 	return d, o.classify(err)
 }
 
-// DisableDesk stops a counter: its login is refused, and so is every call
-// it makes.
+// DisableDesk stops a counter: a validation server reads the desk's row
+// at each question, and refuses every one from then on.
 func (o *Store) DisableDesk(ctx context.Context, id string, who core.Identity) error {
 	return o.deskChange(ctx, id, "disabled", 0, who)
 }
@@ -152,32 +125,6 @@ func (o *Store) EnableDesk(ctx context.Context, id string, who core.Identity) er
 // longer count.
 func (o *Store) UnlockDesk(ctx context.Context, id string, who core.Identity) error {
 	return o.deskChange(ctx, id, "unlocked", 0, who)
-}
-
-// SetDeskPassword gives a counter's login a new password (a shared
-// ledger's desks have logins; a file's have none), and records that it
-// changed.
-func (o *Store) SetDeskPassword(ctx context.Context, id, password string, who core.Identity) error {
-	tx, err := o.write(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	d, err := o.readDesk(ctx, tx, id)
-	switch {
-	case err != nil:
-		return err
-	case d.Role == nil:
-		return fmt.Errorf("desk %s has no login: a file's desks have none (a shared ledger's get one with desks add)", id)
-	}
-	e := core.Entry{Kind: "desk", Desk: id, State: "password", Amount: d.Limit, Operator: who.Operator}
-	if err := o.appendJournal(ctx, tx, &e); err != nil {
-		return err
-	}
-	if err := o.E.Password(ctx, tx, *d.Role, password); err != nil {
-		return o.classify(err)
-	}
-	return o.classify(tx.Commit())
 }
 
 // SetDeskLimit changes a counter's payout limit.

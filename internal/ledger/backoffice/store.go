@@ -33,14 +33,6 @@ type Engine interface {
 	Append(ctx context.Context, q core.Querier, e *core.Entry) error
 	// Classify maps the engine's errors to the ledger's (ErrUnreachable…).
 	Classify(err error) error
-	// Login makes desk id's own login, with password, and returns its
-	// role ("" where desks have no logins: a file); Change applies a
-	// change of state of a desk to its login, and Disabled ends the
-	// sessions of a login just disabled.
-	Login(ctx context.Context, tx *sqlx.Tx, id, password string) (string, error)
-	Change(ctx context.Context, tx *sqlx.Tx, d core.DeskRow, state string) error
-	Password(ctx context.Context, tx *sqlx.Tx, role, password string) error
-	Disabled(ctx context.Context, role string) error
 	// Storage lists, for verify, the rows of the journal and of the kept
 	// tables stored with another type than the ledger writes (at most
 	// limit), each as where and what.
@@ -61,7 +53,7 @@ type Store struct {
 	Demo     bool
 	Location string
 	ReadOnly bool
-	// Shared: a PostgreSQL ledger, whose desks are the counters' logins.
+	// Shared: a PostgreSQL ledger (its counters ask a validation server).
 	Shared bool
 	// Now gives the time of the entries this process writes; nil, or a
 	// zero time, is the engine's own (PostgreSQL's: the server's).

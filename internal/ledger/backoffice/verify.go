@@ -400,7 +400,7 @@ func readKept(ctx context.Context, q core.Querier) (core.Kept, error) {
 	if err := core.Select(ctx, q, &k.Packs, "SELECT block, pack, state, desk, entry FROM pack_states"); err != nil {
 		return k, err
 	}
-	if err := core.Select(ctx, q, &k.Desks, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks"); err != nil {
+	if err := core.Select(ctx, q, &k.Desks, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks"); err != nil {
 		return k, err
 	}
 	var games []struct {

@@ -26,12 +26,11 @@ const Fixture = "conformance"
 const (
 	File   = "file"   // a SQLite back office, claims naming the desk
 	Shared = "shared" // a PostgreSQL back office, claims naming the desk
-	Login  = "login"  // the desk's login to the PostgreSQL ledger
 	Sealed = "sealed" // a sealed counter ledger issued for the desk
 )
 
 // Kinds are the kinds of ledger, in the order they are asked.
-var Kinds = []string{File, Shared, Login, Sealed}
+var Kinds = []string{File, Shared, Sealed}
 
 // A counter through the validation server (vegas-desk serve), in front of
 // a SQLite back office or a PostgreSQL one: the ledger's own tests ask

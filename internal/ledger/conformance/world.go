@@ -23,7 +23,8 @@ var Desks = []struct {
 	Limit int
 }{{"D0", 0}, {"D1", 100}, {"D2", 1000}}
 
-// Counters are the desks that have a login and a sealed counter ledger.
+// Counters are the desks that ask through a validation server and have a
+// sealed counter ledger.
 var Counters = []string{"D0", "D1"}
 
 // Threshold is the world's identity threshold, in euros.

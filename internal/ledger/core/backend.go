@@ -61,12 +61,11 @@ type BackOffice interface {
 	Referrals(ctx context.Context) ([]Referral, error)
 	Identities(ctx context.Context) (map[int64]Winner, error)
 	Desks(ctx context.Context) ([]Desk, error)
-	AddDesk(ctx context.Context, id string, limit int, password string, who Identity) (Desk, error)
+	AddDesk(ctx context.Context, id string, limit int, who Identity) (Desk, error)
 	DisableDesk(ctx context.Context, id string, who Identity) error
 	EnableDesk(ctx context.Context, id string, who Identity) error
 	UnlockDesk(ctx context.Context, id string, who Identity) error
 	SetDeskLimit(ctx context.Context, id string, limit int, who Identity) error
-	SetDeskPassword(ctx context.Context, id, password string, who Identity) error
 	Emission(ctx context.Context, code int) (Emission, error)
 	SetEmission(ctx context.Context, code int, em Emission, who Identity) (Emission, error)
 	Setting(ctx context.Context, key string) (int, error)

@@ -43,12 +43,11 @@ type PackStateRow struct {
 
 // deskRow is a row of desks.
 type DeskRow struct {
-	ID          string  `db:"id"`
-	Role        *string `db:"role"`
-	Limit       int     `db:"payout_limit"`
-	Disabled    int     `db:"disabled"`
-	LockedUntil string  `db:"locked_until"`
-	UnlockedAt  string  `db:"unlocked_at"`
+	ID          string `db:"id"`
+	Limit       int    `db:"payout_limit"`
+	Disabled    int    `db:"disabled"`
+	LockedUntil string `db:"locked_until"`
+	UnlockedAt  string `db:"unlocked_at"`
 }
 
 func NewReplay(blocks []Block, prizes Prizes) *Replay {
@@ -240,11 +239,9 @@ func (st *Replay) desk(e *Entry, where string, rep *VerifyReport) {
 	d.ID = e.Desk
 	switch e.State {
 	case "added":
+		// Its detail: the PostgreSQL login an earlier vegas-desk made
+		// for it (schema 5 and before), which nothing keeps now.
 		d.Limit, d.Disabled = e.Amount, 0
-		if e.Detail != "" {
-			role := e.Detail
-			d.Role = &role
-		}
 	case "limit":
 		d.Limit = e.Amount
 	case "disabled":
@@ -255,7 +252,7 @@ func (st *Replay) desk(e *Entry, where string, rep *VerifyReport) {
 		d.LockedUntil = e.Detail
 	case "unlocked":
 		d.LockedUntil, d.UnlockedAt = "", e.AtText
-	case "password": // its login's: nothing the ledger keeps
+	case "password": // an earlier version's login's: nothing the ledger keeps
 	default:
 		rep.Add(where, "desk entry with state %q", e.State)
 	}

@@ -199,9 +199,8 @@ type Emission struct {
 // Desk is a counter of the ledger.
 type Desk struct {
 	ID    string
-	Role  string // its PostgreSQL login; "" in a file
-	Limit int    // payout limit, euros
-	// Disabled desks are refused by every function.
+	Limit int // payout limit, euros
+	// Disabled desks are refused every question.
 	Disabled bool
 	// LockedUntil is the end of a lock-out after too many refused serials.
 	LockedUntil time.Time

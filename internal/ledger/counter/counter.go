@@ -392,20 +392,9 @@ func (b *Backend) CheckHead(ctx context.Context, head string) (core.Anchor, erro
 
 // engine is what the counter's file gives the store of the tables it
 // shares with a back office (its journal, paid, identities, games,
-// settings): a file's, but it has no desks' logins, and keeps its own
-// tables.
+// settings): a file's, but it keeps its own tables.
 type engine struct{ sqlite.Engine }
 
-func (e engine) Login(context.Context, *sqlx.Tx, string, string) (string, error) {
-	return "", core.ErrCounterOnly
-}
-func (e engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error {
-	return core.ErrCounterOnly
-}
-func (e engine) Disabled(context.Context, string) error { return core.ErrCounterOnly }
-func (e engine) Password(context.Context, *sqlx.Tx, string, string) error {
-	return core.ErrCounterOnly
-}
 func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error) {
 	tables := []sqlite.StorageTable{sqlite.JournalStorage, sqlite.Paid, keptPackStates, sqlite.Settings, sqlite.Identities}
 	if journalOnly {

@@ -50,7 +50,7 @@ func buildConformance(dir string) error {
 	defer l.Close()
 	who := ledger.Identity{Desk: "BO", Operator: "conformance"}
 	for _, d := range conformance.Desks {
-		if _, err := l.AddDesk(ctx, d.ID, d.Limit, "", who); err != nil {
+		if _, err := l.AddDesk(ctx, d.ID, d.Limit, who); err != nil {
 			return err
 		}
 	}

@@ -1,9 +1,9 @@
-// Package postgres is the ledger in a PostgreSQL database that a pilot's
-// back office and its counters share (postgres.sql): the back office's
-// login reads and writes its tables (backoffice.Store), and each counter's
-// login may only call the functions granted to the counters, which decide
-// its claims inside the database with core's rule (Constants) and take its
-// desk and payout limit from its login.
+// Package postgres is the ledger in a PostgreSQL database (postgres.sql):
+// the back office's login reads and writes its tables (backoffice.Store),
+// and decides its questions, and a validation server's (vegas-desk serve,
+// on the same login), in Go with core's rule (ask.go, decide.go); its Go
+// sequencer chains the journal (sequencer.go, chain.go). Counters hold no
+// login: they ask a server.
 package postgres
 
 import (
@@ -27,30 +27,24 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// The PostgreSQL engine: a database shared by the back office and the
-// counters: postgres.sql (the tables, the chain, the rule's helpers), then
-// counters.sql (what counters' calls share) and questions.sql (their
-// questions, and what they may call).
-
+// The PostgreSQL engine's schema: the tables, their indexes and the
+// append-only triggers.
+//
 //go:embed postgres.sql
 var postgresSQL string
 
-//go:embed counters.sql
-var countersSQL string
-
-//go:embed questions.sql
-var questionsSQL string
-
 // SchemaVersion is the version of a shared ledger's schema, its meta row
 // 'schema': 3 since its journal is recorded, then chained; 4 since a
-// desk's request ids are asked one at a time (vegas.requests) and the
-// chainer ends counters' transactions kept open (vegas.reap); 5 since a
-// winner's identity is the rule of core's identity.go (vegas.identity_of)
-// and a locked-out desk is answered locked before its request id is
-// replayed (issue 23: an earlier database's functions still pay an
-// invisible identity and answer the lock-out's oracle). The SQLite
-// file's is core.SchemaVersion. An earlier one is refused.
-const SchemaVersion = 5
+// desk's request ids are asked one at a time (vegas.requests); 5 since a
+// winner's identity is the rule of core's identity.go and a locked-out
+// desk is answered locked before its request id is replayed (issue 23);
+// 6 since counters' logins and their PL/pgSQL are retired (issue 22):
+// counters ask a validation server, the rule runs in Go only, and the
+// schema is storage and the append-only triggers. An earlier database
+// holds logins and functions that this version neither makes nor keeps
+// in line with the rule; it is refused, with how to copy it (through a
+// file) into a new one. The SQLite file's is core.SchemaVersion.
+const SchemaVersion = 6
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given
@@ -89,9 +83,7 @@ func redact(location string) string {
 
 // Open opens the ledger in the database at location (a postgres:// URL),
 // and installs the schema in an empty database, as its owner. now gives
-// the time of what the back office writes (a zero time: the server's). The
-// backend is the back office's (*Backend) or, for a counter's login, the
-// counter's (*Counter).
+// the time of what the back office writes (a zero time: the server's).
 func Open(location string, readOnly bool, c backoffice.Creation, now func() time.Time) (core.Backend, error) {
 	dsn, shown, dbname, err := pgConfig(location)
 	if err != nil {
@@ -132,22 +124,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 			return fail(err)
 		}
 	}
-	var who struct {
-		Desk    string `db:"desk"`
-		Counter bool   `db:"counter"`
-		Limit   *int   `db:"payout_limit"`
-	}
-	if err := db.GetContext(ctx, &who, "SELECT desk, counter, payout_limit FROM vegas.whoami()"); err != nil {
-		return fail(Classify(err))
-	}
-	p := pool{db, idleConns}
-	if who.Counter {
-		limit := core.Limit(0)
-		if who.Limit != nil {
-			limit = core.LimitOf(*who.Limit)
-		}
-		return &Counter{db: p, location: shown, desk: who.Desk, limit: limit, readOnly: readOnly}, nil
-	}
+	p := pool{db, backOfficeConns}
 	var version string
 	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
 		return fail(Classify(err))
@@ -156,7 +133,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	case v > SchemaVersion:
 		return fail(fmt.Errorf("%w: database %s has schema version %s, this vegas-desk knows up to %d; install a newer vegas-desk", core.ErrTooNew, dbname, version, SchemaVersion))
 	case v < SchemaVersion:
-		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk whose counters' functions this one does not call: copy it to a file with that vegas-desk (vegas-desk --db URL copy URL FILE), then into a new database with this one", core.ErrTooOld, dbname, version))
+		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk, with counters' logins and functions this one no longer has: copy it to a file with that earlier vegas-desk (vegas-desk --db URL copy URL FILE), then the file into a new, empty database with this one (vegas-desk --db FILE copy FILE NEWURL)", core.ErrTooOld, dbname, version))
 	}
 	var meta []struct {
 		Key   string `db:"key"`
@@ -165,7 +142,6 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err := db.SelectContext(ctx, &meta, "SELECT key, value FROM meta"); err != nil {
 		return fail(Classify(err))
 	}
-	p.idle = backOfficeConns
 	db.SetMaxIdleConns(p.idle)
 	b := &Backend{db: p, seq: &sequencer{db: p}}
 	b.Store = &backoffice.Store{E: engine{p}, Location: shown, ReadOnly: readOnly, Shared: true, Now: now}
@@ -186,25 +162,27 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 // create installs the schema in an empty database, as its owner, in one
 // transaction.
 func create(ctx context.Context, db *sqlx.DB, dbname string, c backoffice.Creation, now func() time.Time) error {
-	if strings.ContainsAny(dbname, `"'\`) || len("vd_"+dbname+"_counters") > 63 {
-		return fmt.Errorf("database name %q: use letters, digits and _ (at most 50)", dbname)
+	if strings.ContainsAny(dbname, `"'\`) {
+		return fmt.Errorf("database name %q: use letters, digits and _", dbname)
 	}
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return Classify(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, Schema(dbname)); err != nil {
-		return fmt.Errorf("create the ledger's schema (connect as the database's owner, with CREATEROLE): %w", Classify(err))
+	if _, err := tx.ExecContext(ctx, postgresSQL); err != nil {
+		return fmt.Errorf("create the ledger's schema (connect as the database's owner): %w", Classify(err))
 	}
-	if err := revokePublicFunctions(ctx, tx); err != nil {
-		return Classify(err)
+	// Nobody but the owner (and a superuser) connects to the ledger's
+	// database (a new database lets PUBLIC connect).
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`REVOKE ALL ON DATABASE %q FROM PUBLIC`, dbname)); err != nil {
+		return fmt.Errorf("create the ledger's schema: %w", Classify(err))
 	}
 	at := time.Now()
 	if t := now(); !t.IsZero() {
 		at = t
 	}
-	rows := append(c.Rows(at), [2]string{"schema", fmt.Sprint(SchemaVersion)}, [2]string{"counters", counterGroup(dbname)})
+	rows := append(c.Rows(at), [2]string{"schema", fmt.Sprint(SchemaVersion)})
 	for _, m := range rows {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vegas.meta (key, value) VALUES ($1, $2)", m[0], m[1]); err != nil {
 			return err
@@ -213,14 +191,10 @@ func create(ctx context.Context, db *sqlx.DB, dbname string, c backoffice.Creati
 	return Classify(tx.Commit())
 }
 
-// counterGroup is the group role of the counters of a ledger made in
-// database dbname; the ledger's meta row 'counters' names it (a copy made
-// with CREATE DATABASE … TEMPLATE keeps its template's).
-func counterGroup(dbname string) string { return "vd_" + dbname + "_counters" }
-
 // Classify maps PostgreSQL's errors to the ledger's: a server that
-// cannot be reached, or a connection lost, is core.ErrUnreachable; the
-// functions' own refusals (SQLSTATE class VD) keep their message.
+// cannot be reached, or a connection lost, is core.ErrUnreachable; a
+// refusal of the append-only triggers (SQLSTATE class VD) keeps its
+// message.
 func Classify(err error) error {
 	if err == nil {
 		return nil
@@ -228,24 +202,10 @@ func Classify(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
-		case pe.Code == "VD001":
-			return fmt.Errorf("%w: %s", core.ErrDeskMismatch, pe.Message)
-		case pe.Code == "VD002":
-			return fmt.Errorf("%w: %s", core.ErrDeskDisabled, pe.Message)
-		case pe.Code == "VD007":
-			return fmt.Errorf("%w: %s", core.ErrPackMove, pe.Message)
-		case pe.Code == "VD012":
-			return fmt.Errorf("%w: %s", core.ErrRequestReused, pe.Message)
-		case pe.Code == "VD008":
-			return fmt.Errorf("%s: %w", pe.Message, core.ErrNotFound)
 		case strings.HasPrefix(pe.Code, "VD"):
 			return errors.New(pe.Message)
-		case pe.Code == "28000" && strings.Contains(pe.Message, "not permitted to log in"): // desks disable: NOLOGIN
-			return fmt.Errorf("%w: this counter's login is disabled; ask the back office (%s)", core.ErrDeskDisabled, pe.Message)
 		case pe.Code == "28P01" || pe.Code == "28000": // invalid password; invalid authorization
 			return fmt.Errorf("%w: %s", core.ErrPassword, pe.Message)
-		case pe.Code == "42501": // insufficient_privilege
-			return fmt.Errorf("%w: %s", core.ErrCounterOnly, pe.Message)
 		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
 			// connection exceptions; admin or crash shutdown; cannot connect now
 			return fmt.Errorf("%w: %s", core.ErrUnreachable, pe.Message)

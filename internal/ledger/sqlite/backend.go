@@ -207,15 +207,6 @@ func (e Engine) Append(ctx context.Context, q core.Querier, en *core.Entry) erro
 
 func (e Engine) Classify(err error) error { return Classify(err) }
 
-// Login: a file's desks have no logins.
-func (e Engine) Login(context.Context, *sqlx.Tx, string, string) (string, error) { return "", nil }
-
-func (e Engine) Change(context.Context, *sqlx.Tx, core.DeskRow, string) error { return nil }
-
-func (e Engine) Disabled(context.Context, string) error { return nil }
-
-func (e Engine) Password(context.Context, *sqlx.Tx, string, string) error { return nil }
-
 // Storage lists the rows of the journal (and of the kept tables) stored
 // with another class than the app writes: SQLite keeps a value with the
 // class it was written with, whatever the column's type.
