@@ -127,6 +127,7 @@ var (
 	MaskSerial           = core.MaskSerial
 	DefaultIdentity      = core.DefaultIdentity
 	NewRequestID         = core.NewRequestID
+	PublicSerial         = core.PublicSerial
 	PackMoveFrom         = core.PackMoveFrom
 	ParseCertificate     = core.ParseCertificate
 	AttachedText         = core.AttachedText

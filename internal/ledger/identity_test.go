@@ -8,47 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"vegas-desk/internal/ledger/conformance"
 	"vegas-desk/internal/ledger/core"
 )
-
-// The identities table (conformance/identities.txt) asked of PostgreSQL's
-// mirror of the rule: each field's normal form (vegas.identity_text), the
-// identity given or none (vegas.identity_of) and its hash, compared with
-// Go's (core.IdentityText, core.Winner.Given, core.IdentityHash).
-func TestIdentitiesPostgres(t *testing.T) {
-	bo, _ := pgWithDesks(t)
-	ctx := context.Background()
-	for _, c := range conformance.Identities() {
-		w := c.Winner
-		for _, f := range []string{w.Name, w.DocType, w.DocNumber} {
-			var got string
-			if err := get(ctx, rdb(bo), &got, "SELECT vegas.identity_text($1)", f); err != nil {
-				t.Fatalf("%s: %v", c.Name, err)
-			}
-			if want := core.IdentityText(f); got != want {
-				t.Errorf("%s (identities.txt:%d): PostgreSQL keeps %+q, Go %+q", c.Name, c.Line, got, want)
-			}
-		}
-		var r struct {
-			Name, Doc, Number sql.NullString
-			Hash              sql.NullString
-		}
-		err := get(ctx, rdb(bo), &r, `SELECT t[1] AS name, t[2] AS doc, t[3] AS number, vegas.identity_hash(t[1], t[2], t[3]) AS hash
-			FROM (SELECT vegas.identity_of($1, $2, $3) AS t) x`, w.Name, w.DocType, w.DocNumber)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Name, err)
-		}
-		if r.Name.Valid != c.Given {
-			t.Errorf("%s (identities.txt:%d): PostgreSQL: given %v, want %v", c.Name, c.Line, r.Name.Valid, c.Given)
-			continue
-		}
-		if n := w.Normal(); c.Given && (r.Name.String != c.Kept || r.Doc.String != n.DocType || r.Number.String != n.DocNumber || r.Hash.String != core.IdentityHash(n)) {
-			t.Errorf("%s (identities.txt:%d): PostgreSQL keeps %q %q %q hashed %s; Go %+v hashed %s", c.Name, c.Line,
-				r.Name.String, r.Doc.String, r.Number.String, r.Hash.String, *n, core.IdentityHash(n))
-		}
-	}
-}
 
 // Issue 23's attack on a sealed counter ledger's import: a payment whose
 // winner's identity prints nothing (forged into the counter's file: its

@@ -199,6 +199,10 @@ func (s *Server) referrals(ctx context.Context, r *http.Request, a asker) (any, 
 	rs, err := s.l.ReferralsBetween(ctx, a.desk.ID, q.since, q.until)
 	out := make([]wire.Referral, len(rs))
 	for i, x := range rs {
+		// A day report prints these: the part of the serial printed
+		// outside the ticket, not its secret part (whoever reads the
+		// paper must not be able to claim the prize).
+		x.Serial = ledger.PublicSerial(x.Game, x.Block, x.Position)
 		out[i] = wire.ReferralOf(x)
 	}
 	return out, err

@@ -143,7 +143,7 @@ func sourceBlocks(ctx context.Context, q core.Querier, named [][2]int, maxBlocks
 // office's alone).
 func sourceLimit(ctx context.Context, q core.Querier, spec core.CounterSpec) (core.Limit, error) {
 	var d core.DeskRow
-	err := core.Get(ctx, q, &d, "SELECT id, role, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", spec.Desk)
+	err := core.Get(ctx, q, &d, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", spec.Desk)
 	switch {
 	case err == nil && d.Disabled == 1:
 		return 0, fmt.Errorf("desk %s is disabled: enable it first", spec.Desk)

@@ -54,7 +54,7 @@ type DayFacts struct {
 	// Referrals are the prizes above the counter's payout limit it sent to
 	// the back office that day, one per ticket (Tries counts the times it
 	// was shown), oldest first. On a sealed counter ledger and to a
-	// counter's login, a Serial is only its part printed outside the
+	// counter through a validation server, a Serial is only its part printed outside the
 	// ticket ("531-0001-0456789"), and a sealed ledger's Amount is 0 (it
 	// keeps no unpaid prize).
 	Referrals []Referral

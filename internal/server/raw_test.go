@@ -1,0 +1,139 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"testing"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/conformance"
+	"vegas-desk/internal/ledger/wire"
+	"vegas-desk/internal/server"
+	"vegas-desk/internal/server/servertest"
+)
+
+// Attacks asked of the server's JSON itself, as any client could send it
+// (no Go client in between): what issue 23 once asked of a counter's
+// database login with psql.
+
+// post posts body's JSON to path and returns the answer's status and body.
+func post(t *testing.T, c *http.Client, url, path string, body any) (int, []byte) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := c.Post(url+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+// Issue 23's lock-out oracle: a counter paid a ticket it holds under a
+// request id, then guesses another ticket's secret part under the same
+// id until it is locked out. Then the right guess and a wrong one must get
+// the same answer, byte for byte: locked (the server answers the lock-out
+// before it looks at the request id or the ticket).
+func TestLockOutNoRequestOracleRaw(t *testing.T) {
+	o, serials := office(t)
+	s := servertest.Start(t, o, server.Config{})
+	c := client(t, s.DeskFile(t, "C1"))
+	known, target := serials.Winners[6][0], serials.Winners[6][1]
+	if st, body := post(t, c, s.URL, "/v1/claim", wire.ClaimRequest{Serial: known, Operator: "mallory", Request: "oracle"}); st != http.StatusOK {
+		t.Fatalf("the known ticket: %d %s", st, body)
+	}
+	right, err := game.ParseSerial(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := right
+	wrong.Secret = (right.Secret + 1) % game.SecretModulus
+	for range 20 {
+		if st, _ := post(t, c, s.URL, "/v1/lookup", wire.LookupRequest{Serial: wrong.String(), Operator: "mallory"}); st == http.StatusOK {
+			t.Fatal("a wrong guess answered")
+		}
+	}
+	answer := func(serial game.Serial) (int, wire.Error) {
+		st, body := post(t, c, s.URL, "/v1/claim", wire.ClaimRequest{Serial: serial.String(), Operator: "mallory", Request: "oracle"})
+		var e wire.Error
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Fatalf("%d %s: %v", st, body, err)
+		}
+		if e.Refusal != nil {
+			e.Refusal.Serial = "" // what was asked, said back
+		}
+		return st, e
+	}
+	rs, re := answer(right)
+	ws, we := answer(wrong)
+	rj, _ := json.Marshal(re)
+	wj, _ := json.Marshal(we)
+	if re.Refusal == nil || re.Refusal.Verdict != string(ledger.Locked) || rs != ws || string(rj) != string(wj) {
+		t.Errorf("locked out: the right guess answers %d %s\n\tthe wrong one %d %s", rs, rj, ws, wj)
+	}
+}
+
+// Issue 23's identity attack: a prize from the identity threshold claimed
+// with each identity of the table as typed, sent as JSON with no Go client
+// in between, is paid only to an identity given by the rule, which the
+// ledger keeps in its normal form.
+func TestServedInvisibleIdentity(t *testing.T) {
+	ctx := context.Background()
+	o, serials := office(t)
+	if err := o.SetSetting(ctx, ledger.SettingIdentityThreshold, 100, bo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.AddDesk(ctx, "ID", 1_000_000, bo); err != nil {
+		t.Fatal(err)
+	}
+	var prizes []int
+	for p := range serials.Winners {
+		if p >= 100 {
+			prizes = append(prizes, p)
+		}
+	}
+	slices.Sort(prizes)
+	var tickets []string
+	for _, p := range prizes {
+		tickets = append(tickets, serials.Winners[p]...)
+	}
+	cases := conformance.Identities()
+	if len(tickets) < len(cases)+1 {
+		t.Fatalf("%d tickets from the threshold for %d cases", len(tickets), len(cases))
+	}
+	s := servertest.Start(t, o, server.Config{})
+	c := client(t, s.DeskFile(t, "ID"))
+	refused := tickets[len(cases)]
+	for i, ic := range cases {
+		serial := refused
+		if ic.Given {
+			serial = tickets[i]
+		}
+		w := ic.Winner
+		st, body := post(t, c, s.URL, "/v1/claim", wire.ClaimRequest{Serial: serial, Operator: "mallory",
+			Winner: &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}})
+		if !ic.Given {
+			var e wire.Error
+			if json.Unmarshal(body, &e); st == http.StatusOK || e.Refusal == nil || e.Refusal.Verdict != string(ledger.IdentityRequired) {
+				t.Errorf("%s (identities.txt:%d): %d %s, want identity-required", ic.Name, ic.Line, st, body)
+			}
+			continue
+		}
+		var cl struct {
+			Number int64 `json:"number"`
+		}
+		if st != http.StatusOK || json.Unmarshal(body, &cl) != nil || cl.Number == 0 {
+			t.Errorf("%s (identities.txt:%d): %d %s, want paid", ic.Name, ic.Line, st, body)
+			continue
+		}
+		kept, err := o.Identities(ctx)
+		if n := w.Normal(); err != nil || kept[cl.Number].Name != n.Name || kept[cl.Number].DocNumber != n.DocNumber {
+			t.Errorf("%s: kept %+v %v; want %+v", ic.Name, kept[cl.Number], err, n)
+		}
+	}
+}
