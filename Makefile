@@ -63,7 +63,8 @@ package: build
 # make test: vet, every test without cgo (-tags ci gives Fyne its software
 # driver: no display needed), then the race detector (cgo for it alone:
 # gcc) over the tests that run goroutines and concurrent ledgers, by name:
-# the app's background tasks, counters claiming at once, a server restarted
+# the app's background tasks, counters claiming at once through a validation
+# server, PostgreSQL restarted behind it
 # or an answer lost, a generation, an export or a seal on every core. The
 # tests share their fixtures through one cache (internal/testcache): a
 # block is generated, and sealed, once per run and while the sources that
@@ -71,7 +72,7 @@ package: build
 # ends, the output of what fails, and last the wall time and the ten
 # slowest tests.
 TEST_CACHE ?= $(CURDIR)/.testcache
-RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestCounterCannotHoldTheJournal|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer
 test: deps-test
 	@mkdir -p $(TEST_CACHE)
 	@echo $$(date +%s) > $(TEST_CACHE)/start

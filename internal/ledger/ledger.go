@@ -34,7 +34,7 @@ type Ledger struct {
 	// Now gives the time of the entries this process writes and of the
 	// verdicts it asks; nil is the current time, which on PostgreSQL is
 	// the server's (so that the journal's times follow one clock; a
-	// counter's login always has the server's). Tests set it.
+	// counter on a validation server always has the server's). Tests set it.
 	Now func() time.Time
 
 	b    core.Backend
@@ -264,16 +264,16 @@ func (l *Ledger) ID() string { return l.info.ID }
 func (l *Ledger) Demo() bool { return l.info.Demo }
 
 // Kind is "back-office" for the back office's ledger (a file or a shared
-// database, a counter's login to it too) and "counter" for a sealed
+// database, a counter through a validation server too) and "counter" for a sealed
 // counter ledger.
 func (l *Ledger) Kind() string { return l.info.Kind }
 
-// CounterDesk returns the desk of a counter's login on a shared ledger or
+// CounterDesk returns the desk of a counter on a validation server or
 // of a sealed counter ledger, and "" for the back office.
 func (l *Ledger) CounterDesk() string { return l.info.Desk }
 
-// CounterLimit returns the payout limit of a counter's login on a shared
-// ledger or of a sealed counter ledger, which it applies whatever it is
+// CounterLimit returns the payout limit of a counter on a validation
+// server or of a sealed counter ledger, which it applies whatever it is
 // asked (NoLimit for the back office).
 func (l *Ledger) CounterLimit() Limit { return l.info.Limit }
 

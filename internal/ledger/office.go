@@ -15,8 +15,8 @@ import (
 
 // What every kind of ledger answers, each its own way (its backend).
 
-// Blocks lists the blocks, by game and number. A counter's login on a
-// shared ledger and a sealed counter ledger see their public part: no
+// Blocks lists the blocks, by game and number. A counter on a
+// validation server and a sealed counter ledger see their public part: no
 // serial key.
 func (l *Ledger) Blocks(ctx context.Context) ([]Block, error) { return l.b.Blocks(ctx) }
 
@@ -42,15 +42,15 @@ func (l *Ledger) Claims(ctx context.Context, f ClaimFilter) ([]Claim, error) {
 
 // Packs lists the packs f selects as runs, by game, block and pack. Packs
 // in stock are listed only when f.State is "stock" (every block has 10,000
-// packs), and only to the back office. A counter's login on a shared
-// ledger sees its own packs only; a sealed counter ledger, the states
+// packs), and only to the back office. A counter on a validation
+// server sees its own packs only; a sealed counter ledger, the states
 // sealed at its issue.
 func (l *Ledger) Packs(ctx context.Context, f PackFilter) ([]PackRun, error) {
 	return l.b.Packs(ctx, f)
 }
 
 // PackEntries lists the moves of packs f selects, in journal order. A
-// counter's login on a shared ledger sees the moves of its own packs.
+// counter on a validation server sees the moves of its own packs.
 func (l *Ledger) PackEntries(ctx context.Context, f PackEntryFilter) ([]PackEntry, error) {
 	return l.b.PackEntries(ctx, f)
 }
@@ -68,7 +68,7 @@ func (l *Ledger) PackEntries(ctx context.Context, f PackEntryFilter) ([]PackEntr
 // desk the ledger lists (ErrNotFound otherwise): on a shared ledger always,
 // on a file once it lists any desk.
 //
-// A counter's login on a shared ledger may only receive and activate its
+// A counter on a validation server may only receive and activate its
 // own packs, through a function that applies the same rules in the
 // database; every other move is the back office's (ErrCounterOnly).
 func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error {
@@ -115,7 +115,7 @@ func (l *Ledger) ExportJournal(ctx context.Context, w io.Writer) error {
 	return errors.New("claims --jsonl: this is the back office's ledger; a counter ledger exports its journal this way for import-claims (here, use --json or --csv)")
 }
 
-// What only the back office does: a counter's login, or a sealed counter
+// What only the back office does: a counter on a validation server, or a sealed counter
 // ledger, is refused (ErrCounterOnly) before anything is asked.
 
 // Generate streams game.GenerateBlock into the ledger in one transaction,

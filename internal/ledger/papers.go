@@ -12,7 +12,7 @@ import (
 )
 
 // Receipt returns the facts of the receipt of payment number number. A
-// counter's login on a shared ledger, or a sealed counter ledger, prints
+// counter on a validation server, or a sealed counter ledger, prints
 // its own payments' receipts.
 func (l *Ledger) Receipt(ctx context.Context, number int64) (ReceiptFacts, error) {
 	var c Claim

@@ -18,14 +18,14 @@ import (
 
 // Lookup finds a ticket by its full serial, with what a claim of it at
 // this desk would answer now (its Verdict): the desk's stored payout limit
-// (a counter's login's, a sealed ledger's, a desk of the ledger's desks),
+// (a served counter's, a sealed ledger's, a desk of the ledger's desks),
 // which limit may lower, never raise (NoLimit asks nothing). The serial is
 // parsed first (game.ErrCheckDigit or game.ErrSerialFormat, before the
 // ledger is read); then an unknown serial or a wrong secret part both
 // answer a *Refusal with UnknownSerial (errors.Is ErrUnknownSerial),
 // recorded as refused with who unless the ledger is read-only; so is a
 // ticket of a stolen pack, for the back office, though it is returned. A
-// counter's login that was locked out answers Locked.
+// counter on a validation server that was locked out answers Locked.
 func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit Limit) (Ticket, error) {
 	s, err := game.ParseSerial(serial)
 	if err != nil {
@@ -39,7 +39,7 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit 
 }
 
 // trimmed is who with its texts trimmed, its desk own when own is set (a
-// counter's login or ledger asks as its desk).
+// counter on a validation server or ledger asks as its desk).
 func trimmed(who Identity, own string) Identity {
 	who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
 	if own != "" {

@@ -39,7 +39,8 @@ import (
 )
 
 // Owner is the role that owns the test databases: it connects as the back
-// office does, with CREATEROLE to add counters' logins.
+// office (and a validation server) does, with no other privilege: the
+// ledger makes no role.
 const Owner = "vegas_owner"
 
 // Server is a running PostgreSQL server.
@@ -125,7 +126,7 @@ func start(durable bool) (*Server, error) {
 		return nil, err
 	}
 	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("CREATE ROLE %s LOGIN CREATEROLE PASSWORD '%s'", Owner, s.Password)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s'", Owner, s.Password)); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("pgtest: create the owner role: %w", err)
 	}
@@ -304,8 +305,7 @@ func (s *Server) NewDatabaseFrom(tb testing.TB, template string) string {
 	return name
 }
 
-// DropDatabase drops db and the login roles made for it (counters' roles
-// are named after their database).
+// DropDatabase drops db.
 func (s *Server) DropDatabase(name string) {
 	su, err := s.open("postgres", "postgres")
 	if err != nil {
@@ -313,24 +313,6 @@ func (s *Server) DropDatabase(name string) {
 	}
 	defer su.Close()
 	su.Exec(fmt.Sprintf(`DROP DATABASE IF EXISTS %q WITH (FORCE)`, name))
-	rows, err := su.Query(`SELECT rolname FROM pg_roles WHERE rolname LIKE 'vd\_' || $1 || '\_%'`, name)
-	if err != nil {
-		return
-	}
-	var roles []string
-	for rows.Next() {
-		var r string
-		rows.Scan(&r)
-		roles = append(roles, r)
-	}
-	rows.Close()
-	// Logins first, then the counters' group role they belong to.
-	sort.Slice(roles, func(i, j int) bool {
-		return strings.HasSuffix(roles[j], "_counters") && !strings.HasSuffix(roles[i], "_counters")
-	})
-	for _, r := range roles {
-		su.Exec(fmt.Sprintf(`DROP ROLE IF EXISTS %q`, r))
-	}
 }
 
 // Exec runs statements as the superuser in database db.

@@ -10,12 +10,13 @@ import (
 )
 
 // Backend is a kind of ledger: a SQLite back office (package sqlite), a
-// PostgreSQL one or a counter's login to it (package postgres), a sealed
+// PostgreSQL one (package postgres), a counter through a validation
+// server (package remote), a sealed
 // counter ledger (package counter). What differs between the kinds is
 // here, and nowhere else: the ledger package asks its backend.
 //
 // at, given to a question, is its time: a zero time is the backend's own
-// clock (a counter's login: the server's, whatever the client says).
+// clock (a counter on a validation server: the server's, whatever the client says).
 type Backend interface {
 	Info() Info
 	Close() error

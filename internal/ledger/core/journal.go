@@ -93,8 +93,8 @@ const EntryCols = "id, kind, at, number, ticket, serial, game, block, position, 
 //	detail=0:
 //	prev=9f86…
 //
-// hash = SHA-256 of that text. PostgreSQL's vegas.canonical makes the same
-// (a test compares them).
+// hash = SHA-256 of that text, on every engine: PostgreSQL's chain is
+// Go's too (package postgres, chain.go).
 func (e *Entry) Canonical(prev []byte) string {
 	var b strings.Builder
 	num := func(name string, v int64) { b.WriteString(name + "=" + strconv.FormatInt(v, 10) + "\n") }

@@ -137,7 +137,7 @@ type ClaimRequest struct {
 	// did, and never pays twice. Claim makes one when it is empty.
 	Request string
 	// Limit is the payout limit the caller asks: it may lower the desk's
-	// stored limit (a counter's login's, a sealed ledger's, a desk of the
+	// stored limit (a served counter's, a sealed ledger's, a desk of the
 	// ledger's desks), never raise it. NoLimit asks nothing: a desk the
 	// ledger does not know pays as the back office, without limit. The
 	// zero value, 0, refers every winner.
@@ -509,7 +509,7 @@ type Info struct {
 	ID       string // the ledger's id, which its copies keep
 	Demo     bool   // a demonstration ledger, whose unpaid winners may be listed
 	ReadOnly bool
-	// Desk is a counter's desk (a counter's login, a sealed counter
+	// Desk is a counter's desk (a counter on a validation server, a sealed counter
 	// ledger), "" for the back office; Limit is its payout limit, NoLimit
 	// for the back office.
 	Desk  string

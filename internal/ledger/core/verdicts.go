@@ -30,9 +30,9 @@ var (
 	// connection was lost. Nothing was half-written; for a claim, whether it
 	// was recorded is known only by asking again with the same request id.
 	ErrUnreachable = errors.New("ledger unreachable")
-	// ErrCounterOnly: a back-office action asked through a counter's login.
+	// ErrCounterOnly: a back-office action asked through a counter on a validation server.
 	ErrCounterOnly = errors.New("not allowed to a counter")
-	// ErrDeskMismatch: a counter's login acting as another desk.
+	// ErrDeskMismatch: a counter on a validation server acting as another desk.
 	ErrDeskMismatch = errors.New("desk is not this login's")
 	// ErrDeskDisabled: the back office disabled this counter.
 	ErrDeskDisabled = errors.New("desk disabled")

@@ -17,11 +17,10 @@ import (
 // The journal's chain, in Go: a question of the back office's login (or a
 // server's) records its entry in vegas.waiting in its own transaction;
 // the chain takes what waits, under the row lock of vegas.chainer (which
-// the counters' PL/pgSQL chainer, vegas.chain_waiting, takes too: both
-// may run on one database, one at a time), and appends it to the hash
-// chain in the order of its records, each entry with its id, its number
-// among its kind and its hash (core's canonical text, byte for byte what
-// vegas.canonical makes).
+// another process's chain takes too: one at a time on one database), and
+// appends it to the hash chain in the order of its records, each entry
+// with its id, its number among its kind and its hash (core's canonical
+// text).
 
 // chained is what the chain gave an entry that waited.
 type chained struct {
@@ -42,9 +41,8 @@ type waitingRow struct {
 const chainBatch = 1000
 
 // chainWaiting appends the entries waiting (those committed) to the
-// chain, in tx, whose caller holds the chainer's lock: what vegas.chain_waiting
-// does, in Go. Each entry's paid row (a payment), its packs' states (a
-// move) and the later entries' refs that named it -seq then name its id,
+// chain, in tx, whose caller holds the chainer's lock. Each entry's paid
+// row (a payment), its packs' states (a move) and the later entries' refs that named it -seq then name its id,
 // and a payment's winner goes to vegas.identities. It returns what each
 // entry got, by seq.
 func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
@@ -155,8 +153,7 @@ func lastNumbers(ctx context.Context, tx core.Querier, rows []waitingRow) (map[s
 }
 
 // refOf resolves a ref to an entry that waited (-seq): chained in this
-// chain (out), or before (the journal's seq). As vegas.chain_waiting
-// does, a ref to no entry is none.
+// chain (out), or before (the journal's seq); a ref to no entry is none.
 func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int64]chained) error {
 	if c, ok := out[-ref.Int64]; ok {
 		ref.Int64 = c.ID

@@ -22,7 +22,7 @@ import (
 // question, which records its entry in vegas.waiting; the sequencer then
 // chains it, and the question answers with the entry's id, number and
 // hash. Paid once is the paid table's key on the ticket, and a request
-// id's one payment vegas.requests' row, as for a counter's PL/pgSQL.
+// id's one payment vegas.requests' row.
 
 // errRaced is a payment that lost its ticket to another, committed since
 // the question read the ticket's facts: the question is asked again, and

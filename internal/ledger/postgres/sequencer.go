@@ -14,7 +14,7 @@ import (
 // A sequencer chains, in rounds, what a process's questions recorded: a
 // question that recorded an entry (committed) waits for the next round to
 // begin and end. A round takes the chainer's lock (waiting for the chain
-// in progress, of another process or of a counter's PL/pgSQL), chains
+// in progress, of another process), chains
 // everything waiting (chainWaiting) and commits, waiting for the disk: so
 // one round makes durable every entry chained before its end, by anyone
 // (its commit flushes the WAL past their chains' commits, which it waited
