@@ -102,7 +102,7 @@ func TestSharedLedger(t *testing.T) {
 		{[]string{"claim", winner, "--operator", "ann", "--json"}, 0, `"desk": "D1"`, ""},
 		{[]string{"claim", winner, "--operator", "ann"}, 1, "", "already claimed"},
 		{[]string{"claims", "--json"}, 0, `"operator": "ann"`, ""},
-		{[]string{"generate"}, 1, "", "back office"},
+		{[]string{"generate"}, 2, "", "back office"},
 		{[]string{"verify"}, 1, "", "back office"},
 		{[]string{"export", "--block", "1"}, 1, "", "back office"},
 		{[]string{"desks", "list"}, 1, "", "back office"},

@@ -124,7 +124,7 @@ func TestOlderSharedLedgerRefused(t *testing.T) {
 		l.Close()
 		t.Fatal("opened")
 	}
-	if !errors.Is(err, ErrTooOld) || !strings.Contains(err.Error(), "copy it to a file with that earlier vegas-desk") {
+	if !errors.Is(err, ErrTooOld) || !strings.Contains(err.Error(), "copy it to a file with that earlier vegas-desk") || !strings.Contains(err.Error(), "then the file into a new, empty database with this one") {
 		t.Errorf("%v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
@@ -33,12 +34,24 @@ func TestSharedLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.Stop()
+	// A real ledger (no serials to try), every pack on sale.
+	block, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer block.Close()
 	db := pg.NewDatabase(t)
-	office, err := ledger.Copy(ctx, fixture, pg.URL(pgtest.Owner, db), nil)
+	office, err := ledger.Copy(ctx, block, pg.URL(pgtest.Owner, db), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer office.Close()
+	winners := ledgertest.SerialsOf(t, ledgertest.Block).Winners
+	takeWinner := func(t *testing.T, prize int) string {
+		s := winners[prize][0]
+		winners[prize] = winners[prize][1:]
+		return s
+	}
 	if _, err := office.AddDesk(ctx, "D1", 100, ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +90,7 @@ func TestSharedLedger(t *testing.T) {
 	if c.view.kind != verdictJustPaid {
 		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
 	}
-	scan(d, winners[1000][0]) // read, not taken: a referral pays nothing, and the fixture has one
+	scan(d, winners[1000][0]) // read, not taken: a referral pays nothing
 	if c.view.title.Text() != "À PAYER PAR LE SERVICE CENTRAL" {
 		t.Errorf("1,000 € at a desk of 100 €: %q", c.view.title.Text())
 	}

@@ -143,6 +143,9 @@ func (b *Backend) ReferralsBetween(ctx context.Context, _ string, since, until t
 
 // Packs asks GET /v1/packs: the desk's own.
 func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun, error) {
+	if f.State == "stock" {
+		return nil, nil // the stock is nobody's: a desk holds none (the server refuses to list it)
+	}
 	var ws []wire.PackRun
 	path := "/v1/packs" + span(time.Time{}, time.Time{}, "game", strconv.Itoa(f.Game), "block", strconv.Itoa(f.Block), "state", f.State)
 	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
