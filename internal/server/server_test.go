@@ -117,35 +117,73 @@ func TestDisabledDeskRefusedAtOnce(t *testing.T) {
 	}
 }
 
-// Twenty unknown serials in ten minutes lock the desk out: the next
-// lookup is refused as locked, without asking the ledger; the back
-// office's unlock lets it ask again.
+// Twenty unknown serials in ten minutes lock the desk out, on a SQLite
+// back office and on PostgreSQL: the next lookup and claim are refused as
+// locked for 30 minutes, without asking the ledger; every refusal is
+// recorded; another desk is not locked; the back office's unlock lets it
+// ask again, and the refusals before it no longer count. (What
+// TestLockOut once asked of a counter's database login.)
 func TestLockOutThroughServer(t *testing.T) {
-	ctx := context.Background()
-	o, serials := office(t)
-	s := servertest.Start(t, o, server.Config{})
-	c1 := s.Open(t, "C1")
-	who := ledger.Identity{Operator: "mallory"}
-	good := serials.Winners[3][0]
-	for i := range 20 {
-		wrong := []byte(good)
-		// Another secret part, the check digit made again: a guess.
-		wrong[20] = '0' + byte((int(wrong[20]-'0')+1+i%9)%10)
-		guess := fixCheck(t, string(wrong))
-		if _, err := c1.Lookup(ctx, guess, who, ledger.NoLimit); !errors.Is(err, ledger.ErrUnknownSerial) {
-			t.Fatalf("guess %d: %v", i, err)
-		}
-	}
-	_, err := c1.Lookup(ctx, good, who, ledger.NoLimit)
-	var r *ledger.Refusal
-	if !errors.As(err, &r) || r.Verdict != ledger.Locked || r.Until.Before(time.Now().Add(29*time.Minute)) {
-		t.Fatalf("the 21st question: %v", err)
-	}
-	if err := o.UnlockDesk(ctx, "C1", bo); err != nil {
-		t.Fatal(err)
-	}
-	if tk, err := c1.Lookup(ctx, good, who, ledger.NoLimit); err != nil || tk.Verdict != ledger.Payable {
-		t.Fatalf("unlocked: %+v %v", tk, err)
+	pg, tmpl := sharedPG(t)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			o, serials := office(t)
+			desk, other := "C1", "C2"
+			if engine == "postgres" {
+				o, desk, other = pgOffice(t, pg, tmpl), "D1", "D2"
+			}
+			s := servertest.Start(t, o, server.Config{})
+			c1 := s.Open(t, desk)
+			who := ledger.Identity{Operator: "mallory"}
+			good := serials.Winners[3][0]
+			guess := func(i int) string {
+				wrong := []byte(good)
+				// Another secret part, the check digit made again: a guess.
+				wrong[20] = '0' + byte((int(wrong[20]-'0')+1+i%9)%10)
+				return fixCheck(t, string(wrong))
+			}
+			for i := range 20 {
+				if _, err := c1.Lookup(ctx, guess(i), who, ledger.NoLimit); !errors.Is(err, ledger.ErrUnknownSerial) {
+					t.Fatalf("guess %d: %v", i, err)
+				}
+			}
+			_, err := c1.Lookup(ctx, good, who, ledger.NoLimit)
+			var r *ledger.Refusal
+			if !errors.As(err, &r) || r.Verdict != ledger.Locked || r.Until.Before(time.Now().Add(29*time.Minute)) || r.Until.After(time.Now().Add(31*time.Minute)) {
+				t.Fatalf("the 21st question: %v", err)
+			}
+			if _, err := c1.Claim(ctx, claimOf(good, "mallory")); !errors.Is(err, ledger.ErrLocked) {
+				t.Errorf("a claim when locked: %v", err)
+			}
+			if _, err := s.Open(t, other).Lookup(ctx, good, ledger.Identity{Operator: "bob"}, ledger.NoLimit); err != nil {
+				t.Errorf("another desk is locked too: %v", err)
+			}
+			as, err := o.Attempts(ctx, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			guesses := 0
+			for _, a := range as {
+				if a.Desk == desk && a.Reason == ledger.UnknownSerial {
+					guesses++
+				}
+			}
+			if guesses != 20 {
+				t.Errorf("%d refused serials recorded, want 20", guesses)
+			}
+			if err := o.UnlockDesk(ctx, desk, bo); err != nil {
+				t.Fatal(err)
+			}
+			if tk, err := c1.Lookup(ctx, good, who, ledger.NoLimit); err != nil || tk.Verdict != ledger.Payable {
+				t.Fatalf("unlocked: %+v %v", tk, err)
+			}
+			// The refusals before the unlock no longer count: one more does not lock.
+			c1.Lookup(ctx, guess(0), who, ledger.NoLimit)
+			if _, err := c1.Lookup(ctx, good, who, ledger.NoLimit); err != nil {
+				t.Errorf("one refusal after the unlock: %v", err)
+			}
+		})
 	}
 }
 

@@ -64,10 +64,10 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 	for p := m.First; p <= m.Last; p++ {
 		r := cur[p]
 		code := game.PackCode{Game: b.Game, Block: b.Number, Pack: p}
-		if mustBe && r.Desk != m.Desk {
-			// Said before the pack's state: a counter (through a
-			// validation server) learns nothing of a pack not its own,
-			// neither its state nor its desk.
+		if mustBe && r.Desk != m.Desk && who.Desk == m.Desk {
+			// A counter moving its own packs (through a validation
+			// server) learns nothing of a pack not its own, neither its
+			// state nor its desk: said before the pack's state.
 			return fmt.Errorf("%w: pack %s was not delivered to desk %s: ask the back office", core.ErrPackMove, code, m.Desk)
 		}
 		if !core.MoveAllowed(m.Move, r.State) {
@@ -79,6 +79,8 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 				core.StateName(r.State), strings.Join(m.Only, " or "))
 		}
 		switch {
+		case mustBe && r.Desk != m.Desk:
+			return fmt.Errorf("%w: pack %s was delivered to desk %s, not %s", core.ErrPackMove, code, core.OrNone(r.Desk), m.Desk)
 		case m.Move != "deliver" && r.Desk != desk:
 			return fmt.Errorf("%w: packs %s and %s are desk %s's and desk %s's: move them one counter at a time", core.ErrPackMove,
 				game.PackCode{Game: b.Game, Block: b.Number, Pack: m.First}, code, core.OrNone(desk), core.OrNone(r.Desk))
