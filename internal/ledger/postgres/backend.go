@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"vegas-desk/internal/game"
@@ -23,6 +24,9 @@ type Backend struct {
 	db     pool
 	seq    *sequencer
 	blocks blockCache
+	// lockOut: the questions' guesses are recorded under the lock-out
+	// (LockOutGuesses).
+	lockOut atomic.Bool
 }
 
 // Info says what the ledger is.

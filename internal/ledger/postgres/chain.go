@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -30,11 +31,13 @@ type chained struct {
 	Hash   []byte
 }
 
-// waitingRow is a row of vegas.waiting, as the chain reads it.
+// waitingRow is a row of vegas.waiting, as the chain takes it.
 type waitingRow struct {
 	core.Entry
-	Seq   int64 `db:"seq"`
-	Ident bool  `db:"ident"`
+	Seq       int64          `db:"seq"`
+	Name      sql.NullString `db:"name"`
+	DocType   sql.NullString `db:"doc_type"`
+	DocNumber sql.NullString `db:"doc_number"`
 }
 
 // chainBatch bounds the entries one statement of the chain inserts (22
@@ -50,15 +53,18 @@ const chainBatch = 1000
 func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	for {
+		// Taken from vegas.waiting as they are read: one statement.
 		var rows []waitingRow
-		if err := sqlx.SelectContext(ctx, tx, &rows, `SELECT seq, kind, at, ticket, serial, game, block, position,
-			pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, name IS NOT NULL AS ident
-			FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)); err != nil {
+		if err := sqlx.SelectContext(ctx, tx, &rows, `DELETE FROM vegas.waiting
+			WHERE seq IN (SELECT seq FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)+`)
+			RETURNING seq, kind, at, ticket, serial, game, block, position, pack_first, pack_last, state, amount, desk,
+			operator, method, ref, request, reason, detail, name, doc_type, doc_number`); err != nil {
 			return nil, fmt.Errorf("chain: %w", err)
 		}
 		if len(rows) == 0 {
 			return out, nil
 		}
+		slices.SortFunc(rows, func(a, b waitingRow) int { return cmp.Compare(a.Seq, b.Seq) })
 		if err := chainRows(ctx, tx, rows, out); err != nil {
 			return nil, err
 		}
@@ -68,23 +74,16 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 	}
 }
 
-// chainRows chains rows, waiting in the order of their records, after the
-// journal's last entry, and adds what each got to out.
+// chainRows chains rows, taken from vegas.waiting in the order of their
+// records, after the journal's last entry, and adds what each got to out.
 func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[int64]chained) error {
-	var last struct {
-		ID   int64  `db:"id"`
-		Hash []byte `db:"hash"`
-	}
-	err := sqlx.GetContext(ctx, tx, &last, "SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1")
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("chain: %w", err)
-	}
-	numbers, err := lastNumbers(ctx, tx, rows)
+	last, numbers, err := lastOfChain(ctx, tx, rows)
 	if err != nil {
 		return err
 	}
 	seqs := make([]int64, len(rows))
-	var claims, packs, idents bool
+	var claims, packs bool
+	var idents []any
 	for i := range rows {
 		w := &rows[i]
 		e := &w.Entry
@@ -99,7 +98,10 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		last.ID, last.Hash = e.ID, e.Hash
 		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
 		seqs[i] = w.Seq
-		claims, packs, idents = claims || e.Kind == "claim", packs || e.Kind == "packs", idents || w.Ident
+		claims, packs = claims || e.Kind == "claim", packs || e.Kind == "packs"
+		if e.Kind == "claim" && w.Name.Valid {
+			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String)
+		}
 	}
 	for start := 0; start < len(rows); start += chainBatch {
 		if err := insertChained(ctx, tx, rows[start:min(start+chainBatch, len(rows))]); err != nil {
@@ -115,43 +117,57 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		stmts = append(stmts, `UPDATE vegas.pack_states s SET entry = j.id FROM vegas.journal j
 			WHERE s.entry < 0 AND j.seq = -s.entry AND j.seq = ANY ($1)`)
 	}
-	if idents {
-		stmts = append(stmts, `INSERT INTO vegas.identities (claim, name, doc_type, doc_number)
-			SELECT j.id, w.name, w.doc_type, w.doc_number FROM vegas.waiting w JOIN vegas.journal j ON j.seq = w.seq
-			WHERE w.seq = ANY ($1) AND w.kind = 'claim' AND w.name IS NOT NULL ORDER BY j.id`)
-	}
-	stmts = append(stmts, "DELETE FROM vegas.waiting WHERE seq = ANY ($1)")
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q, seqs); err != nil {
+			return fmt.Errorf("chain: %w", err)
+		}
+	}
+	if len(idents) > 0 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO vegas.identities (claim, name, doc_type, doc_number) VALUES ")
+		for i := 0; i < len(idents); i += 4 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "($%d, $%d, $%d, $%d)", i+1, i+2, i+3, i+4)
+		}
+		if _, err := tx.ExecContext(ctx, b.String(), idents...); err != nil {
 			return fmt.Errorf("chain: %w", err)
 		}
 	}
 	return nil
 }
 
-// lastNumbers are the last numbers of the kinds of rows in the journal,
-// in one statement (each kind's from its index).
-func lastNumbers(ctx context.Context, tx core.Querier, rows []waitingRow) (map[string]int64, error) {
+// lastOfChain is the journal's last entry (id and hash; none: zero) and
+// the last numbers of the kinds of rows, in one statement (each kind's
+// from its index).
+func lastOfChain(ctx context.Context, tx core.Querier, rows []waitingRow) (last struct {
+	ID   int64
+	Hash []byte
+}, numbers map[string]int64, err error) {
 	var kinds []string
 	for i := range rows {
 		if !slices.Contains(kinds, rows[i].Kind) {
 			kinds = append(kinds, rows[i].Kind)
 		}
 	}
-	var last []struct {
-		Kind   string `db:"kind"`
-		Number int64  `db:"number"`
+	var got []struct {
+		Kind   string        `db:"kind"`
+		Number int64         `db:"number"`
+		ID     sql.NullInt64 `db:"id"`
+		Hash   []byte        `db:"hash"`
 	}
-	if err := sqlx.SelectContext(ctx, tx, &last, `SELECT k AS kind,
-		(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = k) AS number
-		FROM unnest($1::text[]) k`, kinds); err != nil {
-		return nil, fmt.Errorf("chain: %w", err)
+	if err := sqlx.SelectContext(ctx, tx, &got, `SELECT k AS kind,
+		(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = k) AS number, l.id, l.hash
+		FROM unnest($1::text[]) k LEFT JOIN (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1) l ON true`, kinds); err != nil {
+		return last, nil, fmt.Errorf("chain: %w", err)
 	}
-	numbers := map[string]int64{}
-	for _, l := range last {
-		numbers[l.Kind] = l.Number
+	numbers = map[string]int64{}
+	for _, g := range got {
+		numbers[g.Kind] = g.Number
+		last.ID, last.Hash = g.ID.Int64, g.Hash
 	}
-	return numbers, nil
+	return last, numbers, nil
 }
 
 // refOf resolves a ref to an entry that waited (-seq): chained in this

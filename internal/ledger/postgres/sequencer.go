@@ -75,6 +75,13 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 	return c, Classify(err)
 }
 
+// idle reports whether no round runs nor waits to.
+func (s *sequencer) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.running && s.next == nil
+}
+
 // start begins the next round; s.mu is held.
 func (s *sequencer) start() {
 	r := s.next
