@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -36,27 +35,17 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 // and contents of the last LockWindow + LockFor (core.LockOf; on
 // PostgreSQL those waiting to be chained count too).
 func (l *Ledger) DeskState(ctx context.Context, id string) (Desk, error) {
-	ds, err := l.Desks(ctx)
+	bo, err := l.backOffice("a desk's state")
 	if err != nil {
 		return Desk{}, err
 	}
-	for _, d := range ds {
-		if d.ID != id {
-			continue
-		}
-		bo, err := l.backOffice("a desk's state")
-		if err != nil {
-			return Desk{}, err
-		}
-		now := l.now()
-		guesses, err := bo.Guesses(ctx, id, now.Add(-core.GuessesSince))
-		if err != nil {
-			return Desk{}, err
-		}
-		d.LockedUntil = core.LockOf(guesses, d.UnlockedAt, d.LockedUntil, now)
-		return d, nil
+	now := l.now()
+	d, guesses, err := bo.DeskGuesses(ctx, id, now.Add(-core.GuessesSince))
+	if err != nil {
+		return Desk{}, err
 	}
-	return Desk{}, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, ErrNotFound)
+	d.LockedUntil = core.LockOf(guesses, d.UnlockedAt, d.LockedUntil, now)
+	return d, nil
 }
 
 // LockOutGuesses makes a shared ledger record a guess (a refused serial or

@@ -225,18 +225,6 @@ func (o *Store) ClaimByNumber(ctx context.Context, number int64) (core.Claim, er
 	return r.Claim(), nil
 }
 
-// Guesses are the times of desk's refused serials and contents since a
-// time, the lock-out's count (core.LockOf).
-func (o *Store) Guesses(ctx context.Context, desk string, since time.Time) ([]time.Time, error) {
-	var ats []string
-	err := core.Select(ctx, o.E.Pool(), &ats, "SELECT at FROM journal WHERE desk = ? AND kind = 'refusal' AND at >= ? AND reason IN (?, ?)",
-		desk, core.FormatTime(since), core.UnknownSerial, core.UnknownContents)
-	if err != nil {
-		return nil, fmt.Errorf("desk %s's refused serials: %w", desk, o.classify(err))
-	}
-	return core.Times(ats), nil
-}
-
 // Attempts lists the refused attempts since a time (zero = all).
 func (o *Store) Attempts(ctx context.Context, since time.Time) ([]core.Attempt, error) {
 	var rows []core.Entry

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 )
 
@@ -28,14 +30,26 @@ func (b *Backend) LockOutGuesses() { b.lockOut.Store(true) }
 const guessesSQL = `SELECT at FROM journal WHERE desk = $1 AND kind = 'refusal' AND at >= $2 AND reason IN ($3, $4)
 	UNION ALL SELECT at FROM waiting WHERE desk = $1 AND kind = 'refusal' AND at >= $2 AND reason IN ($3, $4)`
 
-// Guesses are the times of desk's refused serials and contents since a
-// time, chained or waiting to be.
-func (b *Backend) Guesses(ctx context.Context, desk string, since time.Time) ([]time.Time, error) {
-	var ats []string
-	if err := b.db.SelectContext(ctx, &ats, guessesSQL, desk, core.FormatTime(since), core.UnknownSerial, core.UnknownContents); err != nil {
-		return nil, fmt.Errorf("desk %s's refused serials: %w", desk, Classify(err))
+// DeskGuesses is desk id's row and the times of its refused serials and
+// contents since a time, chained or waiting to be: one statement.
+func (b *Backend) DeskGuesses(ctx context.Context, id string, since time.Time) (core.Desk, []time.Time, error) {
+	var r struct {
+		core.DeskRow
+		Guesses string `db:"guesses"`
 	}
-	return core.Times(ats), nil
+	err := b.db.GetContext(ctx, &r, `SELECT `+backoffice.DeskCols+`, array_to_string(ARRAY(`+guessesSQL+`), ',') AS guesses
+		FROM desks WHERE id = $1`, id, core.FormatTime(since), core.UnknownSerial, core.UnknownContents)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Desk{}, nil, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
+	}
+	if err != nil {
+		return core.Desk{}, nil, fmt.Errorf("desk %s: %w", id, Classify(err))
+	}
+	var ats []string
+	if r.Guesses != "" {
+		ats = strings.Split(r.Guesses, ",")
+	}
+	return backoffice.DeskOf(r.DeskRow), core.Times(ats), nil
 }
 
 // checkGuess is run by a question before it records e, a guess of a desk
