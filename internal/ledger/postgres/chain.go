@@ -38,6 +38,11 @@ type waitingRow struct {
 	Name      sql.NullString `db:"name"`
 	DocType   sql.NullString `db:"doc_type"`
 	DocNumber sql.NullString `db:"doc_number"`
+	// The journal's last entry and the last number of the row's kind,
+	// when the row was taken.
+	LastID     sql.NullInt64 `db:"last_id"`
+	LastHash   []byte        `db:"last_hash"`
+	LastNumber int64         `db:"last_number"`
 }
 
 // chainBatch bounds the entries one statement of the chain inserts (22
@@ -53,12 +58,18 @@ const chainBatch = 1000
 func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	for {
-		// Taken from vegas.waiting as they are read: one statement.
+		// Taken from vegas.waiting as they are read, with the journal's
+		// last entry and each kind's last number: one statement (the
+		// chainer's lock holds the journal still).
 		var rows []waitingRow
-		if err := sqlx.SelectContext(ctx, tx, &rows, `DELETE FROM vegas.waiting
+		if err := sqlx.SelectContext(ctx, tx, &rows, `WITH d AS (DELETE FROM vegas.waiting
 			WHERE seq IN (SELECT seq FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)+`)
 			RETURNING seq, kind, at, ticket, serial, game, block, position, pack_first, pack_last, state, amount, desk,
-			operator, method, ref, request, reason, detail, name, doc_type, doc_number`); err != nil {
+			operator, method, ref, request, reason, detail, name, doc_type, doc_number),
+			l AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1)
+			SELECT d.*, l.id AS last_id, l.hash AS last_hash,
+			(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = d.kind) AS last_number
+			FROM d LEFT JOIN l ON true`); err != nil {
 			return nil, fmt.Errorf("chain: %w", err)
 		}
 		if len(rows) == 0 {
@@ -77,11 +88,14 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 // chainRows chains rows, taken from vegas.waiting in the order of their
 // records, after the journal's last entry, and adds what each got to out.
 func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[int64]chained) error {
-	last, numbers, err := lastOfChain(ctx, tx, rows)
-	if err != nil {
-		return err
+	last := struct {
+		ID   int64
+		Hash []byte
+	}{rows[0].LastID.Int64, rows[0].LastHash}
+	numbers := map[string]int64{}
+	for i := range rows {
+		numbers[rows[i].Kind] = rows[i].LastNumber
 	}
-	seqs := make([]int64, len(rows))
 	var claims, packs bool
 	var idents []any
 	for i := range rows {
@@ -97,30 +111,13 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		e.Hash = e.ChainHash(last.Hash)
 		last.ID, last.Hash = e.ID, e.Hash
 		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
-		seqs[i] = w.Seq
 		claims, packs = claims || e.Kind == "claim", packs || e.Kind == "packs"
 		if e.Kind == "claim" && w.Name.Valid {
 			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String)
 		}
 	}
-	for start := 0; start < len(rows); start += chainBatch {
-		if err := insertChained(ctx, tx, rows[start:min(start+chainBatch, len(rows))]); err != nil {
-			return err
-		}
-	}
-	var stmts []string
-	if claims {
-		stmts = append(stmts, `UPDATE vegas.paid p SET claim = j.id FROM vegas.journal j
-			WHERE p.claim < 0 AND j.seq = -p.claim AND j.seq = ANY ($1)`)
-	}
-	if packs {
-		stmts = append(stmts, `UPDATE vegas.pack_states s SET entry = j.id FROM vegas.journal j
-			WHERE s.entry < 0 AND j.seq = -s.entry AND j.seq = ANY ($1)`)
-	}
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q, seqs); err != nil {
-			return fmt.Errorf("chain: %w", err)
-		}
+	if err := insertChained(ctx, tx, rows, claims, packs); err != nil {
+		return err
 	}
 	if len(idents) > 0 {
 		var b strings.Builder
@@ -136,38 +133,6 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		}
 	}
 	return nil
-}
-
-// lastOfChain is the journal's last entry (id and hash; none: zero) and
-// the last numbers of the kinds of rows, in one statement (each kind's
-// from its index).
-func lastOfChain(ctx context.Context, tx core.Querier, rows []waitingRow) (last struct {
-	ID   int64
-	Hash []byte
-}, numbers map[string]int64, err error) {
-	var kinds []string
-	for i := range rows {
-		if !slices.Contains(kinds, rows[i].Kind) {
-			kinds = append(kinds, rows[i].Kind)
-		}
-	}
-	var got []struct {
-		Kind   string        `db:"kind"`
-		Number int64         `db:"number"`
-		ID     sql.NullInt64 `db:"id"`
-		Hash   []byte        `db:"hash"`
-	}
-	if err := sqlx.SelectContext(ctx, tx, &got, `SELECT k AS kind,
-		(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = k) AS number, l.id, l.hash
-		FROM unnest($1::text[]) k LEFT JOIN (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1) l ON true`, kinds); err != nil {
-		return last, nil, fmt.Errorf("chain: %w", err)
-	}
-	numbers = map[string]int64{}
-	for _, g := range got {
-		numbers[g.Kind] = g.Number
-		last.ID, last.Hash = g.ID.Int64, g.Hash
-	}
-	return last, numbers, nil
 }
 
 // refOf resolves a ref to an entry that waited (-seq): chained in this
@@ -189,11 +154,13 @@ func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int
 	return nil
 }
 
-// insertChained inserts chained rows into the journal, in one statement.
-func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) error {
+// insertChained inserts chained rows into the journal, and names their
+// ids in the paid rows (claims) and packs' states (packs, moves) that
+// named them -seq: one statement.
+func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow, claims, packs bool) error {
 	const cols = 22
 	var b strings.Builder
-	b.WriteString("INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
+	b.WriteString("WITH j AS (INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
 	args := make([]any, 0, len(rows)*cols)
 	for i := range rows {
 		e := &rows[i].Entry
@@ -211,6 +178,14 @@ func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) erro
 		args = append(args, e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst,
 			e.PackLast, e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash, rows[i].Seq)
 	}
+	b.WriteString(" RETURNING id, seq)")
+	if claims {
+		b.WriteString(", p AS (UPDATE vegas.paid p SET claim = j.id FROM j WHERE p.claim = -j.seq)")
+	}
+	if packs {
+		b.WriteString(", s AS (UPDATE vegas.pack_states s SET entry = j.id FROM j WHERE s.entry = -j.seq)")
+	}
+	b.WriteString(" SELECT count(*) FROM j")
 	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("chain: %w", err)
 	}
