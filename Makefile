@@ -98,8 +98,9 @@ bench: deps-test
 	# Claims decided in Go on PostgreSQL (the back office's login, as a
 	# validation server asks them) beside pgbench -N, and the chain's delay.
 	$(BENCH) -bench 'GoClaims' -benchtime 1x ./internal/ledger/
-	# A shared ledger's capacity: vegas-desk load beside pgbench -N, the
-	# chain's delay, a payment while counters sleep in their calls.
+	# A pilot's capacity through the validation server: vegas-desk load
+	# --server against serve on PostgreSQL beside pgbench -N (1, 4, 16
+	# clients), the chain's delay, and the same against serve of a SQLite file.
 	$(BENCH) -bench 'Load' -benchtime 1x ./cmd/vegas-desk/
 	# A counter's lookup round trip through vegas-desk serve over loopback.
 	$(BENCH) -bench 'ServerLookup' -benchtime 2000x ./internal/server/

@@ -98,6 +98,7 @@ var (
 	ErrDeskMismatch     = core.ErrDeskMismatch
 	ErrDeskDisabled     = core.ErrDeskDisabled
 	ErrPassword         = core.ErrPassword
+	ErrInvalid          = core.ErrInvalid
 	ErrPackMove         = core.ErrPackMove
 	ErrNotAnchored      = core.ErrNotAnchored
 	ErrRequestReused    = core.ErrRequestReused

@@ -73,7 +73,7 @@ func (l *Ledger) PackEntries(ctx context.Context, f PackEntryFilter) ([]PackEntr
 // database; every other move is the back office's (ErrCounterOnly).
 func (l *Ledger) MovePacks(ctx context.Context, m PackMove, who Identity) error {
 	if err := core.PrepareMove(&m, &who); err != nil {
-		return err
+		return core.Invalid(err)
 	}
 	return l.b.MovePacks(ctx, m, who)
 }

@@ -29,11 +29,11 @@ import (
 func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit Limit) (Ticket, error) {
 	s, err := game.ParseSerial(serial)
 	if err != nil {
-		return Ticket{}, err
+		return Ticket{}, core.Invalid(err)
 	}
 	who = trimmed(who, l.info.Desk)
 	if err := core.CheckWho("lookup", who); err != nil {
-		return Ticket{}, err
+		return Ticket{}, core.Invalid(err)
 	}
 	return l.b.Lookup(ctx, s, who, limit, l.clock())
 }
@@ -67,7 +67,7 @@ func trimmed(who Identity, own string) Identity {
 func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
 	s, err := core.PrepareClaim(&req, l.info.Desk)
 	if err != nil {
-		return Claim{}, err
+		return Claim{}, core.Invalid(err)
 	}
 	for {
 		c, err := l.b.Claim(ctx, s, req, l.clock())
@@ -94,15 +94,15 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket, who Identit
 	c := *t
 	slices.Sort(c.Duel.Cards[:]) // generated tickets show them ascending
 	if err := game.Validate(&c); err != nil {
-		return Ticket{}, fmt.Errorf("find by contents: %w", err)
+		return Ticket{}, core.Invalid(fmt.Errorf("find by contents: %w", err))
 	}
 	if game.Prize(&c) == 0 {
-		return Ticket{}, fmt.Errorf("find by contents: %w: these contents lose, there is nothing to pay", ErrNotWinner)
+		return Ticket{}, core.Invalid(fmt.Errorf("find by contents: %w: these contents lose, there is nothing to pay", ErrNotWinner))
 	}
 	code := game.Encode(&c)
 	who = trimmed(who, l.info.Desk)
 	if err := core.CheckWho("find by contents", who); err != nil {
-		return Ticket{}, err
+		return Ticket{}, core.Invalid(err)
 	}
 	found, err := l.b.Find(ctx, code[:], who, limit, l.clock())
 	if err != nil {

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -33,36 +32,32 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 // DeskState is desk id's row as every question of the desk must see it,
 // read now (no cache): its payout limit, whether it is disabled, and the
 // end of its lock-out, from its stored one and from its refused serials
-// and contents of the last LockWindow + LockFor (core.LockedUntil).
+// and contents of the last LockWindow + LockFor (core.LockOf; on
+// PostgreSQL those waiting to be chained count too).
 func (l *Ledger) DeskState(ctx context.Context, id string) (Desk, error) {
-	ds, err := l.Desks(ctx)
+	bo, err := l.backOffice("a desk's state")
 	if err != nil {
 		return Desk{}, err
 	}
-	for _, d := range ds {
-		if d.ID != id {
-			continue
-		}
-		now := l.now()
-		as, err := l.Attempts(ctx, now.Add(-core.LockWindow-core.LockFor))
-		if err != nil {
-			return Desk{}, err
-		}
-		var times []time.Time
-		for _, a := range as {
-			if a.Desk == id && core.Guess(a.Reason) {
-				times = append(times, a.At)
-			}
-		}
-		if until := core.LockedUntil(times, d.UnlockedAt, now); until.After(d.LockedUntil) {
-			d.LockedUntil = until
-		}
-		if !d.LockedUntil.After(now) {
-			d.LockedUntil = time.Time{}
-		}
-		return d, nil
+	now := l.now()
+	d, guesses, err := bo.DeskGuesses(ctx, id, now.Add(-core.GuessesSince))
+	if err != nil {
+		return Desk{}, err
 	}
-	return Desk{}, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, ErrNotFound)
+	d.LockedUntil = core.LockOf(guesses, d.UnlockedAt, d.LockedUntil, now)
+	return d, nil
+}
+
+// LockOutGuesses makes a shared ledger record a guess (a refused serial or
+// contents) of a desk it lists only while the desk is not locked out,
+// counted again under the desk's lock: the validation server's, so that
+// questions at once, on one server or several, never record more guesses
+// than the lock-out allows. The back office's own questions lock no one
+// out; a file's are asked one at a time.
+func (l *Ledger) LockOutGuesses() {
+	if b, ok := l.b.(interface{ LockOutGuesses() }); ok {
+		b.LockOutGuesses()
+	}
 }
 
 // VoidsBetween lists the voids of desk's payments made from since until

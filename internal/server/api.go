@@ -155,8 +155,12 @@ func classify(err error) *apiError {
 		return &apiError{http.StatusForbidden, wire.CodeForbidden, err.Error(), nil}
 	case errors.Is(err, ledger.ErrUnreachable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &apiError{http.StatusServiceUnavailable, wire.CodeUnavailable, "the ledger did not answer: " + err.Error(), nil}
+	case errors.Is(err, ledger.ErrInvalid):
+		return &apiError{http.StatusBadRequest, wire.CodeBadRequest, err.Error(), nil}
 	}
-	return &apiError{http.StatusBadRequest, wire.CodeBadRequest, err.Error(), nil}
+	// Not the question's fault: the ledger failed on it (its transaction
+	// rolled back, nothing recorded by it).
+	return &apiError{http.StatusInternalServerError, wire.CodeInternal, "the ledger failed on this question: " + err.Error(), nil}
 }
 
 // write writes v as JSON, or e's answer, at once (never a part of one).

@@ -19,8 +19,10 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/remote"
 	"vegas-desk/internal/ledger/wire"
+	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -296,5 +298,49 @@ func TestSlowClients(t *testing.T) {
 			t.Fatalf("after two connections closed, still %d", status)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A ledger that fails on a question is the server's fault, not the
+// question's: 500 internal (nothing recorded); a ledger that cannot be
+// reached, 503 unavailable; neither is a bad request.
+func TestLedgerFailures(t *testing.T) {
+	o, serials := office(t)
+	s := servertest.Start(t, o, server.Config{})
+	c := client(t, s.DeskFile(t, "C1"))
+	q := map[string]any{"serial": serials.Winners[3][0], "operator": "ann"}
+	if status, e := ask(t, c, s.URL, "/v1/lookup", q); status != http.StatusOK {
+		t.Fatalf("lookup: %d %+v", status, e)
+	}
+	o.Close() // the file's connections gone: every read fails
+	if status, e := ask(t, c, s.URL, "/v1/lookup", q); status != http.StatusInternalServerError || e.Code != wire.CodeInternal {
+		t.Errorf("a failing ledger: %d %+v, want 500 %s", status, e, wire.CodeInternal)
+	}
+
+	pg, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Stop)
+	tmpl, err := ledgertest.Postgres(pg, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := ledger.Open(pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, tmpl)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shared.Close() })
+	if _, err := shared.AddDesk(context.Background(), "C1", 100, bo); err != nil {
+		t.Fatal(err)
+	}
+	ps := servertest.Start(t, shared, server.Config{})
+	pc := client(t, ps.DeskFile(t, "C1"))
+	if status, e := ask(t, pc, ps.URL, "/v1/lookup", q); status != http.StatusOK {
+		t.Fatalf("lookup on PostgreSQL: %d %+v", status, e)
+	}
+	pg.Stop()
+	if status, e := ask(t, pc, ps.URL, "/v1/lookup", q); status != http.StatusServiceUnavailable || e.Code != wire.CodeUnavailable {
+		t.Errorf("PostgreSQL stopped: %d %+v, want 503 %s", status, e, wire.CodeUnavailable)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
@@ -91,4 +93,90 @@ func TestRaceTwoServersOnePostgres(t *testing.T) {
 		servers = append(servers, servertest.Start(t, l, server.Config{}))
 	}
 	race(t, office, servers, ledgertest.SerialsOf(t, ledgertest.Block).Winners[50][2])
+}
+
+// A desk guesses serials on two servers of one PostgreSQL database at
+// once, many questions in flight: it is locked out at its 20th refused
+// serial, whichever server asked, and no more than 20 guesses are answered
+// or recorded (the lock-out counts the guesses waiting to be chained, and
+// a guess is recorded under its desk's lock).
+func TestLockOutTwoServersOnePostgres(t *testing.T) {
+	pg, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Stop)
+	tmpl, err := ledgertest.Postgres(pg, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, tmpl))
+	ctx := context.Background()
+	var servers []*servertest.Served
+	var office *ledger.Ledger
+	for range 2 {
+		l, err := ledger.Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		office = l
+		servers = append(servers, servertest.Start(t, l, server.Config{MaxConnsPerDesk: 64}))
+	}
+	if _, err := office.AddDesk(ctx, "G1", 100, bo); err != nil {
+		t.Fatal(err)
+	}
+	desks := []*ledger.Ledger{servers[0].Open(t, "G1"), servers[1].Open(t, "G1")}
+	win, err := game.ParseSerial(ledgertest.SerialsOf(t, ledgertest.Block).Winners[50][4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const guesses, lockRefusals = 60, 20 // core.LockRefusals
+	errs := make([]error, guesses)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range guesses {
+		wrong := win
+		wrong.Secret = (win.Secret + 1 + int64(i)) % game.SecretModulus
+		wg.Go(func() {
+			<-start
+			_, errs[i] = desks[i%2].Lookup(ctx, wrong.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit)
+		})
+	}
+	close(start)
+	wg.Wait()
+	unknown, locked := 0, 0
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, ledger.ErrUnknownSerial):
+			unknown++
+		case errors.Is(err, ledger.ErrLocked):
+			locked++
+		default:
+			t.Errorf("guess %d: %v", i, err)
+		}
+	}
+	if unknown != lockRefusals || locked != guesses-lockRefusals {
+		t.Errorf("%d guesses answered unknown, %d locked; want %d and %d", unknown, locked, lockRefusals, guesses-lockRefusals)
+	}
+	as, err := office.Attempts(ctx, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := 0
+	for _, a := range as {
+		if a.Desk == "G1" {
+			recorded++
+		}
+	}
+	if recorded != lockRefusals {
+		t.Errorf("%d guesses recorded, want %d", recorded, lockRefusals)
+	}
+	if d, err := office.DeskState(ctx, "G1"); err != nil || d.LockedUntil.IsZero() {
+		t.Errorf("desk G1 after the guesses: %+v %v", d, err)
+	}
+	// The right serial now answers as a wrong one: locked.
+	if _, err := desks[0].Lookup(ctx, win.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit); !errors.Is(err, ledger.ErrLocked) {
+		t.Errorf("the right serial after the lock-out: %v", err)
+	}
 }

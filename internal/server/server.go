@@ -89,6 +89,7 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(ca)
+	l.LockOutGuesses()
 	s := &Server{l: l, cfg: cfg, byDesk: map[string]int{}, conns: map[net.Conn]*slot{}}
 	s.tls = &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert},
 		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: roots, VerifyConnection: s.verify}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
+
 	"vegas-desk/internal/ledger/core"
 )
 
@@ -53,10 +55,35 @@ func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	}
 	out := make([]core.Desk, len(rows))
 	for i, r := range rows {
-		out[i] = core.Desk{ID: r.ID, Limit: r.Limit, Disabled: r.Disabled == 1, LockedUntil: core.ParseTime(r.LockedUntil),
-			UnlockedAt: core.ParseTime(r.UnlockedAt)}
+		out[i] = DeskOf(r)
 	}
 	return out, nil
+}
+
+// DeskOf is the desk of its row.
+func DeskOf(r core.DeskRow) core.Desk {
+	return core.Desk{ID: r.ID, Limit: r.Limit, Disabled: r.Disabled == 1, LockedUntil: core.ParseTime(r.LockedUntil),
+		UnlockedAt: core.ParseTime(r.UnlockedAt)}
+}
+
+// DeskCols are a desks row's columns (core.DeskRow).
+const DeskCols = "id, payout_limit, disabled, locked_until, unlocked_at"
+
+// DeskGuesses is desk id's row and the times of its refused serials and
+// contents since a time (the lock-out's count, core.LockOf), or
+// ErrNotFound.
+func (o *Store) DeskGuesses(ctx context.Context, id string, since time.Time) (core.Desk, []time.Time, error) {
+	r, err := o.readDesk(ctx, o.E.Pool(), id)
+	if err != nil {
+		return core.Desk{}, nil, err
+	}
+	var ats []string
+	err = core.Select(ctx, o.E.Pool(), &ats, "SELECT at FROM journal WHERE desk = ? AND kind = 'refusal' AND at >= ? AND reason IN (?, ?)",
+		id, core.FormatTime(since), core.UnknownSerial, core.UnknownContents)
+	if err != nil {
+		return core.Desk{}, nil, fmt.Errorf("desk %s's refused serials: %w", id, o.classify(err))
+	}
+	return DeskOf(r), core.Times(ats), nil
 }
 
 // deskChange records a change of a desk: state is "disabled", "enabled",
@@ -103,7 +130,7 @@ func (o *Store) deskChange(ctx context.Context, id, state string, limit int, who
 // readDesk reads desk id's row, or ErrNotFound.
 func (o *Store) readDesk(ctx context.Context, q core.Querier, id string) (core.DeskRow, error) {
 	var d core.DeskRow
-	err := core.Get(ctx, q, &d, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks WHERE id = ?", id)
+	err := core.Get(ctx, q, &d, "SELECT "+DeskCols+" FROM desks WHERE id = ?", id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
 	}

@@ -38,29 +38,69 @@ func FactsBySerial(ctx context.Context, q core.Querier, s game.Serial) (*core.Fa
 // one statement (its stored code and prize, its pack's state, its paid
 // row), and its payment's claim when it is paid.
 func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
+	f, _, err := factsOf(ctx, q, b, pos, nil)
+	return f, err
+}
+
+// RulesOf asks FactsWithRules for the rules of a question at Desk too.
+type RulesOf struct {
+	Desk  string
+	Asked core.Limit
+	At    time.Time
+}
+
+// FactsWithRules is FactsOf and DeskRules (the rules of r, for the
+// ticket's game) in the same statement: one round trip the fewer for a
+// question.
+func FactsWithRules(ctx context.Context, q core.Querier, b core.Block, pos int, r RulesOf) (*core.Facts, core.Rules, error) {
+	return factsOf(ctx, q, b, pos, &r)
+}
+
+// rulesRow is a question's rules as read (DeskRules, FactsWithRules).
+type rulesRow struct {
+	core.Dates
+	Threshold sql.NullString `db:"threshold"`
+	Limit     sql.NullInt64  `db:"payout_limit"`
+}
+
+// rulesCols are rulesRow's columns of setting ? and desk ?, read from
+// games g (empty dates when g is none).
+const rulesCols = `coalesce(g.on_sale, '') AS on_sale, coalesce(g.end_of_sale, '') AS end_of_sale, coalesce(g.deadline, '') AS deadline,
+	(SELECT value FROM settings WHERE key = ?) AS threshold, (SELECT payout_limit FROM desks WHERE id = ?) AS payout_limit`
+
+func factsOf(ctx context.Context, q core.Querier, b core.Block, pos int, rq *RulesOf) (*core.Facts, core.Rules, error) {
 	var row struct {
 		Code  []byte        `db:"code"`
 		Prize []byte        `db:"prize"`
 		State string        `db:"state"`
 		Claim sql.NullInt64 `db:"claim"`
+		Game  sql.NullInt64 `db:"game"`
+		rulesRow
 	}
 	off := pos % game.PackSize
-	err := core.Get(ctx, q, &row, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
+	query := `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
 		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
-		(SELECT claim FROM paid WHERE ticket = ?) AS claim
-		FROM packs p WHERE p.id = ?`,
-		off*game.EncodedSize+1, game.EncodedSize, off+1, b.ID, pos/game.PackSize, b.TicketNumber(pos), b.PackID(pos))
+		(SELECT claim FROM paid WHERE ticket = ?) AS claim`
+	args := []any{off*game.EncodedSize + 1, game.EncodedSize, off + 1, b.ID, pos / game.PackSize, b.TicketNumber(pos)}
+	if rq != nil {
+		query += `, g.code AS game, ` + rulesCols + ` FROM packs p LEFT JOIN games g ON g.code = ? WHERE p.id = ?`
+		args = append(args, core.SettingIdentityThreshold, rq.Desk, b.Game, b.PackID(pos))
+	} else {
+		query += ` FROM packs p WHERE p.id = ?`
+		args = append(args, b.PackID(pos))
+	}
+	err := core.Get(ctx, q, &row, query, args...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
+		return nil, core.Rules{}, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
 	case err != nil:
-		return nil, fmt.Errorf("block %s ticket %d: %w", b.Name(), pos, err)
+		return nil, core.Rules{}, fmt.Errorf("block %s ticket %d: %w", b.Name(), pos, err)
 	case len(row.Prize) != 1:
-		return nil, fmt.Errorf("block %s ticket %d: no prize byte (run verify)", b.Name(), pos)
+		return nil, core.Rules{}, fmt.Errorf("block %s ticket %d: no prize byte (run verify)", b.Name(), pos)
 	}
 	prize, ok := core.PrizeOf(row.Prize[0])
 	if !ok {
-		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, row.Prize[0])
+		return nil, core.Rules{}, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, row.Prize[0])
 	}
 	f := &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: row.Code,
 		PackState: row.State}
@@ -71,9 +111,16 @@ func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.
 		f.Paid, err = PaidClaim(ctx, q, f.Ticket)
 	}
 	if err != nil {
-		return nil, err
+		return nil, core.Rules{}, err
 	}
-	return f, nil
+	if rq == nil {
+		return f, core.Rules{}, nil
+	}
+	if !row.Game.Valid {
+		return nil, core.Rules{}, notFound("game %d", b.Game)
+	}
+	rules, err := row.rulesRow.rules(rq.Asked, rq.At)
+	return f, rules, err
 }
 
 // WaitingClaim is a shared ledger's payment whose entry waits to be
@@ -160,22 +207,22 @@ func ReadRules(ctx context.Context, q core.Querier, gameCode int, limit, asked c
 // identity threshold, and desk's stored payout limit (none for a desk the
 // ledger does not know: the back office's own) lowered by asked.
 func DeskRules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
-	var row struct {
-		core.Dates
-		Threshold sql.NullString `db:"threshold"`
-		Limit     sql.NullInt64  `db:"payout_limit"`
-	}
-	err := core.Get(ctx, q, &row, `SELECT on_sale, end_of_sale, deadline,
-		(SELECT value FROM settings WHERE key = ?) AS threshold, (SELECT payout_limit FROM desks WHERE id = ?) AS payout_limit
-		FROM games WHERE code = ?`, core.SettingIdentityThreshold, desk, gameCode)
+	var row rulesRow
+	err := core.Get(ctx, q, &row, `SELECT `+rulesCols+` FROM games g WHERE code = ?`, core.SettingIdentityThreshold, desk, gameCode)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Rules{}, notFound("game %d", gameCode)
 	}
 	if err != nil {
 		return core.Rules{}, err
 	}
+	return row.rules(asked, at)
+}
+
+// rules are the rules the row reads, the limit lowered by asked, at at.
+func (row rulesRow) rules(asked core.Limit, at time.Time) (core.Rules, error) {
 	threshold := core.DefaultIdentityThreshold
 	if row.Threshold.Valid {
+		var err error
 		if threshold, err = strconv.Atoi(row.Threshold.String); err != nil {
 			return core.Rules{}, fmt.Errorf("setting %s: %w", core.SettingIdentityThreshold, err)
 		}

@@ -44,7 +44,7 @@ func DecideClaim(ctx context.Context, tx ClaimTx, s game.Serial, req ClaimReques
 		e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
 		e.Desk, e.Operator, e.Request = req.Who.Desk, req.Who.Operator, req.Request
 		if err := tx.Record(ctx, &e); err != nil {
-			return Claim{}, errors.Join(refusal, err)
+			return Claim{}, Refused(refusal, err)
 		}
 		if err := tx.Commit(); err != nil {
 			return Claim{}, errors.Join(refusal, fmt.Errorf("claim: commit: %w", err))

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"slices"
 	"time"
 )
@@ -42,3 +43,43 @@ func LockedUntil(refusals []time.Time, unlocked, now time.Time) time.Time {
 
 // Guess reports whether a refusal's reason counts towards the lock-out.
 func Guess(reason Verdict) bool { return reason == UnknownSerial || reason == UnknownContents }
+
+// LockOf is the end of the lock-out a desk is in at now (zero: none): its
+// stored lock-out (stored), or the one its guesses (the times of its
+// refused serials and contents) put it in since the back office's last
+// unlock (LockedUntil).
+func LockOf(guesses []time.Time, unlocked, stored, now time.Time) time.Time {
+	until := LockedUntil(guesses, unlocked, now)
+	if stored.After(until) {
+		until = stored
+	}
+	if !until.After(now) {
+		return time.Time{}
+	}
+	return until
+}
+
+// GuessesSince is how far back a desk's guesses may count for its
+// lock-out at a time.
+const GuessesSince = LockWindow + LockFor
+
+// Refused is the answer of a question that answered answer (a refusal,
+// or nil) and whose record failed with err: a refusal that err holds (the
+// desk found locked out when its guess was to be recorded) answers in its
+// place; otherwise both.
+func Refused(answer, err error) error {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return errors.Join(answer, err)
+}
+
+// Times are the times of entries' at texts (FormatTime).
+func Times(ats []string) []time.Time {
+	out := make([]time.Time, len(ats))
+	for i, at := range ats {
+		out[i] = ParseTime(at)
+	}
+	return out
+}

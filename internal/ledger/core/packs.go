@@ -130,7 +130,7 @@ type PackRow struct {
 // CheckPackFilter refuses a filter of no state.
 func CheckPackFilter(f PackFilter) error {
 	if f.State != "" && !slices.Contains(PackStates, f.State) {
-		return fmt.Errorf("pack state %q: want one of %s", f.State, strings.Join(PackStates, ", "))
+		return Invalid(fmt.Errorf("pack state %q: want one of %s", f.State, strings.Join(PackStates, ", ")))
 	}
 	return nil
 }

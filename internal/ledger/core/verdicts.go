@@ -39,7 +39,25 @@ var (
 	// ErrPassword: the shared ledger's server refused the login's password,
 	// or none was given (none in the URL, PGPASSWORD or ~/.pgpass).
 	ErrPassword = errors.New("password refused")
+	// ErrInvalid: what was asked is not a question the ledger takes (a
+	// serial mistyped, a text too long, an unknown method or state): the
+	// asker's to correct, not the ledger's failure (Invalid).
+	ErrInvalid = errors.New("invalid question")
 )
+
+// Invalid is err, a check of what was asked that failed, marked
+// errors.Is ErrInvalid; its message and what it wraps are kept.
+func Invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return invalid{err}
+}
+
+type invalid struct{ error }
+
+func (e invalid) Unwrap() error        { return e.error }
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
 
 // Verdict is what a claim of a ticket at a desk answers, or would answer.
 type Verdict string

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 )
 
@@ -27,11 +28,12 @@ func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, 
 	}
 	defer tx.Rollback()
 	at = clock(at)
+	tx.rulesOf = &backoffice.RulesOf{Desk: who.Desk, Asked: asked, At: at}
 	t, err := core.DecideLookup(ctx, tx, s, who.Desk, asked, at)
 	if e := core.RefusedLookup(s, t, err, who); e != nil && !b.ReadOnly {
 		e.At = at
 		if rerr := b.recordAlone(ctx, tx, e); rerr != nil {
-			return core.Ticket{}, errors.Join(err, rerr)
+			return core.Ticket{}, core.Refused(err, rerr)
 		}
 		if r := (*core.Refusal)(nil); errors.As(err, &r) {
 			r.Entry = e.ID
@@ -67,7 +69,7 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 		e := core.RefusedContents(who)
 		e.At = clock(at)
 		if err := b.recordAlone(ctx, tx, e); err != nil {
-			return nil, errors.Join(r, err)
+			return nil, core.Refused(r, err)
 		}
 		r.Entry = e.ID
 		return nil, r
@@ -93,6 +95,7 @@ func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimReques
 		if err != nil {
 			return core.Claim{}, fmt.Errorf("claim %s: %w", s, err)
 		}
+		tx.rulesOf = &backoffice.RulesOf{Desk: req.Who.Desk, Asked: req.Limit, At: at}
 		c, err := core.DecideClaim(ctx, tx, s, req, at)
 		tx.Rollback()
 		if errors.Is(err, errRaced) && try < raceRetries {
@@ -130,7 +133,7 @@ func (b *Backend) recordAlone(ctx context.Context, tx *questionTx, e *core.Entry
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("journal: commit: %w", err)
 	}
-	c, err := b.seq.wait(ctx, tx.seq)
+	c, _, err := b.waited(ctx, tx)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync/atomic"
 
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
@@ -18,6 +19,9 @@ type Backend struct {
 	db     pool
 	seq    *sequencer
 	blocks blockCache
+	// lockOut: the questions' guesses are recorded under the lock-out
+	// (LockOutGuesses).
+	lockOut atomic.Bool
 }
 
 // Info says what the ledger is.

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -29,11 +30,18 @@ type chained struct {
 	Hash   []byte
 }
 
-// waitingRow is a row of vegas.waiting, as the chain reads it.
+// waitingRow is a row of vegas.waiting, as the chain takes it.
 type waitingRow struct {
 	core.Entry
-	Seq   int64 `db:"seq"`
-	Ident bool  `db:"ident"`
+	Seq       int64          `db:"seq"`
+	Name      sql.NullString `db:"name"`
+	DocType   sql.NullString `db:"doc_type"`
+	DocNumber sql.NullString `db:"doc_number"`
+	// The journal's last entry and the last number of the row's kind,
+	// when the row was taken.
+	LastID     sql.NullInt64 `db:"last_id"`
+	LastHash   []byte        `db:"last_hash"`
+	LastNumber int64         `db:"last_number"`
 }
 
 // chainBatch bounds the entries one statement of the chain inserts (22
@@ -48,15 +56,24 @@ const chainBatch = 1000
 func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	for {
+		// Taken from vegas.waiting as they are read, with the journal's
+		// last entry and each kind's last number: one statement (the
+		// chainer's lock holds the journal still).
 		var rows []waitingRow
-		if err := sqlx.SelectContext(ctx, tx, &rows, `SELECT seq, kind, at, ticket, serial, game, block, position,
-			pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, name IS NOT NULL AS ident
-			FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)); err != nil {
+		if err := sqlx.SelectContext(ctx, tx, &rows, `WITH d AS (DELETE FROM vegas.waiting
+			WHERE seq IN (SELECT seq FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)+`)
+			RETURNING seq, kind, at, ticket, serial, game, block, position, pack_first, pack_last, state, amount, desk,
+			operator, method, ref, request, reason, detail, name, doc_type, doc_number),
+			l AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1)
+			SELECT d.*, l.id AS last_id, l.hash AS last_hash,
+			(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = d.kind) AS last_number
+			FROM d LEFT JOIN l ON true`); err != nil {
 			return nil, fmt.Errorf("chain: %w", err)
 		}
 		if len(rows) == 0 {
 			return out, nil
 		}
+		slices.SortFunc(rows, func(a, b waitingRow) int { return cmp.Compare(a.Seq, b.Seq) })
 		if err := chainRows(ctx, tx, rows, out); err != nil {
 			return nil, err
 		}
@@ -66,23 +83,19 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 	}
 }
 
-// chainRows chains rows, waiting in the order of their records, after the
-// journal's last entry, and adds what each got to out.
+// chainRows chains rows, taken from vegas.waiting in the order of their
+// records, after the journal's last entry, and adds what each got to out.
 func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[int64]chained) error {
-	var last struct {
-		ID   int64  `db:"id"`
-		Hash []byte `db:"hash"`
+	last := struct {
+		ID   int64
+		Hash []byte
+	}{rows[0].LastID.Int64, rows[0].LastHash}
+	numbers := map[string]int64{}
+	for i := range rows {
+		numbers[rows[i].Kind] = rows[i].LastNumber
 	}
-	err := sqlx.GetContext(ctx, tx, &last, "SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1")
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("chain: %w", err)
-	}
-	numbers, err := lastNumbers(ctx, tx, rows)
-	if err != nil {
-		return err
-	}
-	seqs := make([]int64, len(rows))
-	var claims, packs, idents bool
+	var claims, packs bool
+	var idents []any
 	for i := range rows {
 		w := &rows[i]
 		e := &w.Entry
@@ -96,60 +109,28 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		e.Hash = e.ChainHash(last.Hash)
 		last.ID, last.Hash = e.ID, e.Hash
 		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
-		seqs[i] = w.Seq
-		claims, packs, idents = claims || e.Kind == "claim", packs || e.Kind == "packs", idents || w.Ident
-	}
-	for start := 0; start < len(rows); start += chainBatch {
-		if err := insertChained(ctx, tx, rows[start:min(start+chainBatch, len(rows))]); err != nil {
-			return err
+		claims, packs = claims || e.Kind == "claim", packs || e.Kind == "packs"
+		if e.Kind == "claim" && w.Name.Valid {
+			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String)
 		}
 	}
-	var stmts []string
-	if claims {
-		stmts = append(stmts, `UPDATE vegas.paid p SET claim = j.id FROM vegas.journal j
-			WHERE p.claim < 0 AND j.seq = -p.claim AND j.seq = ANY ($1)`)
+	if err := insertChained(ctx, tx, rows, claims, packs); err != nil {
+		return err
 	}
-	if packs {
-		stmts = append(stmts, `UPDATE vegas.pack_states s SET entry = j.id FROM vegas.journal j
-			WHERE s.entry < 0 AND j.seq = -s.entry AND j.seq = ANY ($1)`)
-	}
-	if idents {
-		stmts = append(stmts, `INSERT INTO vegas.identities (claim, name, doc_type, doc_number)
-			SELECT j.id, w.name, w.doc_type, w.doc_number FROM vegas.waiting w JOIN vegas.journal j ON j.seq = w.seq
-			WHERE w.seq = ANY ($1) AND w.kind = 'claim' AND w.name IS NOT NULL ORDER BY j.id`)
-	}
-	stmts = append(stmts, "DELETE FROM vegas.waiting WHERE seq = ANY ($1)")
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q, seqs); err != nil {
+	if len(idents) > 0 {
+		var b strings.Builder
+		b.WriteString("INSERT INTO vegas.identities (claim, name, doc_type, doc_number) VALUES ")
+		for i := 0; i < len(idents); i += 4 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "($%d, $%d, $%d, $%d)", i+1, i+2, i+3, i+4)
+		}
+		if _, err := tx.ExecContext(ctx, b.String(), idents...); err != nil {
 			return fmt.Errorf("chain: %w", err)
 		}
 	}
 	return nil
-}
-
-// lastNumbers are the last numbers of the kinds of rows in the journal,
-// in one statement (each kind's from its index).
-func lastNumbers(ctx context.Context, tx core.Querier, rows []waitingRow) (map[string]int64, error) {
-	var kinds []string
-	for i := range rows {
-		if !slices.Contains(kinds, rows[i].Kind) {
-			kinds = append(kinds, rows[i].Kind)
-		}
-	}
-	var last []struct {
-		Kind   string `db:"kind"`
-		Number int64  `db:"number"`
-	}
-	if err := sqlx.SelectContext(ctx, tx, &last, `SELECT k AS kind,
-		(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = k) AS number
-		FROM unnest($1::text[]) k`, kinds); err != nil {
-		return nil, fmt.Errorf("chain: %w", err)
-	}
-	numbers := map[string]int64{}
-	for _, l := range last {
-		numbers[l.Kind] = l.Number
-	}
-	return numbers, nil
 }
 
 // refOf resolves a ref to an entry that waited (-seq): chained in this
@@ -170,11 +151,13 @@ func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int
 	return nil
 }
 
-// insertChained inserts chained rows into the journal, in one statement.
-func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) error {
+// insertChained inserts chained rows into the journal, and names their
+// ids in the paid rows (claims) and packs' states (packs, moves) that
+// named them -seq: one statement.
+func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow, claims, packs bool) error {
 	const cols = 22
 	var b strings.Builder
-	b.WriteString("INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
+	b.WriteString("WITH j AS (INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
 	args := make([]any, 0, len(rows)*cols)
 	for i := range rows {
 		e := &rows[i].Entry
@@ -192,6 +175,14 @@ func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) erro
 		args = append(args, e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst,
 			e.PackLast, e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash, rows[i].Seq)
 	}
+	b.WriteString(" RETURNING id, seq)")
+	if claims {
+		b.WriteString(", p AS (UPDATE vegas.paid p SET claim = j.id FROM j WHERE p.claim = -j.seq)")
+	}
+	if packs {
+		b.WriteString(", s AS (UPDATE vegas.pack_states s SET entry = j.id FROM j WHERE s.entry = -j.seq)")
+	}
+	b.WriteString(" SELECT count(*) FROM j")
 	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("chain: %w", err)
 	}

@@ -41,6 +41,19 @@ type questionTx struct {
 	committed bool
 	recorded  time.Time // when it recorded its entry: its chain delay's start
 	blocks    *blockCache
+	seqr      *sequencer
+	lockOut   bool // checkGuess before a guess is recorded
+	// ctx is the question's, for the chain its commit may run.
+	ctx context.Context
+	// own is what the question's own chain gave its entry (ownChain):
+	// its answer waits for no round.
+	own         chained
+	selfChained bool
+	// rulesOf, when set, asks the rules of the question with the facts
+	// (one statement): rules, of game rulesGame.
+	rulesOf   *backoffice.RulesOf
+	rules     *core.Rules
+	rulesGame int
 }
 
 func (b *Backend) begin(ctx context.Context) (*questionTx, error) {
@@ -49,7 +62,7 @@ func (b *Backend) begin(ctx context.Context) (*questionTx, error) {
 	if err != nil {
 		return nil, Classify(err)
 	}
-	return &questionTx{Tx: tx, blocks: &b.blocks}, nil
+	return &questionTx{Tx: tx, blocks: &b.blocks, seqr: b.seq, lockOut: b.lockOut.Load()}, nil
 }
 
 // Facts are the facts of the ticket of s (backoffice.FactsBySerial), its
@@ -66,7 +79,14 @@ func (t *questionTx) Facts(ctx context.Context, s game.Serial) (*core.Facts, err
 	if s.Position < 0 || s.Position >= b.Tickets || b.Key.Secret(s.Position) != s.Secret {
 		return nil, &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
 	}
-	return backoffice.FactsOf(ctx, t, b, s.Position)
+	if t.rulesOf == nil {
+		return backoffice.FactsOf(ctx, t, b, s.Position)
+	}
+	f, rules, err := backoffice.FactsWithRules(ctx, t, b, s.Position, *t.rulesOf)
+	if err == nil {
+		t.rules, t.rulesGame = &rules, s.Game
+	}
+	return f, err
 }
 
 // blockCache keeps the blocks a backend's questions read: a block's row
@@ -96,7 +116,12 @@ func (c *blockCache) get(ctx context.Context, q core.Querier, gameCode, number i
 	return b, nil
 }
 
+// Rules are the rules of a question, read with its ticket's facts when
+// they were asked together (rulesOf).
 func (t *questionTx) Rules(ctx context.Context, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
+	if r := t.rulesOf; t.rules != nil && gameCode == t.rulesGame && desk == r.Desk && asked == r.Asked && at.Equal(r.At) {
+		return *t.rules, nil
+	}
 	return backoffice.DeskRules(ctx, t, gameCode, desk, asked, at)
 }
 
@@ -161,6 +186,11 @@ func (t *questionTx) Record(ctx context.Context, e *core.Entry) error {
 		}
 	}
 	e.AtText = core.FormatTime(e.At)
+	if t.lockOut && e.Kind == "refusal" && e.Desk != "" && core.Guess(core.Verdict(e.Reason)) {
+		if err := t.checkGuess(ctx, e); err != nil {
+			return err
+		}
+	}
 	var row struct {
 		Seq  int64  `db:"seq"`
 		Sync string `db:"sync"`
@@ -176,7 +206,7 @@ func (t *questionTx) Record(ctx context.Context, e *core.Entry) error {
 	if err != nil {
 		return fmt.Errorf("journal: %w", Classify(err))
 	}
-	t.seq, t.prior, e.ID, t.recorded = row.Seq, false, -row.Seq, time.Now()
+	t.seq, t.prior, e.ID, t.recorded, t.ctx = row.Seq, false, -row.Seq, time.Now(), ctx
 	return nil
 }
 
@@ -185,21 +215,22 @@ func (t *questionTx) Record(ctx context.Context, e *core.Entry) error {
 // errRaced); the request id's one payment; the winner's identity, which
 // the chain writes with the entry.
 func (t *questionTx) Pay(ctx context.Context, e *core.Entry, w *core.Winner) error {
-	res, err := core.Exec(ctx, t, "INSERT INTO paid (ticket, claim) VALUES (?, ?) ON CONFLICT (ticket) DO NOTHING", e.Ticket.Int64, e.ID)
-	if err != nil {
+	// One statement: the paid row, then (when it was inserted) the
+	// request id's payment.
+	var n struct {
+		Paid    bool `db:"paid"`
+		Request bool `db:"request"`
+	}
+	err := core.Get(ctx, t, &n, `WITH p AS (INSERT INTO paid (ticket, claim) VALUES (?, ?) ON CONFLICT (ticket) DO NOTHING RETURNING ticket),
+		r AS (UPDATE requests SET paid = true WHERE ? <> '' AND desk = ? AND request = ? AND NOT paid AND EXISTS (SELECT FROM p) RETURNING desk)
+		SELECT EXISTS (SELECT FROM p) AS paid, EXISTS (SELECT FROM r) AS request`, e.Ticket.Int64, e.ID, e.Request, e.Desk, e.Request)
+	switch {
+	case err != nil:
 		return Classify(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return errors.Join(errRaced, err)
-	}
-	if e.Request != "" {
-		res, err := core.Exec(ctx, t, "UPDATE requests SET paid = true WHERE desk = ? AND request = ? AND NOT paid", e.Desk, e.Request)
-		if err != nil {
-			return Classify(err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(fmt.Errorf("%w: request id %s paid a ticket already: make a new request", core.ErrRequestReused, e.Request), err)
-		}
+	case !n.Paid:
+		return errRaced
+	case e.Request != "" && !n.Request:
+		return fmt.Errorf("%w: request id %s paid a ticket already: make a new request", core.ErrRequestReused, e.Request)
 	}
 	if w.Given() {
 		_, err := core.Exec(ctx, t, "UPDATE waiting SET name = ?, doc_type = ?, doc_number = ? WHERE seq = ?", w.Name, w.DocType, w.DocNumber, -e.ID)
@@ -208,12 +239,48 @@ func (t *questionTx) Pay(ctx context.Context, e *core.Entry, w *core.Winner) err
 	return nil
 }
 
-// Commit commits, its error classified.
+// Commit commits, its error classified. A question that recorded an
+// entry first chains it itself when no chain is running (ownChain): one
+// commit, which waits for the disk, and no round to wait for. While its
+// process's sequencer runs a round, or has one to run, the question joins
+// it instead: one flush for many.
 func (t *questionTx) Commit() error {
+	if t.seq != 0 && !t.prior && t.seqr.idle() {
+		if err := t.ownChain(); err != nil {
+			return err
+		}
+	}
 	if err := t.Tx.Commit(); err != nil {
 		return Classify(err)
 	}
 	t.committed = true
+	return nil
+}
+
+// ownChain chains what waits, the question's entry with it, in the
+// question's transaction, if the chainer's lock is free now (SKIP LOCKED:
+// a chain running, of a round or of another question, leaves the entry to
+// the sequencer's next round); the commit then waits for the disk.
+func (t *questionTx) ownChain() error {
+	// The commit waits for the disk only once the lock is taken (the
+	// outer SELECT sees only a row locked).
+	var got []string
+	if err := sqlx.SelectContext(t.ctx, t.Tx, &got, `WITH l AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED)
+		SELECT set_config('synchronous_commit', 'on', true) FROM l`); err != nil {
+		return fmt.Errorf("journal: %w", Classify(err))
+	}
+	if len(got) == 0 {
+		return nil
+	}
+	out, err := chainWaiting(t.ctx, t.Tx)
+	if err != nil {
+		return Classify(err)
+	}
+	c, ok := out[t.seq]
+	if !ok {
+		return fmt.Errorf("journal: entry %d, recorded, was not chained by its own chain", t.seq)
+	}
+	t.own, t.selfChained = c, true
 	return nil
 }
 
@@ -222,6 +289,9 @@ func (t *questionTx) Commit() error {
 func (b *Backend) waited(ctx context.Context, t *questionTx) (c chained, ok bool, err error) {
 	if t.seq == 0 || !t.committed && !t.prior {
 		return c, false, nil
+	}
+	if t.selfChained && !t.prior {
+		return t.own, true, nil
 	}
 	c, err = b.seq.wait(ctx, t.seq)
 	return c, err == nil, err

@@ -75,27 +75,45 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 	return c, Classify(err)
 }
 
-// start begins the next round; s.mu is held.
+// idle reports whether no round runs nor waits to.
+func (s *sequencer) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.running && s.next == nil
+}
+
+// start begins the next round; s.mu is held. The round after it begins as
+// soon as this one has taken what waits (taken), while this one commits:
+// it waits for the lock, and takes what was recorded meanwhile once this
+// one's commit (its flush) is done, so that a question recorded during a
+// round waits for the rest of that round and one more, not for two
+// rounds from their start.
 func (s *sequencer) start() {
 	r := s.next
 	s.next, s.running = nil, true
 	go func() {
+		var once sync.Once
+		taken := func() {
+			once.Do(func() {
+				s.mu.Lock()
+				s.running = false
+				if s.next != nil {
+					s.start()
+				}
+				s.mu.Unlock()
+			})
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
-		r.chained, r.err = s.chain(ctx)
+		r.chained, r.err = s.chain(ctx, taken)
 		cancel()
 		close(r.done)
-		s.mu.Lock()
-		s.running = false
-		if s.next != nil {
-			s.start()
-		}
-		s.mu.Unlock()
+		taken()
 	}()
 }
 
-// chain runs one round: the chainer's lock, what waits chained, a commit
-// that waits for the disk.
-func (s *sequencer) chain(ctx context.Context) (map[int64]chained, error) {
+// chain runs one round: the chainer's lock, what waits chained (then
+// taken is called), a commit that waits for the disk.
+func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained, error) {
 	tx, err := (engine{s.db}).Bulk(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
@@ -108,6 +126,7 @@ func (s *sequencer) chain(ctx context.Context) (map[int64]chained, error) {
 	if err != nil {
 		return nil, Classify(err)
 	}
+	taken()
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("journal: commit the chain: %w", Classify(err))
 	}
