@@ -11,10 +11,9 @@ import (
 
 // What a winner's identity is, in one place (issue 23: a name, a document
 // and a number made of characters that print nothing were paid). Every
-// kind of ledger asks Given and keeps IdentityText's form; PostgreSQL's
-// counter functions use the same sets of characters, written from Go's
-// (postgres.Constants), and the conformance table's identities
-// (conformance/identities.txt) are asked of both.
+// kind of ledger asks Given and keeps IdentityText's form, and the
+// conformance table's identities (conformance/identities.txt) are asked
+// of every kind.
 //
 // A field is normalised: every character that prints nothing (Unicode's
 // categories C*, those left unassigned, the default ignorable code points

@@ -28,8 +28,8 @@ import (
 //	emission   game, detail = "on_sale=…\nend_of_sale=…\ndeadline=…" (UTC
 //	           instants, "" for none), desk, operator
 //	desk       desk, state = added|limit|disabled|enabled|unlocked|locked,
-//	           amount = payout limit, operator, detail = login role or the
-//	           end of a lock-out
+//	           amount = payout limit, operator, detail = the end of a
+//	           lock-out (a login role in ledgers before issue 22)
 //	referral   a prize above the desk's limit, sent to the back office:
 //	           ticket, serial, game, block, position, amount, desk, operator
 //	           (on a counter ledger, as its refusals: the public serial,

@@ -13,10 +13,9 @@ import (
 	"vegas-desk/internal/game"
 )
 
-// The rule of a claim, in one place: every kind of ledger asks Decide, and
-// PostgreSQL's counter functions, which must decide inside the database,
-// are made with its constants (postgres.Constants) and tested case by case
-// against it (the conformance table, ledgertest.Cases).
+// The rule of a claim, in one place: every kind of ledger asks Decide (a
+// validation server's counters too), tested case by case on every kind
+// (the conformance table, ledgertest.Cases).
 
 // Limit is a payout limit in euros: the largest prize a desk pays itself;
 // above it the winner is referred to the back office (OverLimit). 0 refers

@@ -133,7 +133,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	case v > SchemaVersion:
 		return fail(fmt.Errorf("%w: database %s has schema version %s, this vegas-desk knows up to %d; install a newer vegas-desk", core.ErrTooNew, dbname, version, SchemaVersion))
 	case v < SchemaVersion:
-		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk, with counters' logins and functions this one no longer has: copy it to a file with that earlier vegas-desk (vegas-desk --db URL copy URL FILE), then the file into a new, empty database with this one (vegas-desk --db FILE copy FILE NEWURL)", core.ErrTooOld, dbname, version))
+		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk, with counters' logins and functions this one no longer has: copy it to a file with that earlier vegas-desk (vegas-desk copy URL FILE), then the file into a new, empty database with this one (vegas-desk copy FILE NEWURL)", core.ErrTooOld, dbname, version))
 	}
 	var meta []struct {
 		Key   string `db:"key"`
