@@ -71,27 +71,7 @@ func TestRaceOneServer(t *testing.T) {
 // Two servers on one PostgreSQL database, each with its own connection to
 // it (as two serve processes), and twenty counters racing on one ticket.
 func TestRaceTwoServersOnePostgres(t *testing.T) {
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Stop)
-	tmpl, err := ledgertest.Postgres(pg, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, tmpl))
-	var servers []*servertest.Served
-	var office *ledger.Ledger
-	for range 2 {
-		l, err := ledger.Open(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		office = l
-		servers = append(servers, servertest.Start(t, l, server.Config{}))
-	}
+	office, servers := twoServers(t, server.Config{})
 	race(t, office, servers, ledgertest.SerialsOf(t, ledgertest.Block).Winners[50][2])
 }
 
@@ -101,28 +81,8 @@ func TestRaceTwoServersOnePostgres(t *testing.T) {
 // or recorded (the lock-out counts the guesses waiting to be chained, and
 // a guess is recorded under its desk's lock).
 func TestLockOutTwoServersOnePostgres(t *testing.T) {
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Stop)
-	tmpl, err := ledgertest.Postgres(pg, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, tmpl))
 	ctx := context.Background()
-	var servers []*servertest.Served
-	var office *ledger.Ledger
-	for range 2 {
-		l, err := ledger.Open(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		office = l
-		servers = append(servers, servertest.Start(t, l, server.Config{MaxConnsPerDesk: 64}))
-	}
+	office, servers := twoServers(t, server.Config{MaxConnsPerDesk: 64})
 	if _, err := office.AddDesk(ctx, "G1", 100, bo); err != nil {
 		t.Fatal(err)
 	}
@@ -179,4 +139,24 @@ func TestLockOutTwoServersOnePostgres(t *testing.T) {
 	if _, err := desks[0].Lookup(ctx, win.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit); !errors.Is(err, ledger.ErrLocked) {
 		t.Errorf("the right serial after the lock-out: %v", err)
 	}
+}
+
+// twoServers are two servers of one new copy of the shared PostgreSQL
+// server's block fixture, each with its own connection to it (as two
+// serve processes), and one of their back offices' ledgers.
+func twoServers(t *testing.T, cfg server.Config) (*ledger.Ledger, []*servertest.Served) {
+	pg, tmpl := sharedPG(t)
+	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, tmpl))
+	var servers []*servertest.Served
+	var office *ledger.Ledger
+	for range 2 {
+		l, err := ledger.Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		office = l
+		servers = append(servers, servertest.Start(t, l, cfg))
+	}
+	return office, servers
 }
