@@ -81,12 +81,28 @@ func TestRaceTwoServersOnePostgres(t *testing.T) {
 // or recorded (the lock-out counts the guesses waiting to be chained, and
 // a guess is recorded under its desk's lock).
 func TestLockOutTwoServersOnePostgres(t *testing.T) {
-	ctx := context.Background()
 	office, servers := twoServers(t, server.Config{MaxConnsPerDesk: 64})
+	lockOutBurst(t, office, servers)
+}
+
+// The same on one server of a SQLite file: a guess is recorded in the
+// file's one write transaction after the desk's guesses are counted again.
+func TestLockOutOneServerFile(t *testing.T) {
+	o, _ := office(t)
+	lockOutBurst(t, o, []*servertest.Served{servertest.Start(t, o, server.Config{MaxConnsPerDesk: 64})})
+}
+
+// lockOutBurst has desk G1 guess 60 wrong serials at once through the
+// servers in turn: 20 answered unknown and recorded, 40 locked.
+func lockOutBurst(t *testing.T, office *ledger.Ledger, servers []*servertest.Served) {
+	ctx := context.Background()
 	if _, err := office.AddDesk(ctx, "G1", 100, bo); err != nil {
 		t.Fatal(err)
 	}
-	desks := []*ledger.Ledger{servers[0].Open(t, "G1"), servers[1].Open(t, "G1")}
+	var desks []*ledger.Ledger
+	for _, s := range servers {
+		desks = append(desks, s.Open(t, "G1"))
+	}
 	win, err := game.ParseSerial(ledgertest.SerialsOf(t, ledgertest.Block).Winners[50][4])
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +116,7 @@ func TestLockOutTwoServersOnePostgres(t *testing.T) {
 		wrong.Secret = (win.Secret + 1 + int64(i)) % game.SecretModulus
 		wg.Go(func() {
 			<-start
-			_, errs[i] = desks[i%2].Lookup(ctx, wrong.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit)
+			_, errs[i] = desks[i%len(desks)].Lookup(ctx, wrong.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit)
 		})
 	}
 	close(start)

@@ -73,12 +73,16 @@ const DeskCols = "id, payout_limit, disabled, locked_until, unlocked_at"
 // contents since a time (the lock-out's count, core.LockOf), or
 // ErrNotFound.
 func (o *Store) DeskGuesses(ctx context.Context, id string, since time.Time) (core.Desk, []time.Time, error) {
-	r, err := o.readDesk(ctx, o.E.Pool(), id)
+	return o.deskGuesses(ctx, o.E.Pool(), id, since)
+}
+
+func (o *Store) deskGuesses(ctx context.Context, q core.Querier, id string, since time.Time) (core.Desk, []time.Time, error) {
+	r, err := o.readDesk(ctx, q, id)
 	if err != nil {
 		return core.Desk{}, nil, err
 	}
 	var ats []string
-	err = core.Select(ctx, o.E.Pool(), &ats, "SELECT at FROM journal WHERE desk = ? AND kind = 'refusal' AND at >= ? AND reason IN (?, ?)",
+	err = core.Select(ctx, q, &ats, "SELECT at FROM journal WHERE desk = ? AND kind = 'refusal' AND at >= ? AND reason IN (?, ?)",
 		id, core.FormatTime(since), core.UnknownSerial, core.UnknownContents)
 	if err != nil {
 		return core.Desk{}, nil, fmt.Errorf("desk %s's refused serials: %w", id, o.classify(err))

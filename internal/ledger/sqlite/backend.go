@@ -105,7 +105,7 @@ func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, 
 	tx.Rollback()
 	if e := core.RefusedLookup(s, t, err, who); e != nil && !b.ReadOnly {
 		if rerr := b.Record(ctx, e); rerr != nil {
-			return core.Ticket{}, rerr
+			return core.Ticket{}, core.Refused(err, rerr)
 		}
 		if r := (*core.Refusal)(nil); errors.As(err, &r) {
 			r.Entry = e.ID
@@ -148,7 +148,7 @@ func RefuseContents(ctx context.Context, who core.Identity, readOnly bool, recor
 	}
 	e := core.RefusedContents(who)
 	if err := record(ctx, e); err != nil {
-		return errors.Join(r, err)
+		return core.Refused(r, err)
 	}
 	r.Entry = e.ID
 	return r
