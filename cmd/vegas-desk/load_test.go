@@ -23,6 +23,14 @@ func serveOf(t *testing.T, db string) (dir, url string) {
 	if out, errs, code := vd(t, db, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
 		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
 	}
+	_, _, url = startServer(t, db, dir)
+	return dir, url
+}
+
+// startServer serves the ledger at db with the authority of dir on a
+// loopback port, until the test ends: the ledger, the server and its URL.
+func startServer(t *testing.T, db, dir string) (*ledger.Ledger, *server.Server, string) {
+	t.Helper()
 	l, err := ledger.Open(db)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +46,7 @@ func serveOf(t *testing.T, db string) (dir, url string) {
 	}
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Close() })
-	return dir, "https://" + ln.Addr().String()
+	return l, s, "https://" + ln.Addr().String()
 }
 
 // load on a demonstration ledger on PostgreSQL, through its validation

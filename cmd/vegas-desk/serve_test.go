@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,23 +45,9 @@ func TestServeCLI(t *testing.T) {
 		t.Errorf("desks cert over an existing file: exit %d %s", code, errs)
 	}
 
-	l, err := ledger.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	s, err := server.New(l, server.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(ln)
-	defer s.Close()
+	l, s, url := startServer(t, file, dir)
 	counter := func(args ...string) (string, string, int) {
-		return vd(t, file, "", append([]string{"--server", "https://" + ln.Addr().String(), "--desk-cert", desk}, args...)...)
+		return vd(t, file, "", append([]string{"--server", url, "--desk-cert", desk}, args...)...)
 	}
 	win := serials(t).Winners[50][3]
 	out, errs, code := counter("claim", win, "--json")
@@ -89,7 +74,7 @@ func TestServeCLI(t *testing.T) {
 	}
 	vd(t, file, "", "desks", "enable", "C1")
 	// The server's capacity test: its own desks, with desk files.
-	out, errs, code = vd(t, file, "", "load", "--server", "https://"+ln.Addr().String(), "--dir", dir, "--counters", "2",
+	out, errs, code = vd(t, file, "", "load", "--server", url, "--dir", dir, "--counters", "2",
 		"--seconds", "1", "--json", "--yes-this-is-a-test")
 	var load struct {
 		Answers int     `json:"answers"`

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/remote"
 	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/pgtest"
@@ -317,20 +316,7 @@ func TestLedgerFailures(t *testing.T) {
 		t.Errorf("a failing ledger: %d %+v, want 500 %s", status, e, wire.CodeInternal)
 	}
 
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Stop)
-	tmpl, err := ledgertest.Postgres(pg, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared, err := ledger.Open(pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, tmpl)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { shared.Close() })
+	pg, shared := ownOffice(t, pgtest.Start)
 	if _, err := shared.AddDesk(context.Background(), "C1", 100, bo); err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,22 @@ func sharedPG(t testing.TB) (*pgtest.Server, string) {
 	return shared.s, shared.tmpl
 }
 
+// ownOffice is pgOffice on a PostgreSQL server of the test's own, made by
+// start, for a test that stops or restarts it.
+func ownOffice(t *testing.T, start func() (*pgtest.Server, error)) (*pgtest.Server, *ledger.Ledger) {
+	t.Helper()
+	pg, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Stop)
+	template, err := ledgertest.Postgres(pg, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg, pgOffice(t, pg, template)
+}
+
 // pgOffice is a back office's ledger on a new copy of template on s, with
 // desks D1 and D2 (limit 1,000 € each).
 func pgOffice(t testing.TB, s *pgtest.Server, template string) *ledger.Ledger {
@@ -138,16 +154,7 @@ func TestRestartDuringClaims(t *testing.T) {
 	ctx := context.Background()
 	// A server of its own, with PostgreSQL's durable settings: what a
 	// restart keeps is the point.
-	pg, err := pgtest.StartDurable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Stop()
-	template, err := ledgertest.Postgres(pg, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := pgOffice(t, pg, template)
+	pg, o := ownOffice(t, pgtest.StartDurable)
 	s := servertest.Start(t, o, server.Config{})
 	serials := ledgertest.SerialsOf(t, ledgertest.Block)
 	var winners []string
@@ -307,16 +314,7 @@ func TestLostAnswer(t *testing.T) {
 // once it is back, the counter pays.
 func TestUnreachable(t *testing.T) {
 	ctx := context.Background()
-	pg, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Stop()
-	template, err := ledgertest.Postgres(pg, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := pgOffice(t, pg, template)
+	pg, o := ownOffice(t, pgtest.Start)
 	s := servertest.Start(t, o, server.Config{})
 	c := s.Open(t, "D1")
 	serial := ledgertest.SerialsOf(t, ledgertest.Block).Winners[6][0]
