@@ -56,6 +56,13 @@ func TestValidationServer(t *testing.T) {
 	if err != nil || len(cs) != 1 || cs[0].Serial != serial {
 		t.Fatalf("the back office holds %+v %v", cs, err)
 	}
+	// The shared ledger's dialog (the back office's PostgreSQL) does not
+	// offer the validation server's address as a database's.
+	d.settings.askAddress()
+	if a := findEntry(t, d.win, "postgres://login@server/base"); a.Text != "" {
+		t.Errorf("the shared ledger's address offered: %q", a.Text)
+	}
+	test.Tap(findButton(t, d.win, "Retour"))
 	d.closeLedger()
 
 	// The next start: the remembered server and desk file.

@@ -450,8 +450,8 @@ func (s *settingsScreen) askPassword(address string, wrong bool) {
 func (s *settingsScreen) askAddress() {
 	addr := s.d.newDialogEntry()
 	addr.SetPlaceHolder("postgres://login@server/base")
-	if s.d.ledger != nil && s.d.ledger.Shared() {
-		addr.SetText(s.d.ledger.Location())
+	if l := s.d.ledger; l != nil && l.Shared() && l.CounterDesk() == "" { // the back office's, not a validation server's
+		addr.SetText(l.Location())
 	}
 	label := widget.NewLabel(lang.L("The address of the back office's shared ledger (PostgreSQL), for the back office only: a counter opens the ledger's validation server. Its password is asked, never stored."))
 	label.Wrapping = fyne.TextWrapWord
