@@ -326,8 +326,14 @@ func stageFile(path string, write func(io.Writer) error) (*staged, error) {
 	return &staged{f.Name(), path}, nil
 }
 
-// Keep renames the file to its name, over any file of that name.
-func (s *staged) Keep() error { return os.Rename(s.tmp, s.path) }
+// Keep renames the file to its name, over any file of that name, and syncs
+// the folder: the new name is on disk once it returns.
+func (s *staged) Keep() error {
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		return err
+	}
+	return platform.SyncDir(filepath.Dir(s.path))
+}
 
 // Drop removes the file.
 func (s *staged) Drop() { os.Remove(s.tmp) }

@@ -34,6 +34,16 @@ func UserName() string {
 // (0600 for a file, 0700 for a folder) does it already: nothing to do.
 func OwnerOnly(string) error { return nil }
 
+// SyncDir fsyncs the folder dir: a file created, linked or renamed in it
+// keeps its name through a power cut once this returns.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
 // IsTerminal reports whether f is a terminal.
 func IsTerminal(f *os.File) bool {
 	st, err := f.Stat()

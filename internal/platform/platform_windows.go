@@ -43,6 +43,10 @@ func UserName() string {
 // fileAllAccess is FILE_ALL_ACCESS: every right on a file or folder.
 const fileAllAccess = 0x1F01FF
 
+// SyncDir does nothing on Windows, which has no sync of a folder's names
+// (SQLite's Windows VFS syncs none either): NTFS logs them in its journal.
+func SyncDir(string) error { return nil }
+
 // OwnerOnly gives path a protected access list (nothing inherited from its
 // folder) that lets its owner, the user running this process, and the
 // system itself (SYSTEM: backups, the indexer) do everything and nobody

@@ -79,7 +79,6 @@ func Issue(ctx context.Context, o *backoffice.Store, path string, spec core.Coun
 		os.Remove(path)
 		return core.CounterIssue{}, fmt.Errorf("counter ledger: record the issue: %w", err)
 	}
-	syncDir(filepath.Dir(path))
 	is.Path = path
 	return is, nil
 }
@@ -94,32 +93,31 @@ func now(o *backoffice.Store) time.Time {
 	return time.Now()
 }
 
-// placeFile gives the complete file tmp its name path, never replacing a
-// file there: a hard link, or where the file system has none (a FAT
-// removable drive, to carry the ledger to the counter) a rename after a
-// last look.
+// placeFile gives the complete file tmp (on disk: write synced it) its
+// name path, never replacing a file there: a hard link, or where the file
+// system has none (a FAT removable drive, to carry the ledger to the
+// counter) a rename after a last look. The folder is synced before it
+// returns, so the name is on disk before the issue's record commits.
 func placeFile(tmp, path string) error {
 	err := os.Link(tmp, path)
-	if err == nil || errors.Is(err, os.ErrExist) {
+	if errors.Is(err, os.ErrExist) {
 		return err
 	}
-	if _, serr := os.Lstat(path); serr == nil {
-		return fmt.Errorf("%s: %w", path, os.ErrExist)
+	if err != nil {
+		if _, serr := os.Lstat(path); serr == nil {
+			return fmt.Errorf("%s: %w", path, os.ErrExist)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
 	}
-	return os.Rename(tmp, path)
+	return platform.SyncDir(filepath.Dir(path))
 }
 
 // removeSQLite removes a SQLite file and what may lie beside it.
 func removeSQLite(path string) {
 	for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
 		os.Remove(path + suffix)
-	}
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 }
 
@@ -172,12 +170,14 @@ func write(ctx context.Context, q core.Querier, path, backOffice string, src *ba
 	if err := db.Close(); err != nil {
 		return core.CounterIssue{}, err
 	}
-	if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return core.CounterIssue{}, err
-		}
+	// Written with synchronous(OFF), in one transaction: the whole file is
+	// synced once, here, before it is given its name.
+	f, err = os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return core.CounterIssue{}, err
+	}
+	if err := errors.Join(f.Sync(), f.Close()); err != nil {
+		return core.CounterIssue{}, err
 	}
 	return is, nil
 }

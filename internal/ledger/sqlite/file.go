@@ -63,11 +63,15 @@ func DSN(path string, params ...string) string {
 
 // commonPragmas run on every connection. trusted_schema(0): whatever a file
 // holds, no trigger or view of it may call a function with side effects
-// (and the schema check refuses any we did not make).
+// (and the schema check refuses any we did not make). synchronous(FULL):
+// each commit fsyncs the WAL before COMMIT returns, so no verdict, void,
+// import, pack move or desk change is answered before it is on disk; under
+// NORMAL the WAL waited for the next checkpoint (or the process's end), and
+// a power cut could take back payments already answered (issue 32).
 var commonPragmas = []string{
 	"_pragma=busy_timeout(10000)",
 	"_pragma=foreign_keys(ON)",
-	"_pragma=synchronous(NORMAL)",
+	"_pragma=synchronous(FULL)",
 	"_pragma=trusted_schema(0)",
 }
 
