@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"vegas-desk/internal/ledger/ledgertest"
+)
+
+// A payment answered is on disk (issue 32): the vegas-desk binary is traced
+// (strace, ledgertest.CheckSynced) and nothing is answered while what it
+// wrote to the ledger's WAL is not synced: a claim on a back office's file
+// and on a sealed counter ledger (PAY on stdout), a claim through serve of
+// a file (the 200 on the counter's connection), and the issue of a sealed
+// counter ledger (its file and its folder synced before the issue is
+// recorded and said). Under synchronous=NORMAL each failed: the WAL was
+// synced only as the process closed, after the answer.
+func TestDurableAnswers(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Fatal("strace is needed (make deps-test installs it)")
+	}
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	bin := build(t, "0", "nogui")
+	out := func(fd int, _ string) bool { return fd == 1 || fd == 2 }
+
+	t.Run("claim", func(t *testing.T) {
+		for _, tc := range []struct{ name, file string }{
+			{"back office's file", ledgertest.Copy(t, ledgertest.Block)},
+			{"sealed counter ledger", ledgertest.Copy(t, ledgertest.Sealed, "C1.db")},
+		} {
+			trace := filepath.Join(t.TempDir(), "trace")
+			got, err := ledgertest.Strace(trace, bin, "--db", tc.file, "claim", serials(t).Winners[50][7]).CombinedOutput()
+			if err != nil || !strings.HasPrefix(string(got), "PAY ") {
+				t.Fatalf("%s: claim: %v\n%s", tc.name, err, got)
+			}
+			checkSynced(t, trace, wal(t, tc.file), out)
+		}
+	})
+
+	t.Run("serve", func(t *testing.T) {
+		file := ledgertest.Copy(t, ledgertest.Block)
+		dir := filepath.Join(t.TempDir(), "ca")
+		desk := filepath.Join(t.TempDir(), "C1.desk")
+		if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+			t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
+		}
+		if out, errs, code := vd(t, file, "", "desks", "add", "C1", "--limit", "100", "--out", desk, "--dir", dir); code != 0 {
+			t.Fatalf("desks add: exit %d\n%s%s", code, out, errs)
+		}
+		trace := filepath.Join(t.TempDir(), "trace")
+		cmd := ledgertest.Strace(trace, bin, "--db", file, "serve", "--dir", dir, "--listen", "127.0.0.1:0")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // strace and serve stopped together
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+				cmd.Wait()
+			}
+		}
+		defer stop()
+		lines := bufio.NewScanner(stderr)
+		var url string
+		for url == "" && lines.Scan() {
+			if m := regexp.MustCompile(`on (https://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+				url = m[1]
+			}
+		}
+		if url == "" {
+			t.Fatal("serve said no address")
+		}
+		go func() {
+			for lines.Scan() {
+			}
+		}()
+		got, errs, code := vd(t, file, "", "--server", url, "--desk-cert", desk, "claim", serials(t).Winners[50][7])
+		if code != 0 || !strings.HasPrefix(got, "PAY ") {
+			t.Fatalf("claim through serve: exit %d\n%s%s", code, got, errs)
+		}
+		stop()
+		checkSynced(t, trace, wal(t, file), func(_ int, name string) bool { return strings.HasPrefix(name, "TCP") })
+	})
+
+	t.Run("counter ledger issued", func(t *testing.T) {
+		bo := ledgertest.Copy(t, ledgertest.Sealed)
+		dir := filepath.Join(t.TempDir(), "usb")
+		trace := filepath.Join(t.TempDir(), "trace")
+		got, err := ledgertest.Strace(trace, bin, "--db", bo, "counter-ledger", "--desk", "C3", "--limit", "100",
+			"--key-file", filepath.Join(ledgertest.MustDir(t, ledgertest.Sealed), "key"), "-o", filepath.Join(dir, "C3.db")).CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(got), "counter ledger ") {
+			t.Fatalf("counter-ledger: %v\n%s", err, got)
+		}
+		w := wal(t, bo)
+		rep, err := ledgertest.CheckSynced(trace, func(p string) bool { return p == w || p == dir || strings.HasPrefix(p, dir+"/") }, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The file, its folder, the back office's WAL.
+		if rep.Syncs < 3 {
+			t.Fatalf("%d syncs, want the counter ledger's file, its folder and the back office's WAL: %+v", rep.Syncs, rep)
+		}
+		// The folder is synced before the back office's journal records
+		// the issue: no journal names a file that a cut took back.
+		data, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirSync, record := -1, -1
+		for i, l := range strings.Split(string(data), "\n") {
+			if dirSync < 0 && regexp.MustCompile(`sync\(\d+<`+regexp.QuoteMeta(dir)+`>\) = 0`).MatchString(l) {
+				dirSync = i
+			}
+			if strings.Contains(l, "pwrite64(") && strings.Contains(l, "<"+w+">") {
+				record = i
+			}
+		}
+		if dirSync < 0 || dirSync > record {
+			t.Fatalf("the folder %s synced on line %d of the trace, the issue recorded on line %d: want the folder first", dir, dirSync+1, record+1)
+		}
+	})
+}
+
+// wal is the path of file's WAL as a trace names it.
+func wal(t *testing.T, file string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(filepath.Dir(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, filepath.Base(file)+"-wal")
+}
+
+// checkSynced checks trace with ledgertest.CheckSynced, watching the WAL
+// wal.
+func checkSynced(t *testing.T, trace, wal string, answer func(int, string) bool) {
+	t.Helper()
+	rep, err := ledgertest.CheckSynced(trace, func(p string) bool { return p == wal }, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Syncs == 0 {
+		t.Fatalf("no sync of %s: %+v", wal, rep)
+	}
+}
