@@ -23,7 +23,7 @@ import (
 // removals of files, and the writes to sockets, each descriptor named
 // (-yy: a file's path, a TCP connection's addresses).
 func Strace(trace, name string, args ...string) *exec.Cmd {
-	return exec.Command("strace", append([]string{"-f", "-qq", "-yy", "-s", "48", "-o", trace,
+	return exec.Command("strace", append([]string{"-f", "-qq", "-yy", "-s", "48", "-e", "signal=none", "-o", trace,
 		"-e", "trace=execve,write,writev,pwrite64,pwritev,pwritev2,sendto,sendmsg,fsync,fdatasync," +
 			"link,linkat,rename,renameat,renameat2,unlink,unlinkat",
 		name}, args...)...)
