@@ -12,6 +12,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/ledger/sqlite"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -19,11 +20,12 @@ import (
 // BenchmarkDurableClaims is what a payment's sync costs (issue 32): claims
 // a second on a SQLite file, in-process (1 and 4 claimers: one back
 // office's app or command line) and through serve of the file (1, 4 and 16
-// counters, each a desk of its own over loopback TLS), with the writer's
-// synchronous=FULL that every ledger file runs with, beside the same with
-// NORMAL (the WAL synced only at checkpoints: what a power cut could take
-// back), in the same run, each pair measured back to back on fresh copies
-// of the demonstration ledger. Every answer counts, as in GoClaims.
+// counters, each a desk of its own over loopback TLS), with the group
+// commit every ledger file runs with (sqlite.GroupSync), beside
+// synchronous=FULL (each commit syncing the WAL itself) and NORMAL (the WAL
+// synced only at checkpoints: what a power cut could take back), in the
+// same run, each on a fresh copy of the demonstration ledger, the best of
+// three rounds. Every answer counts, as in GoClaims.
 func BenchmarkDurableClaims(b *testing.B) {
 	for b.Loop() {
 		durableFigures(b)
@@ -31,44 +33,47 @@ func BenchmarkDurableClaims(b *testing.B) {
 }
 
 func durableFigures(b *testing.B) {
-	const d = 3 * time.Second
-	fmt.Printf("\n== claims a second on a SQLite file, synchronous=FULL (the WAL synced before each answer) beside NORMAL, same run\n")
+	const d = 2 * time.Second
+	defer func() { sqlite.CommitSync = sqlite.GroupSync }()
+	fmt.Printf("\n== claims a second on a SQLite file: group commit (each answer after its WAL sync) beside FULL (a sync in each commit) and NORMAL (no sync), same run\n")
 	for _, served := range []bool{false, true} {
 		counts := []int{1, 4}
+		where := "in-process"
 		if served {
 			counts = []int{1, 4, 16}
+			where = "through serve"
 		}
 		for _, n := range counts {
-			var r [2]float64
-			for i, mode := range []string{"FULL", "NORMAL"} {
-				r[i] = durableClaims(b, mode, served, n, d)
+			// Three rounds, the modes in a rotating order (a burst of load
+			// on this shared machine falls on each alike): the best of each.
+			var r [3]float64
+			modes := []sqlite.SyncMode{sqlite.GroupSync, sqlite.FullSync, sqlite.NoSync}
+			for round := range 3 {
+				for j := range modes {
+					i := (round + j) % len(modes)
+					sqlite.CommitSync = modes[i]
+					r[i] = max(r[i], durableClaims(b, served, n, d))
+				}
 			}
-			where := "in-process"
-			if served {
-				where = "through serve"
-			}
-			fmt.Printf("%-40s %9.1f /s  reference NORMAL %9.1f /s  ratio %5.2f\n",
-				fmt.Sprintf("file, %s, %d claimer(s)", where, n), r[0], r[1], r[0]/r[1])
-			b.ReportMetric(r[0]/r[1], fmt.Sprintf("full-x-normal-%s@%d", map[bool]string{false: "file", true: "serve"}[served], n))
+			fmt.Printf("%-34s %8.1f /s  FULL %8.1f /s (ratio %4.2f)  reference NORMAL %8.1f /s (ratio %4.2f)\n",
+				fmt.Sprintf("file, %s, %d claimer(s)", where, n), r[0], r[1], r[0]/r[1], r[2], r[0]/r[2])
+			name := map[bool]string{false: "file", true: "serve"}[served]
+			b.ReportMetric(r[0]/r[1], fmt.Sprintf("group-x-full-%s@%d", name, n))
+			b.ReportMetric(r[0]/r[2], fmt.Sprintf("group-x-normal-%s@%d", name, n))
 		}
 	}
 }
 
 // durableClaims has n claimers claim random tickets on sale for d, on a
-// copy of the demonstration ledger whose writer runs with synchronous
-// mode, in-process or through serve (a desk each), and is the claims a
-// second.
-func durableClaims(b *testing.B, mode string, served bool, n int, d time.Duration) float64 {
+// copy of the demonstration ledger, in-process or through serve (a desk
+// each), and is the claims a second.
+func durableClaims(b *testing.B, served bool, n int, d time.Duration) float64 {
 	ctx := context.Background()
 	l, err := ledger.Open(ledgertest.Copy(b, ledgertest.Demo))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	want := map[string]int{"NORMAL": 1, "FULL": 2}[mode]
-	if v, err := ledger.Synchronous(l, mode); err != nil || v != want {
-		b.Fatalf("synchronous %s: %d %v", mode, v, err)
-	}
 	blk, packs := onSalePacks(b, l)
 	claimers := make([]*ledger.Ledger, n)
 	for i := range claimers {
@@ -114,9 +119,6 @@ func durableClaims(b *testing.B, mode string, served bool, n int, d time.Duratio
 	elapsed := time.Since(start)
 	if failed != nil {
 		b.Fatal(failed)
-	}
-	if v, err := ledger.Synchronous(l, ""); err != nil || v != want {
-		b.Fatalf("synchronous after the claims: %d %v, want %d", v, err, want)
 	}
 	return float64(answers) / elapsed.Seconds()
 }
