@@ -23,17 +23,12 @@ import (
 	"vegas-desk/internal/platform"
 )
 
-// IssueCounter writes a new sealed counter ledger for spec.Desk at path,
-// which must not exist, from this back office's ledger (either engine), and
-// records the issue in the journal (a 'checkpoint' entry, method
-// "counter-ledger", request = the counter ledger's id, detail = its seal
-// digest and first entry's hash). The file is made beside path and renamed
-// only when complete: a failure leaves nothing.
 // Issue writes a new sealed counter ledger for spec.Desk at path, which
 // must not exist, from the back office's ledger o (either engine), and
 // records the issue in its journal (backoffice.RecordIssue). The file is
-// made beside path and put in its place only when the issue is recorded: a
-// failure leaves nothing.
+// made beside path, synced, and put in its place (its folder synced) before
+// the issue's record commits: a failure leaves nothing, and an issue
+// recorded names a file on disk.
 func Issue(ctx context.Context, o *backoffice.Store, path string, spec core.CounterSpec) (core.CounterIssue, error) {
 	if o.ReadOnly {
 		return core.CounterIssue{}, core.ErrReadOnly
@@ -121,7 +116,6 @@ func removeSQLite(path string) {
 	}
 }
 
-// writeCounter makes the counter ledger file at path.
 // write makes the counter ledger file at path from src, for back office
 // backOffice, issued at time issued: its tables, each block's sealed
 // records, the seal over them, and the journal's first entry (the issue).

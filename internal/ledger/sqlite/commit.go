@@ -22,7 +22,10 @@ import (
 // after its commit, the write lock already free: the commits made while
 // one sync runs share the next one (group commit, as PostgreSQL's
 // sequencer does for a shared ledger). No caller sees Commit return
-// before its commit is on disk, whichever way it commits.
+// before its commit is on disk: a claim, a void, an import, a pack move, a
+// desk change, a block, each a transaction of the writer (Engine.Write; a
+// statement run on the writer outside a transaction is not waited for,
+// and no ledger writes so).
 
 // SyncMode is how a file's writer makes its commits durable.
 type SyncMode int
