@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -69,7 +71,9 @@ func durableFigures(b *testing.B) {
 // each), and is the claims a second.
 func durableClaims(b *testing.B, served bool, n int, d time.Duration) float64 {
 	ctx := context.Background()
-	l, err := ledger.Open(ledgertest.Copy(b, ledgertest.Demo))
+	file := ledgertest.Copy(b, ledgertest.Demo)
+	defer os.RemoveAll(filepath.Dir(file)) // 45 copies of 35 MB a run otherwise
+	l, err := ledger.Open(file)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,6 +85,7 @@ func durableClaims(b *testing.B, served bool, n int, d time.Duration) float64 {
 	}
 	if served {
 		s := servertest.Start(b, l, server.Config{})
+		defer s.Server.Close() // before the ledger closes; Start's cleanup closes it again
 		for i := range claimers {
 			desk := fmt.Sprint("B", i)
 			if _, err := l.AddDesk(ctx, desk, 0, ledger.Identity{Desk: "BO", Operator: "bench"}); err != nil {
