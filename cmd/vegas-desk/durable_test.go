@@ -18,10 +18,11 @@ import (
 // A payment answered is on disk (issue 32): the vegas-desk binary is traced
 // (strace, ledgertest.CheckSynced) and nothing is answered while what it
 // wrote to the ledger's WAL is not synced: a claim on a back office's file
-// and on a sealed counter ledger (PAY on stdout), a claim through serve of
-// a file (the 200 on the counter's connection), and the issue of a sealed
-// counter ledger (its file and its folder synced before the issue is
-// recorded and said). Under synchronous=NORMAL each failed: the WAL was
+// and on a sealed counter ledger (PAY on stdout); a void, an import, a
+// pack move, a desk added and changed, a setting; a claim through serve
+// of a file (the 200 on the counter's connection); and the issue of a
+// sealed counter ledger (its file and its folder synced before the issue
+// is recorded and said). Under synchronous=NORMAL each failed: the WAL was
 // synced only as the process closed, after the answer.
 func TestDurableAnswers(t *testing.T) {
 	if _, err := exec.LookPath("strace"); err != nil {
@@ -42,6 +43,40 @@ func TestDurableAnswers(t *testing.T) {
 				t.Fatalf("%s: claim: %v\n%s", tc.name, err, got)
 			}
 			checkSynced(t, trace, wal(t, tc.file), out)
+		}
+	})
+
+	// The other writes: each said done only once it is synced.
+	t.Run("writes", func(t *testing.T) {
+		bo := ledgertest.Copy(t, ledgertest.Sealed)
+		c1 := ledgertest.Copy(t, ledgertest.Sealed, "C1.db")
+		if out, errs, code := vd(t, c1, "", "claim", serials(t).Winners[50][8]); code != 0 {
+			t.Fatalf("claim on C1: exit %d\n%s%s", code, out, errs)
+		}
+		jsonl, _, code := vd(t, c1, "", "claims", "--jsonl")
+		if code != 0 {
+			t.Fatalf("claims --jsonl: exit %d", code)
+		}
+		imported := filepath.Join(t.TempDir(), "C1.jsonl")
+		if err := os.WriteFile(imported, []byte(jsonl), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, errs, code := vd(t, bo, "", "claim", serials(t).Winners[50][9]); code != 0 {
+			t.Fatalf("claim: exit %d\n%s%s", code, out, errs)
+		}
+		for _, args := range [][]string{
+			{"void", "1", "--reason", "paid by mistake"},
+			{"import-claims", imported},
+			{"packs", "stolen", "--block", "1", "7"},
+			{"desks", "add", "D9", "--limit", "100"},
+			{"desks", "limit", "D9", "50"},
+			{"settings", "--identity-threshold", "2000"},
+		} {
+			trace := filepath.Join(t.TempDir(), "trace")
+			if got, err := ledgertest.Strace(trace, bin, append([]string{"--db", bo}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", args[0], err, got)
+			}
+			checkSynced(t, trace, wal(t, bo), out)
 		}
 	})
 
