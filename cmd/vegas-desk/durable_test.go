@@ -133,7 +133,11 @@ func TestDurableAnswers(t *testing.T) {
 
 	t.Run("counter ledger issued", func(t *testing.T) {
 		bo := ledgertest.Copy(t, ledgertest.Sealed)
-		dir := filepath.Join(t.TempDir(), "usb")
+		tmp, err := filepath.EvalSymlinks(t.TempDir()) // as a trace names it
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(tmp, "usb")
 		trace := filepath.Join(t.TempDir(), "trace")
 		got, err := ledgertest.Strace(trace, bin, "--db", bo, "counter-ledger", "--desk", "C3", "--limit", "100",
 			"--key-file", filepath.Join(ledgertest.MustDir(t, ledgertest.Sealed), "key"), "-o", filepath.Join(dir, "C3.db")).CombinedOutput()
