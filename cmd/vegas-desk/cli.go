@@ -56,6 +56,7 @@ else the one last chosen in the app's settings).
   desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
   desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
+  upgrade [--backup-dir DIR] [--dry-run] [--json]   upgrade a ledger of an earlier vegas-desk in place
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
                                                  a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
@@ -166,7 +167,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
-		"load": c.load, "serve": c.serve,
+		"load": c.load, "serve": c.serve, "upgrade": c.upgrade,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)
@@ -229,7 +230,7 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk --db %s generate", c.dbPath(), c.dbPath())
 	}
 	l, err := clocked(ledger.Open(c.dbPath()))
-	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) {
+	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) || errors.Is(err, ledger.ErrNeedsUpgrade) {
 		return l, err
 	}
 	if _, serr := os.Stat(c.dbPath()); serr != nil {
@@ -278,7 +279,7 @@ func (c *cli) read() (*ledger.Ledger, error) {
 	case errors.Is(err, ledger.ErrNoLedger):
 		// An empty file: reading must not make it a ledger.
 		return nil, badInput("%v", err)
-	case err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) && !errors.Is(err, ledger.ErrTooOld):
+	case err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) && !errors.Is(err, ledger.ErrTooOld) && !errors.Is(err, ledger.ErrNeedsUpgrade):
 		return c.open(false)
 	}
 	return l, err
