@@ -24,7 +24,7 @@ import (
 // refused), and the last build of PostgreSQL's version 5 (versions 2 to 4
 // lived a few hours each and stay refused: TestUpgradeRefusals).
 const (
-	sqliteV2Commit   = "efadd69" // ledger: schema 2 on two engines
+	sqliteV2Commit   = "efadd69"  // ledger: schema 2 on two engines
 	postgresV5Commit = "983eb61^" // the last build before schema 6
 )
 
@@ -266,8 +266,6 @@ func lineDiff(a, b string) string {
 	}
 	return strings.Join(d, "\n")
 }
-
-
 
 // A ledger newer than this vegas-desk, or of a version no step starts
 // from, is refused by upgrade as by open, and left as it was.

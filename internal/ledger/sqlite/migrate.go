@@ -70,7 +70,7 @@ func upgrade(ctx context.Context, path, backupDir string, dryRun bool, k Kind, s
 	if dryRun {
 		return u, nil
 	}
-	if u.Backup, err = Backup(ctx, w, backupDir, backupName(path, u.From)); err != nil {
+	if u.Backup, err = Backup(ctx, path, backupDir, backupName(path, u.From)); err != nil {
 		return u, fmt.Errorf("upgrade %s: the backup before it: %w", path, err)
 	}
 	tx, err := w.BeginTxx(ctx, nil)
@@ -105,13 +105,19 @@ func backupName(path string, v int) string {
 	return fmt.Sprintf("%s.v%d.%s.db", base, v, time.Now().UTC().Format("20060102T150405Z"))
 }
 
-// Backup writes a copy of the ledger file that db reads into dir/name,
-// through SQLite's VACUUM INTO: one read transaction, so a consistent
-// snapshot of the file while others keep writing to it. The copy is
+// Backup writes a copy of the ledger file at path into dir/name, through
+// SQLite's VACUUM INTO on a read-only connection of its own: one read
+// transaction, so a consistent snapshot of the file while others keep
+// writing to it. The copy is
 // written under a temporary name, synced, then renamed and its directory
 // synced: a backup is whole or absent, never partial. It returns the
 // copy's path.
-func Backup(ctx context.Context, db *sqlx.DB, dir, name string) (string, error) {
+func Backup(ctx context.Context, path, dir, name string) (string, error) {
+	db, err := sqlx.Open("sqlite", DSN(path, append([]string{"mode=ro"}, readPragmas...)...))
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
 	if err := platform.MkdirAllOwnerOnly(dir); err != nil {
 		return "", err
 	}
