@@ -1,7 +1,9 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +88,36 @@ func TestBackupWhileServing(t *testing.T) {
 		}
 		t.Logf("%s: %d backups during the burst; restored from one of %d entries: %d claims, %d paid after it (lost unless a counter's journal holds them)",
 			db[:min(len(db), 20)], len(taken), b.Entries, len(before), len(after)-len(before))
+	}
+}
+
+// upgrade on a ledger of this version changes nothing and says so; on a
+// newer one it is refused (exit 1), leaving no backup behind.
+func TestUpgradeCLI(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Demo)
+	backups := t.TempDir()
+	out, errs, code := vd(t, db, "", "upgrade", "--backup-dir", backups)
+	if code != 0 || !strings.Contains(out, "nothing to upgrade") {
+		t.Fatalf("upgrade of a current ledger: exit %d\n%s%s", code, out, errs)
+	}
+	l, err := ledger.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	sq, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sq.Exec(fmt.Sprintf("PRAGMA user_version = %d", ledger.SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	sq.Close()
+	out, errs, code = vd(t, db, "", "upgrade", "--backup-dir", backups)
+	if code != 1 || !strings.Contains(errs, "install a newer vegas-desk") {
+		t.Fatalf("upgrade of a newer ledger: exit %d\n%s%s", code, out, errs)
+	}
+	if entries, _ := os.ReadDir(backups); len(entries) != 0 {
+		t.Fatalf("upgrade left %d files in the backups' directory", len(entries))
 	}
 }

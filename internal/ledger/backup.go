@@ -49,7 +49,9 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 	now := time.Now().UTC()
 	info := BackupInfo{LedgerID: l.info.ID, From: l.info.Location, TakenAt: core.FormatTime(now)}
 	name := "vegas-desk-" + now.Format("20060102T150405.000Z") + ".db"
-	fail := func(err error) (BackupInfo, error) { return info, fmt.Errorf("backup of %s into %s: %w", l.info.Location, dir, err) }
+	fail := func(err error) (BackupInfo, error) {
+		return info, fmt.Errorf("backup of %s into %s: %w", l.info.Location, dir, err)
+	}
 	var path string
 	var err error
 	if b, ok := l.b.(*sqlite.Backend); ok {
