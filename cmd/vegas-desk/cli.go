@@ -56,10 +56,13 @@ else the one last chosen in the app's settings).
   desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
   desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
+  backup --dir DIR [--keep N] [--json]           a verified backup of the ledger, while it serves
+  upgrade [--backup-dir DIR] [--dry-run] [--json]   upgrade a ledger of an earlier vegas-desk in place
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
                                                  a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
+        [--backup-dir DIR --backup-every 1h --backup-keep N]   with a verified backup on a schedule
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
   desks cert ID --out ID.desk [--dir DIR]                    a new desk file for a desk of the ledger
 
@@ -166,7 +169,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
-		"load": c.load, "serve": c.serve,
+		"load": c.load, "serve": c.serve, "upgrade": c.upgrade, "backup": c.backup,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)
@@ -229,7 +232,7 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk --db %s generate", c.dbPath(), c.dbPath())
 	}
 	l, err := clocked(ledger.Open(c.dbPath()))
-	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) {
+	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) || errors.Is(err, ledger.ErrNeedsUpgrade) {
 		return l, err
 	}
 	if _, serr := os.Stat(c.dbPath()); serr != nil {
@@ -278,7 +281,7 @@ func (c *cli) read() (*ledger.Ledger, error) {
 	case errors.Is(err, ledger.ErrNoLedger):
 		// An empty file: reading must not make it a ledger.
 		return nil, badInput("%v", err)
-	case err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) && !errors.Is(err, ledger.ErrTooOld):
+	case err != nil && !errors.Is(err, ledger.ErrNotLedger) && !errors.Is(err, ledger.ErrTooNew) && !errors.Is(err, ledger.ErrTooOld) && !errors.Is(err, ledger.ErrNeedsUpgrade):
 		return c.open(false)
 	}
 	return l, err

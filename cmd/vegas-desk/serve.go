@@ -35,11 +35,17 @@ func (c *cli) serve(args []string) error {
 	key := fs.String("key", "", "its private key (PEM)")
 	pass := fs.String("passphrase-file", "", "(--init) the file holding the authority key's passphrase")
 	maxConns := fs.Int("max-conns", server.MaxConnsPerDesk, "the connections one desk may hold")
+	backupDir := fs.String("backup-dir", "", "take a verified backup of the ledger into DIR every --backup-every")
+	backupEvery := fs.Duration("backup-every", time.Hour, "(--backup-dir) the time between two backups")
+	backupKeep := fs.Int("backup-keep", 24, "(--backup-dir) the backups kept, the most recent")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
 	if (*cert == "") != (*key == "") {
 		return badInput("serve: give both --cert and --key, or neither")
+	}
+	if *backupDir != "" && *backupEvery < time.Minute {
+		return badInput("serve: --backup-every %s: give a minute or more", *backupEvery)
 	}
 	l, err := c.open(!*initDir)
 	if err != nil {
@@ -84,6 +90,10 @@ func (c *cli) serve(args []string) error {
 	fmt.Fprintf(c.stderr, "serving ledger %s (%s) on https://%s\n", l.ID(), l.Location(), ln.Addr())
 	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
 	defer stop()
+	if *backupDir != "" {
+		fmt.Fprintf(c.stderr, "a backup every %s into %s, the %d most recent kept\n", *backupEvery, *backupDir, *backupKeep)
+		go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, c.stderr)
+	}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

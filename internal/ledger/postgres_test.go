@@ -109,22 +109,25 @@ func TestCopyBothWays(t *testing.T) {
 }
 
 // A shared ledger made by an earlier vegas-desk holds that version's
-// counters' functions, which this one's protections are not in: it is
-// refused, with how to copy it into a new one.
+// counters' functions, which this one's protections are not in: one of
+// version 4 is refused, with how to copy it into a new one; one of the
+// previous version, with how to upgrade it in place (TestUpgradePostgresV5).
 func TestOlderSharedLedgerRefused(t *testing.T) {
-	name := pg.NewDatabaseFrom(t, pgFixture)
-	for _, stmt := range []string{"ALTER TABLE vegas.meta DISABLE TRIGGER meta_no_change",
-		fmt.Sprintf("UPDATE vegas.meta SET value = '%d' WHERE key = 'schema'", postgres.SchemaVersion-1)} {
-		if err := pg.Exec(name, stmt); err != nil {
-			t.Fatal(err)
+	for v, want := range map[int]string{4: "copy it to a file with that earlier vegas-desk", postgres.SchemaVersion - 1: "upgrades it in place: vegas-desk --db URL upgrade"} {
+		name := pg.NewDatabaseFrom(t, pgFixture)
+		for _, stmt := range []string{"ALTER TABLE vegas.meta DISABLE TRIGGER meta_no_change",
+			fmt.Sprintf("UPDATE vegas.meta SET value = '%d' WHERE key = 'schema'", v)} {
+			if err := pg.Exec(name, stmt); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	l, err := Open(pg.URL(pgtest.Owner, name))
-	if err == nil {
-		l.Close()
-		t.Fatal("opened")
-	}
-	if !errors.Is(err, ErrTooOld) || !strings.Contains(err.Error(), "copy it to a file with that earlier vegas-desk") || !strings.Contains(err.Error(), "then the file into a new, empty database with this one") {
-		t.Errorf("%v", err)
+		l, err := Open(pg.URL(pgtest.Owner, name))
+		if err == nil {
+			l.Close()
+			t.Fatal("opened")
+		}
+		if !errors.Is(err, ErrTooOld) && !errors.Is(err, ErrNeedsUpgrade) || !strings.Contains(err.Error(), want) {
+			t.Errorf("version %d: %v", v, err)
+		}
 	}
 }

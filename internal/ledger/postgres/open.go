@@ -42,8 +42,9 @@ var postgresSQL string
 // counters ask a validation server, the rule runs in Go only, and the
 // schema is storage and the append-only triggers. An earlier database
 // holds logins and functions that this version neither makes nor keeps
-// in line with the rule; it is refused, with how to copy it (through a
-// file) into a new one. The SQLite file's is core.SchemaVersion.
+// in line with the rule; version 5 is upgraded in place (Steps), earlier
+// ones are refused, with how to copy them (through a file) into a new
+// one. The SQLite file's is core.SchemaVersion.
 const SchemaVersion = 6
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
@@ -133,7 +134,10 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	case v > SchemaVersion:
 		return fail(fmt.Errorf("%w: database %s has schema version %s, this vegas-desk knows up to %d; install a newer vegas-desk", core.ErrTooNew, dbname, version, SchemaVersion))
 	case v < SchemaVersion:
-		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk, with counters' logins and functions this one no longer has: copy it to a file with that earlier vegas-desk (vegas-desk copy URL FILE), then the file into a new, empty database with this one (vegas-desk copy FILE NEWURL)", core.ErrTooOld, dbname, version))
+		if _, err := core.Plan(Steps, v, SchemaVersion); err != nil {
+			return fail(tooOld(dbname, version))
+		}
+		return fail(fmt.Errorf("%w: database %s has schema version %s, made by an earlier vegas-desk; this one upgrades it in place: vegas-desk --db URL upgrade (it says what it changes, backs the database up with pg_dump, then upgrades it in one transaction)", core.ErrNeedsUpgrade, dbname, version))
 	}
 	var meta []struct {
 		Key   string `db:"key"`

@@ -270,9 +270,6 @@ func checkVersion(q core.Querier, path string, k Kind, v int) error {
 	if err := versionCheck(path, v); err != nil {
 		return err
 	}
-	if v != core.SchemaVersion {
-		return fmt.Errorf("open ledger %s read-only: it has schema version %d; this vegas-desk reads %d", path, v, core.SchemaVersion)
-	}
 	return checkSchema(context.Background(), q, path, k)
 }
 
@@ -363,6 +360,8 @@ func versionCheck(path string, version int) error {
 		return fmt.Errorf("%w: %s has schema version %d, this vegas-desk knows up to %d; install a newer vegas-desk", core.ErrTooNew, path, version, core.SchemaVersion)
 	case version == 1:
 		return fmt.Errorf("%w: %s has schema version 1, a development format whose 6-digit secret parts are too short to protect unsold tickets; keep it for the record with the vegas-desk that made it, and generate new blocks in a new ledger", core.ErrTooOld, path)
+	case version > 1 && version < core.SchemaVersion:
+		return fmt.Errorf("%w: %s has schema version %d, made by an earlier vegas-desk; this one upgrades it in place: vegas-desk --db %s upgrade (it says what it changes, backs the file up, then upgrades it in one transaction)", core.ErrNeedsUpgrade, path, version, path)
 	}
 	return nil
 }

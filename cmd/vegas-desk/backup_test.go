@@ -1,0 +1,142 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/pgtest"
+)
+
+// Backups taken while counters pay through serve (a burst of load's
+// claims), of a file and of a shared ledger: each verifies, its head is
+// the served ledger's, the last two are kept, nothing partial is left;
+// a ledger restored from one (copy) answers as the original did up to
+// the backup's head, and the claims paid after it are the ones missing.
+func TestBackupWhileServing(t *testing.T) {
+	for _, db := range []string{ledgertest.Copy(t, ledgertest.Demo), pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Demo)))} {
+		dir, srv := serveOf(t, db)
+		backups := filepath.Join(t.TempDir(), "backups")
+		done := make(chan string)
+		go func() {
+			out, errs, _ := vd(t, db, "", "load", "--server", srv, "--dir", dir, "--counters", "4", "--seconds", "8", "--json")
+			done <- out + errs
+		}()
+		var taken []ledger.BackupInfo
+		for burst := true; burst; {
+			select {
+			case <-done:
+				burst = false
+			default:
+			}
+			out, errs, code := vd(t, db, "", "backup", "--dir", backups, "--keep", "2", "--json")
+			var b ledger.BackupInfo
+			if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Head == "" {
+				t.Fatalf("backup: exit %d\n%s%s", code, out, errs)
+			}
+			taken = append(taken, b)
+		}
+		var v struct{ Entries int }
+		if out, _, _ := vd(t, db, "", "verify", "--json"); json.Unmarshal([]byte(out), &v) != nil {
+			t.Fatal(out)
+		}
+		during := false
+		for _, b := range taken {
+			during = during || b.Entries > taken[0].Entries && b.Entries < v.Entries
+		}
+		if !during {
+			t.Fatalf("%d backups, none taken while load paid (from %d entries to %d)", len(taken), taken[0].Entries, v.Entries)
+		}
+		// Paid after every backup: a restore lacks it.
+		paidAfter := false
+		for _, w := range ledgertest.SerialsOf(t, ledgertest.Demo).Winners[15] {
+			if _, _, code := vd(t, db, "", "claim", w); code == 0 {
+				paidAfter = true
+				break
+			}
+		}
+		if !paidAfter {
+			t.Fatal("no winner of 15 € left to pay")
+		}
+		kept, err := ledger.Backups(backups, "")
+		if err != nil || len(kept) != 2 || kept[1].Head != taken[len(taken)-1].Head {
+			t.Fatalf("kept %+v, %v", kept, err)
+		}
+		if entries, _ := os.ReadDir(backups); len(entries) != 4 {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("the backups' directory holds %s, want 2 backups and their JSON", names)
+		}
+
+		// Restored from the first backup kept: the same answers up to its
+		// head; what was paid after it is what the restored ledger lacks.
+		b := kept[0]
+		restored := filepath.Join(t.TempDir(), "restored.db")
+		if out, errs, code := vd(t, db, "", "copy", b.File, restored); code != 0 {
+			t.Fatalf("restore: exit %d\n%s%s", code, out, errs)
+		}
+		if out, errs, code := vd(t, restored, "", "verify", "--head", b.Head); code != 0 || !strings.Contains(out, "unchanged in the chain") {
+			t.Fatalf("the restored ledger does not hold the backup's head: exit %d\n%s%s", code, out, errs)
+		}
+		claims := func(db string) []map[string]any {
+			out, errs, code := vd(t, db, "", "claims", "--json")
+			var cs []map[string]any
+			if code != 0 || json.Unmarshal([]byte(out), &cs) != nil {
+				t.Fatalf("claims: exit %d\n%s%s", code, out, errs)
+			}
+			return cs
+		}
+		before, after := claims(restored), claims(db)
+		if len(before) == 0 || len(before) >= len(after) {
+			t.Fatalf("restored %d claims, the served ledger %d: the backup was not taken during the burst", len(before), len(after))
+		}
+		for i, c := range before {
+			a, _ := json.Marshal(c)
+			o, _ := json.Marshal(after[i])
+			if string(a) != string(o) {
+				t.Fatalf("claim %d restored differs:\n%s\n%s", i, a, o)
+			}
+		}
+		t.Logf("%s: %d backups during the burst; restored from one of %d entries: %d claims, %d paid after it (lost unless a counter's journal holds them)",
+			db[:min(len(db), 20)], len(taken), b.Entries, len(before), len(after)-len(before))
+	}
+}
+
+// upgrade on a ledger of this version changes nothing and says so; on a
+// newer one it is refused (exit 1), leaving no backup behind.
+func TestUpgradeCLI(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Demo)
+	backups := t.TempDir()
+	out, errs, code := vd(t, db, "", "upgrade", "--backup-dir", backups)
+	if code != 0 || !strings.Contains(out, "nothing to upgrade") {
+		t.Fatalf("upgrade of a current ledger: exit %d\n%s%s", code, out, errs)
+	}
+	l, err := ledger.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	sq, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sq.Exec(fmt.Sprintf("PRAGMA user_version = %d", ledger.SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	sq.Close()
+	out, errs, code = vd(t, db, "", "upgrade", "--backup-dir", backups)
+	if code != 1 || !strings.Contains(errs, "install a newer vegas-desk") {
+		t.Fatalf("upgrade of a newer ledger: exit %d\n%s%s", code, out, errs)
+	}
+	if entries, _ := os.ReadDir(backups); len(entries) != 0 {
+		t.Fatalf("upgrade left %d files in the backups' directory", len(entries))
+	}
+}

@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/platform"
+)
+
+// Steps upgrade a back office's file in place, in order (core.Step). None
+// yet: version 2 is the only one shipped since version 1, a development
+// format that stays refused (core.ErrTooOld). A change of schema.sql that
+// bumps core.SchemaVersion adds its step here, whose SQL makes of a file of
+// the previous version exactly what schema.sql makes (TestUpgradeSteps
+// checks it: the same sqlite_master, row for row).
+var Steps []core.Step
+
+// Upgrade upgrades the back office's ledger file at path to this
+// vegas-desk's schema version, in place: it takes a backup into
+// backupDir (Backup), then runs the steps (Steps) and sets the version in
+// one write transaction, which is rolled back, leaving the file as it
+// was, unless the file then holds exactly schema.sql's schema. With
+// dryRun it only says what it would do. A file of this version is left
+// alone (Done, no steps); one of a newer version is refused
+// (core.ErrTooNew).
+func Upgrade(ctx context.Context, path, backupDir string, dryRun bool) (core.Upgrade, error) {
+	return upgrade(ctx, path, backupDir, dryRun, Kind{AppID: ApplicationID, Schema: LedgerSchema}, Steps)
+}
+
+func upgrade(ctx context.Context, path, backupDir string, dryRun bool, k Kind, steps []core.Step) (core.Upgrade, error) {
+	u := core.Upgrade{Location: path, To: core.SchemaVersion}
+	if app, err := Header(path); err != nil {
+		return u, err
+	} else if app != k.AppID {
+		return u, fmt.Errorf("%w: %s is not a back office's ledger file; only those are upgraded in place (a sealed counter ledger is sealed again from the upgraded back office)", core.ErrNotLedger, path)
+	}
+	// Refused as Open refuses it: not SQLite, cut short, a rollback
+	// journal beside it, a version too new or too old.
+	if _, err := precheck(path, k); err != nil && !errors.Is(err, core.ErrNeedsUpgrade) {
+		return u, err
+	}
+	w, err := sqlx.Open("sqlite", DSN(path, append([]string{"_txlock=immediate"}, commonPragmas...)...))
+	if err != nil {
+		return u, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	if err := w.GetContext(ctx, &u.From, "PRAGMA user_version"); err != nil {
+		return u, fmt.Errorf("open ledger %s: %w", path, Classify(err))
+	}
+	if u.From == core.SchemaVersion {
+		u.Done = true
+		return u, checkSchema(ctx, w, path, k)
+	}
+	plan, err := core.Plan(steps, u.From, core.SchemaVersion)
+	if err != nil {
+		return u, fmt.Errorf("%w: %s: %w", core.ErrTooOld, path, err)
+	}
+	for _, s := range plan {
+		u.Steps = append(u.Steps, s.Says)
+	}
+	if dryRun {
+		return u, nil
+	}
+	if u.Backup, err = Backup(ctx, path, backupDir, backupName(path, u.From)); err != nil {
+		return u, fmt.Errorf("upgrade %s: the backup before it: %w", path, err)
+	}
+	tx, err := w.BeginTxx(ctx, nil)
+	if err != nil {
+		return u, fmt.Errorf("upgrade %s: %w", path, Classify(err))
+	}
+	defer tx.Rollback()
+	var again int
+	if err := tx.GetContext(ctx, &again, "PRAGMA user_version"); err != nil || again != u.From {
+		return u, fmt.Errorf("upgrade %s: its version changed meanwhile (%d, was %d): %v", path, again, u.From, err)
+	}
+	if u.Notes, err = core.RunSteps(ctx, tx, plan); err != nil {
+		return u, fmt.Errorf("upgrade %s: %w; the file is left as it was", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", core.SchemaVersion)); err != nil {
+		return u, err
+	}
+	if err := checkSchema(ctx, tx, path, k); err != nil {
+		return u, fmt.Errorf("upgrade %s: the upgraded schema is not this version's (%w); the file is left as it was", path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return u, fmt.Errorf("upgrade %s: %w", path, err)
+	}
+	u.Done = true
+	return u, nil
+}
+
+// backupName is the name of the backup of the file at path taken before
+// its upgrade from version v.
+func backupName(path string, v int) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return fmt.Sprintf("%s.v%d.%s.db", base, v, time.Now().UTC().Format("20060102T150405Z"))
+}
+
+// Backup writes a copy of the ledger file at path into dir/name, through
+// SQLite's VACUUM INTO on a read-only connection of its own: one read
+// transaction, so a consistent snapshot of the file while others keep
+// writing to it. The copy is
+// written under a temporary name, synced, then renamed and its directory
+// synced: a backup is whole or absent, never partial. It returns the
+// copy's path.
+func Backup(ctx context.Context, path, dir, name string) (string, error) {
+	db, err := sqlx.Open("sqlite", DSN(path, append([]string{"mode=ro"}, readPragmas...)...))
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if err := platform.MkdirAllOwnerOnly(dir); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(dir, name)
+	if _, err := os.Stat(dst); err == nil {
+		return "", fmt.Errorf("%s exists already", dst)
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+".*.partial")
+	if err != nil {
+		return "", err
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	os.Remove(tmpName) // VACUUM INTO writes a file that does not exist
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(tmpName)
+			os.Remove(tmpName + "-journal")
+		}
+	}()
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmpName); err != nil {
+		return "", fmt.Errorf("VACUUM INTO %s: %w", tmpName, Classify(err))
+	}
+	if err := platform.OwnerOnly(tmpName); err != nil {
+		return "", err
+	}
+	if err := core.SyncRename(tmpName, dst); err != nil {
+		return "", err
+	}
+	ok = true
+	return dst, nil
+}

@@ -1,0 +1,313 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vegas-desk/internal/ledger/postgres"
+	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/testcache"
+)
+
+// The schema versions this project has shipped, each with the commit of
+// main whose vegas-desk made its fixture: the first build of SQLite's
+// version 2 (the only one since version 1, a development format still
+// refused), and the last build of PostgreSQL's version 5 (versions 2 to 4
+// lived a few hours each and stay refused: TestUpgradeRefusals).
+const (
+	sqliteV2Commit   = "efadd69"  // ledger: schema 2 on two engines
+	postgresV5Commit = "983eb61^" // the last build before schema 6
+)
+
+// oldVegasDesk is the vegas-desk of commit, built (CGO_ENABLED=0, no app)
+// from the repository's history into the test cache.
+func oldVegasDesk(t *testing.T, commit string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", commit).Output()
+	if err != nil {
+		t.Fatalf("the commit %s of an earlier vegas-desk is not in this repository's history (a clone with its history is needed): %v", commit, err)
+	}
+	rev := strings.TrimSpace(string(out))
+	dir, err := testcache.Get("vegas-desk-"+rev, func(dir string) error {
+		src := filepath.Join(dir, "src")
+		if err := os.Mkdir(src, 0o700); err != nil {
+			return err
+		}
+		archive := exec.Command("sh", "-c", fmt.Sprintf("git -C %q archive %s | tar -x -C %q", root, rev, src))
+		if out, err := archive.CombinedOutput(); err != nil {
+			return fmt.Errorf("git archive %s: %w: %s", rev, err, out)
+		}
+		build := exec.Command("go", "build", "-tags", "nogui", "-o", filepath.Join(dir, "vegas-desk"), "./cmd/vegas-desk")
+		build.Dir = src
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build vegas-desk %s: %w: %s", rev, err, out)
+		}
+		return os.RemoveAll(src)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "vegas-desk")
+}
+
+// run runs an earlier vegas-desk and returns its output.
+func run(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", filepath.Base(bin), strings.Join(args, " "), err, out, stderr.String())
+	}
+	return string(out)
+}
+
+// oldWinners are two winners of block 1 under a given prize, from an
+// earlier vegas-desk's export.
+func oldWinners(t *testing.T, bin, db string) []string {
+	t.Helper()
+	out := run(t, bin, "--db", db, "export", "--block", "1")
+	var serials []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() && len(serials) < 2 {
+		var tk struct {
+			Serial string `json:"serial"`
+			Prize  int    `json:"prize"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &tk); err != nil {
+			t.Fatal(err)
+		}
+		if tk.Prize > 0 && tk.Prize <= 20 {
+			serials = append(serials, tk.Serial)
+		}
+	}
+	if len(serials) < 2 {
+		t.Fatal("no winners in the export")
+	}
+	return serials
+}
+
+// oldHead is the journal head an earlier vegas-desk's verify reports, its
+// ledger verifying.
+func oldHead(t *testing.T, bin, db string) string {
+	t.Helper()
+	var v struct {
+		OK   bool   `json:"ok"`
+		Head string `json:"head"`
+	}
+	if err := json.Unmarshal([]byte(run(t, bin, "--db", db, "verify", "--json")), &v); err != nil || !v.OK || v.Head == "" {
+		t.Fatalf("the fixture does not verify with the vegas-desk that made it: %+v %v", v, err)
+	}
+	return v.Head
+}
+
+// checkUpgraded opens an upgraded ledger and checks that it verifies, that
+// its journal still holds the head recorded when the fixture was made, and
+// that it holds the fixture's claims.
+func checkUpgraded(t *testing.T, location, head string, claims int) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := Open(location)
+	if err != nil {
+		t.Fatalf("the upgraded ledger does not open: %v", err)
+	}
+	defer l.Close()
+	r, err := l.Verify(ctx, 0, 0, nil)
+	if err != nil || !r.OK() {
+		t.Fatalf("the upgraded ledger does not verify: %v %+v", err, r.Problems)
+	}
+	if _, err := l.CheckHead(ctx, head); err != nil {
+		t.Fatalf("the upgraded journal does not hold the fixture's head %s: %v", head, err)
+	}
+	cs, err := l.Claims(ctx, ClaimFilter{})
+	if err != nil || len(cs) != claims {
+		t.Fatalf("the upgraded ledger holds %d claims, the fixture %d (%v)", len(cs), claims, err)
+	}
+}
+
+func TestUpgradeSQLiteV2(t *testing.T) {
+	bin := oldVegasDesk(t, sqliteV2Commit)
+	db := filepath.Join(t.TempDir(), "v2.db")
+	run(t, bin, "--db", db, "generate", "--seed", strings.Repeat("07", 32), "--activate")
+	for _, s := range oldWinners(t, bin, db) {
+		run(t, bin, "--db", db, "claim", s)
+	}
+	head := oldHead(t, bin, db)
+	dry, err := Upgrade(context.Background(), db, t.TempDir(), true)
+	if err != nil || dry.From != 2 || dry.Done != (SchemaVersion == 2) {
+		t.Fatalf("dry run: %+v %v", dry, err)
+	}
+	u, err := Upgrade(context.Background(), db, t.TempDir(), false)
+	if err != nil || !u.Done || u.To != SchemaVersion || len(u.Steps) != SchemaVersion-2 {
+		t.Fatalf("upgrade: %+v %v", u, err)
+	}
+	checkUpgraded(t, db, head, 2)
+}
+
+func TestUpgradePostgresV5(t *testing.T) {
+	bin := oldVegasDesk(t, postgresV5Commit)
+	srv, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	// Version 5 made a login per counter: its owner needed CREATEROLE.
+	if err := srv.Exec("postgres", "ALTER ROLE "+pgtest.Owner+" CREATEROLE"); err != nil {
+		t.Fatal(err)
+	}
+	dbname := srv.NewDatabase(t)
+	url := srv.URL(pgtest.Owner, dbname)
+	run(t, bin, "--db", url, "generate", "--seed", strings.Repeat("05", 32))
+	pw := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pw, []byte("counter-password-1\n"), 0o600)
+	run(t, bin, "--db", url, "desks", "add", "c1", "--password-file", pw)
+	run(t, bin, "--db", url, "packs", "deliver", "--block", "1", "--packs", "0-9", "--desk", "c1")
+	counterURL := strings.Replace(srv.URLWithout("vd_"+dbname+"_c1", dbname), "@", ":counter-password-1@", 1)
+	run(t, bin, "--db", counterURL, "packs", "receive", "--block", "1", "0-9")
+	run(t, bin, "--db", counterURL, "packs", "activate", "--block", "1", "0-9")
+	winners := oldWinners(t, bin, url)
+	run(t, bin, "--db", url, "claim", winners[0])
+	run(t, bin, "--db", counterURL, "claim", winners[1])
+	head := oldHead(t, bin, url)
+
+	if _, err := Open(url); !errors.Is(err, ErrNeedsUpgrade) || !strings.Contains(err.Error(), "upgrade") {
+		t.Fatalf("a version 5 ledger opens: %v", err)
+	}
+	ctx := context.Background()
+	dry, err := Upgrade(ctx, url, t.TempDir(), true)
+	if err != nil || dry.From != 5 || dry.Done || len(dry.Steps) != postgres.SchemaVersion-5 || dry.Backup != "" {
+		t.Fatalf("dry run: %+v %v", dry, err)
+	}
+	t.Setenv("PATH", filepath.Dir(srv.Bin("pg_dump"))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	backups := t.TempDir()
+	u, err := Upgrade(ctx, url, backups, false)
+	if err != nil || !u.Done || u.From != 5 || u.To != postgres.SchemaVersion {
+		t.Fatalf("upgrade: %+v %v", u, err)
+	}
+	t.Logf("upgrade: %+v", u)
+	if st, err := os.Stat(u.Backup); err != nil || st.Size() < 1<<20 || filepath.Dir(u.Backup) != backups {
+		t.Fatalf("backup %s: %v", u.Backup, err)
+	}
+	checkUpgraded(t, url, head, 2)
+
+	// The catalog is a new ledger's, object for object; no login is left.
+	fresh := srv.NewDatabase(t)
+	l, err := Open(srv.URL(pgtest.Owner, fresh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if got, want := catalog(t, srv, dbname), catalog(t, srv, fresh); got != want {
+		t.Fatalf("the upgraded catalog differs from a new ledger's:\n%s", lineDiff(got, want))
+	}
+	var logins int
+	if err := srv.Exec(dbname, "DO $$ BEGIN IF EXISTS (SELECT FROM pg_roles WHERE rolname LIKE 'vd\\_%') THEN RAISE 'logins left'; END IF; END $$"); err != nil {
+		t.Fatalf("counters' logins left after the upgrade: %v %d", err, logins)
+	}
+}
+
+// catalog describes schema vegas of database db: its relations, columns,
+// indexes, constraints, triggers, routines and types.
+func catalog(t *testing.T, srv *pgtest.Server, db string) string {
+	t.Helper()
+	out, err := exec.Command(srv.Bin("psql"), "-X", "-At", "-d", srv.URL(pgtest.Owner, db), "-c", `
+		SELECT 'rel ' || relname || ' ' || relkind::text FROM pg_class WHERE relnamespace = 'vegas'::regnamespace
+		UNION ALL SELECT 'col ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+			WHERE c.relnamespace = 'vegas'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'S')
+		UNION ALL SELECT 'idx ' || indexdef FROM pg_indexes WHERE schemaname = 'vegas'
+		UNION ALL SELECT 'con ' || conrelid::regclass || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = 'vegas'::regnamespace
+		UNION ALL SELECT 'trg ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal AND tgrelid::regclass::text LIKE 'vegas.%'
+		UNION ALL SELECT 'fn ' || oid::regprocedure || ' ' || md5(prosrc) FROM pg_proc WHERE pronamespace = 'vegas'::regnamespace
+		UNION ALL SELECT 'acl ' || relname || ' ' || coalesce(relacl, acldefault((CASE relkind WHEN 'S' THEN 's' ELSE 'r' END)::"char", relowner))::text FROM pg_class WHERE relnamespace = 'vegas'::regnamespace
+		ORDER BY 1`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("psql: %v: %s", err, out)
+	}
+	return string(out)
+}
+
+// lineDiff lists the lines of a not in b and of b not in a.
+func lineDiff(a, b string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	var d []string
+	for l := range ma {
+		if !mb[l] {
+			d = append(d, "upgraded only: "+l)
+		}
+	}
+	for l := range mb {
+		if !ma[l] {
+			d = append(d, "new only:      "+l)
+		}
+	}
+	return strings.Join(d, "\n")
+}
+
+// A ledger newer than this vegas-desk, or of a version no step starts
+// from, is refused by upgrade as by open, and left as it was.
+func TestUpgradeRefusals(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "new.db")
+	l, err := Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wdb(l).Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	backups := t.TempDir()
+	if _, err := Upgrade(ctx, file, backups, false); !errors.Is(err, ErrTooNew) {
+		t.Fatalf("a newer file: %v", err)
+	}
+	srv, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	db := srv.NewDatabase(t)
+	url := srv.URL(pgtest.Owner, db)
+	l, err = Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	for v, want := range map[int]error{postgres.SchemaVersion + 1: ErrTooNew, 4: ErrTooOld} {
+		if err := srv.Exec(db, fmt.Sprintf("ALTER TABLE vegas.meta DISABLE TRIGGER meta_no_change; UPDATE vegas.meta SET value = '%d' WHERE key = 'schema'", v)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Upgrade(ctx, url, backups, false); !errors.Is(err, want) {
+			t.Fatalf("version %d: %v, want %v", v, err, want)
+		}
+		if _, err := Open(url); !errors.Is(err, want) {
+			t.Fatalf("version %d opens: %v, want %v", v, err, want)
+		}
+	}
+	if entries, _ := os.ReadDir(backups); len(entries) != 0 {
+		t.Fatalf("a refused upgrade left %v", entries)
+	}
+}
