@@ -6,7 +6,24 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/remote"
+)
+
+// Errors of a counter's ledger on a validation server, for errors.Is (the
+// server's codes: package protocol).
+var (
+	ErrDeskUnknown    = core.ErrDeskUnknown
+	ErrDeskRevoked    = core.ErrDeskRevoked
+	ErrOtherLedger    = core.ErrOtherLedger
+	ErrBadSerial      = protocol.ErrBadSerial
+	ErrBadContents    = protocol.ErrBadContents
+	ErrTooLarge       = protocol.ErrTooLarge
+	ErrServerFailed   = protocol.ErrInternal
+	ErrUnavailable    = protocol.ErrUnavailable
+	ErrTooMany        = protocol.ErrTooMany
+	ErrNoSuchQuestion = protocol.ErrNoSuchQuestion
+	ErrMethod         = protocol.ErrMethod
 )
 
 // What the validation server (package server) asks of the back office's

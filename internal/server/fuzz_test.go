@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/remote"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -22,7 +22,7 @@ import (
 func fuzzBody(f *testing.F, path string, seeds ...string) {
 	o, _ := office(f)
 	s := servertest.Start(f, o, server.Config{})
-	d, err := remote.ReadDeskFile(s.DeskFile(f, "C1"))
+	d, err := protocol.ReadDeskFile(s.DeskFile(f, "C1"))
 	if err != nil {
 		f.Fatal(err)
 	}

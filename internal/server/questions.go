@@ -10,6 +10,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 )
 
@@ -34,7 +35,7 @@ func (s *Server) blocks(ctx context.Context, r *http.Request, a asker) (any, err
 func (s *Server) game(ctx context.Context, r *http.Request, a asker) (any, error) {
 	code, err := strconv.Atoi(r.PathValue("code"))
 	if err != nil || code < 100 || code > 999 {
-		return nil, &apiError{http.StatusBadRequest, wire.CodeBadRequest, "a game's code is 100 to 999", nil}
+		return nil, fail(protocol.CodeBadRequest, "a game's code is 100 to 999")
 	}
 	g, err := s.l.Game(ctx, code)
 	return wire.GameOf(g), err
@@ -76,10 +77,10 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	key := r.Header.Get("Idempotency-Key")
+	key := r.Header.Get(protocol.IdempotencyKey)
 	switch {
 	case key != "" && q.Request != "" && key != q.Request:
-		return nil, &apiError{http.StatusBadRequest, wire.CodeBadRequest, "the Idempotency-Key header and the body's request differ: give one request id", nil}
+		return nil, fail(protocol.CodeBadRequest, "the Idempotency-Key header and the body's request differ: give one request id")
 	case key != "":
 		q.Request = key
 	}
@@ -132,7 +133,7 @@ type query struct {
 func readQuery(r *http.Request, allowed ...string) (query, error) {
 	var q query
 	bad := func(msg string) (query, error) {
-		return query{}, &apiError{http.StatusBadRequest, wire.CodeBadRequest, msg, nil}
+		return query{}, fail(protocol.CodeBadRequest, msg)
 	}
 	for k, vs := range r.URL.Query() {
 		if !slices.Contains(allowed, k) || len(vs) != 1 {
@@ -214,7 +215,7 @@ func (s *Server) packs(ctx context.Context, r *http.Request, a asker) (any, erro
 		return nil, err
 	}
 	if q.state == "stock" {
-		return nil, &apiError{http.StatusForbidden, wire.CodeForbidden, "the stock is the back office's; a desk lists its own packs", nil}
+		return nil, fail(protocol.CodeForbidden, "the stock is the back office's; a desk lists its own packs")
 	}
 	rs, err := s.l.Packs(ctx, ledger.PackFilter{Game: q.game, Block: q.block, State: q.state, Desk: a.desk.ID})
 	out := make([]wire.PackRun, len(rs))
@@ -246,7 +247,7 @@ func (s *Server) move(ctx context.Context, r *http.Request, a asker) (any, error
 		return nil, err
 	}
 	if q.Move != "receive" && q.Move != "activate" {
-		return nil, &apiError{http.StatusForbidden, wire.CodeForbidden, "move " + strconv.Quote(q.Move) + ": a desk receives and activates its own packs; the rest is the back office's", nil}
+		return nil, fail(protocol.CodeForbidden, "move "+strconv.Quote(q.Move)+": a desk receives and activates its own packs; the rest is the back office's")
 	}
 	m := ledger.PackMove{Game: q.Game, Block: q.Block, First: q.First, Last: q.Last, Move: q.Move, Desk: a.desk.ID}
 	if err := s.l.MovePacks(ctx, m, a.who(q.Operator)); err != nil {
