@@ -147,6 +147,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		args = args[1:]
 	}
+	if err := checkDB(c.db); err != nil {
+		return c.fail(err)
+	}
 	if len(args) == 0 {
 		if c.server != "" {
 			// The app asks the server with the desk file of --desk-cert.
@@ -205,6 +208,15 @@ func (c *cli) fail(err error) int {
 		return exitUsage
 	}
 	return exitRefused
+}
+
+// checkDB refuses a --db (or VEGAS_DESK_DB) that is a validation server's
+// address: a counter asks a server with --server and --desk-cert.
+func checkDB(db string) error {
+	if !ledger.IsWebAddress(db) {
+		return nil
+	}
+	return badInput("--db %s is a validation server's address, not a ledger: give it as --server %s with --desk-cert FILE (the desk file of desks add --out); --db is a ledger's file or a postgres:// URL", db, db)
 }
 
 func (c *cli) dbPath() string {
@@ -321,6 +333,9 @@ func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(args) == 0 || args[0] == "--" {
 			if len(args) > 0 {
 				pos = append(pos, args[1:]...)
+			}
+			if err := checkDB(c.db); err != nil {
+				return nil, err
 			}
 			if out := fs.Lookup("o"); out != nil {
 				if err := c.checkOut(out.Value.String()); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -106,5 +107,37 @@ func TestServeDeskWithoutLogin(t *testing.T) {
 	desk := filepath.Join(t.TempDir(), "P1.desk")
 	if out, errs, code := vd(t, url, "", "desks", "add", "P1", "--out", desk, "--dir", dir, "--json"); code != 0 || !strings.Contains(out, `"id": "P1"`) || strings.Contains(out, "role") {
 		t.Fatalf("desks add --out on PostgreSQL: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// A server's address given as --db makes no file named https:/HOST: it is
+// refused (exit 2), naming --server, wherever --db is given (before the
+// command, after it, VEGAS_DESK_DB), and the ledger facade refuses it too.
+func TestDBOfAServerAddress(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, addr := range []string{"https://127.0.0.1:8443", "http://127.0.0.1:8443", "HTTPS://server.example:8443"} {
+		for name, args := range map[string][]string{
+			"before":        {"--db", addr, "generate", "--demo"},
+			"after":         {"generate", "--demo", "--db", addr},
+			"lookup":        {"--db", addr, "lookup", "531-0001-0000000-0000-0000-0000-0000-0"},
+			"VEGAS_DESK_DB": {"generate", "--demo"},
+		} {
+			if name == "VEGAS_DESK_DB" {
+				t.Setenv("VEGAS_DESK_DB", addr)
+			} else {
+				t.Setenv("VEGAS_DESK_DB", "")
+			}
+			var out, errb strings.Builder
+			code := run(args, strings.NewReader(""), &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), "--server "+addr) || !strings.Contains(errb.String(), "--desk-cert") {
+				t.Errorf("%s %s: exit %d\n%s%s", addr, name, code, out.String(), errb.String())
+			}
+		}
+		if _, err := ledger.Open(addr); !errors.Is(err, ledger.ErrInvalid) {
+			t.Errorf("ledger.Open(%s): %v", addr, err)
+		}
+	}
+	if left, _ := filepath.Glob("*"); len(left) != 0 {
+		t.Errorf("files made: %v", left)
 	}
 }

@@ -34,6 +34,14 @@ var (
 // (https://HOST:PORT) rather than a file or a database.
 func IsServer(location string) bool { return strings.HasPrefix(location, "https://") }
 
+// IsWebAddress reports whether location is an http:// or https://
+// address: never a ledger's file nor its database (Open refuses it rather
+// than make a file named https:/HOST).
+func IsWebAddress(location string) bool {
+	l := strings.ToLower(location)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
 // OpenServer opens the ledger of the validation server at url
 // (https://HOST:PORT) as the desk of deskFile (made by desks add --out):
 // a counter's ledger, which asks the server every question. A server that
