@@ -54,14 +54,16 @@ else the one last chosen in the app's settings).
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
   desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
-  desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
+  desks list [--json]                            the counters, their state and certificates (serial, expiry)
+  desks disable|enable|unlock ID | desks limit ID EUROS
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
                                                  a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
-  desks cert ID --out ID.desk [--dir DIR]                    a new desk file for a desk of the ledger
+  desks cert ID --out ID.desk [--dir DIR] [--keep-old]       a new desk file; its earlier ones revoked unless --keep-old
+  desks revoke ID --cert SERIAL|FILE                         refuse one of a desk's certificates (a desk file stolen)
 
   keygen -o FILE                                 make the back office's signing key (asks a passphrase)
   counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
@@ -77,7 +79,8 @@ else the one last chosen in the app's settings).
 (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
 $XDG_DATA_HOME/vegas-desk/ledger.db (Windows: %LOCALAPPDATA%\vegas-desk\ledger.db).
 --server https://HOST:PORT --desk-cert FILE (or VEGAS_DESK_SERVER, VEGAS_DESK_CERT): a counter
-asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db.
+asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db
+(which refuses an http(s):// address).
 --printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues. On Windows
 through the spooler: QUEUE is a printer's name as Windows lists it.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
@@ -139,5 +140,77 @@ func TestDBOfAServerAddress(t *testing.T) {
 	}
 	if left, _ := filepath.Glob("*"); len(left) != 0 {
 		t.Errorf("files made: %v", left)
+	}
+}
+
+// A terminal replaced, from the command line: desks cert writes a new desk
+// file and the old one (stolen with the terminal) is refused as revoked,
+// also after desks disable and enable; --keep-old keeps the earlier one;
+// desks revoke --cert FILE or SERIAL refuses one; desks list shows each
+// desk's certificates and their expiry.
+func TestDeskCertRevokesTheOldFile(t *testing.T) {
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	file := ledgertest.Copy(t, ledgertest.Block)
+	dir := filepath.Join(t.TempDir(), "ca")
+	if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
+	}
+	files := t.TempDir()
+	old, replacement, spare := filepath.Join(files, "old.desk"), filepath.Join(files, "new.desk"), filepath.Join(files, "spare.desk")
+	if out, errs, code := vd(t, file, "", "desks", "add", "C1", "--limit", "100", "--out", old, "--dir", dir); code != 0 {
+		t.Fatalf("desks add --out: exit %d\n%s%s", code, out, errs)
+	}
+	_, _, url := startServer(t, file, dir)
+	with := func(desk string, args ...string) (string, string, int) {
+		return vd(t, file, "", append([]string{"--server", url, "--desk-cert", desk}, args...)...)
+	}
+	win := serials(t).Winners[3]
+	if out, errs, code := with(old, "claim", win[0]); code != 0 {
+		t.Fatalf("the first desk file: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := vd(t, file, "", "desks", "cert", "C1", "--out", replacement, "--dir", dir); code != 0 || !strings.Contains(errs, "revoked") {
+		t.Fatalf("desks cert: exit %d\n%s%s", code, out, errs)
+	}
+	for _, step := range []string{"after desks cert", "after disable and enable"} {
+		if _, errs, code := with(old, "claim", win[1]); code == 0 || !strings.Contains(errs, "no longer accepts this desk file's certificate") {
+			t.Errorf("the old desk file %s: exit %d %s", step, code, errs)
+		}
+		vd(t, file, "", "desks", "disable", "C1")
+		vd(t, file, "", "desks", "enable", "C1")
+	}
+	if out, errs, code := with(replacement, "claim", win[1]); code != 0 {
+		t.Fatalf("the new desk file: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := vd(t, file, "", "desks", "cert", "C1", "--out", spare, "--dir", dir, "--keep-old"); code != 0 || strings.Contains(errs, "revoked") {
+		t.Fatalf("desks cert --keep-old: exit %d\n%s%s", code, out, errs)
+	}
+	out, _, _ := vd(t, file, "", "desks", "list", "--json")
+	var list []struct {
+		ID    string
+		Certs []struct {
+			Serial   string
+			NotAfter time.Time `json:"not_after"`
+		} `json:"certificates"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || len(list[0].Certs) != 2 || list[0].Certs[0].NotAfter.Before(time.Now().AddDate(1, 0, 0)) {
+		t.Fatalf("desks list --json: %v\n%s", err, out)
+	}
+	if out, _, _ := vd(t, file, "", "desks", "list"); !strings.Contains(out, "certificate "+list[0].Certs[0].Serial+" until ") {
+		t.Errorf("desks list: %s", out)
+	}
+	if out, errs, code := vd(t, file, "", "desks", "revoke", "C1", "--cert", replacement); code != 0 {
+		t.Fatalf("desks revoke --cert FILE: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := with(replacement, "claim", win[2]); code == 0 || !strings.Contains(errs, "revoked") {
+		t.Errorf("a revoked desk file: exit %d %s", code, errs)
+	}
+	if out, errs, code := with(spare, "claim", win[2]); code != 0 {
+		t.Errorf("the desk file kept: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := vd(t, file, "", "desks", "revoke", "C1", "--cert", "abc123"); code != 2 || !strings.Contains(errs, "accepts no certificate abc123") {
+		t.Errorf("revoking a certificate the desk does not accept: exit %d %s", code, errs)
+	}
+	if out, errs, code := vd(t, file, "", "verify"); code != 0 {
+		t.Errorf("verify: exit %d\n%s%s", code, out, errs)
 	}
 }

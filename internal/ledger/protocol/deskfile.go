@@ -106,6 +106,10 @@ func ParseDeskFile(data []byte) (*Desk, error) {
 		Cert: tls.Certificate{Certificate: [][]byte{blocks[0].Bytes}, PrivateKey: key, Leaf: leaf}}, nil
 }
 
+// CertSerial is c's serial number as the ledger keeps it (desk_certs) and
+// desks list shows it: lowercase hex.
+func CertSerial(c *x509.Certificate) string { return c.SerialNumber.Text(16) }
+
 // Names are the desk and the ledger id a desk's certificate names.
 func Names(c *x509.Certificate) (desk, ledger string, ok bool) {
 	s := c.Subject
