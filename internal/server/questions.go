@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -41,6 +42,27 @@ func (s *Server) game(ctx context.Context, r *http.Request, a asker) (any, error
 	return wire.GameOf(g), err
 }
 
+// shown is payment c as the asking desk may see it: in full when the desk
+// made it; another desk's by its date only (who paid it, at which desk,
+// under which request are that desk's and the back office's).
+func (a asker) shown(c *ledger.Claim) *ledger.Claim {
+	if c == nil || c.Desk == a.desk.ID {
+		return c
+	}
+	return &ledger.Claim{At: c.At}
+}
+
+// shownErr is err with the payment a refusal names as the desk may see it.
+func (a asker) shownErr(err error) error {
+	var r *ledger.Refusal
+	if !errors.As(err, &r) || r.First == a.shown(r.First) {
+		return err
+	}
+	shown := *r
+	shown.First = a.shown(r.First)
+	return &shown
+}
+
 // who is the desk of the certificate and the operator given.
 func (a asker) who(operator string) ledger.Identity {
 	return ledger.Identity{Desk: a.desk.ID, Operator: operator}
@@ -60,8 +82,9 @@ func (s *Server) lookup(ctx context.Context, r *http.Request, a asker) (any, err
 	}
 	t, err := s.l.Lookup(ctx, q.Serial, a.who(q.Operator), limit)
 	if err != nil {
-		return nil, err
+		return nil, a.shownErr(err)
 	}
+	t.Claim = a.shown(t.Claim)
 	return wire.TicketOf(t), nil
 }
 
@@ -93,7 +116,7 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	}
 	c, err := s.l.Claim(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, a.shownErr(err)
 	}
 	return wire.ClaimOf(&c), nil
 }
@@ -116,8 +139,9 @@ func (s *Server) find(ctx context.Context, r *http.Request, a asker) (any, error
 	}
 	t, err := s.l.FindByContents(ctx, &in.Ticket, a.who(q.Operator), limit)
 	if err != nil {
-		return nil, err
+		return nil, a.shownErr(err)
 	}
+	t.Claim = a.shown(t.Claim)
 	return wire.TicketOf(t), nil
 }
 

@@ -117,7 +117,9 @@ var verdictErr = map[Verdict]error{
 type Refusal struct {
 	Verdict Verdict
 	Serial  string
-	// First is the claim that paid the ticket (AlreadyClaimed).
+	// First is the claim that paid the ticket (AlreadyClaimed); a counter
+	// on a validation server is shown another desk's payment by its date
+	// only (its other fields zero).
 	First *Claim
 	// Amount is the prize (OverLimit, IdentityRequired).
 	Amount int
@@ -149,6 +151,10 @@ func (r *Refusal) Error() string {
 	case NotWinner:
 		return fmt.Sprintf("serial %s: this ticket loses, there is nothing to pay", s)
 	case AlreadyClaimed:
+		if c := r.First; c != nil && c.Desk == "" {
+			// Another desk's payment, shown to a counter by its date only.
+			return fmt.Sprintf("serial %s: already claimed: already paid on %s; do not pay again", s, c.At.Local().Format("2006-01-02"))
+		}
 		if c := r.First; c != nil {
 			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %q by %q; do not pay again", s, c.Number,
 				game.FormatAmount(c.Amount), c.At.Local().Format("2006-01-02 15:04:05"), c.Desk, c.Operator)
