@@ -26,6 +26,7 @@ var (
 	ErrTooMany        = protocol.ErrTooMany
 	ErrNoSuchQuestion = protocol.ErrNoSuchQuestion
 	ErrMethod         = protocol.ErrMethod
+	ErrLooseMode      = protocol.ErrLooseMode
 )
 
 // What the validation server (package server) asks of the back office's

@@ -139,13 +139,19 @@ func (a *Authority) DeskCertificate(desk string, notBefore, notAfter time.Time) 
 	return protocol.DeskFile(cert, a.Cert.Raw, key), nil
 }
 
-// Init makes the authority of ledger id in dir (made 0700), its key in a
+// Init makes the authority of ledger id in dir (made 0700; an existing
+// one that others may read is refused), its key in a
 // key file under passphrase, and, unless the operator gives the server's
 // own certificate (certGiven), the server's certificate for hosts. Nothing
 // there is replaced.
 func Init(dir, ledgerID string, hosts []string, passphrase []byte, certGiven bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
+	}
+	// An existing directory others may read is refused, not changed: it
+	// may hold more than the authority (a home directory).
+	if err := protocol.CheckPrivateDir(dir); err != nil {
+		return fmt.Errorf("serve --init: %w, or give a new directory", err)
 	}
 	names := []string{AuthorityKey, AuthorityCert, ServerKey, ServerCert}
 	for _, n := range names {
@@ -185,6 +191,9 @@ func OpenAuthority(dir string, passphrase []byte) (*Authority, error) {
 	cert, err := ReadCertificate(filepath.Join(dir, AuthorityCert))
 	if err != nil {
 		return nil, err
+	}
+	if err := protocol.CheckPrivate(filepath.Join(dir, AuthorityKey)); err != nil {
+		return nil, fmt.Errorf("the authority's key: %w", err)
 	}
 	key, err := signing.ReadKeyFile(filepath.Join(dir, AuthorityKey), passphrase)
 	if err != nil {

@@ -83,6 +83,9 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	if cfg.CertFile == "" {
 		cfg.CertFile, cfg.KeyFile = filepath.Join(cfg.Dir, ServerCert), filepath.Join(cfg.Dir, ServerKey)
 	}
+	if err := protocol.CheckPrivate(cfg.KeyFile); err != nil {
+		return nil, fmt.Errorf("the server's key: %w", err)
+	}
 	cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("the server's certificate: %w", err)

@@ -55,6 +55,9 @@ func ReadDeskFile(path string) (*Desk, error) {
 	if !st.Mode().IsRegular() || st.Size() > 64<<10 {
 		return nil, fmt.Errorf("desk file %s: %w: not a regular file of at most 64 KiB", path, ErrNotDeskFile)
 	}
+	if err := CheckPrivate(path); err != nil {
+		return nil, fmt.Errorf("desk file %w", err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("desk file: %w", err)

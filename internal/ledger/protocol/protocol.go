@@ -112,6 +112,10 @@ var (
 	ErrMethod = errors.New("question asked with another method")
 )
 
+// ErrLooseMode: a file of a private key that its owner's group or others
+// may read (CheckPrivate).
+var ErrLooseMode = errors.New("readable by others")
+
 // Kind is what an error code means on both sides.
 type Kind struct {
 	Code   string
