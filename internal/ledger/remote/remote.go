@@ -160,12 +160,14 @@ func (b *Backend) do(ctx context.Context, method, path string, header http.Heade
 	return nil
 }
 
-// unreachable is a failed exchange: a certificate the server refuses says
-// so; anything else (no answer, a connection lost) is ErrUnreachable.
+// unreachable is a failed exchange: a server whose certificate the desk
+// file's authority did not sign serves another ledger (ErrOtherLedger); a
+// certificate the server refuses says so; anything else (no answer, a
+// connection lost) is ErrUnreachable.
 func unreachable(err error) error {
 	var cv *tls.CertificateVerificationError
 	if errors.As(err, &cv) {
-		return fmt.Errorf("the server's certificate is not the ledger's: %w", err)
+		return fmt.Errorf("%w: the server's certificate is not signed by the desk file's authority (%w)", core.ErrOtherLedger, err)
 	}
 	if s := err.Error(); strings.Contains(s, "tls: ") && (strings.Contains(s, "certificate") || strings.Contains(s, "alert")) {
 		return fmt.Errorf("%w: the server refused this desk's certificate (%v): ask the back office for a new desk file", core.ErrUnreachable, err)

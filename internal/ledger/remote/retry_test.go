@@ -156,3 +156,28 @@ func TestRetryTotal(t *testing.T) {
 		t.Errorf("Retry.Total() = %v; the README says 31 s", got)
 	}
 }
+
+// A desk file pointed at the server of another ledger (another authority)
+// is told so (ErrOtherLedger), not that the server is unreachable; the
+// server's own desk file opens it.
+func TestAnotherLedgersServer(t *testing.T) {
+	d, _ := newDropping(t)
+	o, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	if _, err := o.AddDesk(context.Background(), "C1", 100, ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
+		t.Fatal(err)
+	}
+	other := servertest.Start(t, o, server.Config{})
+	_, err = ledger.OpenServer(other.URL, d.desk)
+	if !errors.Is(err, ledger.ErrOtherLedger) || errors.Is(err, ledger.ErrUnreachable) {
+		t.Errorf("another ledger's server: %v", err)
+	}
+	l, err := ledger.OpenServer(other.URL, other.DeskFile(t, "C1"))
+	if err != nil {
+		t.Fatalf("its own desk file: %v", err)
+	}
+	l.Close()
+}
