@@ -45,6 +45,10 @@ func IsWebAddress(location string) bool {
 	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
 }
 
+// ClaimWait is the longest a claim on a shared ledger waits for its
+// answer, its retries included (protocol.Retry: 31 s).
+func ClaimWait() time.Duration { return protocol.Retry.Total() }
+
 // OpenServer opens the ledger of the validation server at url
 // (https://HOST:PORT) as the desk of deskFile (made by desks add --out):
 // a counter's ledger, which asks the server every question. A server that
