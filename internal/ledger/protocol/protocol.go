@@ -1,8 +1,9 @@
 // Package protocol is what the validation server (package server) and its
 // client (package remote) share, written once: the API's routes, its error
 // codes with their HTTP statuses and the Go errors a counter's caller tests
-// with errors.Is, and the naming of the ledger's certificates (desk files).
-// The answers' JSON shapes are package wire's.
+// with errors.Is, the retry policy of a lost answer, the naming of the
+// ledger's certificates, the desk file's format and the check of a private
+// key's file mode. The answers' JSON shapes are package wire's.
 package protocol
 
 import (

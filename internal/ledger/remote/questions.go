@@ -26,7 +26,7 @@ func limitOf(l core.Limit) *int {
 // Lookup asks POST /v1/lookup; at is the server's.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, _ time.Time) (core.Ticket, error) {
 	var t wire.Ticket
-	err := b.do(ctx, http.MethodPost, protocol.Lookup, nil, wire.LookupRequest{Serial: s.String(), Operator: who.Operator, Limit: limitOf(asked)}, &t)
+	err := b.do(ctx, http.MethodPost, protocol.Lookup, wire.LookupRequest{Serial: s.String(), Operator: who.Operator, Limit: limitOf(asked)}, &t)
 	if err != nil {
 		return core.Ticket{}, err
 	}
@@ -43,7 +43,7 @@ func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimReques
 		body.Winner = &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}
 	}
 	var c wire.Claim
-	if err := b.do(ctx, http.MethodPost, protocol.Claim, nil, body, &c); err != nil {
+	if err := b.do(ctx, http.MethodPost, protocol.Claim, body, &c); err != nil {
 		return core.Claim{}, err
 	}
 	return *c.Core(), nil
@@ -60,7 +60,7 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 		return nil, err
 	}
 	var w wire.Ticket
-	if err := b.do(ctx, http.MethodPost, protocol.Find, nil, wire.FindRequest{Ticket: doc, Operator: who.Operator, Limit: limitOf(asked)}, &w); err != nil {
+	if err := b.do(ctx, http.MethodPost, protocol.Find, wire.FindRequest{Ticket: doc, Operator: who.Operator, Limit: limitOf(asked)}, &w); err != nil {
 		return nil, err
 	}
 	found, err := w.Core()
@@ -73,7 +73,7 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 // Blocks asks GET /v1/blocks: their public part.
 func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
 	var ws []wire.Block
-	if err := b.do(ctx, http.MethodGet, protocol.Blocks, nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Blocks, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.Block, len(ws))
@@ -110,7 +110,7 @@ func (b *Backend) Claims(ctx context.Context, f core.ClaimFilter) ([]core.Claim,
 
 func (b *Backend) claims(ctx context.Context, path string) ([]core.Claim, error) {
 	var ws []*wire.Claim
-	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, path, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.Claim, len(ws))
@@ -128,7 +128,7 @@ func (b *Backend) VoidsBetween(ctx context.Context, _ string, since, until time.
 // ReferralsBetween asks GET /v1/referrals: the desk's.
 func (b *Backend) ReferralsBetween(ctx context.Context, _ string, since, until time.Time) ([]core.Referral, error) {
 	var ws []wire.Referral
-	if err := b.do(ctx, http.MethodGet, protocol.Referrals+span(since, until), nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Referrals+span(since, until), nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.Referral, len(ws))
@@ -145,7 +145,7 @@ func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun,
 	}
 	var ws []wire.PackRun
 	path := protocol.Packs + span(time.Time{}, time.Time{}, "game", strconv.Itoa(f.Game), "block", strconv.Itoa(f.Block), "state", f.State)
-	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, path, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.PackRun, len(ws))
@@ -159,7 +159,7 @@ func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun,
 func (b *Backend) PackEntries(ctx context.Context, f core.PackEntryFilter) ([]core.PackEntry, error) {
 	var ws []wire.PackEntry
 	path := protocol.PackMoves + span(f.Since, f.Until, "moves", strings.Join(f.Moves, ","))
-	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, path, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.PackEntry, len(ws))
@@ -172,14 +172,14 @@ func (b *Backend) PackEntries(ctx context.Context, f core.PackEntryFilter) ([]co
 // MovePacks asks POST /v1/packs/move.
 func (b *Backend) MovePacks(ctx context.Context, m core.PackMove, who core.Identity) error {
 	var ok struct{}
-	return b.do(ctx, http.MethodPost, protocol.MovePacks, nil, wire.MoveRequest{Game: m.Game, Block: m.Block, First: m.First, Last: m.Last,
+	return b.do(ctx, http.MethodPost, protocol.MovePacks, wire.MoveRequest{Game: m.Game, Block: m.Block, First: m.First, Last: m.Last,
 		Move: m.Move, Operator: who.Operator}, &ok)
 }
 
 // Game asks GET /v1/games/CODE.
 func (b *Backend) Game(ctx context.Context, code int) (core.Game, error) {
 	var g wire.Game
-	if err := b.do(ctx, http.MethodGet, protocol.Games+strconv.Itoa(code), nil, nil, &g); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Games+strconv.Itoa(code), nil, &g); err != nil {
 		return core.Game{}, err
 	}
 	return g.Core(), nil
@@ -188,7 +188,7 @@ func (b *Backend) Game(ctx context.Context, code int) (core.Game, error) {
 // Head asks GET /v1/head.
 func (b *Backend) Head(ctx context.Context) (string, error) {
 	var h wire.Head
-	if err := b.do(ctx, http.MethodGet, protocol.Head, nil, nil, &h); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Head, nil, &h); err != nil {
 		return "", err
 	}
 	return h.Head, nil

@@ -55,7 +55,7 @@ func Open(ctx context.Context, rawURL, deskFile string) (*Backend, error) {
 		MaxIdleConnsPerHost: 2, IdleConnTimeout: 50 * time.Second, ResponseHeaderTimeout: protocol.Retry.AttemptTimeout - 3*time.Second,
 	}}
 	var h wire.Hello
-	if err := b.do(ctx, http.MethodGet, protocol.Hello, nil, nil, &h); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Hello, nil, &h); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("server %s: %w", u, err)
 	}
@@ -81,7 +81,7 @@ func (b *Backend) Close() error {
 // Ping asks the server who it is.
 func (b *Backend) Ping(ctx context.Context) error {
 	var h wire.Hello
-	return b.do(ctx, http.MethodGet, protocol.Hello, nil, nil, &h)
+	return b.do(ctx, http.MethodGet, protocol.Hello, nil, &h)
 }
 
 // Refuse: what the back office does is not asked of a server.
@@ -116,7 +116,7 @@ func errorOf(e wire.Error) error {
 // do asks the server, once (a lost answer: protocol.Retry): body (nil:
 // none) as JSON, the answer into out. A request that never reached the
 // server, or whose answer was lost, is core.ErrUnreachable.
-func (b *Backend) do(ctx context.Context, method, path string, header http.Header, body, out any) error {
+func (b *Backend) do(ctx context.Context, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -128,9 +128,6 @@ func (b *Backend) do(ctx context.Context, method, path string, header http.Heade
 	req, err := http.NewRequestWithContext(ctx, method, b.base.String()+path, rd)
 	if err != nil {
 		return err
-	}
-	for k, v := range header {
-		req.Header[k] = v
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
