@@ -114,7 +114,7 @@ var (
 )
 
 // ErrLooseMode: a file of a private key that its owner's group or others
-// may read (CheckPrivate).
+// may read or write (CheckPrivate).
 var ErrLooseMode = errors.New("open to its group or others")
 
 // Kind is what an error code means on both sides.
