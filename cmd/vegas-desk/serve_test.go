@@ -214,3 +214,42 @@ func TestDeskCertRevokesTheOldFile(t *testing.T) {
 		t.Errorf("verify: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// Through the server, a counter is told of another desk's payment only
+// that it was paid and when: lookup and claim name neither the desk nor
+// the cashier; the desk that paid sees both.
+func TestOtherDesksPaymentCLI(t *testing.T) {
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	file := ledgertest.Copy(t, ledgertest.Block)
+	dir := filepath.Join(t.TempDir(), "ca")
+	if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
+	}
+	desks := map[string]string{}
+	for _, id := range []string{"C1", "C2"} {
+		desks[id] = filepath.Join(t.TempDir(), id+".desk")
+		if out, errs, code := vd(t, file, "", "desks", "add", id, "--limit", "100", "--out", desks[id], "--dir", dir); code != 0 {
+			t.Fatalf("desks add %s: exit %d\n%s%s", id, code, out, errs)
+		}
+	}
+	_, _, url := startServer(t, file, dir)
+	as := func(desk string, args ...string) (string, string, int) {
+		return vd(t, file, "", append([]string{"--server", url, "--desk-cert", desks[desk]}, args...)...)
+	}
+	win := serials(t).Winners[50][7]
+	if out, errs, code := as("C1", "claim", win, "--operator", "secret-cashier"); code != 0 {
+		t.Fatalf("C1's claim: exit %d\n%s%s", code, out, errs)
+	}
+	day := time.Now().Format("2006-01-02")
+	if out, _, _ := as("C1", "lookup", win); !strings.Contains(out, "at desk C1 by secret-cashier") {
+		t.Errorf("the payer's lookup: %s", out)
+	}
+	out, _, _ := as("C2", "lookup", win)
+	if !strings.Contains(out, "already paid on "+day+" at another desk") || strings.Contains(out, "C1") || strings.Contains(out, "secret-cashier") {
+		t.Errorf("another desk's lookup: %s", out)
+	}
+	out, errs, code := as("C2", "claim", win)
+	if code != 1 || !strings.Contains(out+errs, "already paid on "+day) || strings.Contains(out+errs, "C1") || strings.Contains(out+errs, "secret-cashier") {
+		t.Errorf("another desk's claim: exit %d\n%s%s", code, out, errs)
+	}
+}
