@@ -70,12 +70,15 @@ func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
 	if err != nil {
 		return Claim{}, core.Invalid(err)
 	}
+	if !l.info.Shared { // a file: nothing lost on the way
+		return l.b.Claim(ctx, s, req, l.clock())
+	}
 	policy := protocol.Retry
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, policy.AttemptTimeout)
 		c, err := l.b.Claim(actx, s, req, l.clock())
 		cancel()
-		if !errors.Is(err, ErrUnreachable) || !l.info.Shared {
+		if !errors.Is(err, ErrUnreachable) {
 			return c, err
 		}
 		if attempt == policy.Attempts || ctx.Err() != nil {
