@@ -1,4 +1,4 @@
--- vegas-desk ledger on SQLite, schema version 2 (PRAGMA user_version = 2,
+-- vegas-desk ledger on SQLite, schema version 3 (PRAGMA user_version = 3,
 -- PRAGMA application_id = 0x56474453 "VGDS"). Applied by internal/ledger in
 -- one BEGIN IMMEDIATE transaction. Later versions append migrations; they
 -- never edit this file. On opening, the file's sqlite_master must be
@@ -151,6 +151,18 @@ CREATE TABLE desks (
     disabled     INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
     locked_until TEXT    NOT NULL DEFAULT '',
     unlocked_at  TEXT    NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+
+-- Kept: the certificates each desk accepts, from its 'desk' entries
+-- 'certified' (desks add --out, desks cert) and 'revoked' (desks cert
+-- without --keep-old, desks revoke): a validation server answers a desk's
+-- certificate only while its serial number (lowercase hex) is listed here
+-- for the desk; not_after is its expiry (UTC instant).
+CREATE TABLE desk_certs (
+    desk      TEXT NOT NULL REFERENCES desks (id),
+    serial    TEXT NOT NULL,
+    not_after TEXT NOT NULL,
+    PRIMARY KEY (desk, serial)
 ) WITHOUT ROWID;
 
 -- Kept: settings from 'setting' entries (identity_threshold, commission).

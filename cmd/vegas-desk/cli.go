@@ -54,7 +54,8 @@ else the one last chosen in the app's settings).
   catalogue                                      the ways to win of a block
   render SERIAL -o FILE                          draw a ticket as PNG
   desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
-  desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
+  desks list [--json]                            the counters, their state and certificates (serial, expiry)
+  desks disable|enable|unlock ID | desks limit ID EUROS
   copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
   backup --dir DIR [--keep N] [--json]           a verified backup of the ledger, while it serves
   upgrade [--backup-dir DIR] [--dry-run] [--json]   upgrade a ledger of an earlier vegas-desk in place
@@ -64,7 +65,8 @@ else the one last chosen in the app's settings).
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
         [--backup-dir DIR --backup-every 1h --backup-keep N]   with a verified backup on a schedule
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
-  desks cert ID --out ID.desk [--dir DIR]                    a new desk file for a desk of the ledger
+  desks cert ID --out ID.desk [--dir DIR] [--keep-old]       a new desk file; its earlier ones revoked unless --keep-old
+  desks revoke ID --cert SERIAL|FILE                         refuse one of a desk's certificates (a desk file stolen)
 
   keygen -o FILE                                 make the back office's signing key (asks a passphrase)
   counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
@@ -80,7 +82,8 @@ else the one last chosen in the app's settings).
 (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
 $XDG_DATA_HOME/vegas-desk/ledger.db (Windows: %LOCALAPPDATA%\vegas-desk\ledger.db).
 --server https://HOST:PORT --desk-cert FILE (or VEGAS_DESK_SERVER, VEGAS_DESK_CERT): a counter
-asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db.
+asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db
+(which refuses an http(s):// address).
 --printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues. On Windows
 through the spooler: QUEUE is a printer's name as Windows lists it.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
@@ -150,6 +153,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		args = args[1:]
 	}
+	if err := checkDB(c.db); err != nil {
+		return c.fail(err)
+	}
 	if len(args) == 0 {
 		if c.server != "" {
 			// The app asks the server with the desk file of --desk-cert.
@@ -208,6 +214,15 @@ func (c *cli) fail(err error) int {
 		return exitUsage
 	}
 	return exitRefused
+}
+
+// checkDB refuses a --db (or VEGAS_DESK_DB) that is a validation server's
+// address: a counter asks a server with --server and --desk-cert.
+func checkDB(db string) error {
+	if !ledger.IsWebAddress(db) {
+		return nil
+	}
+	return badInput("--db %s is a validation server's address, not a ledger: give it as --server %s with --desk-cert FILE (the desk file of desks add --out); --db is a ledger's file or a postgres:// URL", db, db)
 }
 
 func (c *cli) dbPath() string {
@@ -324,6 +339,9 @@ func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(args) == 0 || args[0] == "--" {
 			if len(args) > 0 {
 				pos = append(pos, args[1:]...)
+			}
+			if err := checkDB(c.db); err != nil {
+				return nil, err
 			}
 			if out := fs.Lookup("o"); out != nil {
 				if err := c.checkOut(out.Value.String()); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -210,7 +209,7 @@ func (k *cliKind) ask(t *testing.T, c conformance.Case, w conformance.World) (co
 			a.Position = s.Position
 		}
 		if j.Claim != nil {
-			a.First = fmt.Sprintf("%s %d", j.Claim.Desk, j.Claim.Amount)
+			a.First = conformance.FirstOf(&ledger.Claim{Desk: j.Claim.Desk, Amount: j.Claim.Amount}, c.Desk)
 		}
 	}
 	return a, code, out + errs

@@ -15,6 +15,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/server"
 )
 
@@ -138,6 +139,13 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		var data []byte
 		if err == nil {
 			data, err = a.DeskCertificate(id, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		}
+		var d *protocol.Desk
+		if err == nil {
+			d, err = protocol.ParseDeskFile(data)
+		}
+		if err == nil { // the desk accepts this certificate alone: the earlier runs' files are gone
+			_, err = bo.AcceptDeskCert(c.ctx, id, d.Cert.Leaf, false, defaultIdentity("", "load"))
 		}
 		file := filepath.Join(tmp, id+".desk")
 		if err == nil {

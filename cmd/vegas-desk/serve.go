@@ -15,6 +15,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/server"
 )
 
@@ -104,8 +105,10 @@ func (c *cli) serve(args []string) error {
 }
 
 // deskFile writes desk id's desk file to out, signed by the authority of
-// dir (its passphrase from passFile, the environment or the terminal).
-func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string) error {
+// dir (its passphrase from passFile, the environment or the terminal), and
+// makes the desk accept its certificate: unless keepOld, the desk's earlier
+// certificates are revoked (a terminal replaced, a desk file stolen).
+func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string, keepOld bool) error {
 	if _, err := os.Lstat(out); err == nil {
 		return badInput("desks add: --out %s exists: a desk file is written to a new file", out)
 	}
@@ -125,11 +128,22 @@ func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string) error {
 	if err != nil {
 		return err
 	}
+	d, err := protocol.ParseDeskFile(data)
+	if err != nil {
+		return err
+	}
 	if err := server.WriteDeskFile(out, data); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "desk file %s written: desk %s of ledger %s, valid until %s; give it to that counter alone\n",
-		out, id, l.ID(), now.AddDate(server.DeskYears, 0, 0).Format("2006-01-02"))
+	revoked, err := l.AcceptDeskCert(c.ctx, id, d.Cert.Leaf, keepOld, defaultIdentity("", ""))
+	if err != nil {
+		return errors.Join(fmt.Errorf("desk %s does not accept the certificate of %s, removed: %w", id, out, err), os.Remove(out))
+	}
+	fmt.Fprintf(c.stderr, "desk file %s written: desk %s of ledger %s, certificate %s valid until %s; give it to that counter alone\n",
+		out, id, l.ID(), protocol.CertSerial(d.Cert.Leaf), d.Cert.Leaf.NotAfter.Local().Format("2006-01-02"))
+	for _, r := range revoked {
+		fmt.Fprintf(c.stderr, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", id, r)
+	}
 	return nil
 }
 
@@ -146,12 +160,14 @@ func (c *cli) openServer() (*ledger.Ledger, error) {
 }
 
 // desksCert writes a new desk file for a desk of the ledger (a counter's
-// terminal replaced): desks cert ID --out FILE.
+// terminal replaced): desks cert ID --out FILE [--keep-old]. The desk's
+// earlier certificates are revoked unless --keep-old.
 func (c *cli) desksCert(args []string) error {
 	fs := flag.NewFlagSet("desks cert", flag.ContinueOnError)
 	out := fs.String("out", "", "the desk file to write")
 	dir := fs.String("dir", defaultServeDir(), "the authority's directory (serve --init)")
 	pass := fs.String("passphrase-file", "", "the file holding the authority key's passphrase")
+	keep := fs.Bool("keep-old", false, "keep the desk's earlier certificates (its other desk files) accepted")
 	pos, err := c.positional(fs, args, 1, "one desk ID")
 	if err != nil {
 		return err
@@ -159,7 +175,7 @@ func (c *cli) desksCert(args []string) error {
 	if *out == "" {
 		return badInput("desks cert: give --out FILE, the desk file to write")
 	}
-	l, err := c.read()
+	l, err := c.open(true)
 	if err != nil {
 		return err
 	}
@@ -170,7 +186,7 @@ func (c *cli) desksCert(args []string) error {
 	}
 	for _, d := range ds {
 		if d.ID == pos[0] {
-			if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
+			if err := c.deskFile(l, d.ID, *dir, *out, *pass, *keep); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "desk %s: desk file %s (payout limit %s)\n", d.ID, *out, game.FormatAmount(d.Limit))
@@ -178,4 +194,43 @@ func (c *cli) desksCert(args []string) error {
 		}
 	}
 	return badInput("desks cert: no desk %s in the ledger (see desks list; desks add ID --out FILE adds one)", terminal(pos[0]))
+}
+
+// desksRevoke makes a desk refuse one of its certificates from its next
+// question on: desks revoke ID --cert SERIAL|FILE (a serial desks list
+// shows, or the desk file).
+func (c *cli) desksRevoke(args []string) error {
+	fs := flag.NewFlagSet("desks revoke", flag.ContinueOnError)
+	cert := fs.String("cert", "", "the certificate to revoke: its serial (desks list) or its desk file")
+	pos, err := c.positional(fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
+	}
+	serial := *cert
+	switch {
+	case serial == "":
+		return badInput("desks revoke: give --cert SERIAL (as desks list shows it) or --cert FILE (the desk file)")
+	case strings.ContainsAny(serial, `./\`):
+		d, err := protocol.ReadDeskFile(serial)
+		if err != nil {
+			return badInput("desks revoke: --cert %s: %v", serial, err)
+		}
+		if d.ID != pos[0] {
+			return badInput("desks revoke: %s is desk %s's desk file, not desk %s's", serial, d.ID, terminal(pos[0]))
+		}
+		serial = protocol.CertSerial(d.Cert.Leaf)
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := l.RevokeDeskCert(c.ctx, pos[0], serial, defaultIdentity("", "")); err != nil {
+		if errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrInvalid) {
+			return badInput("desks revoke: %v", err)
+		}
+		return err
+	}
+	fmt.Fprintf(c.stdout, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", terminal(pos[0]), serial)
+	return nil
 }

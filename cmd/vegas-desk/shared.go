@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"flag"
 	"fmt"
@@ -32,12 +33,15 @@ var deskCommands = map[string]func(*cli, deskFlags, []string) error{
 }
 
 func (c *cli) desks(args []string) error {
-	const want = "want add, cert, list, disable, enable, unlock or limit (see vegas-desk help)"
+	const want = "want add, cert, revoke, list, disable, enable, unlock or limit (see vegas-desk help)"
 	if len(args) == 0 {
 		return badInput("desks: " + want)
 	}
-	if args[0] == "cert" {
+	switch args[0] {
+	case "cert":
 		return c.desksCert(args[1:])
+	case "revoke":
+		return c.desksRevoke(args[1:])
 	}
 	run, ok := deskCommands[args[0]]
 	if !ok {
@@ -73,7 +77,7 @@ func (c *cli) deskAdd(f deskFlags, args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := c.deskFile(l, d.ID, *dir, *out, *pass); err != nil {
+		if err := c.deskFile(l, d.ID, *dir, *out, *pass, false); err != nil {
 			return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
 		}
 	}
@@ -97,10 +101,16 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	certs, err := deskCerts(c, l)
+	if err != nil {
+		return err
+	}
 	if *f.asJSON {
 		out := []any{}
 		for _, d := range ds {
-			out = append(out, deskJSON(d))
+			m := deskJSON(d)
+			m["certificates"] = certsJSON(certs[d.ID])
+			out = append(out, m)
 		}
 		return c.json(out)
 	}
@@ -113,6 +123,12 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
 		}
 		fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
+		for _, x := range certs[d.ID] {
+			fmt.Fprintf(c.stdout, "%-16s certificate %s until %s\n", "", x.Serial, x.Expires().Local().Format("2006-01-02"))
+		}
+		if certs != nil && len(certs[d.ID]) == 0 {
+			fmt.Fprintf(c.stdout, "%-16s no certificate: desks cert %s --out FILE writes its desk file\n", "", terminal(d.ID))
+		}
 	}
 	if len(ds) == 0 {
 		fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
@@ -160,6 +176,31 @@ func (c *cli) deskLimit(f deskFlags, args []string) error {
 	}
 	fmt.Fprintf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
 	return nil
+}
+
+// deskCerts are the certificates each desk accepts, by desk; nil on a
+// ledger that keeps none (a counter's on a server).
+func deskCerts(c *cli, l *ledger.Ledger) (map[string][]ledger.DeskCert, error) {
+	list, err := l.DeskCerts(c.ctx)
+	if errors.Is(err, ledger.ErrCounterOnly) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]ledger.DeskCert{}
+	for _, x := range list {
+		out[x.Desk] = append(out[x.Desk], x)
+	}
+	return out, nil
+}
+
+func certsJSON(cs []ledger.DeskCert) []map[string]any {
+	out := []map[string]any{}
+	for _, x := range cs {
+		out = append(out, map[string]any{"serial": x.Serial, "not_after": x.Expires()})
+	}
+	return out
 }
 
 func deskJSON(d ledger.Desk) map[string]any {

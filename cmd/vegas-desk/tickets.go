@@ -58,6 +58,9 @@ func ticketJSON(t ledger.Ticket) map[string]any {
 }
 
 func describeClaim(cl *ledger.Claim) string {
+	if cl.Desk == "" { // another desk's payment, which a validation server shows by its date only
+		return "already paid on " + cl.At.Local().Format("2006-01-02") + " at another desk"
+	}
 	return fmt.Sprintf("payment %d: %s € paid %s at desk %s by %s (%s)", cl.Number, game.GroupDigits(cl.Amount),
 		cl.At.Local().Format(timeLayout), terminal(cl.Desk), terminal(cl.Operator), cl.Method)
 }

@@ -161,24 +161,24 @@ func (k *conformanceKind) ask(t *testing.T, c conformance.Case, w conformance.Wo
 	switch c.Op {
 	case "lookup":
 		tk, err := l.Lookup(ctx, w.Serial(c.Ticket), who, c.Asked)
-		a = ticketAnswer(tk, err)
+		a = ticketAnswer(tk, err, c.Desk)
 	case "find":
 		tc := w.Ticket(c.Ticket)
 		tk, err := l.FindByContents(ctx, &tc, who, c.Asked)
-		a = ticketAnswer(tk, err)
+		a = ticketAnswer(tk, err, c.Desk)
 	case "claim":
 		req := ClaimRequest{Serial: w.Serial(c.Ticket), Method: MethodSerial, Who: who, Limit: c.Asked, Winner: c.Winner()}
 		if c.Request != "" {
 			req.Request = "conformance-" + c.Request
 		}
 		cl, err := l.Claim(ctx, req)
-		a = claimAnswer(cl, err)
+		a = claimAnswer(cl, err, c.Desk)
 		if err == nil {
 			k.payments[c.Ticket.Spec] = cl.Number
 		}
 	case "void":
 		cl, err := k.office.Void(ctx, k.payments[c.Ticket.Spec], "conformance", Identity{Desk: "BO", Operator: "eve"})
-		a = claimAnswer(cl, err)
+		a = claimAnswer(cl, err, c.Desk)
 		if err == nil {
 			a.Verdict = string(Voided)
 		}
@@ -211,27 +211,27 @@ func keptIdentity(t *testing.T, j *Ledger, mark int64, c conformance.Case) {
 	}
 }
 
-// ticketAnswer is a lookup's or a search's answer.
-func ticketAnswer(t Ticket, err error) conformance.Answer {
+// ticketAnswer is a lookup's or a search's answer to desk.
+func ticketAnswer(t Ticket, err error, desk string) conformance.Answer {
 	if err != nil {
-		return errAnswer(err)
+		return errAnswer(err, desk)
 	}
-	return conformance.Answer{Verdict: string(t.Verdict), Prize: t.Prize, Position: t.Position, PackState: t.PackState, First: conformance.FirstOf(t.Claim)}
+	return conformance.Answer{Verdict: string(t.Verdict), Prize: t.Prize, Position: t.Position, PackState: t.PackState, First: conformance.FirstOf(t.Claim, desk)}
 }
 
-// claimAnswer is a claim's answer.
-func claimAnswer(c Claim, err error) conformance.Answer {
+// claimAnswer is a claim's answer to desk.
+func claimAnswer(c Claim, err error, desk string) conformance.Answer {
 	if err != nil {
-		return errAnswer(err)
+		return errAnswer(err, desk)
 	}
 	return conformance.Answer{Verdict: string(Paid), Prize: c.Amount, Position: c.Position}
 }
 
-func errAnswer(err error) conformance.Answer {
+func errAnswer(err error, desk string) conformance.Answer {
 	var r *Refusal
 	switch {
 	case errors.As(err, &r):
-		return conformance.Answer{Verdict: string(r.Verdict), Prize: r.Amount, First: conformance.FirstOf(r.First)}
+		return conformance.Answer{Verdict: string(r.Verdict), Prize: r.Amount, First: conformance.FirstOf(r.First, desk)}
 	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
 		return conformance.Answer{Verdict: "bad-serial"}
 	case errors.Is(err, ErrRequestReused):

@@ -91,6 +91,9 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	if location == "" {
 		return nil, errors.New("open ledger: no file name or URL given")
 	}
+	if IsWebAddress(location) {
+		return nil, core.Invalid(fmt.Errorf("%s is a web address, not a ledger's file or postgres:// URL: a validation server is opened as a counter's ledger (OpenServer, with a desk file)", location))
+	}
 	if !IsURL(location) {
 		// Before anything opens it: a named pipe would wait for a writer.
 		if err := CheckRegular(location); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/protocol"
 )
 
 // The questions a counter asks: a lookup, a claim, a search by contents.
@@ -62,24 +63,32 @@ func trimmed(who Identity, own string) Identity {
 // answers what the first answer was (the payment, or ErrVoided with the
 // payment voided since), and a retry of another ticket is refused
 // (ErrRequestReused). So a claim whose answer was lost (a timeout, a
-// dropped connection) is asked again safely, and is: on ErrUnreachable,
-// Claim asks again with the same id until ctx ends.
+// dropped connection) is asked again safely, and is, on a shared ledger, by
+// the policy protocol.Retry: within 31 s it is answered or ErrUnreachable.
 func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
 	s, err := core.PrepareClaim(&req, l.info.Desk)
 	if err != nil {
 		return Claim{}, core.Invalid(err)
 	}
-	for {
-		c, err := l.b.Claim(ctx, s, req, l.clock())
-		if !errors.Is(err, ErrUnreachable) || !l.info.Shared {
+	if !l.info.Shared { // a file: nothing lost on the way
+		return l.b.Claim(ctx, s, req, l.clock())
+	}
+	policy := protocol.Retry
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, policy.AttemptTimeout)
+		c, err := l.b.Claim(actx, s, req, l.clock())
+		cancel()
+		if !errors.Is(err, ErrUnreachable) {
 			return c, err
+		}
+		if attempt == policy.Attempts || ctx.Err() != nil {
+			return Claim{}, fmt.Errorf("claim %s (request %s), asked %d times: %w; nothing is known to be paid: ask again with the same request id", s, req.Request, attempt, err)
 		}
 		// The answer was lost, or the server is away: ask again with the
 		// same request id, which answers the first answer if there was one.
 		select {
 		case <-ctx.Done():
-			return Claim{}, fmt.Errorf("claim %s (request %s): %w; nothing is known to be paid: ask again with the same request id", s, req.Request, err)
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(policy.Pause):
 		}
 	}
 }

@@ -2,11 +2,31 @@ package ledger
 
 import (
 	"context"
+	"crypto/x509"
 	"strings"
 	"time"
 
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/remote"
+)
+
+// Errors of a counter's ledger on a validation server, for errors.Is (the
+// server's codes: package protocol).
+var (
+	ErrDeskUnknown    = core.ErrDeskUnknown
+	ErrDeskRevoked    = core.ErrDeskRevoked
+	ErrOtherLedger    = core.ErrOtherLedger
+	ErrBadSerial      = protocol.ErrBadSerial
+	ErrBadContents    = protocol.ErrBadContents
+	ErrTooLarge       = protocol.ErrTooLarge
+	ErrServerFailed   = protocol.ErrInternal
+	ErrUnavailable    = protocol.ErrUnavailable
+	ErrTooMany        = protocol.ErrTooMany
+	ErrNoSuchQuestion = protocol.ErrNoSuchQuestion
+	ErrMethod         = protocol.ErrMethod
+	ErrLooseMode      = protocol.ErrLooseMode
 )
 
 // What the validation server (package server) asks of the back office's
@@ -16,6 +36,18 @@ import (
 // IsServer reports whether location names a validation server
 // (https://HOST:PORT) rather than a file or a database.
 func IsServer(location string) bool { return strings.HasPrefix(location, "https://") }
+
+// IsWebAddress reports whether location is an http:// or https://
+// address: never a ledger's file nor its database (Open refuses it rather
+// than make a file named https:/HOST).
+func IsWebAddress(location string) bool {
+	l := strings.ToLower(location)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// ClaimWait is the longest a claim on a shared ledger waits for its
+// answer, its retries included (protocol.Retry: 31 s).
+func ClaimWait() time.Duration { return protocol.Retry.Total() }
 
 // OpenServer opens the ledger of the validation server at url
 // (https://HOST:PORT) as the desk of deskFile (made by desks add --out):
@@ -73,3 +105,64 @@ func (l *Ledger) ReferralsBetween(ctx context.Context, desk string, since, until
 
 // Game is game code's name, price and dates.
 func (l *Ledger) Game(ctx context.Context, code int) (core.Game, error) { return l.b.Game(ctx, code) }
+
+// DeskCert is a certificate a desk accepts: its serial number (lowercase
+// hex, as desks list shows it) and its expiry (Expires).
+type DeskCert = backoffice.DeskCert
+
+// certs is what a back office's ledger keeps of its desks' certificates
+// (backoffice.Store's, on every engine).
+type certs interface {
+	DeskCerts(ctx context.Context) ([]DeskCert, error)
+	DeskAccepts(ctx context.Context, desk, serial string) (bool, error)
+	AcceptDeskCert(ctx context.Context, desk, serial string, notAfter time.Time, keepOthers bool, who Identity) ([]string, error)
+	RevokeDeskCert(ctx context.Context, desk, serial string, who Identity) error
+}
+
+func (l *Ledger) certs(what string) (certs, error) {
+	if c, ok := l.b.(certs); ok {
+		return c, nil
+	}
+	return nil, l.b.Refuse(what)
+}
+
+// AcceptDeskCert makes desk accept cert (a desk file's, desks add --out
+// or desks cert): unless keepOthers, the certificates it accepted before
+// are revoked, so that it accepts exactly this one. It returns the serials
+// revoked.
+func (l *Ledger) AcceptDeskCert(ctx context.Context, desk string, cert *x509.Certificate, keepOthers bool, who Identity) ([]string, error) {
+	c, err := l.certs("desks cert")
+	if err != nil {
+		return nil, err
+	}
+	return c.AcceptDeskCert(ctx, desk, protocol.CertSerial(cert), cert.NotAfter, keepOthers, who)
+}
+
+// RevokeDeskCert makes desk refuse its certificate of serial (desks list's
+// hex) from the next question on, or answers ErrNotFound.
+func (l *Ledger) RevokeDeskCert(ctx context.Context, desk, serial string, who Identity) error {
+	c, err := l.certs("desks revoke")
+	if err != nil {
+		return err
+	}
+	return c.RevokeDeskCert(ctx, desk, strings.ToLower(strings.ReplaceAll(serial, ":", "")), who)
+}
+
+// DeskCerts lists the certificates each desk accepts.
+func (l *Ledger) DeskCerts(ctx context.Context) ([]DeskCert, error) {
+	c, err := l.certs("desks list")
+	if err != nil {
+		return nil, err
+	}
+	return c.DeskCerts(ctx)
+}
+
+// DeskAccepts reports whether desk accepts cert now: a validation server
+// asks it at every question, as it reads whether the desk is disabled.
+func (l *Ledger) DeskAccepts(ctx context.Context, desk string, cert *x509.Certificate) (bool, error) {
+	c, err := l.certs("a desk's certificate")
+	if err != nil {
+		return false, err
+	}
+	return c.DeskAccepts(ctx, desk, protocol.CertSerial(cert))
+}

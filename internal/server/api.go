@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/remote"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 )
 
@@ -41,52 +42,53 @@ type route struct {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range []route{
-		{"GET", "/v1/hello", s.hello, false},
-		{"GET", "/v1/head", s.head, false},
-		{"GET", "/v1/blocks", s.blocks, false},
-		{"GET", "/v1/games/{code}", s.game, false},
-		{"POST", "/v1/lookup", s.lookup, true},
-		{"POST", "/v1/claim", s.claim, true},
-		{"POST", "/v1/find", s.find, true},
-		{"GET", "/v1/claims", s.claims, false},
-		{"GET", "/v1/voids", s.voids, false},
-		{"GET", "/v1/referrals", s.referrals, false},
-		{"GET", "/v1/packs", s.packs, false},
-		{"GET", "/v1/pack-moves", s.packMoves, false},
-		{"POST", "/v1/packs/move", s.move, false},
+		{"GET", protocol.Hello, s.hello, false},
+		{"GET", protocol.Head, s.head, false},
+		{"GET", protocol.Blocks, s.blocks, false},
+		{"GET", protocol.Games + "{code}", s.game, false},
+		{"POST", protocol.Lookup, s.lookup, true},
+		{"POST", protocol.Claim, s.claim, true},
+		{"POST", protocol.Find, s.find, true},
+		{"GET", protocol.Claims, s.claims, false},
+		{"GET", protocol.Voids, s.voids, false},
+		{"GET", protocol.Referrals, s.referrals, false},
+		{"GET", protocol.Packs, s.packs, false},
+		{"GET", protocol.PackMoves, s.packMoves, false},
+		{"POST", protocol.MovePacks, s.move, false},
 	} {
 		mux.Handle(rt.path, s.as(rt))
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		write(w, nil, &apiError{http.StatusNotFound, wire.CodeNoSuchQuestion, fmt.Sprintf("%s: no such question (the API is under /v1/)", r.URL.Path), nil})
+		write(w, nil, fail(protocol.CodeNoSuchQuestion, fmt.Sprintf("%s: no such question (the API is under /v1/)", r.URL.Path)))
 	}))
 	return mux
 }
 
 // as answers rt as the desk of the request's certificate: its connection
-// counted against the desk's bound, its row read again, its lock-out
-// honoured by the questions.
+// counted against the desk's bound, its row and its certificates read
+// again (unknown, disabled, revoked), its lock-out honoured by the
+// questions.
 func (s *Server) as(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
-				write(w, nil, &apiError{http.StatusInternalServerError, wire.CodeInternal, "the server failed on this question; nothing was recorded by it", nil})
+				write(w, nil, fail(protocol.CodeInternal, "the server failed on this question; nothing was recorded by it"))
 			}
 		}()
 		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
-			write(w, nil, &apiError{http.StatusUnauthorized, wire.CodeUnknownDesk, "no desk certificate", nil})
+			write(w, nil, fail(protocol.CodeUnknownDesk, "no desk certificate"))
 			return
 		}
-		id, _, _ := remote.Names(r.TLS.PeerCertificates[0])
+		id, _, _ := protocol.Names(r.TLS.PeerCertificates[0])
 		if s.take(r, id) {
 			w.Header().Set("Connection", "close")
-			write(w, nil, &apiError{http.StatusTooManyRequests, wire.CodeTooMany,
-				fmt.Sprintf("desk %s holds more than %d connections to the server", id, s.cfg.MaxConnsPerDesk), nil})
+			write(w, nil, fail(protocol.CodeTooMany,
+				fmt.Sprintf("desk %s holds more than %d connections to the server", id, s.cfg.MaxConnsPerDesk)))
 			return
 		}
 		if r.Method != rt.method {
 			w.Header().Set("Allow", rt.method)
-			write(w, nil, &apiError{http.StatusMethodNotAllowed, wire.CodeMethod, fmt.Sprintf("%s %s: ask with %s", r.Method, r.URL.Path, rt.method), nil})
+			write(w, nil, fail(protocol.CodeMethod, fmt.Sprintf("%s %s: ask with %s", r.Method, r.URL.Path, rt.method)))
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), QuestionTimeout)
@@ -94,11 +96,13 @@ func (s *Server) as(rt route) http.Handler {
 		d, err := s.l.DeskState(ctx, id)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
-			err = &apiError{http.StatusForbidden, wire.CodeUnknownDesk, fmt.Sprintf("desk %s is not a desk of this ledger (see desks list)", id), nil}
+			err = fail(protocol.CodeUnknownDesk, fmt.Sprintf("desk %s is not a desk of this ledger (see desks list)", id))
 		case err == nil && d.Disabled:
-			err = &apiError{http.StatusForbidden, wire.CodeDeskDisabled, fmt.Sprintf("desk %s is disabled; ask the back office", id), nil}
-		case err == nil && rt.question && !d.LockedUntil.IsZero():
-			err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+			err = fail(protocol.CodeDeskDisabled, fmt.Sprintf("desk %s is disabled; ask the back office", id))
+		case err == nil:
+			if err = s.certified(ctx, id, r.TLS.PeerCertificates[0]); err == nil && rt.question && !d.LockedUntil.IsZero() {
+				err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+			}
 		}
 		if err != nil {
 			write(w, nil, classify(err))
@@ -109,12 +113,25 @@ func (s *Server) as(rt route) http.Handler {
 	})
 }
 
+// certified refuses a certificate desk no longer accepts (its
+// certificates, read at every question as its row is).
+func (s *Server) certified(ctx context.Context, desk string, cert *x509.Certificate) error {
+	ok, err := s.l.DeskAccepts(ctx, desk, cert)
+	if err == nil && !ok {
+		err = fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s no longer accepts this desk file's certificate (%s): it was revoked or replaced (desks cert); ask the back office for the new desk file",
+			desk, protocol.CertSerial(cert)))
+	}
+	return err
+}
+
 // apiError is an answer that is not one.
 type apiError struct {
-	status        int
 	code, message string
 	refusal       *wire.Refusal
 }
+
+// fail is the answer of code with message.
+func fail(code, message string) *apiError { return &apiError{code: code, message: message} }
 
 func (e *apiError) Error() string { return e.message }
 
@@ -132,47 +149,53 @@ func classify(err error) *apiError {
 	case errors.As(err, &r):
 		w := wire.RefusalOf(r)
 		w.Entry = r.Entry
-		return &apiError{http.StatusConflict, wire.CodeRefused, err.Error(), &w}
+		return &apiError{protocol.CodeRefused, err.Error(), &w}
 	case errors.As(err, &mb):
-		return &apiError{http.StatusRequestEntityTooLarge, wire.CodeTooLarge, fmt.Sprintf("a question's body is at most %d bytes", MaxBody), nil}
+		return fail(protocol.CodeTooLarge, fmt.Sprintf("a question's body is at most %d bytes", MaxBody))
 	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
-		return &apiError{http.StatusBadRequest, wire.CodeBadSerial, err.Error(), nil}
+		return fail(protocol.CodeBadSerial, err.Error())
 	case errors.As(err, &ge):
-		return &apiError{http.StatusBadRequest, wire.CodeBadContents, err.Error(), nil}
+		return fail(protocol.CodeBadContents, err.Error())
 	case errors.Is(err, ledger.ErrNotWinner):
-		return &apiError{http.StatusBadRequest, wire.CodeNotWinner, err.Error(), nil}
+		return fail(protocol.CodeNotWinner, err.Error())
 	case errors.Is(err, ledger.ErrRequestReused):
-		return &apiError{http.StatusConflict, wire.CodeRequestReused, err.Error(), nil}
+		return fail(protocol.CodeRequestReused, err.Error())
 	case errors.Is(err, ledger.ErrNotFound):
-		return &apiError{http.StatusNotFound, wire.CodeNotFound, err.Error(), nil}
+		return fail(protocol.CodeNotFound, err.Error())
 	case errors.Is(err, ledger.ErrPackMove):
-		return &apiError{http.StatusConflict, wire.CodePackMove, err.Error(), nil}
+		return fail(protocol.CodePackMove, err.Error())
 	case errors.Is(err, ledger.ErrDeskMismatch):
-		return &apiError{http.StatusForbidden, wire.CodeDeskMismatch, err.Error(), nil}
+		return fail(protocol.CodeDeskMismatch, err.Error())
 	case errors.Is(err, ledger.ErrDeskDisabled):
-		return &apiError{http.StatusForbidden, wire.CodeDeskDisabled, err.Error(), nil}
+		return fail(protocol.CodeDeskDisabled, err.Error())
+	case errors.Is(err, ledger.ErrDeskUnknown):
+		return fail(protocol.CodeUnknownDesk, err.Error())
+	case errors.Is(err, ledger.ErrDeskRevoked):
+		return fail(protocol.CodeDeskRevoked, err.Error())
+	case errors.Is(err, ledger.ErrOtherLedger):
+		return fail(protocol.CodeOtherLedger, err.Error())
 	case errors.Is(err, ledger.ErrCounterOnly):
-		return &apiError{http.StatusForbidden, wire.CodeForbidden, err.Error(), nil}
+		return fail(protocol.CodeForbidden, err.Error())
 	case errors.Is(err, ledger.ErrUnreachable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return &apiError{http.StatusServiceUnavailable, wire.CodeUnavailable, "the ledger did not answer: " + err.Error(), nil}
+		return fail(protocol.CodeUnavailable, "the ledger did not answer: "+err.Error())
 	case errors.Is(err, ledger.ErrInvalid):
-		return &apiError{http.StatusBadRequest, wire.CodeBadRequest, err.Error(), nil}
+		return fail(protocol.CodeBadRequest, err.Error())
 	}
 	// Not the question's fault: the ledger failed on it (its transaction
 	// rolled back, nothing recorded by it).
-	return &apiError{http.StatusInternalServerError, wire.CodeInternal, "the ledger failed on this question: " + err.Error(), nil}
+	return fail(protocol.CodeInternal, "the ledger failed on this question: "+err.Error())
 }
 
 // write writes v as JSON, or e's answer, at once (never a part of one).
 func write(w http.ResponseWriter, v any, e *apiError) {
 	status := http.StatusOK
 	if e != nil {
-		status, v = e.status, wire.Error{Code: e.code, Message: e.message, Refusal: e.refusal}
+		status, v = protocol.KindOf(e.code).Status, wire.Error{Code: e.code, Message: e.message, Refusal: e.refusal}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		data, _ = json.Marshal(wire.Error{Code: wire.CodeInternal, Message: "the answer could not be written"})
+		data, _ = json.Marshal(wire.Error{Code: protocol.CodeInternal, Message: "the answer could not be written"})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -191,14 +214,14 @@ func decode(r *http.Request, v any) error {
 		if errors.As(err, &mb) {
 			return err
 		}
-		return &apiError{http.StatusBadRequest, wire.CodeBadRequest, "the body is not the question's JSON: " + err.Error(), nil}
+		return fail(protocol.CodeBadRequest, "the body is not the question's JSON: "+err.Error())
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
 			return err
 		}
-		return &apiError{http.StatusBadRequest, wire.CodeBadRequest, "the body holds more than one JSON object", nil}
+		return fail(protocol.CodeBadRequest, "the body holds more than one JSON object")
 	}
 	return nil
 }
@@ -206,8 +229,8 @@ func decode(r *http.Request, v any) error {
 // own refuses a body that names another desk than the certificate's.
 func own(a asker, desk string) error {
 	if desk != "" && strings.TrimSpace(desk) != a.desk.ID {
-		return &apiError{http.StatusForbidden, wire.CodeDeskMismatch,
-			fmt.Sprintf("this certificate is desk %s's; it cannot ask as desk %q", a.desk.ID, desk), nil}
+		return fail(protocol.CodeDeskMismatch,
+			fmt.Sprintf("this certificate is desk %s's; it cannot ask as desk %q", a.desk.ID, desk))
 	}
 	return nil
 }
@@ -218,7 +241,7 @@ func limitOf(n *int) (ledger.Limit, error) {
 	case n == nil:
 		return ledger.NoLimit, nil
 	case *n < 0:
-		return 0, &apiError{http.StatusBadRequest, wire.CodeBadRequest, "limit: give 0 or more euros, or no limit", nil}
+		return 0, fail(protocol.CodeBadRequest, "limit: give 0 or more euros, or no limit")
 	}
 	return ledger.LimitOf(*n), nil
 }

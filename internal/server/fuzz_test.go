@@ -8,35 +8,54 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/remote"
+	"vegas-desk/internal/ledger/protocol"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
 
-// fuzzBody asks path with any body (and Idempotency-Key) as desk C1: the
-// answer is one JSON value, 200 or 4xx (never 5xx, never a panic), and a
-// question refused pays nothing.
+// fuzzBody asks path with any body (and Idempotency-Key) as desk C1, the
+// seeds' {serial} a ticket C1 may pay (3 €): the answer is one JSON value,
+// 200 or 4xx (never 5xx, never a panic); a question refused pays nothing
+// and moves no pack; a payment answered is the ledger's.
 func fuzzBody(f *testing.F, path string, seeds ...string) {
-	o, _ := office(f)
+	o, serials := office(f)
 	s := servertest.Start(f, o, server.Config{})
-	d, err := remote.ReadDeskFile(s.DeskFile(f, "C1"))
+	d, err := protocol.ReadDeskFile(s.DeskFile(f, "C1"))
 	if err != nil {
 		f.Fatal(err)
 	}
+	ctx := context.Background()
+	serial := serials.Winners[3][0]
+	if t, err := o.Lookup(ctx, serial, ledger.Identity{Desk: "C1", Operator: "ann"}, ledger.NoLimit); err != nil || t.Verdict != ledger.Payable {
+		f.Fatalf("the seeds' serial: %+v %v; want payable", t, err)
+	}
 	h := s.Server.Handler()
 	for _, seed := range seeds {
+		seed = strings.ReplaceAll(seed, "{serial}", strconv.Quote(serial))
 		f.Add([]byte(seed), "")
 		f.Add([]byte(seed), "key-1")
 	}
-	f.Fuzz(func(t *testing.T, body []byte, key string) {
-		ctx := context.Background()
-		before, err := o.Claims(ctx, ledger.ClaimFilter{})
+	state := func(t *testing.T) ([]ledger.Claim, []ledger.PackRun) {
+		cs, err := o.Claims(ctx, ledger.ClaimFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		ps, err := o.Packs(ctx, ledger.PackFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs, ps
+	}
+	f.Fuzz(func(t *testing.T, body []byte, key string) {
+		claims, packs := state(t)
 		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 		req.TLS = &tls.ConnectionState{PeerCertificates: []*x509.Certificate{d.Cert.Leaf}}
 		if key != "" {
@@ -50,40 +69,44 @@ func fuzzBody(f *testing.F, path string, seeds ...string) {
 		if !json.Valid(rec.Body.Bytes()) {
 			t.Fatalf("%s %q: the answer is not JSON: %q", path, body, rec.Body)
 		}
-		after, err := o.Claims(ctx, ledger.ClaimFilter{})
-		if err != nil {
-			t.Fatal(err)
+		afterClaims, afterPacks := state(t)
+		if rec.Code != http.StatusOK && (len(afterClaims) != len(claims) || !reflect.DeepEqual(afterPacks, packs)) {
+			t.Fatalf("%s %q: refused (%d %s), yet a payment was recorded or a pack moved", path, body, rec.Code, rec.Body)
 		}
-		if rec.Code != http.StatusOK && len(after) != len(before) {
-			t.Fatalf("%s %q: refused (%d %s), yet a payment was recorded", path, body, rec.Code, rec.Body)
+		if path == protocol.Claim && rec.Code == http.StatusOK {
+			var paid wire.Claim
+			if err := json.Unmarshal(rec.Body.Bytes(), &paid); err != nil || !slices.ContainsFunc(afterClaims, func(c ledger.Claim) bool {
+				return c.Number == paid.Number && c.Serial == paid.Serial && c.Desk == "C1"
+			}) {
+				t.Fatalf("%s %q: answered payment %s, not the ledger's (%v)", path, body, rec.Body, err)
+			}
 		}
 	})
 }
 
 const (
-	fuzzSerial = `"531-0001-0000000-0000-0000-0000-0000-0"`
-	fuzzDoc    = `{"roulette":{"winning":[1,2,4,5],"bets":[{"number":1,"amount":3},{"number":7,"amount":6},{"number":8,"amount":9}]},` +
+	fuzzDoc = `{"roulette":{"winning":[1,2,4,5],"bets":[{"number":1,"amount":3},{"number":7,"amount":6},{"number":8,"amount":9}]},` +
 		`"craps":{"dice":[1,2],"amount":3},"duel":{"cards":["2","3","4"],"bank":"R","amount":3},` +
 		`"jackpot":[{"symbols":["7","7","BAR"],"amount":3},{"symbols":["7","BAR","BAR"],"amount":3},{"symbols":["CERISE","7","BAR"],"amount":3}],"bonus":0}`
 )
 
 func FuzzLookupBody(f *testing.F) {
-	fuzzBody(f, "/v1/lookup", `{"serial":`+fuzzSerial+`,"operator":"ann"}`, `{"serial":`+fuzzSerial+`,"operator":"ann","limit":5}`,
-		`{"serial":1}`, `{}`, `[`, `{"serial":`+fuzzSerial+`,"operator":"ann","desk":"C2"}`)
+	fuzzBody(f, protocol.Lookup, `{"serial":{serial},"operator":"ann"}`, `{"serial":{serial},"operator":"ann","limit":5}`,
+		`{"serial":1}`, `{}`, `[`, `{"serial":{serial},"operator":"ann","desk":"C2"}`)
 }
 
 func FuzzClaimBody(f *testing.F) {
-	fuzzBody(f, "/v1/claim", `{"serial":`+fuzzSerial+`,"operator":"ann","request":"r1"}`,
-		`{"serial":`+fuzzSerial+`,"operator":"ann","method":"contents","winner":{"name":"A","doc_type":"CNI","doc_number":"1"}}`,
-		`{"serial":`+fuzzSerial+`,"operator":"ann","limit":-3}`, `{"serial":null}`, `{"winner":[]}`)
+	fuzzBody(f, protocol.Claim, `{"serial":{serial},"operator":"ann","request":"r1"}`,
+		`{"serial":{serial},"operator":"ann","method":"contents","winner":{"name":"A","doc_type":"CNI","doc_number":"1"}}`,
+		`{"serial":{serial},"operator":"ann","limit":-3}`, `{"serial":null}`, `{"winner":[]}`)
 }
 
 func FuzzFindBody(f *testing.F) {
-	fuzzBody(f, "/v1/find", `{"ticket":`+fuzzDoc+`,"operator":"ann"}`, `{"ticket":{},"operator":"ann"}`, `{"ticket":null}`,
+	fuzzBody(f, protocol.Find, `{"ticket":`+fuzzDoc+`,"operator":"ann"}`, `{"ticket":{},"operator":"ann"}`, `{"ticket":null}`,
 		`{"ticket":"x","operator":"ann"}`)
 }
 
 func FuzzMoveBody(f *testing.F) {
-	fuzzBody(f, "/v1/packs/move", `{"game":531,"block":1,"first":1,"last":2,"move":"receive","operator":"ann"}`,
+	fuzzBody(f, protocol.MovePacks, `{"game":531,"block":1,"first":1,"last":2,"move":"receive","operator":"ann"}`,
 		`{"game":531,"block":1,"first":2,"last":1,"move":"activate","operator":"ann"}`, `{"move":"deliver"}`, `{"first":1e99}`)
 }

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/remote"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
@@ -29,14 +29,14 @@ import (
 // client is an HTTP client that presents the desk file at path.
 func client(t *testing.T, path string) *http.Client {
 	t.Helper()
-	d, err := remote.ReadDeskFile(path)
+	d, err := protocol.ReadDeskFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsOf(d)}}
 }
 
-func tlsOf(d *remote.Desk) *tls.Config {
+func tlsOf(d *protocol.Desk) *tls.Config {
 	return &tls.Config{MinVersion: tls.VersionTLS13, RootCAs: d.Roots, Certificates: []tls.Certificate{d.Cert}}
 }
 
@@ -96,7 +96,7 @@ func TestForeignCertificatesRefused(t *testing.T) {
 	mark, _ := o.Head(ctx)
 	for name, path := range cases {
 		t.Run(name, func(t *testing.T) {
-			d, err := remote.ReadDeskFile(path)
+			d, err := protocol.ReadDeskFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func reissue(t *testing.T, a *server.Authority, id string) *x509.Certificate {
 func serverUse(t *testing.T, s *servertest.Served) string {
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(9),
-		Subject:   pkix.Name{CommonName: "C1", Organization: []string{remote.Organization}, OrganizationalUnit: []string{s.Authority.Ledger()}},
+		Subject:   pkix.Name{CommonName: "C1", Organization: []string{protocol.Organization}, OrganizationalUnit: []string{s.Authority.Ledger()}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(1, 0, 0),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.Authority.Cert, pub, s.Authority.Key)
@@ -146,7 +146,7 @@ func serverUse(t *testing.T, s *servertest.Served) string {
 	}
 	key, _ := x509.MarshalPKCS8PrivateKey(priv)
 	path := t.TempDir() + "/server-use.desk"
-	if err := server.WriteDeskFile(path, remote.DeskFile(der, s.Authority.Cert.Raw, key)); err != nil {
+	if err := server.WriteDeskFile(path, protocol.DeskFile(der, s.Authority.Cert.Raw, key)); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -165,7 +165,7 @@ func TestDeskAsksOnlyAsItself(t *testing.T) {
 		"/v1/claim":      wire.ClaimRequest{Serial: serials.Winners[3][0], Operator: "mallory", Desk: "C2"},
 		"/v1/packs/move": wire.MoveRequest{Game: 531, Block: 1, First: 1, Last: 1, Move: "receive", Operator: "mallory", Desk: "C2"},
 	} {
-		if status, e := ask(t, c, s.URL, path, body); status != http.StatusForbidden || e.Code != wire.CodeDeskMismatch {
+		if status, e := ask(t, c, s.URL, path, body); status != http.StatusForbidden || e.Code != protocol.CodeDeskMismatch {
 			t.Errorf("%s as C2: %d %+v", path, status, e)
 		}
 	}
@@ -173,10 +173,10 @@ func TestDeskAsksOnlyAsItself(t *testing.T) {
 		t.Error("a question as another desk was recorded")
 	}
 	ghost := client(t, s.DeskFile(t, "C9"))
-	if status, e := ask(t, ghost, s.URL, "/v1/lookup", wire.LookupRequest{Serial: serials.Winners[3][0], Operator: "x"}); status != http.StatusForbidden || e.Code != wire.CodeUnknownDesk {
+	if status, e := ask(t, ghost, s.URL, "/v1/lookup", wire.LookupRequest{Serial: serials.Winners[3][0], Operator: "x"}); status != http.StatusForbidden || e.Code != protocol.CodeUnknownDesk {
 		t.Errorf("a desk the ledger does not list: %d %+v", status, e)
 	}
-	if status, e := ask(t, c, s.URL, "/v1/packs?state=stock", nil); status != http.StatusForbidden || e.Code != wire.CodeForbidden {
+	if status, e := ask(t, c, s.URL, "/v1/packs?state=stock", nil); status != http.StatusForbidden || e.Code != protocol.CodeForbidden {
 		t.Errorf("the stock: %d %+v", status, e)
 	}
 	if status, e := ask(t, c, s.URL, "/v1/packs/move", wire.MoveRequest{Game: 531, Block: 1, First: 1, Last: 1, Move: "stolen", Operator: "m"}); status != http.StatusForbidden {
@@ -195,18 +195,18 @@ func TestBadBodies(t *testing.T) {
 	for _, b := range []struct {
 		path, body, code string
 	}{
-		{"/v1/claim", `{"serial":"` + serial + `","operator":"ann","extra":1}`, wire.CodeBadRequest},
-		{"/v1/claim", `{"serial":` + "531" + `,"operator":"ann"}`, wire.CodeBadRequest},
-		{"/v1/claim", `{"serial":"` + serial + `","operator":"ann"}{}`, wire.CodeBadRequest},
-		{"/v1/claim", `{"serial":"` + serial + `","operator":"ann","limit":-1}`, wire.CodeBadRequest},
-		{"/v1/claim", `{"serial":"` + serial + `","operator":"` + strings.Repeat("x", 20000) + `"}`, wire.CodeTooLarge},
-		{"/v1/claim", `{"serial":"` + serial + `","operator":"` + strings.Repeat("é", 65) + `"}`, wire.CodeBadRequest},
-		{"/v1/lookup", `{"serial":"531-0001-0000000-0000-0000-0000-0000-1","operator":"ann"}`, wire.CodeBadSerial},
-		{"/v1/lookup", `[]`, wire.CodeBadRequest},
-		{"/v1/lookup", ``, wire.CodeBadRequest},
-		{"/v1/find", `{"ticket":{"bonus":"x"},"operator":"ann"}`, wire.CodeBadContents},
-		{"/v1/packs/move", `{"game":"531"}`, wire.CodeBadRequest},
-		{"/v1/nothing", `{}`, wire.CodeNoSuchQuestion},
+		{"/v1/claim", `{"serial":"` + serial + `","operator":"ann","extra":1}`, protocol.CodeBadRequest},
+		{"/v1/claim", `{"serial":` + "531" + `,"operator":"ann"}`, protocol.CodeBadRequest},
+		{"/v1/claim", `{"serial":"` + serial + `","operator":"ann"}{}`, protocol.CodeBadRequest},
+		{"/v1/claim", `{"serial":"` + serial + `","operator":"ann","limit":-1}`, protocol.CodeBadRequest},
+		{"/v1/claim", `{"serial":"` + serial + `","operator":"` + strings.Repeat("x", 20000) + `"}`, protocol.CodeTooLarge},
+		{"/v1/claim", `{"serial":"` + serial + `","operator":"` + strings.Repeat("é", 65) + `"}`, protocol.CodeBadRequest},
+		{"/v1/lookup", `{"serial":"531-0001-0000000-0000-0000-0000-0000-1","operator":"ann"}`, protocol.CodeBadSerial},
+		{"/v1/lookup", `[]`, protocol.CodeBadRequest},
+		{"/v1/lookup", ``, protocol.CodeBadRequest},
+		{"/v1/find", `{"ticket":{"bonus":"x"},"operator":"ann"}`, protocol.CodeBadContents},
+		{"/v1/packs/move", `{"game":"531"}`, protocol.CodeBadRequest},
+		{"/v1/nothing", `{}`, protocol.CodeNoSuchQuestion},
 	} {
 		status, e := ask(t, c, s.URL, b.path, b.body)
 		if status < 400 || status >= 500 || e.Code != b.code {
@@ -232,7 +232,7 @@ func TestSlowClients(t *testing.T) {
 	o, _ := office(t)
 	s := servertest.Start(t, o, server.Config{ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 600 * time.Millisecond, MaxConnsPerDesk: 2})
 	path := s.DeskFile(t, "C1")
-	d, err := remote.ReadDeskFile(path)
+	d, err := protocol.ReadDeskFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,8 +312,8 @@ func TestLedgerFailures(t *testing.T) {
 		t.Fatalf("lookup: %d %+v", status, e)
 	}
 	o.Close() // the file's connections gone: every read fails
-	if status, e := ask(t, c, s.URL, "/v1/lookup", q); status != http.StatusInternalServerError || e.Code != wire.CodeInternal {
-		t.Errorf("a failing ledger: %d %+v, want 500 %s", status, e, wire.CodeInternal)
+	if status, e := ask(t, c, s.URL, "/v1/lookup", q); status != http.StatusInternalServerError || e.Code != protocol.CodeInternal {
+		t.Errorf("a failing ledger: %d %+v, want 500 %s", status, e, protocol.CodeInternal)
 	}
 
 	pg, shared := ownOffice(t, pgtest.Start)
@@ -326,7 +326,7 @@ func TestLedgerFailures(t *testing.T) {
 		t.Fatalf("lookup on PostgreSQL: %d %+v", status, e)
 	}
 	pg.Stop()
-	if status, e := ask(t, pc, ps.URL, "/v1/lookup", q); status != http.StatusServiceUnavailable || e.Code != wire.CodeUnavailable {
-		t.Errorf("PostgreSQL stopped: %d %+v, want 503 %s", status, e, wire.CodeUnavailable)
+	if status, e := ask(t, pc, ps.URL, "/v1/lookup", q); status != http.StatusServiceUnavailable || e.Code != protocol.CodeUnavailable {
+		t.Errorf("PostgreSQL stopped: %d %+v, want 503 %s", status, e, protocol.CodeUnavailable)
 	}
 }

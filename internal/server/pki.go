@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger/core"
-	"vegas-desk/internal/ledger/remote"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/signing"
 )
 
@@ -55,7 +55,7 @@ type Authority struct {
 func NewAuthority(ledgerID string, key crypto.Signer, now time.Time) (*Authority, error) {
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "vegas-desk authority", Organization: []string{remote.Organization}, OrganizationalUnit: []string{ledgerID}},
+		Subject:               pkix.Name{CommonName: "vegas-desk authority", Organization: []string{protocol.Organization}, OrganizationalUnit: []string{ledgerID}},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.AddDate(AuthorityYears, 0, 0),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
@@ -94,7 +94,7 @@ func (a *Authority) ServerCertificate(hosts []string, now time.Time) (cert, key 
 		return nil, nil, err
 	}
 	tmpl := &x509.Certificate{
-		Subject:   pkix.Name{CommonName: hosts[0], Organization: []string{remote.Organization}, OrganizationalUnit: []string{a.Ledger()}},
+		Subject:   pkix.Name{CommonName: hosts[0], Organization: []string{protocol.Organization}, OrganizationalUnit: []string{a.Ledger()}},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.AddDate(ServerYears, 0, 0),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
@@ -114,7 +114,7 @@ func (a *Authority) ServerCertificate(hosts []string, now time.Time) (cert, key 
 
 // DeskCertificate signs desk's certificate, valid from notBefore to
 // notAfter, for client authentication only, with a new key, and returns
-// the desk file's text (remote.DeskFile).
+// the desk file's text (protocol.DeskFile).
 func (a *Authority) DeskCertificate(desk string, notBefore, notAfter time.Time) ([]byte, error) {
 	if err := core.CheckDeskID(desk); err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (a *Authority) DeskCertificate(desk string, notBefore, notAfter time.Time) 
 		return nil, err
 	}
 	tmpl := &x509.Certificate{
-		Subject:   pkix.Name{CommonName: desk, Organization: []string{remote.Organization}, OrganizationalUnit: []string{a.Ledger()}},
+		Subject:   pkix.Name{CommonName: desk, Organization: []string{protocol.Organization}, OrganizationalUnit: []string{a.Ledger()}},
 		NotBefore: notBefore, NotAfter: notAfter,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
@@ -136,16 +136,22 @@ func (a *Authority) DeskCertificate(desk string, notBefore, notAfter time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	return remote.DeskFile(cert, a.Cert.Raw, key), nil
+	return protocol.DeskFile(cert, a.Cert.Raw, key), nil
 }
 
-// Init makes the authority of ledger id in dir (made 0700), its key in a
+// Init makes the authority of ledger id in dir (made 0700; an existing
+// one that others may read is refused), its key in a
 // key file under passphrase, and, unless the operator gives the server's
 // own certificate (certGiven), the server's certificate for hosts. Nothing
 // there is replaced.
 func Init(dir, ledgerID string, hosts []string, passphrase []byte, certGiven bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
+	}
+	// An existing directory others may read is refused, not changed: it
+	// may hold more than the authority (a home directory).
+	if err := protocol.CheckPrivateDir(dir); err != nil {
+		return fmt.Errorf("serve --init: %w, or give a new directory", err)
 	}
 	names := []string{AuthorityKey, AuthorityCert, ServerKey, ServerCert}
 	for _, n := range names {
@@ -185,6 +191,9 @@ func OpenAuthority(dir string, passphrase []byte) (*Authority, error) {
 	cert, err := ReadCertificate(filepath.Join(dir, AuthorityCert))
 	if err != nil {
 		return nil, err
+	}
+	if err := protocol.CheckPrivate(filepath.Join(dir, AuthorityKey)); err != nil {
+		return nil, fmt.Errorf("the authority's key: %w", err)
 	}
 	key, err := signing.ReadKeyFile(filepath.Join(dir, AuthorityKey), passphrase)
 	if err != nil {

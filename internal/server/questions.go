@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 )
 
@@ -34,10 +36,31 @@ func (s *Server) blocks(ctx context.Context, r *http.Request, a asker) (any, err
 func (s *Server) game(ctx context.Context, r *http.Request, a asker) (any, error) {
 	code, err := strconv.Atoi(r.PathValue("code"))
 	if err != nil || code < 100 || code > 999 {
-		return nil, &apiError{http.StatusBadRequest, wire.CodeBadRequest, "a game's code is 100 to 999", nil}
+		return nil, fail(protocol.CodeBadRequest, "a game's code is 100 to 999")
 	}
 	g, err := s.l.Game(ctx, code)
 	return wire.GameOf(g), err
+}
+
+// shown is payment c as the asking desk may see it: in full when the desk
+// made it; another desk's by its date only (who paid it, at which desk,
+// under which request are that desk's and the back office's).
+func (a asker) shown(c *ledger.Claim) *ledger.Claim {
+	if c == nil || c.Desk == a.desk.ID {
+		return c
+	}
+	return &ledger.Claim{At: c.At}
+}
+
+// shownErr is err with the payment a refusal names as the desk may see it.
+func (a asker) shownErr(err error) error {
+	var r *ledger.Refusal
+	if !errors.As(err, &r) || r.First == a.shown(r.First) {
+		return err
+	}
+	shown := *r
+	shown.First = a.shown(r.First)
+	return &shown
 }
 
 // who is the desk of the certificate and the operator given.
@@ -59,8 +82,9 @@ func (s *Server) lookup(ctx context.Context, r *http.Request, a asker) (any, err
 	}
 	t, err := s.l.Lookup(ctx, q.Serial, a.who(q.Operator), limit)
 	if err != nil {
-		return nil, err
+		return nil, a.shownErr(err)
 	}
+	t.Claim = a.shown(t.Claim)
 	return wire.TicketOf(t), nil
 }
 
@@ -76,10 +100,10 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	key := r.Header.Get("Idempotency-Key")
+	key := r.Header.Get(protocol.IdempotencyKey)
 	switch {
 	case key != "" && q.Request != "" && key != q.Request:
-		return nil, &apiError{http.StatusBadRequest, wire.CodeBadRequest, "the Idempotency-Key header and the body's request differ: give one request id", nil}
+		return nil, fail(protocol.CodeBadRequest, "the Idempotency-Key header and the body's request differ: give one request id")
 	case key != "":
 		q.Request = key
 	}
@@ -92,7 +116,7 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	}
 	c, err := s.l.Claim(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, a.shownErr(err)
 	}
 	return wire.ClaimOf(&c), nil
 }
@@ -115,8 +139,9 @@ func (s *Server) find(ctx context.Context, r *http.Request, a asker) (any, error
 	}
 	t, err := s.l.FindByContents(ctx, &in.Ticket, a.who(q.Operator), limit)
 	if err != nil {
-		return nil, err
+		return nil, a.shownErr(err)
 	}
+	t.Claim = a.shown(t.Claim)
 	return wire.TicketOf(t), nil
 }
 
@@ -132,7 +157,7 @@ type query struct {
 func readQuery(r *http.Request, allowed ...string) (query, error) {
 	var q query
 	bad := func(msg string) (query, error) {
-		return query{}, &apiError{http.StatusBadRequest, wire.CodeBadRequest, msg, nil}
+		return query{}, fail(protocol.CodeBadRequest, msg)
 	}
 	for k, vs := range r.URL.Query() {
 		if !slices.Contains(allowed, k) || len(vs) != 1 {
@@ -214,7 +239,7 @@ func (s *Server) packs(ctx context.Context, r *http.Request, a asker) (any, erro
 		return nil, err
 	}
 	if q.state == "stock" {
-		return nil, &apiError{http.StatusForbidden, wire.CodeForbidden, "the stock is the back office's; a desk lists its own packs", nil}
+		return nil, fail(protocol.CodeForbidden, "the stock is the back office's; a desk lists its own packs")
 	}
 	rs, err := s.l.Packs(ctx, ledger.PackFilter{Game: q.game, Block: q.block, State: q.state, Desk: a.desk.ID})
 	out := make([]wire.PackRun, len(rs))
@@ -246,7 +271,7 @@ func (s *Server) move(ctx context.Context, r *http.Request, a asker) (any, error
 		return nil, err
 	}
 	if q.Move != "receive" && q.Move != "activate" {
-		return nil, &apiError{http.StatusForbidden, wire.CodeForbidden, "move " + strconv.Quote(q.Move) + ": a desk receives and activates its own packs; the rest is the back office's", nil}
+		return nil, fail(protocol.CodeForbidden, "move "+strconv.Quote(q.Move)+": a desk receives and activates its own packs; the rest is the back office's")
 	}
 	m := ledger.PackMove{Game: q.Game, Block: q.Block, First: q.First, Last: q.Last, Move: q.Move, Desk: a.desk.ID}
 	if err := s.l.MovePacks(ctx, m, a.who(q.Operator)); err != nil {

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/remote"
+	"vegas-desk/internal/ledger/protocol"
 )
 
 // Limits of what a client may hold or send.
@@ -83,6 +83,9 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	if cfg.CertFile == "" {
 		cfg.CertFile, cfg.KeyFile = filepath.Join(cfg.Dir, ServerCert), filepath.Join(cfg.Dir, ServerKey)
 	}
+	if err := protocol.CheckPrivate(cfg.KeyFile); err != nil {
+		return nil, fmt.Errorf("the server's key: %w", err)
+	}
 	cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("the server's certificate: %w", err)
@@ -108,7 +111,7 @@ func (s *Server) verify(cs tls.ConnectionState) error {
 	if len(cs.PeerCertificates) == 0 {
 		return errors.New("no client certificate: a desk presents its desk file's")
 	}
-	_, id, ok := remote.Names(cs.PeerCertificates[0])
+	_, id, ok := protocol.Names(cs.PeerCertificates[0])
 	if !ok || id != s.l.ID() {
 		return fmt.Errorf("a certificate of another ledger (%q)", id)
 	}
@@ -173,11 +176,12 @@ func (s *Server) connState(c net.Conn, st http.ConnState) {
 }
 
 // take counts the connection of a request against desk's bound, once; it
-// reports whether the desk holds more connections than allowed.
+// reports whether the desk holds more connections than allowed. A request
+// asked of Handler, not through Serve, holds no connection of the server's.
 func (s *Server) take(r *http.Request, desk string) bool {
 	sl, _ := r.Context().Value(slotKey{}).(*slot)
 	if sl == nil {
-		return true
+		return false
 	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()

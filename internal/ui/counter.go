@@ -345,6 +345,9 @@ func claimText(cl *ledger.Claim) string {
 	if cl == nil {
 		return ""
 	}
+	if cl.Desk == "" { // another desk's payment, which a validation server shows by its date only
+		return lang.L("Already paid on {{.When}} at another desk", map[string]any{"When": cl.At.Local().Format("02/01/2006")})
+	}
 	return lang.L("Paid on {{.When}} at desk {{.Desk}} by {{.Operator}}", map[string]any{
 		"When": cl.At.Local().Format("02/01/2006 15:04:05"), "Desk": cl.Desk, "Operator": cl.Operator})
 }

@@ -38,10 +38,11 @@ func (d *desk) overLimit(t ledger.Ticket) payResult {
 		serial: t.Serial.String()}
 }
 
-// claimTimeout bounds a payment: a shared ledger's claim is asked again,
-// with the same request id, until it answers or this time has passed. The
-// tests shorten it.
-var claimTimeout = 10 * time.Second
+// claimTimeout bounds a payment: a shared ledger's claim whose answer was
+// lost is asked again, with the same request id, by the ledger's retry
+// policy, which answers within this time (ledger.ClaimWait). The tests
+// shorten it.
+var claimTimeout = ledger.ClaimWait()
 
 // pay is the one payment flow of the app: the payout limit is checked, a
 // confirmation asked (Enter pays, Escape cancels), the limit checked again

@@ -403,6 +403,14 @@ func readKept(ctx context.Context, q core.Querier) (core.Kept, error) {
 	if err := core.Select(ctx, q, &k.Desks, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks"); err != nil {
 		return k, err
 	}
+	certs, err := deskCerts(ctx, q)
+	if err != nil {
+		return k, err
+	}
+	k.Certs = map[core.DeskCertKey]string{}
+	for _, c := range certs {
+		k.Certs[core.DeskCertKey{Desk: c.Desk, Serial: c.Serial}] = c.NotAfter
+	}
 	var games []struct {
 		Code int `db:"code"`
 		core.Dates

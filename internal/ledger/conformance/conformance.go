@@ -10,6 +10,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -215,7 +216,7 @@ type Answer struct {
 	Prize     int
 	Position  int
 	PackState string
-	First     string // the payment named (already claimed, voided): "desk amount"
+	First     string // the payment named (already claimed, voided): FirstOf
 	Entry     string // the journal's entries appended, "kind[/reason][>ref]" each
 }
 
@@ -235,12 +236,22 @@ func (as Answers) Put(c Case, kind string, a Answer) {
 }
 
 // Differences lists, for each case, the kinds whose answer differs from
-// the first kind's that answered it.
+// the first kind's that answered it: every kind that answered, the served
+// ones included (Kinds, ServedKinds, then any other in the order of their
+// names).
 func (as Answers) Differences(cases []Case) []string {
 	var out []string
 	for _, c := range cases {
+		kinds := append(slices.Clip(Kinds), ServedKinds...)
+		var others []string
+		for kind := range as[c.Name] {
+			if !slices.Contains(kinds, kind) {
+				others = append(others, kind)
+			}
+		}
+		slices.Sort(others)
 		first := ""
-		for _, kind := range Kinds {
+		for _, kind := range append(kinds, others...) {
 			a, ok := as[c.Name][kind]
 			switch {
 			case !ok:
@@ -254,10 +265,15 @@ func (as Answers) Differences(cases []Case) []string {
 	return out
 }
 
-// FirstOf names a payment as Answer.First does.
-func FirstOf(c *core.Claim) string {
-	if c == nil {
+// FirstOf names a payment, as desk is shown it, as Answer.First does: its
+// desk and amount when desk made it; another desk's payment is shown its
+// date only (through the server), so it is named "another desk's".
+func FirstOf(c *core.Claim, desk string) string {
+	switch {
+	case c == nil:
 		return ""
+	case c.Desk != desk:
+		return "another desk's"
 	}
 	return fmt.Sprintf("%s %d", c.Desk, c.Amount)
 }

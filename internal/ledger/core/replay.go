@@ -28,6 +28,7 @@ type Replay struct {
 	active    map[int64][]int64         // ticket → its claims not voided
 	packs     map[[2]int64]PackStateRow // (block id, pack) → state
 	desks     map[string]DeskRow
+	certs     map[DeskCertKey]string // a desk's accepted certificate → its expiry
 	games     map[int]Dates
 	settings  map[string]string
 }
@@ -54,7 +55,7 @@ func NewReplay(blocks []Block, prizes Prizes) *Replay {
 	st := &Replay{prizes: prizes, blocks: map[[2]int]Block{}, seenBlock: map[[2]int]bool{}, numbers: map[int64]int64{},
 		kinds: map[int64]string{}, lastNum: map[string]int64{}, claimOf: map[int64]*Entry{}, voided: map[int64]int64{},
 		active: map[int64][]int64{}, packs: map[[2]int64]PackStateRow{}, desks: map[string]DeskRow{},
-		games: map[int]Dates{}, settings: map[string]string{}}
+		certs: map[DeskCertKey]string{}, games: map[int]Dates{}, settings: map[string]string{}}
 	for _, b := range blocks {
 		st.blocks[[2]int{b.Game, b.Number}] = b
 	}
@@ -228,12 +229,18 @@ type Kept struct {
 	Paid     map[int64]int64 // ticket → the claim that pays it
 	Packs    []PackStateRow
 	Desks    []DeskRow
-	Games    map[int]Dates // by code
+	Certs    map[DeskCertKey]string // desk_certs: a desk's accepted certificate → its expiry
+	Games    map[int]Dates          // by code
 	Settings map[string]string
 }
 
+// DeskCertKey is a certificate a desk accepts: the desk and the
+// certificate's serial number (lowercase hex).
+type DeskCertKey struct{ Desk, Serial string }
+
 // desk applies a desk entry: added, its limit, disabled, enabled,
-// locked, unlocked, a new password.
+// locked, unlocked, a new password, a certificate accepted (certified: its
+// detail "SERIAL NOT_AFTER") or revoked (its detail the serial).
 func (st *Replay) desk(e *Entry, where string, rep *VerifyReport) {
 	d := st.desks[e.Desk]
 	d.ID = e.Desk
@@ -253,6 +260,11 @@ func (st *Replay) desk(e *Entry, where string, rep *VerifyReport) {
 	case "unlocked":
 		d.LockedUntil, d.UnlockedAt = "", e.AtText
 	case "password": // an earlier version's login's: nothing the ledger keeps
+	case "certified":
+		serial, notAfter, _ := strings.Cut(e.Detail, " ")
+		st.certs[DeskCertKey{e.Desk, serial}] = notAfter
+	case "revoked":
+		delete(st.certs, DeskCertKey{e.Desk, e.Detail})
 	default:
 		rep.Add(where, "desk entry with state %q", e.State)
 	}
@@ -302,6 +314,17 @@ func (st *Replay) Compare(kept Kept, rep *VerifyReport) {
 	}
 	for id := range wantDesks {
 		rep.Add("desk "+id, "the journal adds it; the ledger does not keep it")
+	}
+
+	wantCerts := maps.Clone(st.certs)
+	for k, notAfter := range kept.Certs {
+		if w, ok := wantCerts[k]; !ok || w != notAfter {
+			rep.Add("desk "+k.Desk, "the ledger keeps certificate %s (until %s) accepted; the journal does not (%q)", k.Serial, notAfter, w)
+		}
+		delete(wantCerts, k)
+	}
+	for k := range wantCerts {
+		rep.Add("desk "+k.Desk, "the journal accepts certificate %s; the ledger does not keep it", k.Serial)
 	}
 
 	for _, code := range slices.Sorted(maps.Keys(kept.Games)) {

@@ -499,7 +499,7 @@ var ErrNotAnchored = errors.New("the journal does not hold this head")
 
 // SchemaVersion is the schema version of a ledger of this build, on every
 // engine (SQLite's user_version, PostgreSQL's meta 'schema').
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Info is what a ledger is, as its backend says.
 type Info struct {

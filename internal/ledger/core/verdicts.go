@@ -36,6 +36,12 @@ var (
 	ErrDeskMismatch = errors.New("desk is not this login's")
 	// ErrDeskDisabled: the back office disabled this counter.
 	ErrDeskDisabled = errors.New("desk disabled")
+	// ErrDeskUnknown: the ledger lists no desk of the desk file's id.
+	ErrDeskUnknown = errors.New("unknown desk")
+	// ErrDeskRevoked: the desk file's certificate is not one its desk accepts now.
+	ErrDeskRevoked = errors.New("desk certificate revoked")
+	// ErrOtherLedger: the server serves another ledger than the desk file's.
+	ErrOtherLedger = errors.New("another ledger")
 	// ErrPassword: the shared ledger's server refused the login's password,
 	// or none was given (none in the URL, PGPASSWORD or ~/.pgpass).
 	ErrPassword = errors.New("password refused")
@@ -111,7 +117,9 @@ var verdictErr = map[Verdict]error{
 type Refusal struct {
 	Verdict Verdict
 	Serial  string
-	// First is the claim that paid the ticket (AlreadyClaimed).
+	// First is the claim that paid the ticket (AlreadyClaimed); a counter
+	// on a validation server is shown another desk's payment by its date
+	// only (its other fields zero).
 	First *Claim
 	// Amount is the prize (OverLimit, IdentityRequired).
 	Amount int
@@ -143,6 +151,10 @@ func (r *Refusal) Error() string {
 	case NotWinner:
 		return fmt.Sprintf("serial %s: this ticket loses, there is nothing to pay", s)
 	case AlreadyClaimed:
+		if c := r.First; c != nil && c.Desk == "" {
+			// Another desk's payment, shown to a counter by its date only.
+			return fmt.Sprintf("serial %s: already claimed: already paid on %s; do not pay again", s, c.At.Local().Format("2006-01-02"))
+		}
 		if c := r.First; c != nil {
 			return fmt.Sprintf("serial %s: already claimed: payment n° %d of %s on %s at desk %q by %q; do not pay again", s, c.Number,
 				game.FormatAmount(c.Amount), c.At.Local().Format("2006-01-02 15:04:05"), c.Desk, c.Operator)

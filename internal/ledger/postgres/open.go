@@ -42,10 +42,12 @@ var postgresSQL string
 // counters ask a validation server, the rule runs in Go only, and the
 // schema is storage and the append-only triggers. An earlier database
 // holds logins and functions that this version neither makes nor keeps
-// in line with the rule; version 5 is upgraded in place (Steps), earlier
-// ones are refused, with how to copy them (through a file) into a new
-// one. The SQLite file's is core.SchemaVersion.
-const SchemaVersion = 6
+// in line with the rule; version 5 and later are upgraded in place
+// (Steps), earlier ones are refused, with how to copy them (through a
+// file) into a new one. 7 since a desk accepts the certificates listed in
+// vegas.desk_certs only (issue 29). The SQLite file's is
+// core.SchemaVersion.
+const SchemaVersion = 7
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given

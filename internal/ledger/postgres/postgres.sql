@@ -1,4 +1,4 @@
--- vegas-desk ledger on PostgreSQL (schema 6): the tables of schema.sql
+-- vegas-desk ledger on PostgreSQL (schema 7): the tables of schema.sql
 -- (the SQLite ledger) in the schema "vegas", and the triggers that keep
 -- the record append-only. Installed by the back office's role (the owner)
 -- in one transaction. Nothing else is here: every question is decided in
@@ -120,6 +120,14 @@ CREATE TABLE vegas.desks (
     disabled     integer NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
     locked_until text    NOT NULL DEFAULT '',
     unlocked_at  text    NOT NULL DEFAULT ''
+);
+
+-- The certificates each desk accepts (schema.sql's desk_certs).
+CREATE TABLE vegas.desk_certs (
+    desk      text NOT NULL REFERENCES vegas.desks (id),
+    serial    text NOT NULL,
+    not_after text NOT NULL,
+    PRIMARY KEY (desk, serial)
 );
 
 CREATE TABLE vegas.settings (

@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 )
 
@@ -26,27 +26,24 @@ func limitOf(l core.Limit) *int {
 // Lookup asks POST /v1/lookup; at is the server's.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, _ time.Time) (core.Ticket, error) {
 	var t wire.Ticket
-	err := b.do(ctx, http.MethodPost, "/v1/lookup", nil, wire.LookupRequest{Serial: s.String(), Operator: who.Operator, Limit: limitOf(asked)}, &t)
+	err := b.do(ctx, http.MethodPost, protocol.Lookup, wire.LookupRequest{Serial: s.String(), Operator: who.Operator, Limit: limitOf(asked)}, &t)
 	if err != nil {
 		return core.Ticket{}, err
 	}
 	return t.Core()
 }
 
-// Claim asks POST /v1/claim with the request id, and once more with the
-// same id when the answer was lost.
+// Claim asks POST /v1/claim with the request id, again with the same id
+// when the answer was lost (Retry). The id travels in the body, not as the
+// Idempotency-Key header, with which net/http's transport would ask again
+// by itself, past the policy.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, _ time.Time) (core.Claim, error) {
 	body := wire.ClaimRequest{Serial: s.String(), Operator: req.Who.Operator, Method: req.Method, Request: req.Request, Limit: limitOf(req.Limit)}
 	if w := req.Winner; w != nil {
 		body.Winner = &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}
 	}
-	h := http.Header{"Idempotency-Key": {req.Request}}
 	var c wire.Claim
-	err := b.do(ctx, http.MethodPost, "/v1/claim", h, body, &c)
-	if errors.Is(err, core.ErrUnreachable) && ctx.Err() == nil {
-		err = b.do(ctx, http.MethodPost, "/v1/claim", h, body, &c)
-	}
-	if err != nil {
+	if err := b.do(ctx, http.MethodPost, protocol.Claim, body, &c); err != nil {
 		return core.Claim{}, err
 	}
 	return *c.Core(), nil
@@ -63,7 +60,7 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 		return nil, err
 	}
 	var w wire.Ticket
-	if err := b.do(ctx, http.MethodPost, "/v1/find", nil, wire.FindRequest{Ticket: doc, Operator: who.Operator, Limit: limitOf(asked)}, &w); err != nil {
+	if err := b.do(ctx, http.MethodPost, protocol.Find, wire.FindRequest{Ticket: doc, Operator: who.Operator, Limit: limitOf(asked)}, &w); err != nil {
 		return nil, err
 	}
 	found, err := w.Core()
@@ -76,7 +73,7 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 // Blocks asks GET /v1/blocks: their public part.
 func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
 	var ws []wire.Block
-	if err := b.do(ctx, http.MethodGet, "/v1/blocks", nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Blocks, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.Block, len(ws))
@@ -108,12 +105,12 @@ func span(since, until time.Time, more ...string) string {
 
 // Claims asks GET /v1/claims: the desk's own.
 func (b *Backend) Claims(ctx context.Context, f core.ClaimFilter) ([]core.Claim, error) {
-	return b.claims(ctx, "/v1/claims"+span(f.Since, f.Until, "game", strconv.Itoa(f.Game), "block", strconv.Itoa(f.Block)))
+	return b.claims(ctx, protocol.Claims+span(f.Since, f.Until, "game", strconv.Itoa(f.Game), "block", strconv.Itoa(f.Block)))
 }
 
 func (b *Backend) claims(ctx context.Context, path string) ([]core.Claim, error) {
 	var ws []*wire.Claim
-	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, path, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.Claim, len(ws))
@@ -125,13 +122,13 @@ func (b *Backend) claims(ctx context.Context, path string) ([]core.Claim, error)
 
 // VoidsBetween asks GET /v1/voids: voids of the desk's payments.
 func (b *Backend) VoidsBetween(ctx context.Context, _ string, since, until time.Time) ([]core.Claim, error) {
-	return b.claims(ctx, "/v1/voids"+span(since, until))
+	return b.claims(ctx, protocol.Voids+span(since, until))
 }
 
 // ReferralsBetween asks GET /v1/referrals: the desk's.
 func (b *Backend) ReferralsBetween(ctx context.Context, _ string, since, until time.Time) ([]core.Referral, error) {
 	var ws []wire.Referral
-	if err := b.do(ctx, http.MethodGet, "/v1/referrals"+span(since, until), nil, nil, &ws); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Referrals+span(since, until), nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.Referral, len(ws))
@@ -147,8 +144,8 @@ func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun,
 		return nil, nil // the stock is nobody's: a desk holds none (the server refuses to list it)
 	}
 	var ws []wire.PackRun
-	path := "/v1/packs" + span(time.Time{}, time.Time{}, "game", strconv.Itoa(f.Game), "block", strconv.Itoa(f.Block), "state", f.State)
-	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
+	path := protocol.Packs + span(time.Time{}, time.Time{}, "game", strconv.Itoa(f.Game), "block", strconv.Itoa(f.Block), "state", f.State)
+	if err := b.do(ctx, http.MethodGet, path, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.PackRun, len(ws))
@@ -161,8 +158,8 @@ func (b *Backend) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun,
 // PackEntries asks GET /v1/pack-moves: the moves of the desk's packs.
 func (b *Backend) PackEntries(ctx context.Context, f core.PackEntryFilter) ([]core.PackEntry, error) {
 	var ws []wire.PackEntry
-	path := "/v1/pack-moves" + span(f.Since, f.Until, "moves", strings.Join(f.Moves, ","))
-	if err := b.do(ctx, http.MethodGet, path, nil, nil, &ws); err != nil {
+	path := protocol.PackMoves + span(f.Since, f.Until, "moves", strings.Join(f.Moves, ","))
+	if err := b.do(ctx, http.MethodGet, path, nil, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]core.PackEntry, len(ws))
@@ -175,14 +172,14 @@ func (b *Backend) PackEntries(ctx context.Context, f core.PackEntryFilter) ([]co
 // MovePacks asks POST /v1/packs/move.
 func (b *Backend) MovePacks(ctx context.Context, m core.PackMove, who core.Identity) error {
 	var ok struct{}
-	return b.do(ctx, http.MethodPost, "/v1/packs/move", nil, wire.MoveRequest{Game: m.Game, Block: m.Block, First: m.First, Last: m.Last,
+	return b.do(ctx, http.MethodPost, protocol.MovePacks, wire.MoveRequest{Game: m.Game, Block: m.Block, First: m.First, Last: m.Last,
 		Move: m.Move, Operator: who.Operator}, &ok)
 }
 
 // Game asks GET /v1/games/CODE.
 func (b *Backend) Game(ctx context.Context, code int) (core.Game, error) {
 	var g wire.Game
-	if err := b.do(ctx, http.MethodGet, "/v1/games/"+strconv.Itoa(code), nil, nil, &g); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Games+strconv.Itoa(code), nil, &g); err != nil {
 		return core.Game{}, err
 	}
 	return g.Core(), nil
@@ -191,7 +188,7 @@ func (b *Backend) Game(ctx context.Context, code int) (core.Game, error) {
 // Head asks GET /v1/head.
 func (b *Backend) Head(ctx context.Context) (string, error) {
 	var h wire.Head
-	if err := b.do(ctx, http.MethodGet, "/v1/head", nil, nil, &h); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Head, nil, &h); err != nil {
 		return "", err
 	}
 	return h.Head, nil

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 )
 
@@ -31,7 +32,7 @@ const MaxAnswer = 8 << 20
 type Backend struct {
 	base   *url.URL
 	client *http.Client
-	desk   *Desk
+	desk   *protocol.Desk
 	info   core.Info
 }
 
@@ -43,25 +44,25 @@ func Open(ctx context.Context, rawURL, deskFile string) (*Backend, error) {
 		return nil, fmt.Errorf("server %q: give https://HOST:PORT (no path, no password)", rawURL)
 	}
 	u.Path = ""
-	d, err := ReadDeskFile(deskFile)
+	d, err := protocol.ReadDeskFile(deskFile)
 	if err != nil {
 		return nil, err
 	}
 	b := &Backend{base: u, desk: d}
-	b.client = &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
+	b.client = &http.Client{Timeout: protocol.Retry.AttemptTimeout, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS13, RootCAs: d.Roots, Certificates: []tls.Certificate{d.Cert}},
 		DialContext:     (&net.Dialer{Timeout: 5 * time.Second}).DialContext, TLSHandshakeTimeout: 5 * time.Second,
-		MaxIdleConnsPerHost: 2, IdleConnTimeout: 50 * time.Second, ResponseHeaderTimeout: 12 * time.Second,
+		MaxIdleConnsPerHost: 2, IdleConnTimeout: 50 * time.Second, ResponseHeaderTimeout: protocol.Retry.AttemptTimeout - 3*time.Second,
 	}}
 	var h wire.Hello
-	if err := b.do(ctx, http.MethodGet, "/v1/hello", nil, nil, &h); err != nil {
+	if err := b.do(ctx, http.MethodGet, protocol.Hello, nil, &h); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("server %s: %w", u, err)
 	}
 	if h.Ledger != d.Ledger || h.Desk != d.ID {
 		b.Close()
 		return nil, fmt.Errorf("server %s answers for ledger %s, desk %s; the desk file is desk %s's of ledger %s: %w",
-			u, h.Ledger, h.Desk, d.ID, d.Ledger, core.ErrNotLedger)
+			u, h.Ledger, h.Desk, d.ID, d.Ledger, core.ErrOtherLedger)
 	}
 	b.info = core.Info{Location: u.String(), Kind: "back-office", Shared: true, ID: h.Ledger, Demo: h.Demo,
 		Desk: h.Desk, Limit: core.LimitOf(h.Limit)}
@@ -80,7 +81,7 @@ func (b *Backend) Close() error {
 // Ping asks the server who it is.
 func (b *Backend) Ping(ctx context.Context) error {
 	var h wire.Hello
-	return b.do(ctx, http.MethodGet, "/v1/hello", nil, nil, &h)
+	return b.do(ctx, http.MethodGet, protocol.Hello, nil, &h)
 }
 
 // Refuse: what the back office does is not asked of a server.
@@ -88,27 +89,34 @@ func (b *Backend) Refuse(what string) error {
 	return fmt.Errorf("%s: %w: this is desk %s's ledger on the server %s; do it on the back office's ledger", what, core.ErrCounterOnly, b.desk.ID, b.base)
 }
 
-// serverError is an error the server answered.
+// serverError is an error the server answered: its message, and what it
+// is (protocol.Kinds).
 type serverError struct {
-	msg  string
-	kind error
+	msg       string
+	err, also error
 }
 
 func (e *serverError) Error() string { return e.msg }
-func (e *serverError) Unwrap() error { return e.kind }
-
-// kinds are the errors of the server's codes.
-var kinds = map[string]error{
-	wire.CodeRequestReused: core.ErrRequestReused, wire.CodeNotFound: core.ErrNotFound,
-	wire.CodeDeskMismatch: core.ErrDeskMismatch, wire.CodeDeskDisabled: core.ErrDeskDisabled,
-	wire.CodePackMove: core.ErrPackMove, wire.CodeForbidden: core.ErrCounterOnly, wire.CodeNotWinner: core.ErrNotWinner,
-	wire.CodeUnavailable: core.ErrUnreachable, wire.CodeTooMany: core.ErrUnreachable, wire.CodeUnknownDesk: core.ErrDeskDisabled,
+func (e *serverError) Is(target error) bool {
+	return target != nil && (target == e.err || target == e.also)
 }
 
-// do asks the server: body (nil: none) as JSON, the answer into out. A
-// request that never reached the server, or whose answer was lost, is
-// core.ErrUnreachable.
-func (b *Backend) do(ctx context.Context, method, path string, header http.Header, body, out any) error {
+// errorOf is the error of the server's answer e.
+func errorOf(e wire.Error) error {
+	if e.Code == protocol.CodeRefused && e.Refusal != nil {
+		return e.Refusal.Core()
+	}
+	k := protocol.KindOf(e.Code)
+	if k.Code != e.Code {
+		return &serverError{msg: fmt.Sprintf("the server answered %q: %s", e.Code, e.Message), err: k.Err, also: k.Also}
+	}
+	return &serverError{msg: e.Message, err: k.Err, also: k.Also}
+}
+
+// do asks the server, once (a lost answer: protocol.Retry): body (nil:
+// none) as JSON, the answer into out. A request that never reached the
+// server, or whose answer was lost, is core.ErrUnreachable.
+func (b *Backend) do(ctx context.Context, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -120,9 +128,6 @@ func (b *Backend) do(ctx context.Context, method, path string, header http.Heade
 	req, err := http.NewRequestWithContext(ctx, method, b.base.String()+path, rd)
 	if err != nil {
 		return err
-	}
-	for k, v := range header {
-		req.Header[k] = v
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -144,10 +149,7 @@ func (b *Backend) do(ctx context.Context, method, path string, header http.Heade
 		if err := json.Unmarshal(data, &e); err != nil || e.Code == "" {
 			return fmt.Errorf("%w: the server answered %s", core.ErrUnreachable, resp.Status)
 		}
-		if e.Code == wire.CodeRefused && e.Refusal != nil {
-			return e.Refusal.Core()
-		}
-		return &serverError{msg: e.Message, kind: kinds[e.Code]}
+		return errorOf(e)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("the server's answer to %s: %w", path, err)
@@ -155,12 +157,14 @@ func (b *Backend) do(ctx context.Context, method, path string, header http.Heade
 	return nil
 }
 
-// unreachable is a failed exchange: a certificate the server refuses says
-// so; anything else (no answer, a connection lost) is ErrUnreachable.
+// unreachable is a failed exchange: a server whose certificate the desk
+// file's authority did not sign serves another ledger (ErrOtherLedger); a
+// certificate the server refuses says so; anything else (no answer, a
+// connection lost) is ErrUnreachable.
 func unreachable(err error) error {
 	var cv *tls.CertificateVerificationError
 	if errors.As(err, &cv) {
-		return fmt.Errorf("the server's certificate is not the ledger's: %w", err)
+		return fmt.Errorf("%w: the server's certificate is not signed by the desk file's authority (%w)", core.ErrOtherLedger, err)
 	}
 	if s := err.Error(); strings.Contains(s, "tls: ") && (strings.Contains(s, "certificate") || strings.Contains(s, "alert")) {
 		return fmt.Errorf("%w: the server refused this desk's certificate (%v): ask the back office for a new desk file", core.ErrUnreachable, err)

@@ -24,7 +24,7 @@ import (
 // SchemaDigest is the digest of sqlite_master in a back office's file
 // (Schema.Digest). A change of schema.sql changes it: TestSchemaDigests
 // prints the new one.
-const SchemaDigest = "b179735a859a3dc20a86348178412deec7cd200da06ed329b65108f85ce8cf98"
+const SchemaDigest = "e6dde7076d5c5c3c00cad12759076d6aad7dccf4b727fd251e9df35ea76a5c72"
 
 // LedgerSchema is a back office's file's schema (schema.sql).
 var LedgerSchema = NewSchema(vegasdesk.Schema, SchemaDigest)

@@ -15,13 +15,22 @@ import (
 	"vegas-desk/internal/platform"
 )
 
-// Steps upgrade a back office's file in place, in order (core.Step). None
-// yet: version 2 is the only one shipped since version 1, a development
-// format that stays refused (core.ErrTooOld). A change of schema.sql that
-// bumps core.SchemaVersion adds its step here, whose SQL makes of a file of
-// the previous version exactly what schema.sql makes (TestUpgradeSteps
-// checks it: the same sqlite_master, row for row).
-var Steps []core.Step
+// Steps upgrade a back office's file in place, in order (core.Step).
+// Version 1, a development format, stays refused (core.ErrTooOld). A change
+// of schema.sql that bumps core.SchemaVersion adds its step here, whose SQL
+// makes of a file of the previous version exactly what schema.sql makes
+// (TestUpgradeSQLiteV2 checks it: the same sqlite_master, row for row, so
+// a CREATE is written here as schema.sql writes it).
+var Steps = []core.Step{
+	{From: 2, Says: "add the table desk_certs: a desk accepts only the certificates listed for it (issue 29); " +
+		"every desk then needs a new desk file (desks cert ID --out FILE) before its counter asks again",
+		SQL: `CREATE TABLE desk_certs (
+    desk      TEXT NOT NULL REFERENCES desks (id),
+    serial    TEXT NOT NULL,
+    not_after TEXT NOT NULL,
+    PRIMARY KEY (desk, serial)
+) WITHOUT ROWID`},
+}
 
 // Upgrade upgrades the back office's ledger file at path to this
 // vegas-desk's schema version, in place: it takes a backup into

@@ -122,7 +122,8 @@ type Head struct {
 }
 
 // Error is an answer that is not one: a stable code, a message for
-// people, and the refusal when the question was refused (code "refused").
+// people, and the refusal when the question was refused (code "refused";
+// the codes are package protocol's).
 type Error struct {
 	Code    string   `json:"code"`
 	Message string   `json:"message"`

@@ -52,26 +52,3 @@ type MoveRequest struct {
 	Operator string `json:"operator"`
 	Desk     string `json:"desk,omitempty"`
 }
-
-// Stable error codes.
-const (
-	CodeRefused        = "refused"        // a verdict that refuses: see Refusal
-	CodeBadRequest     = "bad-request"    // a body that is not the question's JSON
-	CodeTooLarge       = "too-large"      // a body over the bound
-	CodeBadSerial      = "bad-serial"     // a serial mistyped (format or check digit)
-	CodeBadContents    = "bad-contents"   // contents no genuine ticket shows
-	CodeNotWinner      = "not-winner"     // contents that lose: nothing to search
-	CodeRequestReused  = "request-reused" // a request id of another ticket
-	CodeNotFound       = "not-found"      // no such block, game or payment
-	CodeDeskMismatch   = "desk-mismatch"  // a body naming another desk
-	CodeDeskDisabled   = "desk-disabled"  // the desk is disabled
-	CodeUnknownDesk    = "unknown-desk"   // a certificate of a desk the ledger does not list
-	CodeOtherLedger    = "other-ledger"   // a certificate of another ledger
-	CodeTooMany        = "too-many-connections"
-	CodePackMove       = "pack-move"   // a move the packs' states do not allow
-	CodeForbidden      = "forbidden"   // what a counter may not ask
-	CodeUnavailable    = "unavailable" // the ledger behind the server cannot answer
-	CodeInternal       = "internal"    // anything else
-	CodeMethod         = "method-not-allowed"
-	CodeNoSuchQuestion = "no-such-question"
-)

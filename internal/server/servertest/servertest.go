@@ -5,9 +5,11 @@
 package servertest
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/server"
 )
 
@@ -25,6 +28,7 @@ type Served struct {
 	Authority *server.Authority
 	Server    *server.Server
 	Addr      string
+	office    *ledger.Ledger
 }
 
 // Start serves l with cfg (its Dir made here) until the test ends.
@@ -66,7 +70,7 @@ func Start(tb testing.TB, l *ledger.Ledger, cfg server.Config) *Served {
 			tb.Errorf("serve: %v", err)
 		}
 	})
-	return &Served{URL: "https://" + ln.Addr().String(), Dir: dir, Authority: a, Server: s, Addr: ln.Addr().String()}
+	return &Served{URL: "https://" + ln.Addr().String(), Dir: dir, Authority: a, Server: s, Addr: ln.Addr().String(), office: l}
 }
 
 // DeskFile writes a desk file of desk, valid for a year, and returns its
@@ -77,11 +81,20 @@ func (s *Served) DeskFile(tb testing.TB, desk string) string {
 }
 
 // DeskFileOf writes a desk file of desk signed by a, valid from notBefore
-// to notAfter.
+// to notAfter; the desk, when the ledger lists it, accepts its certificate
+// beside the others it was given (as desks cert --keep-old).
 func (s *Served) DeskFileOf(tb testing.TB, a *server.Authority, desk string, notBefore, notAfter time.Time) string {
 	tb.Helper()
 	data, err := a.DeskCertificate(desk, notBefore, notAfter)
 	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := protocol.ParseDeskFile(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, err = s.office.AcceptDeskCert(context.Background(), desk, d.Cert.Leaf, true, ledger.Identity{Desk: "BO", Operator: "servertest"})
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
 		tb.Fatal(err)
 	}
 	path := filepath.Join(tb.TempDir(), desk+".desk")

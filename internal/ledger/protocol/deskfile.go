@@ -1,4 +1,4 @@
-package remote
+package protocol
 
 import (
 	"bytes"
@@ -55,6 +55,9 @@ func ReadDeskFile(path string) (*Desk, error) {
 	if !st.Mode().IsRegular() || st.Size() > 64<<10 {
 		return nil, fmt.Errorf("desk file %s: %w: not a regular file of at most 64 KiB", path, ErrNotDeskFile)
 	}
+	if err := CheckPrivate(path); err != nil {
+		return nil, fmt.Errorf("desk file %w", err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("desk file: %w", err)
@@ -105,6 +108,10 @@ func ParseDeskFile(data []byte) (*Desk, error) {
 	return &Desk{ID: desk, Ledger: ledger, Authority: ca, Roots: roots,
 		Cert: tls.Certificate{Certificate: [][]byte{blocks[0].Bytes}, PrivateKey: key, Leaf: leaf}}, nil
 }
+
+// CertSerial is c's serial number as the ledger keeps it (desk_certs) and
+// desks list shows it: lowercase hex.
+func CertSerial(c *x509.Certificate) string { return c.SerialNumber.Text(16) }
 
 // Names are the desk and the ledger id a desk's certificate names.
 func Names(c *x509.Certificate) (desk, ledger string, ok bool) {
