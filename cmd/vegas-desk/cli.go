@@ -42,6 +42,8 @@ else the one last chosen in the app's settings).
   packs labels --block N --packs A-B (-o FILE.pdf|--printer QUEUE) [--roll]   a label per pack, with its barcode
   attempts [--reason R] [--since DATE] [--desk ID] [--json]  refused attempts (stolen: flagged)
   referrals [--json]                             prizes above a counter's limit, to pay here
+  cases [--all] [--json]                         double payments (a counter's imported payment of a ticket paid already)
+  cases close PAYMENT --reason TEXT [--desk ID] [--operator NAME]   close one by a recorded decision
   receipt PAYMENT (-o FILE.pdf|--printer QUEUE) [--json]   a payment's receipt, written or printed
   settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
                                                  what a counter and the operator owe each other
@@ -162,7 +164,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
 		"desks": c.desks, "copy": c.copyLedger,
-		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals,
+		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals, "cases": c.cases,
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,

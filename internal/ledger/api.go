@@ -10,6 +10,7 @@ type (
 	Anchor          = core.Anchor
 	Attempt         = core.Attempt
 	Block           = core.Block
+	Case            = core.Case
 	Certificate     = core.Certificate
 	Checkpoint      = core.Checkpoint
 	Claim           = core.Claim
