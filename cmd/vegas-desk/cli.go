@@ -28,7 +28,7 @@ else the one last chosen in the app's settings).
   lookup SERIAL [--desk ID] [--limit EUROS] [--json]   a ticket by serial, and what a claim would answer
   check [--desk ID] [--limit EUROS] [--json] FILE|-    check one ticket in the interchange format
   claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
-        [--winner-name NAME --winner-doc TYPE --winner-doc-number N] [--json]
+        [--winner-name NAME --winner-doc CNI|passeport|"titre de séjour"|"permis de conduire" --winner-doc-number N] [--json]
   void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
   claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl] [--with-identity]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk

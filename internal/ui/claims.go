@@ -41,7 +41,7 @@ type claimsScreen struct {
 	claims   []ledger.Claim
 	cases    map[int64]ledger.Case // the double payments, by either payment's number (the back office's)
 	selected int                   // row in claims, -1 for none
-	fitted   float32 // the width the columns were fitted to (fitColumns)
+	fitted   float32               // the width the columns were fitted to (fitColumns)
 	// What fitColumns made of it: the void's column's width, each row's
 	// height.
 	voidWidth  float32
