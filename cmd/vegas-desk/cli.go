@@ -57,7 +57,8 @@ else the one last chosen in the app's settings).
   render SERIAL -o FILE                          draw a ticket as PNG
   desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
   desks list [--json] | desks disable|enable|unlock ID | desks limit ID EUROS
-  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
+  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL): a new ledger, an id of its own
+  copy --restore FROM TO [--json]                a copy that replaces the original (its id, desk files; the original serves no more)
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
                                                  a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority

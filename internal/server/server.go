@@ -72,6 +72,10 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	if cfg.MaxConnsPerDesk == 0 {
 		cfg.MaxConnsPerDesk = MaxConnsPerDesk
 	}
+	// Issue 29: a ledger a restore replaced serves no desk beside it.
+	if err := ledger.CheckServable(context.Background(), l); err != nil {
+		return nil, err
+	}
 	ca, err := ReadCertificate(filepath.Join(cfg.Dir, AuthorityCert))
 	if err != nil {
 		return nil, fmt.Errorf("the ledger's authority: %w (make it with vegas-desk serve --init)", err)
