@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
@@ -15,7 +16,8 @@ import (
 // server of its own refuses the old desk file at the handshake. A
 // restore (copy --restore) replaces the original: the desk file pays
 // there (the ticket paid before stays paid), and the original, which
-// answered, serves no more.
+// answered, serves no more: refused at start, and its running server
+// answers no desk.
 func TestCopyIsANewLedger(t *testing.T) {
 	url := pg.URL(pgtest.Owner, pg.NewDatabase(t))
 	t.Setenv("PGPASSWORD", pg.Password) // the back office's login, as libpq finds it (a copy names no password)
@@ -65,6 +67,22 @@ func TestCopyIsANewLedger(t *testing.T) {
 	}
 	if _, errs, code := vd(t, url, "", "serve", "--dir", dir, "--listen", "127.0.0.1:0"); code != 1 || !strings.Contains(errs, "was replaced") {
 		t.Errorf("serve the original after the restore: exit %d %s", code, errs)
+	}
+	// Its server, started before the restore, answers no desk within a
+	// second (it asks again at most once a second).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, errs, code := desk(srv, "lookup", other)
+		if code != 0 && strings.Contains(errs, "was replaced") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the original's running server still answers after the restore: exit %d %s", code, errs)
+		}
+		time.Sleep(50 * time.Millisecond) // between two questions of the poll
+	}
+	if _, errs, code := desk(srv, "claim", other, "--operator", "mallory"); code == 0 || !strings.Contains(errs, "was replaced") {
+		t.Errorf("the original's running server paid after the restore: exit %d %s", code, errs)
 	}
 	_, _, restoredSrv := startServer(t, restored, dir)
 	if _, errs, code := desk(restoredSrv, "claim", paid, "--operator", "mallory"); code != 1 || !strings.Contains(errs, "already claimed") {
