@@ -36,3 +36,18 @@ func TestDoublePaymentOnPapers(t *testing.T) {
 		}
 	}
 }
+
+// The day report's CSV has a row for the case.
+func TestDoublePaymentOnDayCSV(t *testing.T) {
+	first := core.Claim{Number: 8, Desk: "BO", Amount: 50, At: at(3, 10, 0, 5)}
+	second := core.Claim{Number: 9, Desk: "C1", Amount: 50, At: at(2, 10, 0, 1)}
+	day := DayReportOf(core.DayFacts{Desk: "C1", Day: at(2, 0, 0, 0), Payments: []core.Claim{second},
+		Cases: []core.Case{{Number: 9, Amount: 50, First: first, Second: second}}}, paris)
+	var b bytes.Buffer
+	if err := WriteDayReportCSV(&b, day); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "C1,2025-05-02,double-payment,,9,—,50,,\"n°\u00a08, guichet BO, 03/05/2025 à 10:00:05; n°\u00a09, guichet C1, 02/05/2025 à 10:00:01\",,\n") {
+		t.Errorf("the day's CSV:\n%s", b.String())
+	}
+}
