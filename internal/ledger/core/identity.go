@@ -11,7 +11,7 @@ import (
 
 // What a winner's identity is, in one place (issue 23: a name, a document
 // and a number made of characters that print nothing were paid). Every
-// kind of ledger asks Given and keeps IdentityText's form, and the
+// kind of ledger asks Given and keeps Winner.Normal's form, and the
 // conformance table's identities (conformance/identities.txt) are asked
 // of every kind.
 //
