@@ -116,10 +116,23 @@ func (c *cli) claims(args []string) error {
 	case *asCSV:
 		return ledger.WriteCSV(c.stdout, cs)
 	}
+	doubles := map[int64]ledger.Case{} // by either payment's number
+	if l.CounterDesk() == "" {
+		ks, err := l.Cases(c.ctx)
+		if err != nil {
+			return err
+		}
+		for _, k := range ks {
+			doubles[k.First.Number], doubles[k.Second.Number] = k, k
+		}
+	}
 	for _, cl := range cs {
 		line := describeClaim(&cl) + "  " + cl.Serial
 		if cl.Voided {
 			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
+		}
+		if k, ok := doubles[cl.Number]; ok && !k.Closed {
+			line += fmt.Sprintf("  DOUBLE PAYMENT: case %d open (vegas-desk cases)", k.Number)
 		}
 		fmt.Fprintln(c.stdout, line)
 	}
@@ -184,7 +197,7 @@ func withWinner(m any, ids map[int64]ledger.Winner, entry int64) any {
 		return m
 	}
 	mm := m.(map[string]any)
-	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber}
+	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber, "skeleton": ledger.NameSkeleton(w.Name)}
 	return mm
 }
 

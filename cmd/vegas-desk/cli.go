@@ -28,7 +28,7 @@ else the one last chosen in the app's settings).
   lookup SERIAL [--desk ID] [--limit EUROS] [--json]   a ticket by serial, and what a claim would answer
   check [--desk ID] [--limit EUROS] [--json] FILE|-    check one ticket in the interchange format
   claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
-        [--winner-name NAME --winner-doc TYPE --winner-doc-number N] [--json]
+        [--winner-name NAME --winner-doc CNI|passeport|"titre de séjour"|"permis de conduire" --winner-doc-number N] [--json]
   void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
   claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl] [--with-identity]
   daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
@@ -42,6 +42,8 @@ else the one last chosen in the app's settings).
   packs labels --block N --packs A-B (-o FILE.pdf|--printer QUEUE) [--roll]   a label per pack, with its barcode
   attempts [--reason R] [--since DATE] [--desk ID] [--json]  refused attempts (stolen: flagged)
   referrals [--json]                             prizes above a counter's limit, to pay here
+  cases [--all] [--json]                         double payments (a counter's imported payment of a ticket paid already)
+  cases close PAYMENT --reason TEXT [--desk ID] [--operator NAME]   close one by a recorded decision
   receipt PAYMENT (-o FILE.pdf|--printer QUEUE) [--json]   a payment's receipt, written or printed
   settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
                                                  what a counter and the operator owe each other
@@ -56,7 +58,8 @@ else the one last chosen in the app's settings).
   desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
   desks list [--json]                            the counters, their state and certificates (serial, expiry)
   desks disable|enable|unlock ID | desks limit ID EUROS
-  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL) to a new one
+  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL): a new ledger, an id of its own
+  copy --restore FROM TO [--json]                a copy that replaces the original (its id, desk files; the original serves no more)
   backup --dir DIR [--keep N] [--json]           a verified backup of the ledger, while it serves
   upgrade [--backup-dir DIR] [--dry-run] [--json]   upgrade a ledger of an earlier vegas-desk in place
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
@@ -171,7 +174,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
 		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
 		"desks": c.desks, "copy": c.copyLedger,
-		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals,
+		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals, "cases": c.cases,
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,

@@ -201,7 +201,8 @@ func (c *cli) settlement(args []string) error {
 			"packs": packs, "pack_count": f.Packs, "pack_size": f.PackSize, "tickets": f.Tickets,
 			"ticket_price_cents": int64(f.Price), "sales_cents": int64(f.Sales), "prize_count": f.PrizeCount,
 			"prizes_cents": int64(f.Prizes), "commission_rate": f.Rate, "commission_cents": int64(f.Commission),
-			"balance_cents": int64(f.Balance), "owed_by": by, "owed_to": to, "payments": payments, "printed_at": s.PrintedAt})
+			"balance_cents": int64(f.Balance), "owed_by": by, "owed_to": to, "payments": payments, "cases": casesJSON(s.Cases),
+			"printed_at": s.PrintedAt})
 	}
 	fmt.Fprintf(c.stdout, "settlement of desk %s, game %d, %s to %s\n", s.Desk, s.Game, dayText(s.From), dayText(s.To))
 	fmt.Fprintf(c.stdout, "packs on sale   %d (activated in the period)\n", f.Packs)
@@ -209,6 +210,9 @@ func (c *cli) settlement(args []string) error {
 	fmt.Fprintf(c.stdout, "prizes paid     %d = %s\n", f.PrizeCount, plain(f.Prizes))
 	fmt.Fprintf(c.stdout, "commission      %d.%02d %% of the sales = %s\n", f.Rate/100, f.Rate%100, plain(f.Commission))
 	fmt.Fprintf(c.stdout, "balance         %s\n%s\n", plain(f.Balance), plainOwed(f))
+	for i := range s.Cases {
+		fmt.Fprint(c.stdout, describeCase(&s.Cases[i]))
+	}
 	return nil
 }
 
@@ -300,7 +304,7 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 		}
 		return c.json(map[string]any{"desk": d.Desk, "day": dayText(d.Day), "payments": pays, "voids": voids,
 			"paid": f.Paid, "voided": f.Voided, "net": f.Net(), "referrals": referrals, "referred": f.Referred,
-			"sales": sales, "sales_value": f.Sales, "sales_less_net": f.Sales - f.Net(),
+			"sales": sales, "sales_value": f.Sales, "sales_less_net": f.Sales - f.Net(), "cases": casesJSON(d.Cases),
 			"packs_received": codes(d.Received), "packs_activated": codes(d.Activated), "journal_head": d.Head})
 	}
 	fmt.Fprintf(c.stdout, "desk %s, %s\n", d.Desk, dayText(d.Day))
@@ -322,7 +326,11 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 		game.GroupDigits(f.Net()))
 	referred := fmt.Sprintf("%d = %s €, paid by the back office", len(p.Referrals), game.GroupDigits(f.Referred))
 	fmt.Fprintf(c.stdout, "referrals        %s\n", referred)
-	fmt.Fprintf(c.stdout, "packs received   %d\npacks on sale    %d = %s €\nsales less net   %s €\njournal head %s\n",
-		len(d.Received), len(p.Sales), game.GroupDigits(f.Sales), signedDigits(f.Sales-f.Net()), d.Head)
+	fmt.Fprintf(c.stdout, "packs received   %d\npacks on sale    %d = %s €\nsales less net   %s €\n",
+		len(d.Received), len(p.Sales), game.GroupDigits(f.Sales), signedDigits(f.Sales-f.Net()))
+	for i := range d.Cases {
+		fmt.Fprint(c.stdout, describeCase(&d.Cases[i]))
+	}
+	fmt.Fprintf(c.stdout, "journal head %s\n", d.Head)
 	return nil
 }

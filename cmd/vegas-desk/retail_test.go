@@ -368,16 +368,16 @@ func TestIdentityExport(t *testing.T) {
 	}
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
 		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "123"); code != 1 ||
-		!strings.Contains(errs, "document number \"123\": at least 4 letters or digits") {
+		!strings.Contains(errs, "document number \"123\": a CNI's number is 9 letters or digits (since 2021)") {
 		t.Fatalf("claim with a short document number: %d %s", code, errs)
 	}
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
-		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "X12345"); code != 0 {
+		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "x4rt bpfw4"); code != 0 {
 		t.Fatalf("claim with an identity: %s", errs)
 	}
 	for _, args := range [][]string{{"claims", "--csv"}, {"claims", "--json"}, {"daily", "--json"}, {"receipt", "2", "--json"}} {
 		out, _, _ := vd(t, db, "", args...)
-		if strings.Contains(out, "Jeanne") || strings.Contains(out, "X12345") {
+		if strings.Contains(out, "Jeanne") || strings.Contains(out, "X4RTBPFW4") {
 			t.Errorf("%v shows the winner's identity:\n%s", args, out)
 		}
 	}
@@ -387,7 +387,7 @@ func TestIdentityExport(t *testing.T) {
 		t.Errorf("claims --csv --with-identity: %v\n%s", err, out)
 	}
 	out, _, _ = vd(t, db, "", "claims", "--json", "--with-identity")
-	if !strings.Contains(out, `"doc_number": "X12345"`) {
+	if !strings.Contains(out, `"doc_number": "X4RTBPFW4"`) {
 		t.Errorf("claims --json --with-identity:\n%s", out)
 	}
 	if _, errs, code := vd(t, db, "", "claims", "--with-identity"); code != 2 || !strings.Contains(errs, "--csv or --json") {

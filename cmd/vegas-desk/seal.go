@@ -478,7 +478,7 @@ func (c *cli) importClaims(args []string) error {
 			flags = append(flags, map[string]any{"entry": f.Entry, "kind": f.Kind, "serial": f.Serial, "amount": f.Amount, "what": f.What})
 		}
 		if err := c.json(map[string]any{"ledger": rep.Ledger, "desk": rep.Desk, "entries": rep.Entries, "payments": rep.Payments,
-			"recorded": rep.Recorded, "already": rep.Already, "refused_serials": rep.Refused, "head": rep.Head,
+			"recorded": rep.Recorded, "referred": rep.Referred, "already": rep.Already, "refused_serials": rep.Refused, "head": rep.Head,
 			"rejected": rep.Rejected, "flags": flags}); err != nil {
 			return err
 		}
@@ -489,8 +489,8 @@ func (c *cli) importClaims(args []string) error {
 		if rep.Rejected {
 			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", terminal(rep.Ledger), terminal(rep.Desk))
 		} else {
-			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d refused serials at the counter\ncounter journal head %s\n",
-				terminal(rep.Ledger), terminal(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Refused, rep.Head)
+			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n",
+				terminal(rep.Ledger), terminal(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Referred, rep.Refused, rep.Head)
 		}
 	}
 	if !rep.OK() {

@@ -122,17 +122,17 @@ func TestSealCLI(t *testing.T) {
 		os.WriteFile(f, []byte(jsonl), 0o600)
 		out, errs, code := vd(t, bo, "", "import-claims", f, "--json")
 		var rep struct {
-			Recorded int
-			Flags    []struct{ Kind string }
+			Recorded, Referred int
+			Flags              []struct{ Kind string }
 		}
 		json.Unmarshal([]byte(out), &rep)
 		switch i {
 		case 0:
-			if code != 0 || rep.Recorded != 1 || len(rep.Flags) != 0 {
+			if code != 0 || rep.Recorded != 1 || rep.Referred != 1 || len(rep.Flags) != 0 {
 				t.Errorf("import of counter 1: exit %d\n%s%s", code, out, errs)
 			}
-		case 1:
-			if code != 1 || rep.Recorded != 0 || len(rep.Flags) != 1 || rep.Flags[0].Kind != "double-payment" {
+		case 1: // recorded all the same: counter 2 paid it out
+			if code != 1 || rep.Recorded != 1 || len(rep.Flags) != 1 || rep.Flags[0].Kind != "double-payment" {
 				t.Errorf("import of counter 2: exit %d\n%s%s", code, out, errs)
 			}
 		}
@@ -143,6 +143,30 @@ func TestSealCLI(t *testing.T) {
 	}
 	if out, _, code := vd(t, bo, "", "claims", "--desk", "C1"); code != 0 || !strings.Contains(out, fifty) {
 		t.Errorf("the back office lists counter 1's payment: %s", out)
+	}
+	// Counter 1's referral reached the back office; counter 2's payment is
+	// an open case until a decision closes it.
+	if out, _, code := vd(t, bo, "", "referrals"); code != 0 || !strings.Contains(out, "by desk C1") || !strings.Contains(out, "claim "+thousand) {
+		t.Errorf("the back office's referrals: exit %d\n%s", code, out)
+	}
+	if out, _, code := vd(t, bo, "", "claims", "--desk", "C2"); code != 0 || !strings.Contains(out, "DOUBLE PAYMENT: case 2 open") {
+		t.Errorf("claims of counter 2: exit %d\n%s", code, out)
+	}
+	if out, _, code := vd(t, bo, "", "cases"); code != 0 || !strings.Contains(out, "case 2: ticket "+fifty+" paid twice, 50 € to recover — OPEN") ||
+		!strings.Contains(out, "at desk C1 by ann") || !strings.Contains(out, "at desk C2 by bob") {
+		t.Errorf("cases: exit %d\n%s", code, out)
+	}
+	if _, errs, code := vd(t, bo, "", "cases", "close", "2"); code != 2 || !strings.Contains(errs, "--reason is required") {
+		t.Errorf("cases close without a reason: exit %d %s", code, errs)
+	}
+	if out, errs, code := vd(t, bo, "", "cases", "close", "2", "--reason", "recovered from the winner", "--operator", "clerk"); code != 0 || !strings.Contains(out, "case 2 closed") {
+		t.Errorf("cases close: exit %d\n%s%s", code, out, errs)
+	}
+	if out, _, code := vd(t, bo, "", "cases"); code != 0 || out != "no open double payment\n" {
+		t.Errorf("cases after the decision: exit %d\n%s", code, out)
+	}
+	if out, _, code := vd(t, bo, "", "cases", "--all", "--json"); code != 0 || !strings.Contains(out, `"decision": "recovered from the winner"`) {
+		t.Errorf("cases --all --json: exit %d\n%s", code, out)
 	}
 
 	// A certificate in its three forms, checked; one byte changed, refused.

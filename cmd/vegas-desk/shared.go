@@ -213,6 +213,7 @@ func deskJSON(d ledger.Desk) map[string]any {
 
 func (c *cli) copyLedger(args []string) error {
 	fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+	restore := fs.Bool("restore", false, "make TO the ledger FROM was copied from (or FROM itself): its id, desk files and counter ledgers; the original, if it answers, is marked replaced and serves no more")
 	asJSON := fs.Bool("json", false, "JSON output")
 	pos, err := c.positional(fs, args, 2, "FROM and TO, each a file path or a postgres:// URL")
 	if err != nil {
@@ -233,7 +234,13 @@ func (c *cli) copyLedger(args []string) error {
 	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 		progress = func(done, total int) { fmt.Fprintf(c.stderr, "\rcopying: %3d %%", done*100/max(total, 1)) }
 	}
-	dst, err := ledger.Copy(c.ctx, src, to, progress)
+	var dst *ledger.Ledger
+	var r ledger.Restored
+	if *restore {
+		dst, r, err = ledger.Restore(c.ctx, src, to, progress)
+	} else {
+		dst, err = ledger.Copy(c.ctx, src, to, progress)
+	}
 	if progress != nil {
 		fmt.Fprintln(c.stderr)
 	}
@@ -254,8 +261,26 @@ func (c *cli) copyLedger(args []string) error {
 		for _, b := range bs {
 			out = append(out, blockJSON(b))
 		}
-		return c.json(map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head})
+		m := map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head, "restore": *restore}
+		if *restore {
+			m["replaces"], m["original_marked"], m["original_why"] = r.Original, r.Replaced, r.Why
+		} else {
+			m["copy_of"] = src.ID()
+		}
+		return c.json(m)
 	}
-	fmt.Fprintf(c.stdout, "copied %s to %s: %d block(s), journal head %s\n", src.Location(), dst.Location(), len(bs), head)
+	if !*restore {
+		fmt.Fprintf(c.stdout, "copied %s to %s: a new ledger %s (a copy of %s): %d block(s), journal head %s\n"+
+			"its desks need desk files of its own (serve --init, desks cert); copy --restore makes a copy that replaces the original\n",
+			src.Location(), dst.Location(), dst.ID(), src.ID(), len(bs), head)
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
+		src.Location(), dst.Location(), dst.ID(), r.Original, len(bs), head)
+	if r.Replaced {
+		fmt.Fprintf(c.stdout, "the original at %s answered and was marked replaced: no server serves it any more (restart its server on %s)\n", r.Original, dst.Location())
+	} else {
+		fmt.Fprintf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s\n", r.Original, terminal(r.Why), dst.Location())
+	}
 	return nil
 }

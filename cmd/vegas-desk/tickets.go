@@ -194,8 +194,8 @@ func (c *cli) claim(args []string) error {
 	request := fs.String("request", "", "request id: asked again with the same id, a claim answers its first answer")
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
-	docType := fs.String("winner-doc", "", "winner's identity document: its type")
-	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number")
+	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+ledger.DocumentTypes())
+	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it")
 	asJSON := fs.Bool("json", false, "JSON output")
 	pos, err := c.positional(fs, args, 1, "one SERIAL")
 	if err != nil {
@@ -243,7 +243,8 @@ func (c *cli) claim(args []string) error {
 
 // identityWords adds to a refusal for want of the winner's identity why
 // the one given is none (ledger.Winner.Check: blank, characters that print
-// nothing, too few letters or digits).
+// nothing, no document of the list, a number out of its format, a name
+// that is no name).
 func identityWords(err error, w *ledger.Winner) error {
 	var r *ledger.Refusal
 	if w == nil || !errors.As(err, &r) || r.Verdict != ledger.IdentityRequired {

@@ -10,6 +10,8 @@ type (
 	Anchor          = core.Anchor
 	Attempt         = core.Attempt
 	Block           = core.Block
+	Case            = core.Case
+	Document        = core.Document
 	Certificate     = core.Certificate
 	Checkpoint      = core.Checkpoint
 	Claim           = core.Claim
@@ -134,4 +136,8 @@ var (
 	AttachedText         = core.AttachedText
 	WriteCSV             = core.WriteCSV
 	WriteCSVWithIdentity = core.WriteCSVWithIdentity
+	NameSkeleton         = core.NameSkeleton
+	Documents            = core.Documents
+	DocumentOf           = core.DocumentOf
+	DocumentTypes        = core.DocumentTypes
 )

@@ -32,8 +32,8 @@ func flagKinds(r ImportReport) []string {
 	return out
 }
 
-// Two offline counters pay one ticket: the back office records the first
-// payment it imports and flags the second as a double payment to recover.
+// Two offline counters pay one ticket: the back office records both
+// payments and flags the second as a double payment to recover.
 // Importing a file again records nothing new.
 func TestImportClaims(t *testing.T) {
 	ctx := context.Background()
@@ -77,13 +77,13 @@ func TestImportClaims(t *testing.T) {
 	}
 
 	rep, err = bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c2)), who)
-	if err != nil || rep.Rejected || len(rep.Flags) != 1 || rep.Flags[0].Kind != "double-payment" || rep.Recorded != 0 {
+	if err != nil || rep.Rejected || len(rep.Flags) != 1 || rep.Flags[0].Kind != "double-payment" || rep.Recorded != 1 {
 		t.Fatalf("import of the second counter: %+v %v", rep, err)
 	}
 	if !strings.Contains(rep.Flags[0].What, `desk "C1"`) || !strings.Contains(rep.Flags[0].What, `desk "C2"`) {
 		t.Errorf("the flag does not name both desks: %s", rep.Flags[0])
 	}
-	if k := journalKinds(t, bo, lastEntry(t, bo)-2); len(k) != 2 || k[0] != "import/double-payment" || k[1] != "import/head" {
+	if k := journalKinds(t, bo, lastEntry(t, bo)-2); len(k) != 2 || k[0] != "claim/double-payment" || k[1] != "import/head" {
 		t.Errorf("recorded %v", k)
 	}
 	last = lastEntry(t, bo)
@@ -237,7 +237,7 @@ func TestImportAppliesIssuedLimit(t *testing.T) {
 	b := mustBlock(t, bo)
 	pos := ticketsWith(t, bo, b, 50000, 1)[0]
 	req := claimReq(serialOf(b, pos), Identity{Desk: "C1", Operator: "mallory"})
-	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "123456"}
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
 	if _, err := c1.Claim(ctx, req); err != nil {
 		t.Fatalf("the altered counter pays: %v", err)
 	}
@@ -269,7 +269,7 @@ func TestImportFlagsMissingIdentity(t *testing.T) {
 	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(ps[0]), Valid: true}, Serial: serialOf(b, ps[0]),
 		Game: 531, Block: 1, Position: ps[0], Amount: 50000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r1"})
 	req := claimReq(serialOf(b, ps[1]), Identity{Desk: "C2", Operator: "ann"})
-	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "123456"}
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
 	if _, err := c2.Claim(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -380,5 +380,107 @@ func TestIssuedCounterRecordedBefore(t *testing.T) {
 	b1 := mustBlock(t, bo)
 	if c.Limit != 100 || c.Threshold != 7000 || !c.Blocks[b1.ID] || c.Blocks[b2.ID] || len(c.Blocks) != 1 {
 		t.Errorf("the issue's record: limit %v, threshold %d, blocks %v", c.Limit, c.Threshold, c.Blocks)
+	}
+}
+
+// Issue 29's sequence, on a SQLite and a PostgreSQL back office: counter
+// C1 pays a 50 € ticket offline, the back office pays it too, the import
+// records C1's payment all the same as an open case; the back office's
+// payment voided and the file imported again, the ticket is still paid
+// (C1's payment stands) and a claim is refused; a decision closes the
+// case. C1's referral of a 1,000 € ticket reaches the back office.
+func TestImportDoublePaymentStaysPaid(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			boPath, counters := counterCopies(t)
+			if engine == "postgres" {
+				boPath = pgCopyOf(t, "sealed")
+			}
+			bo, c1, _ := openCounters(t, boPath, counters)
+			b := mustBlock(t, bo)
+			serial := serialOf(b, ticketsWith(t, bo, b, 50, 1)[0])
+			big := serialOf(b, ticketsWith(t, bo, b, 1000, 1)[0])
+			ann, clerk := Identity{Desk: "C1", Operator: "ann"}, Identity{Desk: "BO", Operator: "clerk"}
+			offline, err := c1.Claim(ctx, claimReq(serial, ann))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r *Refusal
+			if _, err := c1.Claim(ctx, claimReq(big, ann)); !errors.As(err, &r) || r.Verdict != OverLimit {
+				t.Fatalf("1,000 € at C1: %v", err)
+			}
+			here, err := bo.Claim(ctx, claimReq(serial, clerk))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), clerk)
+			if err != nil || rep.Rejected || rep.Recorded != 1 || rep.Referred != 1 || fmt.Sprint(flagKinds(rep)) != "[double-payment]" {
+				t.Fatalf("import: %+v %v", rep, err)
+			}
+			cases, err := bo.Cases(ctx)
+			if err != nil || len(cases) != 1 {
+				t.Fatalf("cases: %+v %v", cases, err)
+			}
+			c := cases[0]
+			if c.Closed || c.Amount != 50 || c.First.Number != here.Number || c.Second.Desk != "C1" || c.Second.Operator != "ann" ||
+				!c.Second.At.Equal(offline.At) || c.Serial != serial {
+				t.Errorf("the case: %+v", c)
+			}
+			// C1's payment is in its day and its settlement: the cash it paid out.
+			day, err := bo.DayReport(ctx, "C1", offline.At)
+			if err != nil || len(day.Payments) != 1 || len(day.Cases) != 1 || day.Cases[0].Number != c.Number {
+				t.Errorf("C1's day: payments %+v, cases %+v, %v", day.Payments, day.Cases, err)
+			}
+			st, err := bo.Settlement(ctx, "C1", 531, offline.At, offline.At)
+			if err != nil || st.PrizeSum != 50 || len(st.Cases) != 1 {
+				t.Errorf("C1's settlement: %d € paid, cases %+v, %v", st.PrizeSum, st.Cases, err)
+			}
+			// The referral, at the back office, with the ticket's prize.
+			refs, err := bo.Referrals(ctx)
+			if err != nil || len(refs) != 1 || refs[0].Serial != big || refs[0].Amount != 1000 || refs[0].Desk != "C1" {
+				t.Errorf("referrals: %+v %v", refs, err)
+			}
+
+			if _, err := bo.Void(ctx, here.Number, "paid twice: the counter paid it offline", clerk); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = bo.ImportClaims(ctx, bytes.NewReader(exportOf(t, c1)), clerk)
+			if err != nil || !rep.OK() || rep.Recorded != 0 || rep.Referred != 0 || rep.Already != 1 {
+				t.Errorf("import again: %+v %v", rep, err)
+			}
+			if tk, err := bo.Lookup(ctx, serial, clerk, NoLimit); err != nil || tk.Status != StatusPaid || tk.Claim.Number != c.Number {
+				t.Errorf("after the void, lookup: %+v %v", tk, err)
+			}
+			if cl, err := bo.Claim(ctx, claimReq(serial, clerk)); !errors.Is(err, ErrAlreadyClaimed) {
+				t.Fatalf("after the void, the ticket was paid again: %+v %v", cl, err)
+			}
+			if rep, err := journalOnly(bo); err != nil || !rep.OK() {
+				t.Errorf("verify: %v %v", rep.Problems, err)
+			}
+
+			if _, err := bo.CloseCase(ctx, c.Number, "  ", clerk); err == nil {
+				t.Error("a case closed without a decision")
+			}
+			if _, err := bo.CloseCase(ctx, here.Number, "recovered", clerk); !errors.Is(err, ErrNotFound) {
+				t.Errorf("closed a payment that is no double payment: %v", err)
+			}
+			closed, err := bo.CloseCase(ctx, c.Number, "50 € recovered from the winner", clerk)
+			if err != nil || !closed.Closed {
+				t.Fatalf("close: %+v %v", closed, err)
+			}
+			if _, err := bo.CloseCase(ctx, c.Number, "again", clerk); err == nil || !strings.Contains(err.Error(), "already closed") {
+				t.Errorf("closed twice: %v", err)
+			}
+			if cases, err := bo.Cases(ctx); err != nil || len(cases) != 1 || !cases[0].Closed || cases[0].Decision != "50 € recovered from the winner" || cases[0].ClosedBy != "clerk" {
+				t.Errorf("cases after the decision: %+v %v", cases, err)
+			}
+			if k := journalKinds(t, bo, lastEntry(t, bo)-1); fmt.Sprint(k) != "[import/case-closed]" {
+				t.Errorf("the decision recorded %v", k)
+			}
+			if tk, err := bo.Lookup(ctx, serial, clerk, NoLimit); err != nil || tk.Status != StatusPaid {
+				t.Errorf("after the decision, lookup: %+v %v", tk, err)
+			}
+		})
 	}
 }

@@ -181,18 +181,131 @@ func KeptFile(path string) string {
 
 // Copy copies the whole ledger from into a new ledger at location (a path
 // or a URL, of either engine, which must not hold a ledger yet), in one
-// transaction: its id, blocks, tickets, finder, journal (entries, hashes
-// and times as they are), the state the journal leads to and the winners'
+// transaction: its blocks, tickets, finder, journal (entries, hashes and
+// times as they are), the state the journal leads to and the winners'
 // identities. A verify of both then shows the same digests and journal
-// head. Counters' PostgreSQL logins are not copied (a password is not
-// copied either): add each desk again on a shared ledger to give it one.
+// head. The copy is a new ledger (issue 29: a served copy of a ledger paid
+// its tickets again): it has an id of its own, so the desk files, the
+// server's authority and the counter ledgers of from are not its; its
+// meta row copy_of names from's id and location, which Restore reads.
 // progress, if not nil, is called with the tables' rows done and in all.
 func Copy(ctx context.Context, from *Ledger, location string, progress func(done, total int)) (*Ledger, error) {
+	meta, err := copyMeta(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	meta = append(meta, [2]string{"id", backoffice.NewLedgerID()}, [2]string{MetaCopyOf, from.ID() + " " + from.Location()})
+	return copyInto(ctx, from, location, meta, progress)
+}
+
+// The meta rows of copies and restores.
+const (
+	// MetaCopyOf: a copy's, "ID LOCATION" of the ledger it copies.
+	MetaCopyOf = "copy_of"
+	// MetaRestored: a restore's, "TIME FROM" (when, from what).
+	MetaRestored = "restored"
+	// MetaReplaced: the ledger a restore replaced, "TIME LOCATION" (when,
+	// by what): no server serves it (CheckServable).
+	MetaReplaced = "replaced"
+)
+
+// Restored is what a restore did.
+type Restored struct {
+	ID string // the ledger's id, which the restore keeps
+	// Original is where the ledger it replaces was (from itself, or the
+	// ledger from is a copy of), Replaced whether it answered and was
+	// marked replaced.
+	Original string
+	Replaced bool
+	Why      string // why the original was not marked: it does not answer, or is another ledger now
+}
+
+// Restore copies from into a new ledger at location that replaces the
+// ledger from was copied from (from itself when it is no copy): it keeps
+// that ledger's id, so its desk files, server's authority and counter
+// ledgers are the restore's. The original, when it still answers at the
+// location its copy named, is marked replaced (meta MetaReplaced), and
+// no server serves it any more (CheckServable).
+func Restore(ctx context.Context, from *Ledger, location string, progress func(done, total int)) (*Ledger, Restored, error) {
+	r := Restored{ID: from.ID(), Original: from.Location()}
+	if v, err := metaValue(ctx, from, MetaCopyOf); err != nil {
+		return nil, r, err
+	} else if id, loc, ok := strings.Cut(v, " "); ok {
+		r.ID, r.Original = id, loc
+	}
+	meta, err := copyMeta(ctx, from)
+	if err != nil {
+		return nil, r, err
+	}
+	at := core.FormatTime(from.now())
+	meta = append(meta, [2]string{"id", r.ID}, [2]string{MetaRestored, at + " " + from.Location()})
+	to, err := copyInto(ctx, from, location, meta, progress)
+	if err != nil {
+		return nil, r, err
+	}
+	// The original, if it answers and is that ledger, is marked replaced
+	// (a file that is not there is not made).
+	if st, err := os.Stat(r.Original); !IsURL(r.Original) && (err != nil || st.Size() == 0) {
+		r.Why = "no ledger file there"
+		return to, r, nil
+	}
+	orig, err := Open(r.Original)
+	switch {
+	case err != nil:
+		r.Why = err.Error()
+		return to, r, nil
+	case orig.ID() != r.ID:
+		r.Why = "it is ledger " + orig.ID() + " now"
+	default:
+		err = orig.markReplaced(ctx, at+" "+to.Location())
+	}
+	orig.Close()
+	if err != nil {
+		to.Close()
+		return nil, r, fmt.Errorf("restore: the original at %s answers, but could not be marked replaced: %w; stop its server before serving %s", r.Original, err, to.Location())
+	}
+	r.Replaced = r.Why == ""
+	return to, r, nil
+}
+
+// Duplicate copies from into a new ledger at location of the same id,
+// marking nothing: two ledgers of one id, which a server must never serve
+// at once. It is for the tests' fixtures (ledgertest: one ledger loaded
+// into PostgreSQL); the command line has no way to it (copy, copy
+// --restore).
+func Duplicate(ctx context.Context, from *Ledger, location string, progress func(done, total int)) (*Ledger, error) {
+	meta, err := copyMeta(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	return copyInto(ctx, from, location, append(meta, [2]string{"id", from.ID()}), progress)
+}
+
+// copyMeta are from's meta rows that a copy keeps: what it is (not its
+// id, nor what copies and restores wrote).
+func copyMeta(ctx context.Context, from *Ledger) ([][2]string, error) {
 	src, err := from.office("copy")
 	if err != nil {
 		return nil, err
 	}
-	meta, err := src.Meta(ctx)
+	all, err := src.Meta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var meta [][2]string
+	for _, m := range all {
+		switch m[0] {
+		case "id", MetaCopyOf, MetaRestored, MetaReplaced:
+		default:
+			meta = append(meta, m)
+		}
+	}
+	return meta, nil
+}
+
+// copyInto copies from into a new ledger at location with meta rows meta.
+func copyInto(ctx context.Context, from *Ledger, location string, meta [][2]string, progress func(done, total int)) (*Ledger, error) {
+	src, err := from.office("copy")
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +323,48 @@ func Copy(ctx context.Context, from *Ledger, location string, progress func(done
 	}
 	return to, nil
 }
+
+// metaValue is l's meta row key ("" when it has none).
+func metaValue(ctx context.Context, l *Ledger, key string) (string, error) {
+	o, err := l.office("read the ledger's meta")
+	if err != nil {
+		return "", err
+	}
+	meta, err := o.Meta(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, m := range meta {
+		if m[0] == key {
+			return m[1], nil
+		}
+	}
+	return "", nil
+}
+
+// markReplaced records in l that a restore replaced it.
+func (l *Ledger) markReplaced(ctx context.Context, what string) error {
+	o, err := l.office("mark the ledger replaced")
+	if err != nil {
+		return err
+	}
+	return o.AddMeta(ctx, MetaReplaced, what)
+}
+
+// CheckServable refuses a ledger that a restore replaced (ErrReplaced):
+// another ledger of its id serves its desks now.
+func CheckServable(ctx context.Context, l *Ledger) error {
+	v, err := metaValue(ctx, l, MetaReplaced)
+	if err != nil || v == "" {
+		return err
+	}
+	at, by, _ := strings.Cut(v, " ")
+	return fmt.Errorf("%w: ledger %s at %s was replaced on %s by its restore into %s (copy --restore): serve that one; this one serves no desk",
+		ErrReplaced, l.ID(), l.Location(), core.ParseTime(at).Local().Format("2006-01-02 15:04:05"), by)
+}
+
+// ErrReplaced: a restore replaced the ledger (CheckServable).
+var ErrReplaced = errors.New("ledger replaced by a restore")
 
 // clock is the time of what the ledger writes and asks: the zero time when
 // nobody set Now (a backend's own clock).

@@ -187,7 +187,8 @@ func (l *Ledger) Games(ctx context.Context) (map[int]string, error) {
 
 // Void cancels the payment number number with a reason: it appends a void
 // entry naming the desk and the operator; the claim entry stays as it was.
-// The ticket can then be claimed again. Only the back office voids.
+// The ticket can then be claimed again, unless another payment of it not
+// voided stands (a double payment). Only the back office voids.
 func (l *Ledger) Void(ctx context.Context, number int64, reason string, who Identity) (Claim, error) {
 	bo, err := l.backOffice("void")
 	if err != nil {
@@ -222,6 +223,26 @@ func (l *Ledger) Referrals(ctx context.Context) ([]Referral, error) {
 		return nil, err
 	}
 	return bo.Referrals(ctx)
+}
+
+// Cases lists the double payments (Case), open and closed, in the order
+// they were recorded.
+func (l *Ledger) Cases(ctx context.Context) ([]Case, error) {
+	bo, err := l.backOffice("double payments")
+	if err != nil {
+		return nil, err
+	}
+	return bo.Cases(ctx)
+}
+
+// CloseCase closes the double payment whose second payment is number by
+// a decision, recorded in the journal; both payments stay as they are.
+func (l *Ledger) CloseCase(ctx context.Context, number int64, decision string, who Identity) (Case, error) {
+	bo, err := l.backOffice("close a double payment")
+	if err != nil {
+		return Case{}, err
+	}
+	return bo.CloseCase(ctx, number, decision, who)
 }
 
 // Identities returns the winners' identities recorded with payments, by

@@ -89,6 +89,13 @@ func (l *Ledger) DayReport(ctx context.Context, desk string, day time.Time) (Day
 	if f.Referrals, err = l.b.ReferralsBetween(ctx, desk, from, to); err != nil {
 		return DayFacts{}, err
 	}
+	if bo, ok := l.b.(core.BackOffice); ok { // only the back office imports, and knows double payments
+		cases, err := bo.Cases(ctx)
+		if err != nil {
+			return DayFacts{}, err
+		}
+		f.Cases = core.CasesOf(cases, desk, from, to)
+	}
 	if f.Head, err = l.b.Head(ctx); err != nil {
 		return DayFacts{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestCopyBothWays(t *testing.T) {
 	}
 	w := ticketsWith(t, src, b, 50000, 1)[0]
 	if _, err := src.Claim(ctx, ClaimRequest{Serial: serialOf(b, w), Method: MethodSerial, Who: who, Limit: NoLimit,
-		Winner: &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X123"}}); err != nil {
+		Winner: &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X4RTBPFW4"}}); err != nil {
 		t.Fatal(err)
 	}
 	src.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 5}.String(), Identity{Desk: "D1", Operator: "ann"}, NoLimit) // a refusal
@@ -89,8 +90,8 @@ func TestCopyBothWays(t *testing.T) {
 		if len(cs) != 4 || !cs[1].Voided {
 			t.Errorf("%s: claims %+v", name, cs)
 		}
-		if l.ID() != src.ID() {
-			t.Errorf("%s: id %s, the source's %s", name, l.ID(), src.ID())
+		if l.ID() == src.ID() || l.ID() == toPG.ID() && name != "postgres" {
+			t.Errorf("%s: id %s, a copy's own wanted (the source's %s)", name, l.ID(), src.ID())
 		}
 		if v, _ := l.Setting(ctx, SettingCommission); v != 450 {
 			t.Errorf("%s: commission %d", name, v)
@@ -98,6 +99,39 @@ func TestCopyBothWays(t *testing.T) {
 	}
 	if calls == 0 {
 		t.Error("no progress")
+	}
+	// Issue 29: a copy is a new ledger; a restore of it replaces the
+	// ledger it copies — its id again — and marks it replaced, since it
+	// answers; a restore whose original is gone says so.
+	restored, r, err := Restore(ctx, toPG, filepath.Join(t.TempDir(), "restored.db"), nil)
+	if err != nil || restored.ID() != src.ID() || r.Original != src.Location() || !r.Replaced {
+		t.Fatalf("restore of the copy: %+v %v", r, err)
+	}
+	defer restored.Close()
+	if err := CheckServable(ctx, src); !errors.Is(err, ErrReplaced) || !strings.Contains(err.Error(), restored.Location()) {
+		t.Errorf("the original after the restore: %v", err)
+	}
+	if err := CheckServable(ctx, restored); err != nil {
+		t.Errorf("the restore: %v", err)
+	}
+	if got, err := restored.Verify(ctx, 0, 0, nil); err != nil || !got.OK() || got.Head != want.Head {
+		t.Errorf("the restore verifies: %+v %v", got.Problems, err)
+	}
+	backup, err := Copy(ctx, restored, filepath.Join(t.TempDir(), "backup.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backup.Close()
+	os.Remove(restored.Location())
+	again, r, err := Restore(ctx, backup, filepath.Join(t.TempDir(), "again.db"), nil)
+	if err == nil {
+		defer again.Close()
+	}
+	if err != nil || again.ID() != src.ID() || r.Replaced || r.Why != "no ledger file there" {
+		t.Errorf("restore of a copy whose original is gone: %+v %v", r, err)
+	}
+	if _, err := os.Stat(restored.Location()); err == nil {
+		t.Error("the restore made a file where the original was")
 	}
 	// Only into a new file or an empty database.
 	if _, err := Copy(ctx, src, back, nil); err == nil || !strings.Contains(err.Error(), "new file") {

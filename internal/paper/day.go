@@ -19,7 +19,10 @@ type DayReport struct {
 	Referrals     []Referral
 	PacksReceived []Pack
 	Sales         []Sale // the packs put on sale that day
-	JournalHead   string // hex hash of the journal's last entry when printing
+	// Doubles are the double payments a payment of the counter's that day
+	// takes part in (counted in Payments all the same).
+	Doubles     []DoublePayment
+	JournalHead string // hex hash of the journal's last entry when printing
 	// PrintedAt is when the report is printed; it is the PDF's date too
 	// (Day when zero).
 	PrintedAt time.Time
@@ -89,6 +92,7 @@ func (r *DayReport) layout(d *doc) {
 	r.summary(d)
 	r.events(d)
 	r.totals(d)
+	doubles(d, r.Doubles)
 	r.referrals(d)
 	r.sales(d)
 

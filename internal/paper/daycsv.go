@@ -18,7 +18,10 @@ import (
 //
 //	desk, day, kind, at, payment, serial, amount, cashier, reason, pack, tries
 //
-// kind is "payment", "void", "referral", "received" or "activated"; day is
+// kind is "payment", "void", "referral", "double-payment", "received" or
+// "activated"; a double-payment row is a case (DoublePayment): payment its
+// number, amount what is to recover, reason both payments and, once
+// closed, the decision; day is
 // 2006-01-02, at RFC 3339 (empty for packs, which the report lists by day);
 // amount is in euros: the amount paid or voided (kind says which: a
 // negative number would need core.CSVCell's quote and read as text), the prize
@@ -59,6 +62,13 @@ func WriteDayReportCSV(w io.Writer, r DayReport) error {
 			amount = fmt.Sprint(x.Amount)
 		}
 		write(r.Desk, day, "referral", x.At.Format(time.RFC3339), "", x.Serial, amount, x.Cashier, "", "", fmt.Sprint(x.Tries))
+	}
+	for _, x := range r.Doubles {
+		reason := x.Payments
+		if x.Decision != "" {
+			reason += " — " + x.Decision
+		}
+		write(r.Desk, day, "double-payment", "", fmt.Sprint(x.Case), x.Serial, fmt.Sprint(x.Amount), "", reason, "", "")
 	}
 	for _, p := range distinctPacks(r.PacksReceived) {
 		write(r.Desk, day, "received", "", "", "", "", "", "", p.String(), "")

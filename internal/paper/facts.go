@@ -27,7 +27,7 @@ func ReceiptOf(r core.ReceiptFacts, loc *time.Location) Receipt {
 // DayReportOf is the day report of f, its times in loc.
 func DayReportOf(f core.DayFacts, loc *time.Location) DayReport {
 	r := DayReport{Desk: f.Desk, Day: f.Day.In(loc), PacksReceived: packsOf(f.Received),
-		JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
+		Doubles: doublesOf(f.Cases, loc), JournalHead: f.Head, PrintedAt: f.PrintedAt.In(loc)}
 	for _, s := range f.Sales {
 		r.Sales = append(r.Sales, Sale{Pack: Pack{Game: s.Pack.Game, Block: s.Pack.Block, Pack: s.Pack.Pack},
 			Tickets: s.Tickets, Value: s.Value})
@@ -53,7 +53,7 @@ func DayReportOf(f core.DayFacts, loc *time.Location) DayReport {
 func SettlementOf(s core.SettlementFacts, loc *time.Location) Settlement {
 	return Settlement{Desk: s.Desk, From: s.From.In(loc), To: s.To.In(loc), Packs: packsOf(s.Packs),
 		PackSize: s.PackSize, TicketPrice: s.Price, PrizeCount: s.PrizeCount, PrizeSum: s.PrizeSum,
-		CommissionRate: s.Rate, PrintedAt: s.PrintedAt.In(loc)}
+		Doubles: doublesOf(s.Cases, loc), CommissionRate: s.Rate, PrintedAt: s.PrintedAt.In(loc)}
 }
 
 // packsOf turns pack codes into packs.

@@ -27,6 +27,9 @@ type Settlement struct {
 	TicketPrice int // euros a ticket; 0 for the game's 3 €
 	PrizeCount  int // prizes paid in the period, net of voids
 	PrizeSum    int // their sum, in euros
+	// Doubles are the double payments a payment of the counter's in the
+	// period takes part in: counted in the prizes (it paid them out).
+	Doubles []DoublePayment
 	// CommissionRate is the retailer's commission on its sales, in
 	// hundredths of a percent: 500 is 5 %, 550 is 5,5 %.
 	CommissionRate int
@@ -177,6 +180,7 @@ func WriteSettlement(w io.Writer, s Settlement) error {
 		d.para(0, 4.2, "Chaque carnet en vente pendant la période est compté vendu en entier. "+
 			"Le solde est ce que le détaillant a encaissé (les ventes), moins les gains qu’il a payés "+
 			"et sa commission. La commission est arrondie au centime le plus proche.", "L")
+		doubles(d, s.Doubles)
 	})
 }
 

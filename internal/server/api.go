@@ -93,6 +93,10 @@ func (s *Server) as(rt route) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), QuestionTimeout)
 		defer cancel()
+		if err := s.checkServable(ctx); err != nil { // the desk's ledger is its restore's now
+			write(w, nil, fail(protocol.CodeOtherLedger, err.Error()))
+			return
+		}
 		d, err := s.l.DeskState(ctx, id)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):

@@ -53,6 +53,30 @@ type Server struct {
 	mu     sync.Mutex
 	byDesk map[string]int
 	conns  map[net.Conn]*slot
+	// servable is ledger.CheckServable's last answer, and when it was
+	// asked (checkServable).
+	servable struct {
+		sync.Mutex
+		at  time.Time
+		err error
+	}
+}
+
+// checkServable refuses every question once a restore replaced the
+// ledger (issue 29: ledger.CheckServable): asked at most once a second,
+// and once replaced, replaced for good (meta rows are written once).
+func (s *Server) checkServable(ctx context.Context) error {
+	sv := &s.servable
+	sv.Lock()
+	defer sv.Unlock()
+	if sv.err != nil || time.Since(sv.at) < time.Second {
+		return sv.err
+	}
+	if err := ledger.CheckServable(ctx, s.l); errors.Is(err, ledger.ErrReplaced) {
+		sv.err = err
+	}
+	sv.at = time.Now()
+	return sv.err
 }
 
 // New makes the server of l with cfg.
@@ -71,6 +95,10 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	}
 	if cfg.MaxConnsPerDesk == 0 {
 		cfg.MaxConnsPerDesk = MaxConnsPerDesk
+	}
+	// Issue 29: a ledger a restore replaced serves no desk beside it.
+	if err := ledger.CheckServable(context.Background(), l); err != nil {
+		return nil, err
 	}
 	ca, err := ReadCertificate(filepath.Join(cfg.Dir, AuthorityCert))
 	if err != nil {

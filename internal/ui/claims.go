@@ -21,7 +21,7 @@ import (
 )
 
 // claimsScreen is Paiements: the ledger's claims with filters, totals, a
-// CSV export and voids.
+// CSV export and voids, and the double payments (ledger.Case) to close.
 type claimsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
@@ -32,13 +32,16 @@ type claimsScreen struct {
 	table  *widget.Table
 	totals *widget.Label
 	void   *widget.Button
+	// closeCase closes the selected payment's double payment by a decision.
+	closeCase *widget.Button
 	// The papers: the selected payment's receipt, the day report of the
 	// desk and day filtered (this desk's, today, by default), a settlement.
 	receipt, day2, settle *widget.Button
 
 	claims   []ledger.Claim
-	selected int     // row in claims, -1 for none
-	fitted   float32 // the width the columns were fitted to (fitColumns)
+	cases    map[int64]ledger.Case // the double payments, by either payment's number (the back office's)
+	selected int                   // row in claims, -1 for none
+	fitted   float32               // the width the columns were fitted to (fitColumns)
 	// What fitColumns made of it: the void's column's width, each row's
 	// height.
 	voidWidth  float32
@@ -109,7 +112,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 				l.Wrapping = fyne.TextWrapOff
 				l.Truncation = fyne.TextTruncateEllipsis
 			}
-			l.SetText(claimCell(c.claims[id.Row], id.Col))
+			l.SetText(c.cell(c.claims[id.Row], id.Col))
 			if c.claims[id.Row].Voided {
 				l.Importance = widget.LowImportance
 			} else {
@@ -134,12 +137,19 @@ func newClaimsScreen(d *desk) *claimsScreen {
 		c.selected = id.Row
 		c.void.Enable()
 		c.receipt.Enable()
+		if k, ok := c.cases[c.claims[id.Row].Number]; ok && !k.Closed {
+			c.closeCase.Enable()
+		} else {
+			c.closeCase.Disable()
+		}
 	}
 	c.totals = widget.NewLabel("")
 	c.totals.TextStyle.Bold = true
 	c.void = widget.NewButtonWithIcon(lang.L("Void the payment…"), theme.DeleteIcon(), c.askVoid)
 	c.void.Importance = widget.DangerImportance
 	c.void.Disable()
+	c.closeCase = widget.NewButtonWithIcon(lang.L("Close the case…"), theme.ConfirmIcon(), c.askCloseCase)
+	c.closeCase.Disable()
 	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
 	c.receipt = widget.NewButtonWithIcon(lang.L("Receipt…"), theme.DocumentPrintIcon(), func() {
 		if c.selected >= 0 && c.selected < len(c.claims) {
@@ -156,7 +166,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 		container.NewGridWrap(fyne.NewSize(130, c.block.MinSize().Height), c.block), filter, all)
 	// The totals on a line of their own, the buttons under them: neither
 	// covers the other at 1024 px.
-	bottom := container.NewVBox(c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void))
+	bottom := container.NewVBox(c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void, c.closeCase))
 	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, container.New(claimsLayout{c}, c.table)))
 	return c
 }
@@ -183,8 +193,8 @@ func (c *claimsScreen) fitColumns(width float32) {
 	c.rowHeights = c.rowHeights[:0]
 	for i, cl := range c.claims {
 		h := base
-		if cl.Voided {
-			h = max(base, float32(voidLines(claimCell(cl, voidColumn), w))*line.Height+2*theme.InnerPadding())
+		if note := c.cell(cl, voidColumn); note != "" {
+			h = max(base, float32(voidLines(note, w))*line.Height+2*theme.InnerPadding())
 		}
 		c.table.SetRowHeight(i, h)
 		c.rowHeights = append(c.rowHeights, h)
@@ -235,6 +245,24 @@ func claimCell(cl ledger.Claim, col int) string {
 	return ""
 }
 
+// cell is a cell's text: claimCell's, and in the last column a double
+// payment's case after a void's reason.
+func (c *claimsScreen) cell(cl ledger.Claim, col int) string {
+	s := claimCell(cl, col)
+	if k, ok := c.cases[cl.Number]; ok && col == voidColumn {
+		s = strings.TrimSpace(s + " " + caseNote(k))
+	}
+	return s
+}
+
+// caseNote says a payment is half of a double payment, and its case's state.
+func caseNote(k ledger.Case) string {
+	if k.Closed {
+		return lang.L("double payment: case {{.Case}} closed: {{.Decision}}", map[string]any{"Case": k.Number, "Decision": k.Decision})
+	}
+	return lang.L("double payment: case {{.Case}} open, {{.Amount}} to recover", map[string]any{"Case": k.Number, "Amount": game.FormatAmount(k.Amount)})
+}
+
 // filter reads the filter fields.
 func (c *claimsScreen) filter() (ledger.ClaimFilter, error) {
 	var f ledger.ClaimFilter
@@ -281,16 +309,37 @@ func (c *claimsScreen) reload() {
 		c.d.showError(err)
 		return
 	}
-	c.claims = cls
+	c.claims, c.cases = cls, nil
+	open := 0
+	if c.d.ledger.CounterDesk() == "" { // the back office imports, and keeps the double payments
+		ks, err := c.d.ledger.Cases(ctx)
+		if err != nil {
+			c.d.showError(err)
+			return
+		}
+		c.cases = map[int64]ledger.Case{}
+		for _, k := range ks {
+			c.cases[k.First.Number], c.cases[k.Second.Number] = k, k
+			if !k.Closed {
+				open++
+			}
+		}
+	}
 	c.selected = -1
 	c.void.Disable()
 	c.receipt.Disable()
+	c.closeCase.Disable()
 	if c.d.ledger.CounterDesk() != "" {
 		c.settle.Hide() // the back office's
 		c.void.Hide()
 	} else {
 		c.settle.Show()
 		c.void.Show()
+	}
+	if len(c.cases) > 0 {
+		c.closeCase.Show()
+	} else {
+		c.closeCase.Hide()
 	}
 	c.table.UnselectAll()
 	c.fitted = -1 // other claims: their rows are fitted again
@@ -305,7 +354,11 @@ func (c *claimsScreen) reload() {
 		n++
 		sum += cl.Amount
 	}
-	c.totals.SetText(totalsText(n, sum, voided))
+	text := totalsText(n, sum, voided)
+	if open > 0 {
+		text += " — " + lang.LocalizePlural("{{.Count}} open double payments", open, map[string]any{"Count": game.GroupDigits(open)})
+	}
+	c.totals.SetText(text)
 }
 
 // totalsText sums up the claims shown: "1 paiement, 3 € payés (0 annulé)".
@@ -356,6 +409,58 @@ func (c *claimsScreen) voidNow(id int64, reason string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := c.d.ledger.Void(ctx, id, strings.TrimSpace(reason), c.d.identity()); err != nil {
+		c.d.showError(err)
+	}
+	c.reload()
+}
+
+// askCloseCase asks for the decision that closes the selected payment's
+// double payment, then records it.
+func (c *claimsScreen) askCloseCase() {
+	if c.selected < 0 || c.selected >= len(c.claims) {
+		return
+	}
+	k, ok := c.cases[c.claims[c.selected].Number]
+	if !ok || k.Closed {
+		return
+	}
+	decision := c.d.newDialogEntry()
+	decision.SetPlaceHolder(lang.L("decision"))
+	decision.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s", lang.L("say what was decided"))
+		}
+		return nil
+	}
+	payment := func(p ledger.Claim) string {
+		s := fmt.Sprintf("%d · %s · %s · %s", p.Number, p.Desk, p.Operator, p.At.Local().Format(dayLayout+" 15:04"))
+		if p.Voided {
+			s += " · " + lang.L("voided")
+		}
+		return s
+	}
+	items := []*widget.FormItem{
+		widget.NewFormItem(lang.L("Ticket"), widget.NewLabel(k.Serial)),
+		widget.NewFormItem(lang.L("To recover"), widget.NewLabel(game.FormatAmount(k.Amount))),
+		widget.NewFormItem(lang.L("First payment"), widget.NewLabel(payment(k.First))),
+		widget.NewFormItem(lang.L("Second payment"), widget.NewLabel(payment(k.Second))),
+		widget.NewFormItem(lang.L("Decision"), decision),
+	}
+	dlg := dialog.NewForm(lang.L("Close the double payment"), lang.L("Close the case"), lang.L("Back"), items, func(ok bool) {
+		if ok {
+			c.closeCaseNow(k.Number, decision.Text)
+		}
+	}, c.d.win)
+	c.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+	dlg.Show()
+	c.d.win.Canvas().Focus(decision)
+}
+
+func (c *claimsScreen) closeCaseNow(number int64, decision string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.d.ledger.CloseCase(ctx, number, strings.TrimSpace(decision), c.d.identity()); err != nil {
 		c.d.showError(err)
 	}
 	c.reload()

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -65,14 +66,16 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	if t.Verdict == ledger.IdentityRequired {
 		// From the identity threshold, the winner's identity is recorded
 		// with the payment (and never shown at a counter again).
-		name, doc, number := d.newDialogEntry(), d.newDialogEntry(), d.newDialogEntry()
-		doc.SetPlaceHolder(lang.L("identity card, passport…"))
+		// The document from the list a cashier may accept (issue 29), its
+		// number in its format, the name as the document prints it.
+		winner = &ledger.Winner{}
+		name, number := d.newDialogEntry(), d.newDialogEntry()
+		doc := widget.NewSelect(documentLabels(), func(s string) { winner.DocType = documentOfLabel(s) })
+		doc.PlaceHolder = lang.L("choose the document")
 		body.Add(widget.NewLabel(lang.L("This prize is paid against the winner's identity:")))
 		body.Add(widget.NewForm(widget.NewFormItem(lang.L("Winner's name"), name), widget.NewFormItem(lang.L("Identity document"), doc),
 			widget.NewFormItem(lang.L("Document number"), number)))
-		winner = &ledger.Winner{}
 		name.OnChanged = func(s string) { winner.Name = s }
-		doc.OnChanged = func(s string) { winner.DocType = s }
 		number.OnChanged = func(s string) { winner.DocNumber = s }
 		first = name
 	}
@@ -134,9 +137,30 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	}
 }
 
+// documentLabels are the documents a cashier may accept, as the pay
+// dialog's list shows them.
+func documentLabels() []string {
+	var out []string
+	for _, doc := range ledger.Documents {
+		out = append(out, lang.L(doc.Label))
+	}
+	return out
+}
+
+// documentOfLabel is the document type of a label of the list.
+func documentOfLabel(label string) string {
+	for _, doc := range ledger.Documents {
+		if lang.L(doc.Label) == label {
+			return doc.Type
+		}
+	}
+	return ""
+}
+
 // identityProblem says in the cashier's words why the winner's identity
-// typed is none (ledger.Winner.Check: blank, characters that print
-// nothing, too few letters or digits), or "" when it is given or not asked.
+// typed is none (ledger.Winner.Check: a name that is not letters of one
+// script as on the document, no document chosen, a number out of its
+// document's format), or "" when it is given or not asked.
 func identityProblem(w *ledger.Winner) string {
 	if w == nil {
 		return ""
@@ -145,11 +169,16 @@ func identityProblem(w *ledger.Winner) string {
 	case err == nil:
 		return ""
 	case errors.Is(err, ledger.ErrIdentityName):
-		return lang.L("The winner's name needs at least two letters (characters that print nothing do not count).")
+		return lang.L("Type the winner's name as the document prints it: at least two letters of one script, no sign or placeholder.")
 	case errors.Is(err, ledger.ErrIdentityDoc):
-		return lang.L("Name the identity document (identity card, passport…).")
+		return lang.L("Choose the identity document.")
 	}
-	return lang.L("The document number needs at least four letters or digits.")
+	doc, _ := ledger.DocumentOf(w.DocType)
+	var formats []string
+	for _, f := range doc.Formats {
+		formats = append(formats, lang.L(f))
+	}
+	return lang.L("This is not a number of a {{.Doc}}: {{.Formats}}.", map[string]any{"Doc": lang.L(doc.Label), "Formats": strings.Join(formats, lang.L(", or "))})
 }
 
 // claimRequest is the claim of t at this desk, or the result without a

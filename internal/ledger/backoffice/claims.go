@@ -125,7 +125,8 @@ func (t *Tx) Commit() error { return t.O.classify(t.Tx.Commit()) }
 
 // Void cancels the payment number number with a reason: it appends a void
 // entry naming the desk and the operator; the claim entry stays as it was.
-// The ticket can then be claimed again. Only the back office voids.
+// The ticket can then be claimed again, unless another payment of it not
+// voided stands (a double payment). Only the back office voids.
 func (o *Store) Void(ctx context.Context, number int64, reason string, who core.Identity) (core.Claim, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
@@ -167,6 +168,14 @@ func (o *Store) Void(ctx context.Context, number int64, reason string, who core.
 	}
 	if _, err := core.Exec(ctx, tx, "DELETE FROM paid WHERE claim = ?", r.ID); err != nil {
 		return core.Claim{}, fmt.Errorf("void: %w", err)
+	}
+	// Issue 29: a ticket with any payment not voided is never payable
+	// again. A double payment (core.Case) leaves another payment of the
+	// ticket standing: the ticket stays paid by the first of them.
+	if _, err := core.Exec(ctx, tx, `INSERT INTO paid (ticket, claim) SELECT c.ticket, min(c.id) FROM journal c
+		WHERE c.kind = 'claim' AND c.ticket = ? AND NOT EXISTS (SELECT 1 FROM journal v WHERE v.kind = 'void' AND v.ref = c.id)
+		AND NOT EXISTS (SELECT 1 FROM paid p WHERE p.ticket = c.ticket) GROUP BY c.ticket`, ticket); err != nil {
+		return core.Claim{}, fmt.Errorf("void: %w", o.classify(err))
 	}
 	if err := tx.Commit(); err != nil {
 		return core.Claim{}, fmt.Errorf("void: commit: %w", o.classify(err))

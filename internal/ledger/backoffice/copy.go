@@ -44,6 +44,20 @@ func (o *Store) Meta(ctx context.Context) ([][2]string, error) {
 	return meta, nil
 }
 
+// AddMeta adds the meta row key (meta rows are written once: one that
+// exists is refused).
+func (o *Store) AddMeta(ctx context.Context, key, value string) error {
+	tx, err := o.write(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := core.Exec(ctx, tx, "INSERT INTO meta (key, value) VALUES (?, ?)", key, value); err != nil {
+		return o.classify(err)
+	}
+	return o.classify(tx.Commit())
+}
+
 // CopyInto copies the whole ledger into dst, a new ledger of either engine
 // made with o's meta rows, in one transaction of each: its blocks, tickets,
 // finder, journal (entries, hashes and times as they are), the state the

@@ -32,9 +32,13 @@ import (
 //     entry an earlier import of it recorded: otherwise nothing is recorded;
 //   - a payment already imported is skipped (the claim's request id is
 //     "counter:" and the counter entry's hash);
-//   - a payment of a ticket already paid is a double payment, recorded as
-//     an 'import' entry (reason double-payment, ref = the first claim), not
-//     paid again;
+//   - a payment of a ticket already paid is a double payment: recorded as
+//     a claim all the same (the cash left the counter's drawer), its
+//     reason double-payment and its ref the payment before it, an open
+//     case (core.Case) until a decision closes it (CloseCase);
+//   - a second payment of one ticket in the same desk's counter ledgers
+//     (which pay a ticket once: a forged entry) is flagged double-payment
+//     and recorded as an 'import' entry, not paid;
 //   - a payment whose serial or amount is not the ticket's, of a block not
 //     sealed in the counter ledger, above the payout limit sealed at the
 //     issue, or dated outside what the counter's clock could say, is
@@ -43,7 +47,10 @@ import (
 //   - any other payment is recorded as a claim of the counter's desk at the
 //     counter's time, the ticket kept paid; a payment outside the emission's
 //     dates, of a pack not on sale then, or without the winner's identity
-//     it needed is recorded and flagged (the claim's reason names it).
+//     it needed is recorded and flagged (the claim's reason names it);
+//   - a referral (a prize above the counter's limit it sent here) is
+//     recorded as the back office's referral of the ticket, at the
+//     counter's time (ImportReport.Referred), listed by Referrals.
 //
 // Last, an 'import' entry (reason head, request = the counter ledger's id)
 // records how many entries were imported and the last one's hash, which the
@@ -128,10 +135,17 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 			if e.Reason == string(core.UnknownSerial) {
 				rep.Refused++
 			}
+		case "referral":
+			if err := im.referral(ctx, &e); err != nil {
+				return rep, err
+			}
+			if im.flagsLeft() < 0 {
+				return reject("forged", e.ID, "more than %d entries of the file are flagged: a forged file; nothing was recorded", core.MaxProblems)
+			}
 		}
 	}
 	rep.Head = hex.EncodeToString(c.prev)
-	if rep.Recorded > 0 || rep.Entries > c.done {
+	if rep.Recorded > 0 || rep.Referred > 0 || rep.Entries > c.done {
 		h := core.Entry{Kind: "import", Reason: "head", Request: hdr.Ledger, Desk: hdr.Desk, Operator: who.Operator, Amount: rep.Recorded,
 			Detail: "entries=" + strconv.Itoa(rep.Entries) + "\nhead=" + rep.Head}
 		if err := o.appendJournal(ctx, tx, &h); err != nil {
@@ -216,11 +230,12 @@ func payerWords(e *core.Entry) string {
 	return ""
 }
 
-// importedRequests are the request ids of the payments of desk's counter
-// ledgers imported before ("counter:" and the counter entry's hash).
+// importedRequests are the request ids of the payments and referrals of
+// desk's counter ledgers imported before ("counter:" and the counter
+// entry's hash).
 func importedRequests(ctx context.Context, q core.Querier, desk string) (map[string]bool, error) {
 	var reqs []string
-	if err := core.Select(ctx, q, &reqs, "SELECT request FROM journal WHERE desk = ? AND kind IN ('claim', 'import') AND request LIKE 'counter:%'", desk); err != nil {
+	if err := core.Select(ctx, q, &reqs, "SELECT request FROM journal WHERE desk = ? AND kind IN ('claim', 'import', 'referral') AND request LIKE 'counter:%'", desk); err != nil {
 		return nil, err
 	}
 	seen := make(map[string]bool, len(reqs))
@@ -353,25 +368,9 @@ func (im *importer) payment(ctx context.Context, e *core.Entry, winner *core.Win
 // "internal" for an error of the ledger).
 func (im *importer) ticket(ctx context.Context, e *core.Entry) (core.Block, game.Serial, int, string, string) {
 	var none game.Serial
-	if e.At.IsZero() || core.CheckText("desk", e.Desk, core.MaxText) != nil || core.CheckText("operator", e.Operator, core.MaxText) != nil {
-		return core.Block{}, none, 0, "serial-mismatch", "the payment's time, desk or operator is not readable"
-	}
-	if g, bn, pos, ok := core.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
-		return core.Block{}, none, 0, "serial-mismatch", fmt.Sprintf("serial %q: not the public part of the ticket it pays", e.Serial)
-	}
-	b, err := GetBlock(ctx, im.tx, e.Game, e.Block)
-	if errors.Is(err, core.ErrNotFound) {
-		return b, none, 0, "serial-mismatch", fmt.Sprintf("serial %s names block %d/%d, which this ledger does not hold", e.Serial, e.Game, e.Block)
-	}
-	if err != nil {
-		return b, none, 0, "internal", err.Error()
-	}
-	if !im.issued.Blocks[b.ID] {
-		return b, none, 0, "not-sealed", fmt.Sprintf("serial %s is a ticket of block %s, which counter ledger %s does not hold: the counter could not have found it",
-			e.Serial, b.Name(), im.rep.Ledger)
-	}
-	if e.Position < 0 || e.Position >= b.Tickets {
-		return b, none, 0, "serial-mismatch", fmt.Sprintf("serial %s: block %s has no such ticket", e.Serial, b.Name())
+	b, kind, what := im.blockOf(ctx, e)
+	if kind != "" {
+		return b, none, 0, kind, what
 	}
 	s := game.Serial{Game: b.Game, Block: b.Number, Position: e.Position, Secret: b.Key.Secret(e.Position)}
 	if proof, _ := core.ParseClaimDetail(e.Detail); proof != core.SerialProof(s) || !e.Ticket.Valid || e.Ticket.Int64 != b.First()+int64(s.Position) {
@@ -389,8 +388,81 @@ func (im *importer) ticket(ctx context.Context, e *core.Entry) (core.Block, game
 	return b, s, prize, "", ""
 }
 
+// blockOf checks the block and position that entry e (a payment or a
+// referral) names: a block of the back office's, sealed in the counter
+// ledger, and a ticket of it. It returns the block, or what is wrong (a
+// flag's kind and words; "internal" for an error of the ledger).
+func (im *importer) blockOf(ctx context.Context, e *core.Entry) (core.Block, string, string) {
+	if e.At.IsZero() || core.CheckText("desk", e.Desk, core.MaxText) != nil || core.CheckText("operator", e.Operator, core.MaxText) != nil {
+		return core.Block{}, "serial-mismatch", "the entry's time, desk or operator is not readable"
+	}
+	if g, bn, pos, ok := core.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
+		return core.Block{}, "serial-mismatch", fmt.Sprintf("serial %q: not the public part of the ticket it names", e.Serial)
+	}
+	b, err := GetBlock(ctx, im.tx, e.Game, e.Block)
+	if errors.Is(err, core.ErrNotFound) {
+		return b, "serial-mismatch", fmt.Sprintf("serial %s names block %d/%d, which this ledger does not hold", e.Serial, e.Game, e.Block)
+	}
+	if err != nil {
+		return b, "internal", err.Error()
+	}
+	if !im.issued.Blocks[b.ID] {
+		return b, "not-sealed", fmt.Sprintf("serial %s is a ticket of block %s, which counter ledger %s does not hold: the counter could not have found it",
+			e.Serial, b.Name(), im.rep.Ledger)
+	}
+	if e.Position < 0 || e.Position >= b.Tickets {
+		return b, "serial-mismatch", fmt.Sprintf("serial %s: block %s has no such ticket", e.Serial, b.Name())
+	}
+	return b, "", ""
+}
+
+// referral records a referral the counter made (a prize above its payout
+// limit, which it sent here; see ImportClaims), unless an earlier import
+// did: as this back office's referral of the ticket, at the counter's
+// time, with its whole serial and prize, which Referrals lists until a
+// payment pays the ticket. A referral of a ticket the counter could not
+// have referred is flagged, recorded as an 'import' entry.
+func (im *importer) referral(ctx context.Context, e *core.Entry) error {
+	request := "counter:" + hex.EncodeToString(e.Hash)
+	if im.seen[request] {
+		return nil
+	}
+	im.seen[request] = true
+	x := core.Entry{At: e.At, Serial: e.Serial, Game: e.Game, Block: e.Block, Position: e.Position,
+		Desk: e.Desk, Operator: e.Operator, Method: e.Method, Request: request}
+	b, kind, what := im.blockOf(ctx, e)
+	if kind == "" {
+		if bad := (paymentTimes{issued: im.times.issued, now: im.times.now}).check(e.At); bad != "" {
+			kind, what = "bad-time", fmt.Sprintf("ticket %s referred on %s, %s: a forged record", e.Serial, e.At.Local().Format("02/01/2006 15:04:05"), bad)
+		}
+	}
+	if kind == "" {
+		s := game.Serial{Game: b.Game, Block: b.Number, Position: e.Position, Secret: b.Key.Secret(e.Position)}
+		_, pb, err := StoredTicket(ctx, im.tx, b, s.Position)
+		if err != nil {
+			return err
+		}
+		prize, _ := core.PrizeOf(pb)
+		if prize == 0 || im.issued.Limit.Pays(prize) {
+			kind, what = "amount-mismatch", fmt.Sprintf("refers ticket %s, which wins %s: not above the payout limit of %s sealed in the counter's ledger",
+				e.Serial, game.FormatAmount(prize), im.issued.Limit)
+		} else {
+			x.Kind, x.Serial, x.Amount = "referral", s.String(), prize
+			x.Ticket = sql.NullInt64{Int64: b.First() + int64(s.Position), Valid: true}
+			im.rep.Referred++
+			return im.o.appendJournal(ctx, im.tx, &x)
+		}
+	}
+	if kind == "internal" {
+		return errors.New(what)
+	}
+	im.flag(e, kind, "%s", what)
+	x.Kind, x.Reason = "import", kind
+	return im.o.appendJournal(ctx, im.tx, &x)
+}
+
 // earlier is a payment of ticket recorded by an earlier import of this
-// desk's counter ledger (voided since), or nil.
+// desk's counter ledger (voided since or not), or nil.
 func (im *importer) earlier(ctx context.Context, ticket int64) (*core.Claim, error) {
 	var rows []ClaimRow
 	err := core.Select(ctx, im.tx, &rows, ClaimSelect+" WHERE c.kind = 'claim' AND c.ticket = ? AND c.desk = ? AND c.request LIKE 'counter:%' ORDER BY c.id LIMIT 1",
@@ -417,24 +489,36 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 		x.Kind, x.Reason, x.Ticket = "import", "over-limit", sql.NullInt64{}
 		return im.o.appendJournal(ctx, tx, &x)
 	}
+	keepWinner := identity && winner != nil && winner.Given() && core.IdentityHash(winner) == identityHash
+	// A counter ledger pays a ticket once: another entry of this desk's
+	// paying a ticket its counter ledger paid before (imported, voided
+	// since or not) is a forged replay, flagged and not paid.
+	earlier, err := im.earlier(ctx, e.Ticket.Int64)
+	if err != nil {
+		return err
+	}
+	if earlier != nil {
+		im.flag(e, "double-payment", "ticket %s: the counter ledger paid it on %s (payment %d here) and pays it again on %s: a counter ledger pays a ticket once, so this entry was written outside it; not recorded as a payment",
+			s, earlier.At.Local().Format("02/01/2006 15:04:05"), earlier.Number, at.Local().Format("02/01/2006 15:04:05"))
+		x := base
+		x.Kind, x.Reason, x.Ref = "import", "double-payment", sql.NullInt64{Int64: earlier.Entry, Valid: true}
+		return im.o.appendJournal(ctx, tx, &x)
+	}
 	first, err := PaidClaim(ctx, tx, e.Ticket.Int64)
 	if err != nil {
 		return err
 	}
-	if first == nil {
-		// A counter ledger pays a ticket once: a payment of it imported
-		// before, voided since, is not made again by another entry.
-		if first, err = im.earlier(ctx, e.Ticket.Int64); err != nil {
+	if first != nil {
+		// Recorded all the same: the money left the counter's drawer.
+		x := base
+		x.Kind, x.Reason, x.Ref, x.Detail = "claim", core.ReasonDoublePayment, sql.NullInt64{Int64: first.Entry, Valid: true}, identityHash
+		if err := im.pay(ctx, &x, false, keepWinner, winner); err != nil {
 			return err
 		}
-	}
-	if first != nil {
-		im.flag(e, "double-payment", "ticket %s was paid twice: %s on %s at desk %q by %q (payment %d here), and on %s at desk %q by %q (the counter ledger's payment %d): %s to recover from whichever came second",
+		im.flag(e, "double-payment", "ticket %s was paid twice: %s on %s at desk %q by %q (payment %d), and on %s at desk %q by %q (the counter ledger's payment %d, recorded here as payment %d): %s to recover, an open case until a decision closes it (vegas-desk cases)",
 			s, game.FormatAmount(first.Amount), first.At.Local().Format("02/01/2006 15:04:05"), first.Desk, first.Operator, first.Number,
-			at.Local().Format("02/01/2006 15:04:05"), e.Desk, e.Operator, e.Number, game.FormatAmount(e.Amount))
-		x := base
-		x.Kind, x.Reason, x.Ref = "import", "double-payment", sql.NullInt64{Int64: first.Entry, Valid: true}
-		return im.o.appendJournal(ctx, tx, &x)
+			at.Local().Format("02/01/2006 15:04:05"), e.Desk, e.Operator, e.Number, x.Number, game.FormatAmount(e.Amount))
+		return nil
 	}
 	em, err := ReadDates(ctx, tx, b.Game)
 	if err != nil {
@@ -453,7 +537,6 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 	// Paid without the winner's identity it needed, or with one the file
 	// does not hold: the money is gone, so recorded, and flagged for the
 	// identity to be found.
-	keepWinner := identity && winner != nil && winner.Given() && core.IdentityHash(winner) == identityHash
 	switch {
 	case deskRule == core.IdentityRequired:
 		im.flag(e, "identity-missing", "pays %s for ticket %s without the winner's identity, required from %s",
@@ -468,15 +551,23 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 	}
 	x := base
 	x.Kind, x.Reason, x.Detail = "claim", reason, identityHash
-	if err := im.o.appendJournal(ctx, tx, &x); err != nil {
+	return im.pay(ctx, &x, true, keepWinner, winner)
+}
+
+// pay appends claim entry x, keeps its ticket paid by it (keepPaid: no
+// other payment does) and the winner's identity (keepWinner).
+func (im *importer) pay(ctx context.Context, x *core.Entry, keepPaid, keepWinner bool, winner *core.Winner) error {
+	if err := im.o.appendJournal(ctx, im.tx, x); err != nil {
 		return err
 	}
-	if _, err := core.Exec(ctx, tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", e.Ticket.Int64, x.ID); err != nil {
-		return im.o.classify(err)
+	if keepPaid {
+		if _, err := core.Exec(ctx, im.tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", x.Ticket.Int64, x.ID); err != nil {
+			return im.o.classify(err)
+		}
 	}
 	im.rep.Recorded++
 	if keepWinner {
-		if _, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
+		if _, err := core.Exec(ctx, im.tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
 			x.ID, winner.Name, winner.DocType, winner.DocNumber); err != nil {
 			return im.o.classify(err)
 		}

@@ -65,6 +65,11 @@ func (o *Store) Settlement(ctx context.Context, desk string, gameCode int, from,
 			s.PrizeSum += c.Amount
 		}
 	}
+	cases, err := o.Cases(ctx)
+	if err != nil {
+		return core.SettlementFacts{}, err
+	}
+	s.Cases = core.CasesOf(cases, desk, first, end)
 	if s.Rate, err = o.Setting(ctx, core.SettingCommission); err != nil {
 		return core.SettlementFacts{}, err
 	}

@@ -470,8 +470,8 @@ func CheckIdentities(ctx context.Context, q core.Querier, rep *core.VerifyReport
 			}
 		case r.Kind != "claim":
 			rep.Add(where, "keeps a winner's identity, but it is no payment")
-		case !w.Given():
-			rep.Add(where, "records a winner's identity that is blank or invisible (%q, %q, %q: %v)", w.Name, w.DocType, w.DocNumber, w.Check())
+		case w.Legible() != nil:
+			rep.Add(where, "records a winner's identity that is blank or invisible (%q, %q, %q: %v)", w.Name, w.DocType, w.DocNumber, w.Legible())
 		case core.IdentityHash(&w) != hash:
 			rep.Add(where, "keeps a winner's identity other than the one the payment recorded")
 		}

@@ -64,6 +64,9 @@ type BackOffice interface {
 	// waiting to be), or ErrNotFound.
 	DeskGuesses(ctx context.Context, id string, since time.Time) (Desk, []time.Time, error)
 	Referrals(ctx context.Context) ([]Referral, error)
+	// Cases lists the double payments; CloseCase closes one by a decision.
+	Cases(ctx context.Context) ([]Case, error)
+	CloseCase(ctx context.Context, number int64, decision string, who Identity) (Case, error)
 	Identities(ctx context.Context) (map[int64]Winner, error)
 	Desks(ctx context.Context) ([]Desk, error)
 	AddDesk(ctx context.Context, id string, limit int, who Identity) (Desk, error)

@@ -16,9 +16,10 @@ import (
 // it (WriteCSVWithIdentity).
 func WriteCSV(w io.Writer, claims []Claim) error { return writeClaimsCSV(w, claims, nil) }
 
-// WriteCSVWithIdentity is WriteCSV with three more columns, winner_name,
-// winner_doc and winner_doc_number, from ids (Identities), empty for a
-// payment without one. Personal data: only when asked for.
+// WriteCSVWithIdentity is WriteCSV with four more columns, winner_name,
+// winner_doc, winner_doc_number and winner_skeleton (NameSkeleton: the
+// look-alikes of one name have the same), from ids (Identities), empty
+// for a payment without one. Personal data: only when asked for.
 func WriteCSVWithIdentity(w io.Writer, claims []Claim, ids map[int64]Winner) error {
 	if ids == nil {
 		ids = map[int64]Winner{}
@@ -30,7 +31,7 @@ func writeClaimsCSV(w io.Writer, claims []Claim, ids map[int64]Winner) error {
 	cw := csv.NewWriter(w)
 	header := []string{"number", "at", "serial", "game", "block", "position", "amount", "desk", "operator", "method", "voided", "void_reason", "voided_by", "voided_at"}
 	if ids != nil {
-		header = append(header, "winner_name", "winner_doc", "winner_doc_number")
+		header = append(header, "winner_name", "winner_doc", "winner_doc_number", "winner_skeleton")
 	}
 	cw.Write(header)
 	for _, cl := range claims {
@@ -42,8 +43,11 @@ func writeClaimsCSV(w io.Writer, claims []Claim, ids map[int64]Winner) error {
 			strconv.Itoa(cl.Game), strconv.Itoa(cl.Block), strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount),
 			cl.Desk, cl.Operator, cl.Method, strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va}
 		if ids != nil {
-			id := ids[cl.Entry]
-			row = append(row, id.Name, id.DocType, id.DocNumber)
+			id, skeleton := ids[cl.Entry], ""
+			if id.Name != "" {
+				skeleton = NameSkeleton(id.Name)
+			}
+			row = append(row, id.Name, id.DocType, id.DocNumber, skeleton)
 		}
 		for i := range row {
 			row[i] = CSVCell(row[i])

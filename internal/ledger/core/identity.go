@@ -11,7 +11,7 @@ import (
 
 // What a winner's identity is, in one place (issue 23: a name, a document
 // and a number made of characters that print nothing were paid). Every
-// kind of ledger asks Given and keeps IdentityText's form, and the
+// kind of ledger asks Given and keeps Winner.Normal's form, and the
 // conformance table's identities (conformance/identities.txt) are asked
 // of every kind.
 //
@@ -25,14 +25,12 @@ import (
 // text typed once with single spaces is unchanged: its hash is the one it
 // always had.
 //
-// An identity is given when its normalised name holds at least
-// MinNameLetters letters (category L), its document type MinDocLetters,
-// and its document number MinDocNumber letters or decimal digits.
-const (
-	MinNameLetters = 2
-	MinDocLetters  = 1
-	MinDocNumber   = 4
-)
+// An identity is given (issue 29, documents.go) when, typed without a
+// bidirectional control, its normalised name is at least MinNameLetters
+// letters of one script (no modifier letter, no mark alone, no
+// placeholder), its document is one of Documents and its number (upper
+// case, spaces removed: NormalDocNumber) is in that document's format.
+const MinNameLetters = 2
 
 // fillers are characters that print nothing yet are letters or symbols by
 // category, beside the default ignorable code points: the Hangul fillers,
@@ -92,18 +90,26 @@ func cleanIdentity(s string) string {
 	return b.String()
 }
 
-// Normal is w with each field normalised (IdentityText); nil for nil.
+// Normal is w with each field normalised (IdentityText), the document
+// named by its type (DocumentOf) and its number as kept (NormalDocNumber);
+// nil for nil.
 func (w *Winner) Normal() *Winner {
 	if w == nil {
 		return nil
 	}
-	return &Winner{Name: IdentityText(w.Name), DocType: IdentityText(w.DocType), DocNumber: IdentityText(w.DocNumber)}
+	n := &Winner{Name: IdentityText(w.Name), DocType: IdentityText(w.DocType), DocNumber: NormalDocNumber(IdentityText(w.DocNumber))}
+	if d, ok := DocumentOf(n.DocType); ok {
+		n.DocType = d.Type
+	}
+	return n
 }
 
-// Given reports whether the winner's identity is given: once normalised,
-// a name of at least two letters, a document type with a letter, and a
-// document number of at least four letters or digits.
+// Given reports whether the winner's identity is given (Check).
 func (w *Winner) Given() bool { return w.Check() == nil }
+
+// bidiControls are the characters that reorder text: a name typed with
+// one is kept other than it was shown.
+var bidiControls = []rune{0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
 
 // The ways an identity is not given, for the messages that say which.
 var (
@@ -112,21 +118,20 @@ var (
 	ErrIdentityNumber = errors.New("document number")
 )
 
-// Check says why w is not a given identity (nil when it is): the first
-// field that falls short, wrapping ErrIdentityName, ErrIdentityDoc or
-// ErrIdentityNumber.
-func (w *Winner) Check() error {
-	if w == nil {
-		return fmt.Errorf("%w: none given", ErrIdentityName)
-	}
-	n := w.Normal()
+// Legible says why an identity kept in a ledger is blank or invisible
+// (nil when it is not): a name of fewer than two letters, a document type
+// without a letter, a number of fewer than four letters or digits, once
+// normalised (issue 23's rule). verify holds the identities kept to it:
+// the payments made before Check's rule hold theirs to no more.
+func (w *Winner) Legible() error {
+	n := &Winner{Name: IdentityText(w.Name), DocType: IdentityText(w.DocType), DocNumber: IdentityText(w.DocNumber)}
 	switch {
 	case countRunes(n.Name, unicode.IsLetter) < MinNameLetters:
-		return fmt.Errorf("%w %q: at least %d letters (characters that print nothing do not count); type the name on the document", ErrIdentityName, n.Name, MinNameLetters)
-	case countRunes(n.DocType, unicode.IsLetter) < MinDocLetters:
-		return fmt.Errorf("%w %q: name its type (identity card, passport…) with at least %d letter", ErrIdentityDoc, n.DocType, MinDocLetters)
-	case countRunes(n.DocNumber, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < MinDocNumber:
-		return fmt.Errorf("%w %q: at least %d letters or digits; type the number printed on the document", ErrIdentityNumber, n.DocNumber, MinDocNumber)
+		return fmt.Errorf("%w %q: fewer than %d letters", ErrIdentityName, n.Name, MinNameLetters)
+	case countRunes(n.DocType, unicode.IsLetter) < 1:
+		return fmt.Errorf("%w %q: no letter", ErrIdentityDoc, n.DocType)
+	case countRunes(n.DocNumber, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 4:
+		return fmt.Errorf("%w %q: fewer than 4 letters or digits", ErrIdentityNumber, n.DocNumber)
 	}
 	return nil
 }
@@ -139,6 +144,35 @@ func countRunes(s string, is func(rune) bool) int {
 		}
 	}
 	return n
+}
+
+// Check says why w is not a given identity (nil when it is): the first
+// field that falls short, wrapping ErrIdentityName, ErrIdentityDoc or
+// ErrIdentityNumber.
+func (w *Winner) Check() error {
+	if w == nil {
+		return fmt.Errorf("%w: none given", ErrIdentityName)
+	}
+	for _, f := range []struct {
+		err  error
+		text string
+	}{{ErrIdentityName, w.Name}, {ErrIdentityDoc, w.DocType}, {ErrIdentityNumber, w.DocNumber}} {
+		if i := strings.IndexFunc(f.text, func(r rune) bool { return contains(bidiControls, r) }); i >= 0 {
+			return fmt.Errorf("%w %q: holds a bidirectional control (U+%04X), which shows the text other than it is kept; type it again", f.err, f.text, []rune(f.text[i:])[0])
+		}
+	}
+	n := w.Normal()
+	if why := checkName(n.Name); why != "" {
+		return fmt.Errorf("%w %q: %s; type the name as the document prints it", ErrIdentityName, n.Name, why)
+	}
+	d, ok := DocumentOf(n.DocType)
+	if !ok {
+		return fmt.Errorf("%w %q: give one of the documents a cashier may accept: %s", ErrIdentityDoc, n.DocType, DocumentTypes())
+	}
+	if !d.Valid(n.DocNumber) {
+		return fmt.Errorf("%w %q: a %s's number is %s; type the number printed on the document", ErrIdentityNumber, n.DocNumber, d.Type, strings.Join(d.Formats, ", or "))
+	}
+	return nil
 }
 
 // IdentityClass is a regular expression's bracket expression of every

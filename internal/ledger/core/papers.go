@@ -58,6 +58,10 @@ type DayFacts struct {
 	// ticket ("531-0001-0456789"), and a sealed ledger's Amount is 0 (it
 	// keeps no unpaid prize).
 	Referrals []Referral
+	// Cases are the double payments (Case) in which a payment of the
+	// counter's that day takes part: its payment is counted in Payments
+	// (the cash it paid out), the case says what is to recover.
+	Cases     []Case
 	Head      string
 	PrintedAt time.Time
 }
@@ -116,8 +120,12 @@ type SettlementFacts struct {
 	Payments   []Claim
 	PrizeCount int
 	PrizeSum   int
-	Rate       int // the commission, in hundredths of a percent (the commission setting)
-	PrintedAt  time.Time
+	// Cases are the double payments in which a payment of the counter's in
+	// the period takes part (CasesOf): counted in the prizes all the same
+	// (what the counter paid out in cash it is owed), to recover.
+	Cases     []Case
+	Rate      int // the commission, in hundredths of a percent (the commission setting)
+	PrintedAt time.Time
 }
 
 // DayBounds is the local day of t: its first instant and the next day's.

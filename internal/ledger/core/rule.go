@@ -177,8 +177,9 @@ func NewRequestID() string {
 // it asks anything, and returns its serial. own is the desk of a counter's
 // login or sealed ledger ("" for the back office): it pays as that desk
 // only. Texts are trimmed; a winner's identity is kept in its normal form
-// (IdentityText), and one that is not given (Winner.Check: blank,
-// invisible, too short) is none; an empty request id gets one.
+// (Winner.Normal), and one that is not given (Winner.Check: blank,
+// invisible, no document of the list, a number out of its format, a name
+// that is no name) is none; an empty request id gets one.
 func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 	s, err := game.ParseSerial(req.Serial)
 	if err != nil {
@@ -215,7 +216,7 @@ func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 		// An identity is kept, hashed and compared in its normal form
 		// (IdentityText); one that is not given (Winner.Check) is none.
 		req.Winner = nil
-		if n := t.Normal(); n.Given() {
+		if n := t.Normal(); t.Given() { // as typed: a bidirectional control is refused, not removed
 			for _, f := range [][2]string{{"winner's name", n.Name}, {"identity document", n.DocType}, {"document number", n.DocNumber}} {
 				if err := CheckText(f[0], f[1], MaxIdentity); err != nil {
 					return s, fmt.Errorf("claim: %w", err)

@@ -411,16 +411,19 @@ type CounterIssue struct {
 //	not-issued        the file names a counter ledger this back office did not issue
 //	broken-chain      an entry's hash does not recompute, or the chain does not start with the issue
 //	rewritten         the chain no longer holds an entry an earlier import recorded
-//	double-payment    a ticket already paid (here or by another counter): the money to recover
-//	serial-mismatch   a payment whose serial, secret part or ticket is not one of this ledger's
-//	amount-mismatch   a payment of another amount than the ticket's prize
+//	double-payment    a ticket already paid (here or by another counter): recorded all the same,
+//	                  an open case (Case) of the money to recover
+//	serial-mismatch   a payment or referral whose serial, secret part or ticket is not one of this ledger's
+//	amount-mismatch   a payment of another amount than the ticket's prize, a referral of a
+//	                  ticket within the counter's payout limit
 //	not-yet-on-sale, expired   a payment outside the emission's dates
 //	not-activated, stolen      a payment of a ticket whose pack was not on sale then
 //	identity-missing  a payment from the sealed identity threshold on without the winner's
 //	                  identity, or that records an identity the file does not hold (or another)
 //	over-limit        a payment above the payout limit sealed at the issue (the back office's to pay)
 //	not-sealed        a payment of a block the counter ledger does not hold
-//	bad-time          a payment dated before the issue, after the import, or before the previous payment
+//	bad-time          a payment dated before the issue, after the import, or before the previous
+//	                  payment (a referral: before the issue or after the import)
 type ImportFlag struct {
 	Entry  int64 // the counter's journal entry
 	Kind   string
@@ -442,6 +445,7 @@ type ImportReport struct {
 	Entries      int // journal entries in the file
 	Payments     int // payments in the file
 	Recorded     int // payments recorded as claims now
+	Referred     int // referrals recorded now (prizes above the counter's limit, the back office's to pay)
 	Already      int // payments recorded by an earlier import
 	Refused      int // serials the counter refused as unknown (attempts)
 	Head         string

@@ -122,7 +122,7 @@ func Postgres(s *pgtest.Server, name string) (string, error) {
 		return "", err
 	}
 	defer src.Close()
-	dst, err := ledger.Copy(context.Background(), src, s.URL(pgtest.Owner, db), nil)
+	dst, err := ledger.Duplicate(context.Background(), src, s.URL(pgtest.Owner, db), nil) // the same ledger: its counter ledgers import
 	if err != nil {
 		return "", fmt.Errorf("copy fixture %s into PostgreSQL: %w", name, err)
 	}

@@ -1,0 +1,248 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/mtibben/confusables"
+)
+
+// What a cashier copies from an identity document (issue 29: names,
+// document types and numbers made of modifier letters, placeholders like
+// "xx" or "0000", a right-to-left override, were paid 50,000 €): the
+// document's type from a fixed list, the French documents a cashier may
+// accept, its number in that document's format, and the name in letters
+// of one script.
+
+// Document is an identity document a cashier may accept: Type is what a
+// ledger keeps (and hashes), Formats what its number looks like.
+type Document struct {
+	Type    string
+	Label   string   // its full name, in English (the app translates it)
+	Aliases []string // other names a command line may give it (lower case)
+	Formats []string // its number's formats, in words
+	valid   func(n string) bool
+}
+
+// Documents are the documents a cashier may accept, in the order the app
+// offers them. Their numbers (upper case, spaces removed):
+//
+//   - CNI: before 2021, 12 characters — the year and month of issue (4
+//     digits), the issuing office (3 letters or digits: département and
+//     office, "2A"/"2B" for Corsica), a sequence (5 digits); since August
+//     2021 (the card of the ICAO format), 9 letters or digits;
+//   - passeport: 9 characters, 2 digits, 2 letters, 5 digits (12AB34567);
+//   - titre de séjour: the holder's foreigner number (numéro étranger,
+//     AGDREF), 10 digits;
+//   - permis de conduire: the pink paper licence (before 16 September
+//     2013), 12 letters or digits; the card of the 2013 European model, 9
+//     characters, 2 digits, 2 letters, 5 digits (13AA00002).
+var Documents = []Document{
+	{Type: "CNI", Label: "identity card (CNI)", Aliases: []string{"carte d'identité", "carte nationale d'identité", "identity card"},
+		Formats: []string{"9 letters or digits (since 2021)", "12 characters: 4 digits, 3 letters or digits, 5 digits (before 2021)"},
+		valid: func(n string) bool {
+			return shaped(n, "#########") || shaped(n, "0000###00000")
+		}},
+	{Type: "passeport", Label: "passport", Aliases: []string{"passport"},
+		Formats: []string{"2 digits, 2 letters, 5 digits (12AB34567)"},
+		valid:   func(n string) bool { return shaped(n, "00AA00000") }},
+	{Type: "titre de séjour", Label: "residence permit", Aliases: []string{"titre de sejour", "residence permit"},
+		Formats: []string{"10 digits"},
+		valid:   func(n string) bool { return shaped(n, "0000000000") }},
+	{Type: "permis de conduire", Label: "driving licence", Aliases: []string{"permis", "driving licence", "driving license"},
+		Formats: []string{"2 digits, 2 letters, 5 digits (since 2013)", "12 letters or digits (before 2013)"},
+		valid: func(n string) bool {
+			return shaped(n, "00AA00000") || shaped(n, "############")
+		}},
+}
+
+// shaped reports whether n has the shape of pattern: 0 a digit, A a
+// letter, # either (ASCII, upper case).
+func shaped(n, pattern string) bool {
+	if len(n) != len(pattern) {
+		return false
+	}
+	for i := range len(n) {
+		digit, letter := n[i] >= '0' && n[i] <= '9', n[i] >= 'A' && n[i] <= 'Z'
+		switch pattern[i] {
+		case '0':
+			if !digit {
+				return false
+			}
+		case 'A':
+			if !letter {
+				return false
+			}
+		default:
+			if !digit && !letter {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// DocumentOf is the document named t (its type or an alias, in any case).
+func DocumentOf(t string) (Document, bool) {
+	t = strings.ToLower(strings.TrimSpace(t))
+	for _, d := range Documents {
+		if t == strings.ToLower(d.Type) {
+			return d, true
+		}
+		for _, a := range d.Aliases {
+			if t == a {
+				return d, true
+			}
+		}
+	}
+	return Document{}, false
+}
+
+// DocumentTypes lists the documents' types: "CNI, passeport, …".
+func DocumentTypes() string {
+	var ts []string
+	for _, d := range Documents {
+		ts = append(ts, d.Type)
+	}
+	return strings.Join(ts, ", ")
+}
+
+// Valid reports whether n (a normal document number: NormalDocNumber) is
+// a number of the document: its format, and not a placeholder (one
+// character repeated, digits in a row).
+func (d Document) Valid(n string) bool {
+	return d.valid(n) && !placeholderNumber(n)
+}
+
+// NormalDocNumber is a document number as kept: its ASCII letters in
+// upper case, its spaces removed (typed as printed, in groups).
+func NormalDocNumber(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == ' ':
+			return -1
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		}
+		return r
+	}, s)
+}
+
+func placeholderNumber(n string) bool {
+	return strings.Count(n, n[:1]) == len(n) || strings.Contains("01234567890123456789", n)
+}
+
+// Name's characters: letters (no modifier letter, no letter that looks
+// like punctuation), the marks of a letter, and between letters a space,
+// a hyphen or an apostrophe.
+var (
+	// letterLike are letters by category that print as punctuation: the
+	// click letters ǀ ǁ ǂ ǃ, the saltillo Ꞌ ꞌ.
+	letterLike  = []rune{0x01C0, 0x01C1, 0x01C2, 0x01C3, 0xA78B, 0xA78C}
+	nameJoiners = "-'’ "
+	// placeholders are what a cashier types for a name not given.
+	placeholders = []string{"inconnu", "inconnue", "nom", "prenom", "prénom", "test", "anonyme", "neant", "néant", "aucun",
+		"na", "nc", "nd", "sans", "xxx", "unknown", "none", "name"}
+)
+
+// checkName says what a name (normalised) holds that no name copied from
+// an identity document does, or "".
+func checkName(name string) string {
+	var scripts []string
+	letters, prev := 0, ' '
+	for i, r := range name {
+		switch {
+		case strings.ContainsRune(nameJoiners, r):
+			if i == 0 || strings.ContainsRune(nameJoiners, prev) {
+				return fmt.Sprintf("%q must stand between letters", r)
+			}
+		case unicode.Is(unicode.M, r):
+			if !unicode.IsLetter(prev) && !unicode.Is(unicode.M, prev) {
+				return fmt.Sprintf("a mark alone (U+%04X)", r)
+			}
+		case unicode.Is(unicode.Lm, r):
+			return fmt.Sprintf("a modifier letter (%q U+%04X), not a letter of a name", r, r)
+		case unicode.IsLetter(r) && !isLetterLike(r):
+			letters++
+			if s := scriptOf(r); s != "" && !contains(scripts, s) {
+				scripts = append(scripts, s)
+			}
+		default:
+			return fmt.Sprintf("%q (U+%04X), which is not a letter of a name", r, r)
+		}
+		prev = r
+	}
+	switch {
+	case strings.ContainsRune(nameJoiners, prev) && name != "":
+		return fmt.Sprintf("%q must stand between letters", prev)
+	case letters < MinNameLetters:
+		return fmt.Sprintf("at least %d letters (characters that print nothing do not count)", MinNameLetters)
+	case !oneScript(scripts):
+		return fmt.Sprintf("letters of several scripts (%s): a name is written in one", strings.Join(scripts, ", "))
+	case placeholderName(name):
+		return "a placeholder, not a name"
+	}
+	return ""
+}
+
+func isLetterLike(r rune) bool { return contains(letterLike, r) }
+
+func contains[T comparable](xs []T, x T) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// scriptOf is the name of r's script (Unicode's Script property).
+func scriptOf(r rune) string {
+	for name, t := range unicode.Scripts {
+		if name != "Common" && name != "Inherited" && unicode.Is(t, r) {
+			return name
+		}
+	}
+	return ""
+}
+
+// oneScript reports whether scripts are one script's, Japanese's (Han,
+// Hiragana, Katakana) or Korean's (Han, Hangul), as TR39's single-script
+// test with its augmented sets.
+func oneScript(scripts []string) bool {
+	if len(scripts) <= 1 {
+		return true
+	}
+	for _, set := range [][]string{{"Han", "Hiragana", "Katakana"}, {"Han", "Hangul"}} {
+		all := true
+		for _, s := range scripts {
+			all = all && contains(set, s)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderName reports whether a name is one letter repeated ("xx",
+// "X X") or a word typed for a name not given.
+func placeholderName(name string) bool {
+	folded := strings.ToLower(strings.Map(func(r rune) rune {
+		if strings.ContainsRune(nameJoiners, r) {
+			return -1
+		}
+		return r
+	}, name))
+	first := []rune(folded)[0]
+	return strings.Count(folded, string(first)) == len([]rune(folded)) || contains(placeholders, folded)
+}
+
+// NameSkeleton is a name's confusable skeleton (Unicode TR39, its
+// confusables table, of the name in lower case): look-alikes of one name
+// (a Cyrillic "Сора" and a Latin "Copa", "JEAN" and "Jean") have the same.
+// It is for finding them, never for showing.
+func NameSkeleton(name string) string {
+	return confusables.Skeleton(strings.ToLower(IdentityText(name)))
+}
