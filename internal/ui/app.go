@@ -188,6 +188,7 @@ type desk struct {
 	online    *bool
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
+	scan      scanWatch // the digits typed last: a scan?
 	checks    []checked // the counter's checks this session, newest first
 }
 
@@ -196,6 +197,8 @@ func newDesk(a fyne.App, w fyne.Window, l *ledger.Ledger) *desk {
 	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}, payments: map[chan struct{}]struct{}{}}
 	w.SetCloseIntercept(d.quit)
 	w.Canvas().SetOnTypedKey(d.typedKey)
+	w.Canvas().SetOnTypedRune(d.typedRune)
+	d.addTabKeys()
 	d.build()
 	return d
 }
@@ -209,27 +212,23 @@ func (d *desk) build() {
 	d.blocks = newBlocksScreen(d)
 	d.settings = newSettingsScreen(d)
 	d.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon(lang.L("Counter"), theme.ConfirmIcon(), d.counter.content),
-		container.NewTabItemWithIcon(lang.L("Enter contents"), theme.DocumentCreateIcon(), d.contents.content),
-		container.NewTabItemWithIcon(lang.L("Payments"), theme.ListIcon(), d.claims.content),
-		container.NewTabItemWithIcon(lang.L("Packs"), theme.GridIcon(), d.packs.content),
-		container.NewTabItemWithIcon(lang.L("Blocks"), theme.StorageIcon(), d.blocks.content),
-		container.NewTabItemWithIcon(lang.L("Settings"), theme.SettingsIcon(), d.settings.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Counter"), tabCounter), theme.ConfirmIcon(), d.counter.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Enter contents"), tabContents), theme.DocumentCreateIcon(), d.contents.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Payments"), tabClaims), theme.ListIcon(), d.claims.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Packs"), tabPacks), theme.GridIcon(), d.packs.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Blocks"), tabBlocks), theme.StorageIcon(), d.blocks.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Settings"), tabSettings), theme.SettingsIcon(), d.settings.content),
 	)
 	d.tabs.OnSelected = func(t *container.TabItem) {
 		switch t.Content {
-		case d.counter.content:
-			d.counter.focus()
-		case d.contents.content:
-			d.contents.focus()
 		case d.claims.content:
 			d.claims.reload()
 		case d.packs.content:
 			d.packs.reload()
-			d.packs.focus()
 		case d.blocks.content:
 			d.blocks.reload()
 		}
+		d.focusTab()
 	}
 	d.status = widget.NewLabel("")
 	d.status.TextStyle.Italic = true

@@ -138,7 +138,7 @@ func newFormBuilder(c *contentsScreen) *formBuilder {
 // marks a fault (in room kept for it, so that nothing moves).
 func (b *formBuilder) field(path string, kind fieldKind) fyne.CanvasObject {
 	c := b.c
-	e := newValueEntry(kind, c.check)
+	e := newValueEntry(c.d, kind, c.check)
 	c.fields[path], c.kinds[path] = e, kind
 	c.paths = append(c.paths, path)
 	b.pending = append(b.pending, path)

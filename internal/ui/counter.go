@@ -73,22 +73,19 @@ type counterScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	entry   *serialEntry
+	entry   *keyEntry
 	view    *verdictView
 	picture *TicketPicture
 	checks  *widget.List // the desk's checks
-	samples *widget.Button
+	samples *keyButton
 
 	current *ledger.Ticket // the ticket last looked up, nil when none
 }
 
-// serialEntry is an entry that checks its text on Enter, the key a barcode
-// scanner sends after the digits.
-type serialEntry struct{ widget.Entry }
-
-func newSerialEntry() *serialEntry {
-	e := &serialEntry{}
-	e.ExtendBaseWidget(e)
+// newSerialEntry makes the serial field, which checks its text on Enter,
+// the key a barcode scanner sends after the digits.
+func (d *desk) newSerialEntry() *keyEntry {
+	e := d.newEntry()
 	e.SetPlaceHolder(game.Serial{Game: DefaultGame, Block: 1, Position: 456789, Secret: 1234_5678_9012_3456}.String())
 	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
 	return e
@@ -96,7 +93,7 @@ func newSerialEntry() *serialEntry {
 
 func newCounterScreen(d *desk) *counterScreen {
 	c := &counterScreen{d: d}
-	c.entry = newSerialEntry()
+	c.entry = d.newSerialEntry()
 	c.entry.OnSubmitted = c.check
 	check := newKeyButton(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
 	check.Importance = widget.HighImportance
@@ -144,7 +141,7 @@ func newCounterScreen(d *desk) *counterScreen {
 			c.check(d.checks[id].serial)
 		}
 	}
-	c.samples = widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	c.samples = d.button(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
 	header := container.NewBorder(nil, nil, widget.NewLabelWithStyle(lang.L("Last checks"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.samples)
 	room := canvas.NewRectangle(color.Transparent)
 	room.SetMinSize(fyne.NewSize(0, 150))

@@ -34,20 +34,20 @@ type packsScreen struct {
 
 	move   *widget.Select
 	block  *widget.Select
-	entry  *packEntry
-	desk   *widget.Entry
-	reason *widget.Entry
-	apply  *widget.Button
+	entry  *keyEntry
+	desk   *keyEntry
+	reason *keyEntry
+	apply  *keyButton
 	form   *widget.Form
 
 	banner *canvas.Rectangle
 	result *widget.Label
 
 	state    *widget.Select
-	deskList *widget.Entry
+	deskList *keyEntry
 	table    *widget.Table
 	total    *widget.Label
-	labels   *widget.Button
+	labels   *keyButton
 	runs     []ledger.PackRun
 }
 
@@ -104,11 +104,8 @@ func stateName(s string) string {
 
 // packEntry is the field packs are scanned or typed in: Enter applies the
 // move, as a scanner sends it after the digits.
-type packEntry struct{ widget.Entry }
-
-func newPackEntry() *packEntry {
-	e := &packEntry{}
-	e.ExtendBaseWidget(e)
+func (d *desk) newPackEntry() *keyEntry {
+	e := d.newEntry()
 	e.SetPlaceHolder(game.PackCode{Game: DefaultGame, Block: 1, Pack: 120}.String() + " · 120 · 120-139")
 	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
 	return e
@@ -126,13 +123,13 @@ func newPacksScreen(d *desk) *packsScreen {
 	p.move = widget.NewSelect(nil, func(string) { p.moveChanged() })
 	p.block = widget.NewSelect(nil, nil)
 	p.block.PlaceHolder = lang.L("block")
-	p.entry = newPackEntry()
+	p.entry = d.newPackEntry()
 	p.entry.OnSubmitted = func(string) { p.applyMove() }
-	p.desk = widget.NewEntry()
+	p.desk = d.newEntry()
 	p.desk.SetPlaceHolder(lang.L("counter"))
-	p.reason = widget.NewEntry()
+	p.reason = d.newEntry()
 	p.reason.SetPlaceHolder(lang.L("reason (return, theft, destruction)"))
-	p.apply = widget.NewButtonWithIcon(lang.L("Apply"), theme.ConfirmIcon(), p.applyMove)
+	p.apply = d.button(lang.L("Apply"), theme.ConfirmIcon(), p.applyMove)
 	p.apply.Importance = widget.HighImportance
 
 	p.banner = canvas.NewRectangle(verdictStyle[verdictNone])
@@ -142,11 +139,11 @@ func newPacksScreen(d *desk) *packsScreen {
 	p.result.TextStyle.Bold = true
 
 	p.state = widget.NewSelect(nil, func(string) { p.reload() })
-	p.deskList = widget.NewEntry()
+	p.deskList = d.newEntry()
 	p.deskList.SetPlaceHolder(lang.L("counter"))
 	p.deskList.OnSubmitted = func(string) { p.reload() }
-	filter := widget.NewButtonWithIcon(lang.L("Filter"), theme.SearchIcon(), p.reload)
-	all := widget.NewButton(lang.L("All"), func() {
+	filter := d.button(lang.L("Filter"), theme.SearchIcon(), p.reload)
+	all := d.button(lang.L("All"), nil, func() {
 		p.deskList.SetText("")
 		p.state.SetSelectedIndex(0)
 	})
@@ -188,7 +185,7 @@ func newPacksScreen(d *desk) *packsScreen {
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(170, p.state.MinSize().Height), p.state),
 		container.NewGridWrap(fyne.NewSize(130, p.deskList.MinSize().Height), p.deskList), filter, all)
-	p.labels = widget.NewButtonWithIcon(lang.L("Labels…"), theme.DocumentPrintIcon(), p.askLabels)
+	p.labels = d.button(lang.L("Labels…"), theme.DocumentPrintIcon(), p.askLabels)
 	top := container.NewVBox(p.form, banner, widget.NewSeparator(), bar)
 	p.content = container.NewPadded(container.NewBorder(top, container.NewBorder(nil, nil, p.total, p.labels), nil, nil, p.table))
 	p.setRole()

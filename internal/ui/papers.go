@@ -76,13 +76,13 @@ func (d *desk) offerPDF(title, name string, write func(io.Writer) error) {
 		dlg.Hide()
 		d.openPDF(name, write)
 	}
-	openB := widget.NewButtonWithIcon(lang.L("Open"), theme.DocumentIcon(), open)
+	openB := d.button(lang.L("Open"), theme.DocumentIcon(), open)
 	openB.Importance = widget.HighImportance
-	saveB := widget.NewButtonWithIcon(lang.L("Save as…"), theme.DocumentSaveIcon(), func() {
+	saveB := d.button(lang.L("Save as…"), theme.DocumentSaveIcon(), func() {
 		dlg.Hide()
 		d.savePDF(name, write)
 	})
-	closeB := widget.NewButton(lang.L("Close"), func() { dlg.Hide() })
+	closeB := d.button(lang.L("Close"), nil, func() { dlg.Hide() })
 	dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(msg,
 		container.NewHBox(layout.NewSpacer(), closeB, saveB, openB)), d.win)
 	d.answerKeys(dlg, open, dlg.Hide)

@@ -32,15 +32,15 @@ type settingsScreen struct {
 	content fyne.CanvasObject
 
 	path     *widget.Label
-	desk     *widget.Entry
-	operator *widget.Entry
-	limit    *widget.Entry
+	desk     *keyEntry
+	operator *keyEntry
+	limit    *keyEntry
 	// On a validation server's counter or a sealed ledger, the desk and the limit are
 	// shown (fixed), not offered (the entries), and role says why.
 	deskFixed, limitFixed *widget.Label
 	role                  *widget.Label
 	language              *widget.Select
-	demo                  *widget.Button // the serials to try, on a demonstration ledger
+	demo                  *keyButton // the serials to try, on a demonstration ledger
 
 	// The receipt printer: a CUPS queue, and whether each payment prints
 	// its receipt at once.
@@ -51,8 +51,8 @@ type settingsScreen struct {
 	// The ledger's rules, which the back office sets: the emission's
 	// dates, the identity threshold, the commission and the claim days.
 	rules                      *fyne.Container
-	onSale, endSale, deadline  *widget.DateEntry
-	threshold, rate, claimDays *widget.Entry
+	onSale, endSale, deadline  *dateEntry
+	threshold, rate, claimDays *keyEntry
 }
 
 func newSettingsScreen(d *desk) *settingsScreen {
@@ -65,18 +65,18 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	if d.ledger != nil {
 		s.path.SetText(d.ledger.Path())
 	}
-	open := widget.NewButtonWithIcon(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
-	create := widget.NewButtonWithIcon(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
-	shared := widget.NewButtonWithIcon(lang.L("Shared ledger…"), theme.ComputerIcon(), s.askAddress)
-	served := widget.NewButtonWithIcon(lang.L("Validation server…"), theme.ComputerIcon(), s.askServer)
+	open := d.button(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
+	create := d.button(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
+	shared := d.button(lang.L("Shared ledger…"), theme.ComputerIcon(), s.askAddress)
+	served := d.button(lang.L("Validation server…"), theme.ComputerIcon(), s.askServer)
 
-	s.desk = widget.NewEntry()
+	s.desk = d.newEntry()
 	s.desk.SetText(who.Desk)
 	s.desk.Validator = notBlank(lang.L("give this desk's id"))
-	s.operator = widget.NewEntry()
+	s.operator = d.newEntry()
 	s.operator.SetText(who.Operator)
 	s.operator.Validator = notBlank(lang.L("give the operator's name"))
-	s.limit = widget.NewEntry()
+	s.limit = d.newEntry()
 	s.limit.SetText(strconv.Itoa(d.payoutLimit()))
 	s.limit.Validator = func(v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -114,7 +114,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.autoPrint = widget.NewCheck(lang.L("Print each payment's receipt at once"), nil)
 	s.autoPrint.SetChecked(p.BoolWithFallback(prefAutoPrint, true))
 	s.printer.OnChanged = func(string) { s.showAutoPrint() }
-	refresh := widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), s.listPrinters)
+	refresh := d.button("", theme.ViewRefreshIcon(), s.listPrinters)
 	s.listPrinters()
 
 	form := widget.NewForm(
@@ -125,9 +125,9 @@ func newSettingsScreen(d *desk) *settingsScreen {
 		widget.NewFormItem(lang.L("Receipt printer"), container.NewVBox(container.NewBorder(nil, nil, nil, refresh, s.printer), s.autoPrint, s.printers)),
 		widget.NewFormItem(lang.L("Language"), s.language),
 	)
-	save := widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
+	save := d.button(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
-	s.demo = widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	s.demo = d.button(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
 	s.buildRules()
 	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form, container.NewHBox(save, s.demo), s.rules)))
 	s.loadRules()
@@ -255,7 +255,7 @@ func notBlank(msg string) fyne.StringValidator {
 // Nothing is stored while a field is wrong: every claim records the desk
 // and the operator.
 func (s *settingsScreen) save() {
-	for _, e := range []*widget.Entry{s.desk, s.operator, s.limit} {
+	for _, e := range []*keyEntry{s.desk, s.operator, s.limit} {
 		if err := e.Validate(); err != nil {
 			s.d.showError(err)
 			return
@@ -315,7 +315,7 @@ func (s *settingsScreen) askNew() {
 	}
 	folder := widget.NewLabel(dir)
 	folder.Wrapping = fyne.TextWrapBreak
-	change := widget.NewButtonWithIcon(lang.L("Another folder…"), theme.FolderOpenIcon(), func() {
+	change := s.d.button(lang.L("Another folder…"), theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 			if err == nil && u != nil {
 				dir = u.Path()
@@ -343,14 +343,12 @@ func (s *settingsScreen) askNew() {
 		widget.NewFormItem(lang.L("Folder"), container.NewBorder(nil, nil, nil, change, folder)),
 		widget.NewFormItem(lang.L("File name"), name),
 	}
-	dlg := dialog.NewForm(lang.L("Create a ledger"), lang.L("Create"), lang.L("Cancel"), items, func(ok bool) {
+	dlg := s.d.ask(lang.L("Create a ledger"), widget.NewForm(items...), lang.L("Create"), lang.L("Cancel"), func(ok bool) {
 		if ok {
 			s.createAt(filepath.Join(dir, strings.TrimSpace(name.Text)))
 		}
-	}, s.d.win)
-	s.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	})
 	dlg.Resize(fyne.NewSize(640, dlg.MinSize().Height))
-	dlg.Show()
 	s.d.win.Canvas().Focus(name)
 	name.TypedShortcut(&fyne.ShortcutSelectAll{}) // to type another name over it
 }

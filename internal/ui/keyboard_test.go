@@ -1,0 +1,285 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"vegas-desk/internal/ledger"
+)
+
+// keys drives a window's keyboard as Fyne's desktop driver does
+// (internal/driver/glfw's processKeyPressed and processCharInput): a key
+// with Alt is a shortcut, for the widget that has the keyboard if it takes
+// shortcuts, else for the window; Tab moves the keyboard; any other key and
+// the characters go to the widget that has the keyboard, else to the
+// window's handlers. Each key is typed step after the previous one, on
+// keyClock.
+type keys struct {
+	t    *testing.T
+	w    fyne.Window
+	at   time.Time
+	step time.Duration
+}
+
+func newKeys(t *testing.T, w fyne.Window) *keys {
+	k := &keys{t: t, w: w, at: time.Date(2026, 12, 3, 9, 0, 0, 0, time.Local), step: 200 * time.Millisecond}
+	old := keyClock
+	keyClock = func() time.Time { return k.at }
+	t.Cleanup(func() { keyClock = old })
+	return k
+}
+
+// alt types Alt and a letter.
+func (k *keys) alt(name fyne.KeyName) {
+	k.at = k.at.Add(k.step)
+	s := &desktop.CustomShortcut{KeyName: name, Modifier: fyne.KeyModifierAlt}
+	if f, ok := k.w.Canvas().Focused().(fyne.Shortcutable); ok {
+		f.TypedShortcut(s)
+		return
+	}
+	k.w.Canvas().(fyne.Shortcutable).TypedShortcut(s)
+}
+
+// key types a key without modifier.
+func (k *keys) key(name fyne.KeyName) {
+	k.at = k.at.Add(k.step)
+	if name == fyne.KeyTab {
+		k.w.Canvas().FocusNext()
+		return
+	}
+	press(k.w, name)
+}
+
+// text types s.
+func (k *keys) text(s string) {
+	for _, r := range s {
+		k.at = k.at.Add(k.step)
+		typeOn(k.w, string(r))
+	}
+}
+
+// scan types serial's digits and Enter as a barcode scanner does: a key
+// every 8 ms.
+func (k *keys) scan(serial string) {
+	step := k.step
+	k.at = k.at.Add(time.Second) // the scanner is picked up
+	k.step = 8 * time.Millisecond
+	k.text(strings.ReplaceAll(serial, "-", ""))
+	k.key(fyne.KeyReturn)
+	k.step = step
+}
+
+// tabOf says which tab's content holds o.
+func tabOf(d *desk, o fyne.CanvasObject) int {
+	for i, item := range d.tabs.Items {
+		for _, x := range test.LaidOutObjects(item.Content) {
+			if x == o {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// Each tab shows its shortcut and opens on it, whatever has the keyboard
+// (a field of the contents form, a button, a list), with the keyboard on
+// one of its own widgets; Escape goes back to the counter's serial field
+// and clears the contents form; a dialog's buttons are reached by Tab and
+// tapped by Enter, and no tab opens under a dialog. Keys only.
+func TestTabKeys(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	k := newKeys(t, d.win)
+	cv := d.win.Canvas()
+	want := []string{"Guichet · Alt+G", "Saisir le contenu · Alt+S", "Paiements · Alt+P", "Carnets · Alt+C", "Blocs · Alt+B", "Réglages · Alt+R"}
+	for i, item := range d.tabs.Items {
+		if item.Text != want[i] {
+			t.Errorf("tab %d: %q, want %q", i, item.Text, want[i])
+		}
+	}
+	if cv.Focused() != d.counter.entry {
+		t.Fatal("the serial field has not the keyboard")
+	}
+	// From the serial field to every tab and back, each from the one before.
+	for _, i := range []int{tabContents, tabClaims, tabPacks, tabBlocks, tabSettings, tabCounter, tabSettings, tabContents} {
+		k.alt(tabKeys[i])
+		if d.tabs.SelectedIndex() != i {
+			t.Fatalf("Alt+%s opens tab %d", tabKeys[i], d.tabs.SelectedIndex())
+		}
+		if f := cv.Focused(); f == nil || tabOf(d, f.(fyne.CanvasObject)) != i {
+			t.Fatalf("tab %d: the keyboard is on %T, not in the tab", i, f)
+		}
+	}
+	// Escape from the contents form: its values gone, back to the serial
+	// field.
+	k.text("12")
+	k.key(fyne.KeyTab)
+	k.text("7")
+	k.key(fyne.KeyEscape)
+	if d.tabs.SelectedIndex() != tabCounter || cv.Focused() != d.counter.entry {
+		t.Fatalf("Escape: tab %d, keyboard on %T", d.tabs.SelectedIndex(), cv.Focused())
+	}
+	for p, e := range d.contents.fields {
+		if e.Text != "" {
+			t.Errorf("Escape left %q in %s", e.Text, p)
+		}
+	}
+	// Escape from a button of another tab too.
+	k.alt(fyne.KeyB)
+	for range 5 {
+		if _, ok := cv.Focused().(*keyButton); ok {
+			break
+		}
+		k.key(fyne.KeyTab)
+	}
+	if _, ok := cv.Focused().(*keyButton); !ok {
+		t.Fatalf("Blocs: the keyboard is on %T", cv.Focused())
+	}
+	k.key(fyne.KeyEscape)
+	if d.tabs.SelectedIndex() != tabCounter || cv.Focused() != d.counter.entry {
+		t.Fatalf("Escape from Blocs: tab %d, keyboard on %T", d.tabs.SelectedIndex(), cv.Focused())
+	}
+
+	// A question: Tab reaches each button, Enter taps it; no tab opens
+	// under it.
+	for _, c := range []struct {
+		tabs int
+		want bool
+	}{{1, false}, {2, true}} {
+		var got *bool
+		d.confirm("Question", widget.NewLabel("?"), "Oui", "Non", func(ok bool) { got = &ok })
+		k.alt(fyne.KeyP)
+		if d.tabs.SelectedIndex() != tabCounter {
+			t.Fatal("Alt+P opened Paiements under a question")
+		}
+		for range c.tabs {
+			k.key(fyne.KeyTab)
+		}
+		if b, ok := cv.Focused().(*keyButton); !ok || b.Text != map[bool]string{false: "Non", true: "Oui"}[c.want] {
+			t.Fatalf("%d Tab: the keyboard is on %v", c.tabs, cv.Focused())
+		}
+		k.key(fyne.KeyReturn)
+		if got == nil || *got != c.want || dialogs(d.win) != 0 {
+			t.Fatalf("%d Tab, Enter: answer %v, %d dialogs", c.tabs, got, dialogs(d.win))
+		}
+	}
+	// An information: Tab, Enter closes it.
+	d.inform("Information", "message")
+	k.key(fyne.KeyTab)
+	k.key(fyne.KeyReturn)
+	if dialogs(d.win) != 0 {
+		t.Fatal("Tab, Enter does not close an information")
+	}
+	// The payment's confirmation: Tab to Annuler, Enter cancels.
+	d.counter.focus()
+	k.scan(takeWinner(t, 3))
+	k.key(fyne.KeyReturn)
+	if dialogs(d.win) != 1 {
+		t.Fatal("Enter after a winner asks nothing")
+	}
+	cv.Unfocus()
+	k.key(fyne.KeyTab)
+	if b, ok := cv.Focused().(*keyButton); !ok || b.Text != "Annuler" {
+		t.Fatalf("Tab in the payment: the keyboard is on %v", cv.Focused())
+	}
+	k.key(fyne.KeyReturn)
+	if dialogs(d.win) != 0 || d.counter.view.kind != verdictWinner {
+		t.Fatalf("Enter on Annuler: %d dialogs, %q", dialogs(d.win), d.counter.view.title.Text())
+	}
+}
+
+// A serial scanned on any tab, into any field, is checked at the counter,
+// and the field it went into keeps what it held; the same digits typed at
+// a person's pace are typing, and 32 digits are no serial. Keys only.
+func TestScanAnywhere(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	k := newKeys(t, d.win)
+	cv := d.win.Canvas()
+	c := d.counter
+	lookup := func(s string) ledger.Ticket {
+		tk, err := fixture.Lookup(context.Background(), s, d.identity(), ledger.NoLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	atCounter := func(where, serial string) {
+		t.Helper()
+		if d.tabs.SelectedIndex() != tabCounter || c.view.kind != verdictWinner || c.current == nil || c.current.Serial.String() != lookup(serial).Serial.String() {
+			t.Fatalf("%s: tab %d, %q", where, d.tabs.SelectedIndex(), c.view.title.Text())
+		}
+		if cv.Focused() != c.entry || c.entry.Text != "" {
+			t.Fatalf("%s: the serial field has not the keyboard, or holds %q", where, c.entry.Text)
+		}
+	}
+
+	// Into an amount of the contents form, which held 12.
+	k.alt(fyne.KeyS)
+	first := d.contents.fields[d.contents.paths[0]]
+	k.text("12")
+	serial := takeWinner(t, 3)
+	k.scan(serial)
+	atCounter("a scan on Saisir le contenu", serial)
+	if first.Text != "12" {
+		t.Errorf("the field the scan went into holds %q, want 12", first.Text)
+	}
+
+	// The same digits at a person's pace are typed into the field, and
+	// Enter checks the form.
+	k.alt(fyne.KeyS)
+	k.key(fyne.KeyTab)
+	k.text(strings.ReplaceAll(serial, "-", ""))
+	k.key(fyne.KeyReturn)
+	if d.tabs.SelectedIndex() != tabContents || d.contents.view.kind != verdictMistyped {
+		t.Fatalf("typed digits: tab %d, %q", d.tabs.SelectedIndex(), d.contents.view.title.Text())
+	}
+	// 32 digits at a scanner's pace are no serial either.
+	k.alt(fyne.KeyS)
+	k.scan(strings.ReplaceAll(serial, "-", "") + "1")
+	if d.tabs.SelectedIndex() != tabContents {
+		t.Fatal("32 digits were taken for a serial")
+	}
+
+	// Into the day of Paiements, the packs field of Carnets, and on Blocs
+	// (a button has the keyboard).
+	for _, tab := range []int{tabClaims, tabPacks, tabBlocks} {
+		k.alt(tabKeys[tab])
+		if tab == tabBlocks { // from the list of blocks to a button
+			k.key(fyne.KeyTab)
+		}
+		text := func() string { return "" }
+		switch e := cv.Focused().(type) {
+		case *keyEntry:
+			text = func() string { return e.Text }
+		case *dateEntry:
+			text = func() string { return e.Text }
+		}
+		before := text()
+		serial := takeWinner(t, 3)
+		k.scan(serial)
+		atCounter(d.tabs.Items[tab].Text, serial)
+		if text() != before {
+			t.Errorf("%s: the field holds %q, not %q", d.tabs.Items[tab].Text, text(), before)
+		}
+	}
+	// With nothing that has the keyboard.
+	k.alt(fyne.KeyB)
+	cv.Unfocus()
+	serial = takeWinner(t, 3)
+	k.scan(serial)
+	atCounter("no widget with the keyboard", serial)
+
+	// Under a dialog, a scan is dropped: its Enter answers nothing.
+	var answered bool
+	d.confirm("Question", widget.NewLabel("?"), "Oui", "Non", func(bool) { answered = true })
+	k.scan(takeWinner(t, 3))
+	if answered || dialogs(d.win) != 1 {
+		t.Fatalf("a scan under a question answered it: %v, %d dialogs", answered, dialogs(d.win))
+	}
+}
