@@ -38,7 +38,7 @@ type blocksScreen struct {
 
 	title  *widget.Label
 	digest *widget.Label
-	copy   *keyButton  // copies the digest
+	copy   *keyButton      // copies the digest
 	report *fyne.Container // a header, a line per tier and the total
 	cells  [][]*canvas.Text
 	chart  *tierChart
