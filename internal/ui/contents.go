@@ -72,8 +72,19 @@ func (c *contentsScreen) formPanel() fyne.CanvasObject {
 // verdictPanel is the verdict, the winning zones and the ledger's ticket,
 // above the ticket's picture.
 func (c *contentsScreen) verdictPanel() fyne.CanvasObject {
-	c.view = newVerdictView(44, 32, 3, c.askPay)
-	c.view.onReceipt = func(n int64) { c.d.printReceiptIn(c.view, n) }
+	// Room for seven lines of details: a payment's serial, its number and
+	// what became of its receipt's print, wrapped on half the window.
+	c.view = newVerdictView(44, 32, 7, c.askPay)
+	c.view.onReceipt = func(n int64) {
+		c.d.printReceiptIn(c.view, n)
+		c.focus() // ready for the next ticket
+	}
+	// The values of the next ticket go to the form whatever button has
+	// the keyboard.
+	c.view.receipt.typed = func(r rune) {
+		c.focus()
+		c.fields[c.paths[0]].TypedRune(r)
+	}
 	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
 	c.picture = NewTicketPicture()
@@ -467,7 +478,7 @@ func (c *contentsScreen) showFaults(err error) {
 }
 
 // askPay pays the matching ticket after a confirmation. A payment clears
-// the form for the next ticket, with the keyboard on its first field.
+// the form for the next ticket, and gives the keyboard to its receipt.
 func (c *contentsScreen) askPay() {
 	if c.match == nil || c.view.kind != verdictWinner {
 		return
@@ -483,6 +494,12 @@ func (c *contentsScreen) askPay() {
 			c.clearFields()
 			c.result.SetText("")
 			c.picture.SetTicket(nil, nil)
+		}
+		// The receipt has the keyboard (Enter prints it, Tab goes on to
+		// the form's first field, typing types there), else the form.
+		if c.view.receipt.Visible() {
+			c.d.win.Canvas().Focus(c.view.receipt)
+		} else {
 			c.focus()
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/printer/printertest"
 )
 
 // keys drives a window's keyboard as Fyne's desktop driver does
@@ -281,5 +282,60 @@ func TestScanAnywhere(t *testing.T) {
 	k.scan(takeWinner(t, 3))
 	if answered || dialogs(d.win) != 1 {
 		t.Fatalf("a scan under a question answered it: %v, %d dialogs", answered, dialogs(d.win))
+	}
+}
+
+// After a payment on the contents form, the receipt has the keyboard: Tab
+// goes on to the form's first field and Shift+Tab back to the receipt,
+// Enter prints it; a printer's refusal is read whole in the verdict box, in
+// a window of 1366 × 768 and of 1024 × 768. Keys only.
+func TestContentsReceiptByKeys(t *testing.T) {
+	cups := printertest.Install(t, "Bureau")
+	cups.Refuse(t, "Bureau")
+	for _, size := range []fyne.Size{{Width: 1366, Height: 768}, {Width: 1024, Height: 768}} {
+		d := newTestDesk(t, fixture)
+		d.win.Resize(size)
+		d.app.Preferences().SetString(prefPrinter, "Bureau")
+		d.app.Preferences().SetBool(prefAutoPrint, false)
+		c, cv := d.contents, d.win.Canvas()
+		k := newKeys(t, d.win)
+		serial := takeWinner(t, 6)
+		tk, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.alt(fyne.KeyS)
+		values := contentsValues(&tk.Ticket)
+		for i, p := range c.paths {
+			if i > 0 {
+				k.key(fyne.KeyTab)
+			}
+			k.text(values[p])
+		}
+		k.key(fyne.KeyReturn) // check
+		k.key(fyne.KeyReturn) // PAYER
+		k.key(fyne.KeyReturn) // confirm
+		settle(t, d)
+		if c.view.kind != verdictJustPaid || cv.Focused() != c.view.receipt {
+			t.Fatalf("%v: after the payment %q, the keyboard on %T", size, c.view.title.Text(), cv.Focused())
+		}
+		k.key(fyne.KeyTab)
+		if cv.Focused() != c.fields[c.paths[0]] {
+			t.Fatalf("%v: Tab from the receipt goes to %T", size, cv.Focused())
+		}
+		cv.FocusPrevious() // Shift+Tab
+		if cv.Focused() != c.view.receipt {
+			t.Fatalf("%v: Shift+Tab from the first field goes to %T", size, cv.Focused())
+		}
+		k.key(fyne.KeyReturn)
+		says := "L’imprimante «\u00a0Bureau\u00a0» a refusé le reçu"
+		waitFor(t, "the printer's answer", 10*time.Second, func() bool { return strings.Contains(c.view.detail.Text, says) })
+		c.view.content.Refresh()
+		if need, room := c.view.detail.MinSize().Height, c.view.scroll.Size().Height; need > room {
+			t.Errorf("%v: the details need %v, the box shows %v: %q", size, need, room, c.view.detail.Text)
+		}
+		if c.view.kind != verdictJustPaid || !c.view.receipt.Visible() || cv.Focused() != c.fields[c.paths[0]] {
+			t.Errorf("%v: after the print %q, receipt %v, the keyboard on %T", size, c.view.title.Text(), c.view.receipt.Visible(), cv.Focused())
+		}
 	}
 }

@@ -90,6 +90,7 @@ type verdictView struct {
 	title   *bigText
 	amount  *bigText
 	detail  *widget.Label
+	scroll  *container.Scroll // the details, when they do not fit
 	pay     *keyButton
 	kind    verdict
 	base    string // the details, without the note (setNote)
@@ -123,12 +124,13 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 	v.pay.Hide()
 	detailRoom := canvas.NewRectangle(color.Transparent)
 	detailRoom.SetMinSize(fyne.NewSize(0, float32(lines)*fyne.MeasureText("Ég", theme.TextSize(), v.detail.TextStyle).Height))
+	v.scroll = container.NewVScroll(v.detail)
 	payRoom := canvas.NewRectangle(color.Transparent)
 	payRoom.SetMinSize(v.pay.MinSize())
 	v.content = container.NewStack(v.bg, container.NewPadded(container.NewBorder(
 		container.NewVBox(v.title, v.amount),
 		container.NewStack(payRoom, container.NewCenter(v.pay), container.NewCenter(v.receipt)), nil, nil,
-		container.NewStack(detailRoom, container.NewVScroll(v.detail)))))
+		container.NewStack(detailRoom, v.scroll))))
 	return v
 }
 

@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/printer/printertest"
+)
+
+// shots is where TestScreenshots writes the screens it renders (go test
+// ./internal/ui -run TestScreenshots -shots ../../docs); by default a
+// temporary folder.
+var shots = flag.String("shots", "", "write the screenshots of TestScreenshots to this folder")
+
+// shooter renders a desk's window, headless (Fyne's test driver and its
+// software painter), at the sizes of the screens the app serves.
+type shooter struct {
+	t   *testing.T
+	dir string
+}
+
+func newShooter(t *testing.T) *shooter {
+	dir := *shots
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	return &shooter{t, dir}
+}
+
+// newDesk is a desk in a window that renders, of size.
+func (s *shooter) newDesk(size fyne.Size) *desk {
+	d := newTestDeskIn(s.t, fixture, func(a fyne.App) fyne.Window { return test.NewTempWindow(s.t, nil) })
+	d.win.Resize(size)
+	return d
+}
+
+// shoot writes the window as name.png, and checks it has the window's size.
+func (s *shooter) shoot(d *desk, name string) {
+	s.t.Helper()
+	img := d.win.Canvas().Capture()
+	if got, want := img.Bounds().Size(), d.win.Canvas().Size(); got.X != int(want.Width) || got.Y != int(want.Height) {
+		s.t.Errorf("%s: captured %v, the window is %v", name, got, want)
+	}
+	f, err := os.Create(filepath.Join(s.dir, name+".png"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// The screens issue 30 changed, driven by keys, at 1366 × 768 and 1024 ×
+// 768, in French.
+func TestScreenshots(t *testing.T) {
+	s := newShooter(t)
+	cups := printertest.Install(t, "Recus", "Bureau")
+	cups.Refuse(t, "Bureau")
+	for _, size := range []fyne.Size{{Width: 1366, Height: 768}, {Width: 1024, Height: 768}} {
+		w := fmt.Sprint(size.Width)
+		d := s.newDesk(size)
+		k := newKeys(t, d.win)
+		// A scan on Saisir le contenu, checked at the counter.
+		k.alt(fyne.KeyS)
+		k.text("12")
+		k.scan(takeWinner(t, 3))
+		s.shoot(d, "keys-scan-anywhere-"+w)
+
+		// A payment on the contents form, its receipt refused by the printer.
+		d.app.Preferences().SetString(prefPrinter, "Bureau")
+		d.app.Preferences().SetBool(prefAutoPrint, true)
+		serial := takeWinner(t, 6)
+		tk, err := fixture.Lookup(context.Background(), serial, d.identity(), ledger.NoLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.key(fyne.KeyEscape) // the form cleared
+		k.alt(fyne.KeyS)
+		values := contentsValues(&tk.Ticket)
+		for i, p := range d.contents.paths {
+			if i > 0 {
+				k.key(fyne.KeyTab)
+			}
+			k.text(values[p])
+		}
+		k.key(fyne.KeyReturn)
+		k.key(fyne.KeyReturn)
+		k.key(fyne.KeyReturn)
+		settle(t, d)
+		waitFor(t, "the printer's answer", 10*time.Second, func() bool { return strings.Contains(d.contents.view.detail.Text, "refusé") })
+		s.shoot(d, "keys-contents-paid-"+w)
+	}
+}
