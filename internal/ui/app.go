@@ -227,6 +227,9 @@ func (d *desk) build() {
 			d.packs.reload()
 		case d.blocks.content:
 			d.blocks.reload()
+		case d.settings.content:
+			d.settings.listPrinters() // a printer added since shows
+			d.settings.showState()
 		}
 		d.focusTab()
 	}

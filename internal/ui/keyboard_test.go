@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -337,5 +338,60 @@ func TestContentsReceiptByKeys(t *testing.T) {
 		if c.view.kind != verdictJustPaid || !c.view.receipt.Visible() || cv.Focused() != c.fields[c.paths[0]] {
 			t.Errorf("%v: after the print %q, receipt %v, the keyboard on %T", size, c.view.title.Text(), c.view.receipt.Visible(), cv.Focused())
 		}
+	}
+}
+
+// findKeyButton finds a visible keyButton by its text in the window's
+// dialogs and content.
+func findKeyButton(t *testing.T, w fyne.Window, text string) *keyButton {
+	t.Helper()
+	for _, root := range append(w.Canvas().Overlays().List(), w.Canvas().Content()) {
+		for _, o := range test.LaidOutObjects(root) {
+			if b, ok := o.(*keyButton); ok && b.Text == text && b.Visible() {
+				return b
+			}
+		}
+	}
+	t.Fatalf("no button %q", text)
+	return nil
+}
+
+// Réglages shows nothing as in effect that is not: the receipt printer
+// applies when chosen and says so, a field typed is marked unsaved until
+// Enregistrer, which says it saved; the printers are listed again each time
+// the screen opens.
+func TestSettingsInEffect(t *testing.T) {
+	cups := printertest.Install(t, "Recus")
+	d := newTestDesk(t, fixture)
+	s, cv := d.settings, d.win.Canvas()
+	k := newKeys(t, d.win)
+	waitFor(t, "the printers", 5*time.Second, func() bool { pump(); return slices.Contains(s.printer.Options, "Recus") })
+	cups.AddQueue(t, "Bureau")
+	k.alt(fyne.KeyR)
+	waitFor(t, "the printer added", 5*time.Second, func() bool { pump(); return slices.Contains(s.printer.Options, "Bureau") })
+
+	s.printer.SetSelected("Bureau")
+	if d.receiptPrinter() != "Bureau" || !d.printsEachReceipt() || !strings.Contains(s.state.Text, "s’imprime sur Bureau\u00a0: en vigueur") {
+		t.Fatalf("a printer chosen: in effect %q, says %q", d.receiptPrinter(), s.state.Text)
+	}
+	s.autoPrint.SetChecked(false)
+	if d.printsEachReceipt() || !strings.Contains(s.state.Text, "à la demande") {
+		t.Fatalf("unticked: prints each %v, says %q", d.printsEachReceipt(), s.state.Text)
+	}
+
+	cv.Focus(s.operator)
+	k.text("Bob")
+	if d.identity().Operator != "Alice" || !strings.Contains(s.state.Text, "Pas enregistré, pas en vigueur\u00a0: Opérateur") {
+		t.Fatalf("typed, not saved: operator %q, says %q", d.identity().Operator, s.state.Text)
+	}
+	k.key(fyne.KeyEscape) // to the counter and back: still unsaved
+	k.alt(fyne.KeyR)
+	if !strings.Contains(s.state.Text, "Pas enregistré") {
+		t.Fatalf("back on Réglages: says %q", s.state.Text)
+	}
+	cv.Focus(findKeyButton(t, d.win, "Enregistrer"))
+	k.key(fyne.KeyReturn)
+	if d.identity().Operator != "BobAlice" || !strings.Contains(s.state.Text, "Réglages enregistrés\u00a0: en vigueur") {
+		t.Fatalf("saved: operator %q, says %q", d.identity().Operator, s.state.Text)
 	}
 }

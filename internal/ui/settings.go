@@ -48,6 +48,11 @@ type settingsScreen struct {
 	autoPrint *widget.Check
 	printers  *widget.Label // what CUPS said when it could not list them
 
+	// state says whether what is shown is in effect: the printer applies
+	// at once, the fields and the language once saved.
+	state *widget.Label
+	said  string // the last change put in effect, and when
+
 	// The ledger's rules, which the back office sets: the emission's
 	// dates, the identity threshold, the commission and the claim days.
 	rules                      *fyne.Container
@@ -113,7 +118,11 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.printers.Hide()
 	s.autoPrint = widget.NewCheck(lang.L("Print each payment's receipt at once"), nil)
 	s.autoPrint.SetChecked(p.BoolWithFallback(prefAutoPrint, true))
-	s.printer.OnChanged = func(string) { s.showAutoPrint() }
+	s.state = widget.NewLabel("")
+	s.state.Wrapping = fyne.TextWrapWord
+	// The receipt printer applies at once.
+	s.printer.OnChanged = func(string) { s.applyPrinter() }
+	s.autoPrint.OnChanged = func(bool) { s.applyPrinter() }
 	refresh := d.button("", theme.ViewRefreshIcon(), s.listPrinters)
 	s.listPrinters()
 
@@ -128,8 +137,13 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	save := d.button(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
 	s.demo = d.button(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	for _, e := range []*keyEntry{s.desk, s.operator, s.limit} {
+		e.OnChanged = func(string) { s.showState() }
+	}
+	s.language.OnChanged = func(string) { s.showState() }
 	s.buildRules()
-	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form, container.NewHBox(save, s.demo), s.rules)))
+	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form,
+		container.NewBorder(nil, nil, container.NewHBox(save, s.demo), nil, s.state), s.rules)))
 	s.loadRules()
 	s.setRole()
 	return s
@@ -184,7 +198,7 @@ func (s *settingsScreen) selectedPrinter() string {
 // listPrinters asks CUPS for its queues (lpstat -e), in a goroutine, and
 // offers them with the one chosen, even when CUPS no longer lists it.
 func (s *settingsScreen) listPrinters() {
-	if s.printer.Selected == "" { // not shown yet: the one saved
+	if s.printer.Selected == "" { // not shown yet: the one in effect
 		s.setPrinters(nil, s.d.receiptPrinter(), "")
 	}
 	go func() {
@@ -192,7 +206,7 @@ func (s *settingsScreen) listPrinters() {
 		qs, err := printer.Queues(ctx)
 		cancel()
 		onMain(func() {
-			chosen, msg := s.selectedPrinter(), ""
+			chosen, msg := s.d.receiptPrinter(), "" // the one in effect
 			switch {
 			case err != nil && chosen == "":
 				msg = lang.L("CUPS does not answer here: receipts open as PDF.")
@@ -241,6 +255,80 @@ func (s *settingsScreen) showAutoPrint() {
 	}
 }
 
+// applyPrinter puts the receipt printer chosen in effect at once, and
+// says so.
+func (s *settingsScreen) applyPrinter() {
+	s.showAutoPrint()
+	if s.printer.Selected == "" || s.state == nil {
+		return // not built yet
+	}
+	p := s.d.app.Preferences()
+	q, auto := s.selectedPrinter(), s.autoPrint.Checked
+	if q == s.d.receiptPrinter() && auto == p.BoolWithFallback(prefAutoPrint, true) {
+		return
+	}
+	p.SetString(prefPrinter, q)
+	p.SetBool(prefAutoPrint, auto)
+	msg := lang.L("Receipts open as PDF: in effect.")
+	switch {
+	case q != "" && auto:
+		msg = lang.L("Each payment's receipt prints on {{.Printer}}: in effect.", map[string]any{"Printer": q})
+	case q != "":
+		msg = lang.L("Receipts print on {{.Printer}} when asked: in effect.", map[string]any{"Printer": q})
+	}
+	s.saidAt(msg)
+}
+
+// saidAt shows msg with the time, and what is still unsaved.
+func (s *settingsScreen) saidAt(msg string) {
+	s.said = time.Now().Format("15:04:05") + " · " + msg
+	s.showState()
+}
+
+// unsaved names the fields shown that differ from what is in effect.
+func (s *settingsScreen) unsaved() []string {
+	p, who := s.d.app.Preferences(), s.d.identity()
+	var out []string
+	if s.desk.Visible() && strings.TrimSpace(s.desk.Text) != who.Desk {
+		out = append(out, lang.L("Desk id"))
+	}
+	if strings.TrimSpace(s.operator.Text) != who.Operator {
+		out = append(out, lang.L("Operator"))
+	}
+	if s.limit.Visible() && strings.TrimSpace(s.limit.Text) != strconv.Itoa(s.d.payoutLimit()) {
+		out = append(out, lang.L("Payout limit (€)"))
+	}
+	if s.languageCode() != p.StringWithFallback(prefLanguage, defaultLanguage()) {
+		out = append(out, lang.L("Language"))
+	}
+	return out
+}
+
+// showState says what is not saved yet, in the danger colour, else the
+// last thing saved.
+func (s *settingsScreen) showState() {
+	if s.state == nil {
+		return
+	}
+	if u := s.unsaved(); len(u) > 0 {
+		s.state.Importance = widget.DangerImportance
+		s.state.SetText(lang.L("Not saved, not in effect: {{.Fields}}. Save to apply.", map[string]any{"Fields": strings.Join(u, ", ")}))
+		return
+	}
+	s.state.Importance = widget.SuccessImportance
+	s.state.SetText(s.said)
+}
+
+// languageCode is the code of the language selected.
+func (s *settingsScreen) languageCode() string {
+	for _, l := range languages {
+		if l.Name == s.language.Selected {
+			return l.Code
+		}
+	}
+	return "fr"
+}
+
 // notBlank is a validator that refuses an empty or blank text with msg.
 func notBlank(msg string) fyne.StringValidator {
 	return func(v string) error {
@@ -268,22 +356,16 @@ func (s *settingsScreen) save() {
 		p.SetInt(prefLimit, n)
 	}
 	p.SetString(prefOperator, strings.TrimSpace(s.operator.Text))
-	p.SetString(prefPrinter, s.selectedPrinter())
-	p.SetBool(prefAutoPrint, s.autoPrint.Checked)
-	code := "fr"
-	for _, l := range languages {
-		if l.Name == s.language.Selected {
-			code = l.Code
-		}
-	}
-	if code != p.StringWithFallback(prefLanguage, defaultLanguage()) {
+	if code := s.languageCode(); code != p.StringWithFallback(prefLanguage, defaultLanguage()) {
 		p.SetString(prefLanguage, code)
 		setLanguage(code)
 		s.d.build()
 		s.d.tabs.SelectIndex(tabSettings)
+		s.d.settings.saidAt(lang.L("Settings saved: in effect."))
 		return
 	}
 	s.d.updateStatus()
+	s.saidAt(lang.L("Settings saved: in effect."))
 }
 
 // choose opens an existing ledger or creates one.

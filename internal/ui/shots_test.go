@@ -101,5 +101,13 @@ func TestScreenshots(t *testing.T) {
 		settle(t, d)
 		waitFor(t, "the printer's answer", 10*time.Second, func() bool { return strings.Contains(d.contents.view.detail.Text, "refusé") })
 		s.shoot(d, "keys-contents-paid-"+w)
+
+		// Réglages: the printer in effect, a field typed not yet saved.
+		k.alt(fyne.KeyR)
+		waitFor(t, "the printers", 5*time.Second, func() bool { pump(); return len(d.settings.printer.Options) == 3 })
+		d.settings.printer.SetSelected("Recus")
+		d.win.Canvas().Focus(d.settings.operator)
+		k.text("B")
+		s.shoot(d, "keys-settings-"+w)
 	}
 }
