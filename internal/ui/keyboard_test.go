@@ -395,3 +395,82 @@ func TestSettingsInEffect(t *testing.T) {
 		t.Fatalf("saved: operator %q, says %q", d.identity().Operator, s.state.Text)
 	}
 }
+
+// The day report and the labels print on a CUPS queue from the app: the
+// paper's dialog offers the printer (the receipt printer at first, then
+// the one used last), Enter prints; labels are for the packs typed (a
+// range) or the run selected in the list, not every pack listed.
+func TestPapersToPrinter(t *testing.T) {
+	cups := printertest.Install(t, "Bureau", "Etiquettes")
+	l := newRetailLedger(t)
+	d := newTestDesk(t, l)
+	d.app.Preferences().SetString(prefPrinter, "Bureau")
+	cv := d.win.Canvas()
+	k := newKeys(t, d.win)
+	movePacks(d, "deliver", "G1", "40-45")
+	jobs := func(n int) []printertest.Job {
+		t.Helper()
+		waitFor(t, "lp", 10*time.Second, func() bool { pump(); return len(cups.Jobs(t)) >= n })
+		return cups.Jobs(t)
+	}
+
+	// Paiements: Rapport du jour…, Enter prints it on the receipt printer.
+	k.alt(fyne.KeyP)
+	cv.Focus(d.claims.day2)
+	k.key(fyne.KeyReturn)
+	if b, ok := cv.Focused().(*keyButton); !ok || b.Text != "Imprimer" {
+		t.Fatalf("the day report's dialog: the keyboard on %v", cv.Focused())
+	}
+	k.key(fyne.KeyReturn)
+	waitFor(t, "the information", 10*time.Second, func() bool { pump(); return shown(d.win, "imprimé sur Bureau") })
+	js := jobs(1)
+	if strings.Join(js[0].Args[:2], " ") != "-d Bureau" || !strings.Contains(printedText(t, js[0]), "Rapportdujour") {
+		t.Fatalf("the day report printed with %v", js[0].Args)
+	}
+	k.key(fyne.KeyReturn)
+
+	// Carnets: 10 000 packs listed; labels of three, typed, on another queue.
+	k.alt(fyne.KeyC)
+	cv.Focus(d.packs.labels)
+	k.key(fyne.KeyReturn)
+	field, ok := cv.Focused().(*keyEntry)
+	if !ok || field.Text != "" {
+		t.Fatalf("the labels' packs field: %T %v", cv.Focused(), field)
+	}
+	k.text("abc")
+	k.key(fyne.KeyReturn)
+	if dialogs(d.win) != 1 || !shown(d.win, "Tapez des numéros de carnet") {
+		t.Fatal("a wrong range is not refused in the dialog")
+	}
+	field.SetText("")
+	k.text("30-32")
+	k.key(fyne.KeyReturn)
+	waitFor(t, "the printers", 5*time.Second, func() bool {
+		pump()
+		for _, x := range test.LaidOutObjects(cv.Overlays().Top()) {
+			if s, ok := x.(*widget.Select); ok && slices.Contains(s.Options, "Etiquettes") {
+				s.SetSelected("Etiquettes")
+				return true
+			}
+		}
+		return false
+	})
+	k.key(fyne.KeyReturn)
+	waitFor(t, "the information", 10*time.Second, func() bool { pump(); return shown(d.win, "imprimé sur Etiquettes") })
+	js = jobs(2)
+	text := printedText(t, js[1])
+	if strings.Join(js[1].Args[:2], " ") != "-d Etiquettes" || !strings.Contains(text, code(30)) || !strings.Contains(text, code(32)) || strings.Contains(text, code(33)) {
+		t.Fatalf("the labels printed with %v:\n%s", js[1].Args, text)
+	}
+	k.key(fyne.KeyReturn)
+
+	// The run selected in the list is offered.
+	p := d.packs
+	row := slices.IndexFunc(p.runs, func(r ledger.PackRun) bool { return r.First == 40 })
+	p.table.Select(widget.TableCellID{Row: row, Col: 0})
+	cv.Focus(p.labels)
+	k.key(fyne.KeyReturn)
+	if field, ok := cv.Focused().(*keyEntry); !ok || field.Text != "40-45" {
+		t.Fatalf("the run selected is not offered: %v", cv.Focused())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ type packsScreen struct {
 	total    *widget.Label
 	labels   *keyButton
 	runs     []ledger.PackRun
+	selected int // the run selected in the list, or -1
 }
 
 // packMoves are the moves the screen offers, in the order of a pack's life.
@@ -153,6 +155,9 @@ func newPacksScreen(d *desk) *packsScreen {
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			o.(*widget.Label).SetText(packCell(p.runs[id.Row], id.Col))
 		})
+	p.selected = -1
+	p.table.OnSelected = func(id widget.TableCellID) { p.selected = id.Row }
+	p.table.OnUnselected = func(widget.TableCellID) { p.selected = -1 }
 	p.table.ShowHeaderColumn = false
 	p.table.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
 	p.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
@@ -483,6 +488,7 @@ func (p *packsScreen) reload() {
 		return
 	}
 	p.runs = runs
+	p.table.UnselectAll()
 	p.table.Refresh()
 	n := 0
 	for _, r := range runs {
@@ -502,36 +508,85 @@ func packCount(n int) string {
 	return lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": game.GroupDigits(n)})
 }
 
-// askLabels offers labels of the packs listed, one a pack (its code, its
-// barcode, its tickets): on A4 sheets of 3 × 8, or one a page for a roll.
-func (p *packsScreen) askLabels() {
-	var packs []paper.Pack
-	for _, r := range p.runs {
-		for n := r.First; n <= r.Last; n++ {
-			packs = append(packs, paper.Pack{Game: r.Game, Block: r.Block, Pack: n})
+// maxLabels is the most labels the labels dialog offers by default: ten
+// sheets of 24. More are typed as ranges.
+const maxLabels = 240
+
+// labelsDefault is what the labels dialog offers: the run selected in the
+// list, else the packs listed when they are few, as ranges of block (g, b).
+func (p *packsScreen) labelsDefault(g, b int) string {
+	runs := p.runs
+	if p.selected >= 0 && p.selected < len(runs) {
+		runs = runs[p.selected : p.selected+1]
+	}
+	var out []string
+	n := 0
+	for _, r := range runs {
+		if r.Game != g || r.Block != b {
+			return ""
+		}
+		n += r.Last - r.First + 1
+		if r.First == r.Last {
+			out = append(out, strconv.Itoa(r.First))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", r.First, r.Last))
 		}
 	}
-	if len(packs) == 0 || !p.d.needLedger() {
+	if n > maxLabels {
+		return ""
+	}
+	return strings.Join(out, ", ")
+}
+
+// askLabels offers labels of packs, one a pack (its code, its barcode, its
+// tickets), on A4 sheets of 3 × 8 or one a page for a roll: the packs typed
+// (numbers and ranges of the block, or codes), at first the run selected in
+// the list, or those listed when they are few.
+func (p *packsScreen) askLabels() {
+	if !p.d.needLedger() {
 		return
 	}
-	if len(packs) > game.Packs {
-		p.d.inform(lang.L("Labels"), lang.L("{{.Packs}} listed: at most {{.Max}} labels at once. Choose a state or a counter to list fewer.",
-			map[string]any{"Packs": packCount(len(packs)), "Max": game.GroupDigits(game.Packs)}))
+	g, b := p.blockOf()
+	if b == 0 && len(p.runs) > 0 {
+		g, b = p.runs[0].Game, p.runs[0].Block
+	}
+	if b == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	em, err := p.d.ledger.Emission(ctx, packs[0].Game)
+	em, err := p.d.ledger.Emission(ctx, g)
 	cancel()
 	if err != nil {
 		p.d.showError(err)
 		return
 	}
+	var packs []paper.Pack
+	field := p.d.newDialogEntry()
+	field.SetPlaceHolder("120-139, 150")
+	field.SetText(p.labelsDefault(g, b))
+	field.Validator = func(v string) error {
+		packs = nil
+		ranges, err := game.ParsePacks(strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' || r == ';' }), g, b)
+		if err != nil {
+			return errors.New(lang.L("Type pack numbers (with their block), ranges A-B, or scan the packs' codes."))
+		}
+		for _, r := range ranges {
+			for n := r.First; n <= r.Last; n++ {
+				packs = append(packs, paper.Pack{Game: r.Game, Block: r.Block, Pack: n})
+			}
+		}
+		if len(packs) > maxLabels {
+			return errors.New(lang.L("{{.Packs}}: at most {{.Max}} labels at once.", map[string]any{"Packs": packCount(len(packs)), "Max": maxLabels}))
+		}
+		return nil
+	}
 	sheet, roll := lang.L("A4 sheets of 3 × 8 labels (70 × 37 mm)"), lang.L("A roll: one 62 × 29 mm label a page")
 	format := widget.NewRadioGroup([]string{sheet, roll}, nil)
 	format.SetSelected(sheet)
-	msg := widget.NewLabel(lang.L("A label for each of the {{.Packs}} listed, with its code and its barcode.", map[string]any{"Packs": packCount(len(packs))}))
-	msg.Wrapping = fyne.TextWrapWord
-	dlg := p.d.confirm(lang.L("Labels"), container.NewVBox(msg, format), lang.L("Make the labels"), lang.L("Back"), func(ok bool) {
+	form := widget.NewForm(
+		widget.NewFormItem(lang.L("Packs of block {{.Block}}", map[string]any{"Block": fmt.Sprintf("%d/%d", g, b)}), field),
+		widget.NewFormItem(lang.L("Format"), format))
+	dlg := p.d.ask(lang.L("Labels"), form, lang.L("Make the labels"), lang.L("Back"), func(ok bool) {
 		if !ok {
 			return
 		}
@@ -539,12 +594,14 @@ func (p *packsScreen) askLabels() {
 		p.d.offerPDF(lang.L("Labels of {{.Packs}}", map[string]any{"Packs": packCount(len(packs))}), "etiquettes.pdf",
 			func(w io.Writer) error { return paper.WriteLabels(w, l) })
 	})
-	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+	p.d.win.Canvas().Focus(field)
 }
 
 // clear forgets what the last ledger showed.
 func (p *packsScreen) clear() {
 	p.runs = nil
+	p.table.UnselectAll()
 	p.table.Refresh()
 	p.total.SetText("")
 	p.banner.FillColor = verdictStyle[verdictNone]

@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/printer/printertest"
@@ -109,5 +110,25 @@ func TestScreenshots(t *testing.T) {
 		d.win.Canvas().Focus(d.settings.operator)
 		k.text("B")
 		s.shoot(d, "keys-settings-"+w)
+
+		// Carnets: labels of a range typed, then the paper's printer.
+		k.key(fyne.KeyEscape)
+		k.alt(fyne.KeyC)
+		d.win.Canvas().Focus(d.packs.labels)
+		k.key(fyne.KeyReturn)
+		k.text("30-32")
+		s.shoot(d, "keys-labels-"+w)
+		k.key(fyne.KeyReturn)
+		waitFor(t, "the printers", 5*time.Second, func() bool {
+			pump()
+			for _, x := range test.LaidOutObjects(d.win.Canvas().Overlays().Top()) {
+				if s, ok := x.(*widget.Select); ok && len(s.Options) == 2 {
+					return true
+				}
+			}
+			return false
+		})
+		s.shoot(d, "keys-paper-printer-"+w)
+		k.key(fyne.KeyEscape)
 	}
 }
