@@ -97,6 +97,9 @@ var (
 	ErrCounterOnly      = core.ErrCounterOnly
 	ErrDeskMismatch     = core.ErrDeskMismatch
 	ErrDeskDisabled     = core.ErrDeskDisabled
+	ErrDeskUnknown      = core.ErrDeskUnknown
+	ErrDeskRevoked      = core.ErrDeskRevoked
+	ErrOtherLedger      = core.ErrOtherLedger
 	ErrPassword         = core.ErrPassword
 	ErrInvalid          = core.ErrInvalid
 	ErrPackMove         = core.ErrPackMove

@@ -186,6 +186,7 @@ type desk struct {
 	// A shared ledger's server: whether it answered the last ping (nil
 	// before the first), and how to stop pinging it.
 	online    *bool
+	refusedBy verdict // the validation server's refusal of this desk at the last ping, or verdictNone
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
 	scan      scanWatch // the digits typed last: a scan?
@@ -260,6 +261,8 @@ func (d *desk) updateStatus() {
 			switch {
 			case d.online == nil:
 				path += " · " + lang.L("connecting…")
+			case d.refusedBy != verdictNone:
+				path += " · " + counterTitle(d.refusedBy)
 			case *d.online:
 				path += " · " + lang.L("connected")
 			default:
@@ -293,6 +296,34 @@ func (d *desk) setOnline(ok bool) {
 	}
 }
 
+// pinged records what the shared ledger's server answered a ping: that it
+// answers, or that it refuses this desk (disabled, its desk file revoked,
+// unknown, another ledger: the screens say so and whom to call, not that
+// the network is down), or nothing.
+func (d *desk) pinged(err error) {
+	k, why := refused(err)
+	if err != nil && (k == verdictNone || k == verdictUnreachable) {
+		d.setOnline(false)
+		return
+	}
+	if k == verdictLocked { // a lock-out is a desk's state at a check, not the server's answer
+		k = verdictNone
+	}
+	d.setOnline(true)
+	if k == d.refusedBy {
+		return
+	}
+	d.refusedBy = k
+	d.updateStatus()
+	if k != verdictNone {
+		d.counter.refuse(k, why)
+		d.contents.refuse(k, why)
+		return
+	}
+	d.counter.online()
+	d.contents.online()
+}
+
 // offline says whether the shared ledger's server did not answer last.
 func (d *desk) offline() bool { return d.online != nil && !*d.online }
 
@@ -314,7 +345,7 @@ func (d *desk) watch(ctx context.Context, l *ledger.Ledger, every time.Duration)
 		}
 		onMain(func() {
 			if d.ledger == l {
-				d.setOnline(err == nil)
+				d.pinged(err)
 			}
 		})
 		select {
@@ -386,7 +417,7 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 func (d *desk) closeLedger() {
 	if d.stopWatch != nil {
 		d.stopWatch()
-		d.stopWatch, d.online = nil, nil
+		d.stopWatch, d.online, d.refusedBy = nil, nil, verdictNone
 	}
 	if d.ledger != nil {
 		d.ledger.Close()

@@ -376,7 +376,7 @@ func (c *contentsScreen) check() {
 	}
 	c.result.SetText(strings.Join(zones, "\n"))
 	prize := game.FormatAmount(v.Prize)
-	var r *ledger.Refusal
+	k, why := refused(err2)
 	switch {
 	case err2 == nil && !v.Genuine && !v.NotInLedger:
 		// Without a stated prize, the one reason: a sum that is not a prize.
@@ -395,14 +395,9 @@ func (c *contentsScreen) check() {
 		c.picture.SetUnmarked(&t)
 		c.view.show(verdictUnknown, lang.L("UNKNOWN TICKET"), "", lang.L("No ticket of the ledger has these contents. Do not pay."))
 		return
-	case errors.As(err2, &r) && r.Verdict == ledger.Locked:
+	case k != verdictNone:
 		c.picture.SetUnmarked(&t)
-		_, detail := refusal(r.Verdict, r.Until)
-		c.view.show(verdictLocked, counterTitle(verdictLocked), "", detail)
-		return
-	case errors.Is(err2, ledger.ErrUnreachable):
-		c.picture.SetUnmarked(&t)
-		c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
+		c.view.show(k, counterTitle(k), "", why)
 		return
 	case err2 != nil:
 		c.picture.SetUnmarked(&t)
@@ -512,10 +507,17 @@ func (c *contentsScreen) offline() {
 	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
 }
 
+// refuse shows, as soon as the validation server refuses this desk, that
+// nothing may be paid, and whom to call.
+func (c *contentsScreen) refuse(k verdict, why string) {
+	c.match = nil
+	c.view.show(k, counterTitle(k), "", why)
+}
+
 // online says that the shared ledger answers again, when the form still
-// shows it unreachable.
+// shows it unreachable or refusing this desk.
 func (c *contentsScreen) online() {
-	if c.view.kind == verdictUnreachable {
+	if waiting(c.view.kind) {
 		c.view.show(verdictNone, "", "", lang.L("The shared ledger answers again since {{.Time}}: check the contents again.",
 			map[string]any{"Time": time.Now().Format("15:04:05")}))
 	}

@@ -51,6 +51,14 @@ func counterTitle(k verdict) string {
 		return lang.L("DESK LOCKED — DO NOT PAY")
 	case verdictUnreachable:
 		return lang.L("LEDGER UNREACHABLE — DO NOT PAY")
+	case verdictDisabled:
+		return lang.L("DESK DISABLED — DO NOT PAY")
+	case verdictRevoked:
+		return lang.L("DESK FILE REVOKED — DO NOT PAY")
+	case verdictUnknownDesk:
+		return lang.L("UNKNOWN DESK — DO NOT PAY")
+	case verdictOtherLedger:
+		return lang.L("ANOTHER LEDGER — DO NOT PAY")
 	}
 	return lang.L("READY")
 }
@@ -273,16 +281,15 @@ func (c *counterScreen) check(text string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.limit())
-	var r *ledger.Refusal
+	k, why := refused(err)
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):
 		c.show(text, verdictUnknown, "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
-	case errors.As(err, &r) && r.Verdict == ledger.Locked:
-		_, detail := refusal(r.Verdict, r.Until)
-		c.show(text, verdictLocked, "", text+"\n"+detail)
-	case errors.Is(err, ledger.ErrUnreachable):
-		c.d.setOnline(false)
-		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText())
+	case k != verdictNone:
+		if k == verdictUnreachable {
+			c.d.setOnline(false)
+		}
+		c.show(text, k, "", text+"\n"+why)
 	case err != nil:
 		c.showFailure(text, lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings."), err)
 	default:
@@ -401,10 +408,29 @@ func (c *counterScreen) offline() {
 			map[string]any{"Time": time.Now().Format("15:04:05")}))
 }
 
+// refuse shows, as soon as the validation server refuses this desk, that
+// nothing may be paid, why and whom to call: the ticket shown is
+// forgotten, PAYER goes.
+func (c *counterScreen) refuse(k verdict, why string) {
+	c.current = nil
+	c.picture.SetTicket(nil, nil)
+	c.view.show(k, counterTitle(k), "", why+"\n"+lang.L("Since {{.Time}}.", map[string]any{"Time": time.Now().Format("15:04:05")}))
+}
+
+// waiting says whether k is a verdict that the server's next answer ends:
+// no answer, or a refusal of this desk.
+func waiting(k verdict) bool {
+	switch k {
+	case verdictUnreachable, verdictDisabled, verdictRevoked, verdictUnknownDesk, verdictOtherLedger:
+		return true
+	}
+	return false
+}
+
 // online says that the shared ledger answers again, when the counter
-// still shows it unreachable.
+// still shows it unreachable or refusing this desk.
 func (c *counterScreen) online() {
-	if c.view.kind != verdictUnreachable {
+	if !waiting(c.view.kind) {
 		return
 	}
 	c.view.show(verdictNone, counterTitle(verdictNone), "",

@@ -284,9 +284,10 @@ func (d *desk) ask(title string, content fyne.CanvasObject, ok, cancel string, a
 // translated already.
 func errorText(err error) string {
 	detail := "\n(" + err.Error() + ")"
+	if k, why := refused(err); k != verdictNone {
+		return counterTitle(k) + "\n" + why + detail
+	}
 	switch {
-	case errors.Is(err, ledger.ErrUnreachable):
-		return unreachableText() + detail
 	case errors.Is(err, context.DeadlineExceeded):
 		return lang.L("The ledger did not answer in time. Try again; if it goes on, check the ledger in Settings.") + detail
 	case errors.Is(err, ledger.ErrCounterOnly):
@@ -295,8 +296,6 @@ func errorText(err error) string {
 		return lang.L("Serials to try are listed on a demonstration ledger only.")
 	case errors.Is(err, ledger.ErrReadOnly):
 		return lang.L("This ledger is open read-only: nothing can be written to it.") + detail
-	case errors.Is(err, ledger.ErrDeskDisabled):
-		return lang.L("The back office disabled this counter: call it.") + detail
 	case errors.Is(err, ledger.ErrNotFound):
 		return lang.L("The ledger has no such record.") + detail
 	}

@@ -209,15 +209,18 @@ func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) (res pay
 			return payResult{kind: k, detail: t.Serial.String() + "\n" + detail}
 		}
 	}
+	if k, why := refused(err); k != verdictNone {
+		if k == verdictUnreachable {
+			d.setOnline(false)
+		}
+		return payResult{kind: k, detail: t.Serial.String() + "\n" + why}
+	}
 	switch {
 	case errors.Is(err, ledger.ErrAlreadyClaimed):
 		return payResult{kind: verdictPaid, amount: game.FormatAmount(t.Prize),
 			detail: t.Serial.String() + "\n" + claimText(r.First) + "\n" + lang.L("Do not pay again."), payment: d.reprintable(r.First)}
 	case errors.Is(err, ledger.ErrOverLimit):
 		return d.overLimit(t)
-	case errors.Is(err, ledger.ErrUnreachable):
-		d.setOnline(false)
-		return payResult{kind: verdictUnreachable, detail: t.Serial.String() + "\n" + unreachableText()}
 	case errors.Is(err, ledger.ErrIdentityRequired):
 		return payResult{kind: verdictError, detail: t.Serial.String() + "\n" + lang.L("Record the winner's name and identity document to pay this prize.")}
 	case err != nil:

@@ -130,5 +130,10 @@ func TestScreenshots(t *testing.T) {
 		})
 		s.shoot(d, "keys-paper-printer-"+w)
 		k.key(fyne.KeyEscape)
+
+		// The validation server refuses this desk: whom to call.
+		k.key(fyne.KeyEscape)
+		d.pinged(ledger.ErrDeskDisabled)
+		s.shoot(d, "counter-desk-disabled-"+w)
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"image/color"
 	"time"
 
@@ -33,6 +34,11 @@ const (
 	verdictExpired              // FORCLOS: the claim deadline passed
 	verdictLocked               // GUICHET BLOQUÉ: too many unknown serials
 	verdictUnreachable          // REGISTRE INJOIGNABLE: the shared ledger does not answer
+	// The validation server refuses this desk:
+	verdictDisabled    // GUICHET DÉSACTIVÉ: by the back office
+	verdictRevoked     // FICHIER DE GUICHET RÉVOQUÉ: its certificate
+	verdictUnknownDesk // GUICHET INCONNU: the ledger has no such desk
+	verdictOtherLedger // AUTRE REGISTRE: the server serves another ledger
 )
 
 // verdictStyle gives each verdict its background colour.
@@ -53,6 +59,10 @@ var verdictStyle = map[verdict]color.NRGBA{
 	verdictExpired:      {0x5a, 0x3a, 0x1a, 0xff},
 	verdictLocked:       {0x8b, 0x00, 0x00, 0xff},
 	verdictUnreachable:  {0x8b, 0x00, 0x00, 0xff},
+	verdictDisabled:     {0x8b, 0x00, 0x00, 0xff},
+	verdictRevoked:      {0x8b, 0x00, 0x00, 0xff},
+	verdictUnknownDesk:  {0x8b, 0x00, 0x00, 0xff},
+	verdictOtherLedger:  {0x8b, 0x00, 0x00, 0xff},
 }
 
 // refusal is the verdict and the details of a ticket that a claim would
@@ -71,6 +81,29 @@ func refusal(v ledger.Verdict, until time.Time) (verdict, string) {
 	case ledger.Locked:
 		return verdictLocked, lang.L("Too many unknown serials: this desk is locked until {{.Time}}. Call the back office.",
 			map[string]any{"Time": until.Local().Format("15:04")})
+	}
+	return verdictNone, ""
+}
+
+// refused is the verdict of an error that forbids paying at this desk, and
+// whom to call: a validation server's refusal of this desk (disabled, its
+// desk file revoked, unknown, another ledger), a lock-out, or a ledger
+// that does not answer (the network); verdictNone for any other error.
+func refused(err error) (verdict, string) {
+	var r *ledger.Refusal
+	switch {
+	case errors.As(err, &r) && r.Verdict == ledger.Locked:
+		return refusal(r.Verdict, r.Until)
+	case errors.Is(err, ledger.ErrDeskDisabled):
+		return verdictDisabled, lang.L("The back office disabled this desk on the validation server. Pay nothing: call the back office to enable it again.")
+	case errors.Is(err, ledger.ErrDeskRevoked):
+		return verdictRevoked, lang.L("The validation server no longer accepts this desk file's certificate (revoked or replaced). Pay nothing: call the back office for a new desk file, then choose it in Settings.")
+	case errors.Is(err, ledger.ErrDeskUnknown):
+		return verdictUnknownDesk, lang.L("The validation server's ledger has no desk of this desk file's id. Pay nothing: call the back office, which adds the desk or gives you the right desk file.")
+	case errors.Is(err, ledger.ErrOtherLedger):
+		return verdictOtherLedger, lang.L("The validation server at this address serves another ledger than this desk file's. Pay nothing: check the server's address in Settings, or call the back office.")
+	case errors.Is(err, ledger.ErrUnreachable):
+		return verdictUnreachable, unreachableText()
 	}
 	return verdictNone, ""
 }

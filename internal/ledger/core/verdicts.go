@@ -36,6 +36,12 @@ var (
 	ErrDeskMismatch = errors.New("desk is not this login's")
 	// ErrDeskDisabled: the back office disabled this counter.
 	ErrDeskDisabled = errors.New("desk disabled")
+	// ErrDeskUnknown: the ledger lists no desk of the desk file's id.
+	ErrDeskUnknown = errors.New("unknown desk")
+	// ErrDeskRevoked: the desk file's certificate is not one its desk accepts now.
+	ErrDeskRevoked = errors.New("desk certificate revoked")
+	// ErrOtherLedger: the server serves another ledger than the desk file's.
+	ErrOtherLedger = errors.New("another ledger")
 	// ErrPassword: the shared ledger's server refused the login's password,
 	// or none was given (none in the URL, PGPASSWORD or ~/.pgpass).
 	ErrPassword = errors.New("password refused")
