@@ -181,7 +181,11 @@ type desk struct {
 
 	tasks    map[*task]struct{}         // the long tasks running
 	payments map[chan struct{}]struct{} // the payments in flight, each closed when its claim returns
-	closing  bool                       // the window is closing: tasks finish silently
+	// originals are the payments this desk just made whose receipt has not
+	// printed yet: their first receipt is the original, any other a
+	// DUPLICATA.
+	originals map[int64]bool
+	closing   bool // the window is closing: tasks finish silently
 
 	// A shared ledger's server: whether it answered the last ping (nil
 	// before the first), and how to stop pinging it.
@@ -195,7 +199,7 @@ type desk struct {
 
 // newDesk builds the screens in w on ledger l (which may be nil).
 func newDesk(a fyne.App, w fyne.Window, l *ledger.Ledger) *desk {
-	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}, payments: map[chan struct{}]struct{}{}}
+	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}, payments: map[chan struct{}]struct{}{}, originals: map[int64]bool{}}
 	w.SetCloseIntercept(d.quit)
 	w.Canvas().SetOnTypedKey(d.typedKey)
 	w.Canvas().SetOnTypedRune(d.typedRune)
@@ -233,6 +237,12 @@ func (d *desk) build() {
 			d.settings.showState()
 		}
 		d.focusTab()
+	}
+	// The contents typed are a ticket's in hand: not kept for another.
+	d.tabs.OnUnselected = func(t *container.TabItem) {
+		if t.Content == d.contents.content {
+			d.contents.reset()
+		}
 	}
 	d.status = widget.NewLabel("")
 	d.status.TextStyle.Italic = true
@@ -322,6 +332,14 @@ func (d *desk) pinged(err error) {
 	}
 	d.counter.online()
 	d.contents.online()
+}
+
+// answered records that the shared ledger's server just answered a check
+// or a payment: the status line says so at once, not at the next ping.
+func (d *desk) answered() {
+	if d.ledger != nil && d.ledger.Shared() {
+		d.pinged(nil)
+	}
 }
 
 // offline says whether the shared ledger's server did not answer last.

@@ -366,6 +366,9 @@ func (c *contentsScreen) check() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		v, err2 = c.d.ledger.CheckContents(ctx, in, c.d.identity(), c.d.limit())
 		cancel()
+		if err2 == nil {
+			c.d.answered()
+		}
 	} else {
 		v.Verdict = game.Check(&t, nil)
 	}
@@ -518,7 +521,7 @@ func (c *contentsScreen) refuse(k verdict, why string) {
 // shows it unreachable or refusing this desk.
 func (c *contentsScreen) online() {
 	if waiting(c.view.kind) {
-		c.view.show(verdictNone, "", "", lang.L("The shared ledger answers again since {{.Time}}: check the contents again.",
+		c.view.show(verdictNone, "", "", lang.L("The ledger's server answers again since {{.Time}}: check the contents again.",
 			map[string]any{"Time": time.Now().Format("15:04:05")}))
 	}
 }

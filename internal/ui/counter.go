@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"strconv"
 	"strings"
 	"time"
 
@@ -265,7 +266,11 @@ func (c *counterScreen) check(text string) {
 		if errors.Is(err, game.ErrCheckDigit) {
 			msg = lang.L("The check digit does not match: a digit was mistyped. Type the serial again.")
 		}
-		c.show(text, verdictMistyped, "", text+"\n"+msg)
+		echo, marked := serialEcho(text, err)
+		if marked {
+			msg += "\n" + lang.L("Check the group in brackets.")
+		}
+		c.show(text, verdictMistyped, "", echo+"\n"+msg)
 		return
 	}
 	if c.d.ledger == nil {
@@ -281,6 +286,9 @@ func (c *counterScreen) check(text string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.limit())
+	if err == nil || errors.Is(err, ledger.ErrUnknownSerial) {
+		c.d.answered()
+	}
 	k, why := refused(err)
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):
@@ -295,6 +303,58 @@ func (c *counterScreen) check(text string) {
 	default:
 		c.showTicket(t)
 	}
+}
+
+// serialGroups are the lengths of a serial's groups (game.SerialLayout).
+var serialGroups = []int{3, 4, 7, 4, 4, 4, 4, 1}
+
+// serialEcho shows a serial that does not parse (err) with its dashes, and
+// the group at fault in brackets: the first with a digit missing (each shown
+// _), the digits too many, the game, block or position when they cannot be,
+// the check digit when it does not match (a digit was mistyped, which one
+// it cannot say). A text with other characters than digits, spaces and
+// dashes is echoed as typed. It says whether a group is marked.
+func serialEcho(text string, err error) (string, bool) {
+	var digits []byte
+	for _, r := range text {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = append(digits, byte(r))
+		case r != ' ' && r != '-' && r != '\t':
+			return text, false
+		}
+	}
+	if len(digits) == 0 {
+		return text, false
+	}
+	var groups []string
+	rest := string(digits) + strings.Repeat("_", max(0, game.SerialDigits-len(digits)))
+	bad := -1
+	for i, n := range serialGroups {
+		if bad < 0 && strings.Contains(rest[:n], "_") {
+			bad = i // the first group a digit is missing from
+		}
+		groups, rest = append(groups, rest[:n]), rest[n:]
+	}
+	if rest != "" {
+		groups, bad = append(groups, rest), len(groups) // too many
+	}
+	if len(digits) == game.SerialDigits {
+		switch atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }; {
+		case errors.Is(err, game.ErrCheckDigit):
+			bad = 7
+		case atoi(groups[0]) < game.MinGameCode:
+			bad = 0
+		case atoi(groups[1]) < 1:
+			bad = 1
+		case atoi(groups[2]) >= game.BlockSize:
+			bad = 2
+		default:
+			return strings.Join(groups, "-"), false
+		}
+	}
+	groups[bad] = "[" + groups[bad] + "]"
+	return strings.Join(groups, "-"), true
 }
 
 // blank clears the verdict, the ticket and PAYER without recording a check.
@@ -404,7 +464,7 @@ func (c *counterScreen) offline() {
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
 	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "",
-		lang.L("The shared ledger has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
+		lang.L("The ledger's server has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
 			map[string]any{"Time": time.Now().Format("15:04:05")}))
 }
 
@@ -434,6 +494,6 @@ func (c *counterScreen) online() {
 		return
 	}
 	c.view.show(verdictNone, counterTitle(verdictNone), "",
-		lang.L("The shared ledger answers again since {{.Time}}: scan the ticket again.", map[string]any{"Time": time.Now().Format("15:04:05")}))
+		lang.L("The ledger's server answers again since {{.Time}}: scan the ticket again.", map[string]any{"Time": time.Now().Format("15:04:05")}))
 	c.focus()
 }

@@ -207,6 +207,7 @@ const (
 	prefPrinter      = "receipt.printer" // a CUPS queue; "" for none: receipts open as PDF
 	prefAutoPrint    = "receipt.auto"    // print each payment's receipt at once (on unless unticked)
 	prefPaperPrinter = "papers.printer"  // the queue the other papers printed on last
+	prefShop         = "shop.name"       // the retailer's name, on the receipts
 )
 
 // receiptPrinter is the CUPS queue receipts print on, "" for none.
@@ -222,7 +223,9 @@ func (d *desk) printsEachReceipt() bool {
 // printer, in a goroutine (lp may take a moment), then tells done, on the
 // app goroutine, whether it printed and what to say (nil: a dialog says
 // it). Without a printer it offers the receipt as a PDF instead, and done
-// hears nothing.
+// hears nothing. The receipt bears the shop's name (Réglages), and
+// DUPLICATA unless it is the first of a payment this desk just made
+// (d.originals).
 func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 	if number <= 0 || !d.needLedger() {
 		return
@@ -235,10 +238,13 @@ func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 		return
 	}
 	p := paper.ReceiptOf(r, time.Local)
+	p.Shop = d.app.Preferences().String(prefShop)
+	p.Duplicate = !d.originals[number]
 	name := fmt.Sprintf("recu-%d.pdf", number)
 	write := func(w io.Writer) error { return paper.WriteReceipt(w, p) }
 	queue := d.receiptPrinter()
 	if queue == "" {
+		delete(d.originals, number)
 		d.offerPDF(lang.L("Receipt of payment {{.N}}", map[string]any{"N": number}), name, write)
 		return
 	}
@@ -263,6 +269,7 @@ func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 				done(false, printFailure(queue, err))
 				return
 			}
+			delete(d.originals, number) // printed: any other is a duplicate
 			done(true, lang.L("Receipt of payment {{.N}} printed on {{.Printer}}.", map[string]any{"N": number, "Printer": queue}))
 		})
 	}()
@@ -289,6 +296,7 @@ func (d *desk) printReceiptIn(v *verdictView, number int64) {
 func (d *desk) offerPaid(v *verdictView, r payResult) {
 	switch r.kind {
 	case verdictJustPaid:
+		d.originals[r.payment] = true
 		v.offerReceipt(r.payment, lang.L("Print the receipt"))
 		if d.printsEachReceipt() {
 			d.printReceiptIn(v, r.payment)

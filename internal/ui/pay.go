@@ -227,6 +227,7 @@ func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) (res pay
 		return payResult{kind: verdictError,
 			detail: t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
+	d.answered()
 	return payResult{kind: verdictJustPaid, amount: game.FormatAmount(cl.Amount),
 		detail:  t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.Number}) + " · " + lang.L("Ready for the next ticket."),
 		payment: cl.Number}

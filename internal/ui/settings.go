@@ -31,9 +31,11 @@ type settingsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
+	form     *widget.Form
 	path     *widget.Label
 	desk     *keyEntry
 	operator *keyEntry
+	shop     *keyEntry // the shop's name, on the receipts
 	limit    *keyEntry
 	// On a validation server's counter or a sealed ledger, the desk and the limit are
 	// shown (fixed), not offered (the entries), and role says why.
@@ -81,6 +83,9 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.operator = d.newEntry()
 	s.operator.SetText(who.Operator)
 	s.operator.Validator = notBlank(lang.L("give the operator's name"))
+	s.shop = d.newEntry()
+	s.shop.SetText(p.String(prefShop))
+	s.shop.SetPlaceHolder(lang.L("printed at the top of the receipts"))
 	s.limit = d.newEntry()
 	s.limit.SetText(strconv.Itoa(d.payoutLimit()))
 	s.limit.Validator = func(v string) error {
@@ -127,9 +132,10 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.listPrinters()
 
 	form := widget.NewForm(
-		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
+		widget.NewFormItem(ledgerWord(d.ledger), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
 		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
+		widget.NewFormItem(lang.L("Shop name"), s.shop),
 		widget.NewFormItem(lang.L("Payout limit (€)"), container.NewVBox(container.NewStack(s.limit, s.limitFixed), s.role)),
 		widget.NewFormItem(lang.L("Receipt printer"), container.NewVBox(container.NewBorder(nil, nil, nil, refresh, s.printer), s.autoPrint, s.printers)),
 		widget.NewFormItem(lang.L("Language"), s.language),
@@ -137,11 +143,12 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	save := d.button(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
 	s.demo = d.button(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
-	for _, e := range []*keyEntry{s.desk, s.operator, s.limit} {
+	for _, e := range []*keyEntry{s.desk, s.operator, s.shop, s.limit} {
 		e.OnChanged = func(string) { s.showState() }
 	}
 	s.language.OnChanged = func(string) { s.showState() }
 	s.buildRules()
+	s.form = form
 	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form,
 		container.NewBorder(nil, nil, container.NewHBox(save, s.demo), nil, s.state), s.rules)))
 	s.loadRules()
@@ -156,6 +163,10 @@ func newSettingsScreen(d *desk) *settingsScreen {
 // demonstration ledger only.
 func (s *settingsScreen) setRole() {
 	l := s.d.ledger
+	if w := ledgerWord(l); s.form.Items[0].Text != w {
+		s.form.Items[0].Text = w
+		s.form.Refresh()
+	}
 	if l != nil && l.CounterDesk() != "" {
 		s.deskFixed.SetText(l.CounterDesk())
 		s.limitFixed.SetText(game.FormatAmount(s.d.payoutLimit()))
@@ -182,6 +193,18 @@ func (s *settingsScreen) setRole() {
 		s.demo.Hide()
 	}
 	s.d.counter.showSamplesButton()
+}
+
+// ledgerWord names what the ledger open is: a file, a validation server
+// (a counter's), or the back office's shared ledger.
+func ledgerWord(l *ledger.Ledger) string {
+	switch {
+	case l != nil && ledger.IsServer(l.Path()):
+		return lang.L("Validation server")
+	case l != nil && l.Shared():
+		return lang.L("Shared ledger (back office)")
+	}
+	return lang.L("Ledger file")
 }
 
 // noPrinter is the printer choice that opens receipts as PDF instead.
@@ -295,6 +318,9 @@ func (s *settingsScreen) unsaved() []string {
 	if strings.TrimSpace(s.operator.Text) != who.Operator {
 		out = append(out, lang.L("Operator"))
 	}
+	if strings.TrimSpace(s.shop.Text) != p.String(prefShop) {
+		out = append(out, lang.L("Shop name"))
+	}
 	if s.limit.Visible() && strings.TrimSpace(s.limit.Text) != strconv.Itoa(s.d.payoutLimit()) {
 		out = append(out, lang.L("Payout limit (€)"))
 	}
@@ -356,6 +382,7 @@ func (s *settingsScreen) save() {
 		p.SetInt(prefLimit, n)
 	}
 	p.SetString(prefOperator, strings.TrimSpace(s.operator.Text))
+	p.SetString(prefShop, strings.TrimSpace(s.shop.Text))
 	if code := s.languageCode(); code != p.StringWithFallback(prefLanguage, defaultLanguage()) {
 		p.SetString(prefLanguage, code)
 		setLanguage(code)
@@ -374,15 +401,57 @@ func (s *settingsScreen) choose(create bool) {
 		s.askNew()
 		return
 	}
-	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
+	s.askOpen()
+}
+
+// ledgerFiles are the extensions of ledger files the file dialog lists.
+var ledgerFiles = []string{".db", ".sqlite", ".sqlite3"}
+
+// askOpen asks which ledger file to open: its path typed (the open
+// ledger's at first), or found with Parcourir…, Fyne's file dialog, which
+// starts in the typed path's folder (hidden or not: the default ledger's
+// is) and lists ledger files only.
+func (s *settingsScreen) askOpen() {
+	path := s.d.newDialogEntry()
+	path.SetPlaceHolder(ledger.DefaultPath())
+	if l := s.d.ledger; l != nil && !l.Shared() {
+		path.SetText(l.Path())
+	}
+	browse := s.d.button(lang.L("Browse…"), theme.FolderOpenIcon(), func() {
+		fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil || r == nil {
+				return
+			}
+			path.SetText(r.URI().Path())
+			r.Close()
+			s.d.win.Canvas().Focus(path)
+		}, s.d.win)
+		fd.SetFilter(storage.NewExtensionFileFilter(ledgerFiles))
+		dir := filepath.Dir(strings.TrimSpace(path.Text))
+		if strings.TrimSpace(path.Text) == "" {
+			dir = filepath.Dir(ledger.DefaultPath())
+		}
+		if u, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			fd.SetLocation(u)
+		}
+		fd.Resize(s.d.win.Canvas().Size().Subtract(fyne.NewSize(80, 80)))
+		fd.Show()
+	})
+	label := widget.NewLabel(lang.L("Type the ledger file's path, or browse for it."))
+	dlg := s.d.ask(lang.L("Open a ledger"), container.NewVBox(label, container.NewBorder(nil, nil, nil, browse, path)), lang.L("Open"), lang.L("Back"), func(ok bool) {
+		p := strings.TrimSpace(path.Text)
+		if !ok || p == "" {
 			return
 		}
-		path := r.URI().Path()
-		r.Close()
-		s.openAt(path)
-	}, s.d.win)
-	fd.Show()
+		// A path mistyped must not make an empty ledger (openAt creates one).
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			s.d.showError(errors.New(lang.L("There is no file at {{.Path}}: check the path, or make a new ledger with Create a ledger….", map[string]any{"Path": p})))
+			return
+		}
+		s.openAt(p)
+	})
+	dlg.Resize(fyne.NewSize(720, dlg.MinSize().Height))
+	s.d.win.Canvas().Focus(path)
 }
 
 // askNew asks where to create a ledger, in one dialog: the folder (the

@@ -135,5 +135,17 @@ func TestScreenshots(t *testing.T) {
 		k.key(fyne.KeyEscape)
 		d.pinged(ledger.ErrDeskDisabled)
 		s.shoot(d, "counter-desk-disabled-"+w)
+		d.pinged(nil)
+
+		// A serial mistyped: echoed with its dashes, the group at fault
+		// in brackets.
+		k.scan(strings.ReplaceAll(takeWinner(t, 3), "-", "")[:29])
+		s.shoot(d, "keys-counter-mistyped-"+w)
+
+		// Réglages: the ledger typed, or browsed for.
+		k.alt(fyne.KeyR)
+		d.settings.choose(false)
+		s.shoot(d, "keys-open-ledger-"+w)
+		k.key(fyne.KeyEscape)
 	}
 }

@@ -110,7 +110,7 @@ func refused(err error) (verdict, string) {
 
 // unreachableText says what to do when the shared ledger does not answer.
 func unreachableText() string {
-	return lang.L("The shared ledger does not answer. Check the network, then try again.")
+	return lang.L("The ledger's server does not answer. Check the network, then try again.")
 }
 
 // verdictView shows a verdict in a box of its colour: the title and the
