@@ -138,7 +138,7 @@ func (d *desk) start(path string, ask bool) {
 	if ask && errors.Is(err, os.ErrNotExist) {
 		msg := widget.NewLabel(lang.L("There is no ledger at {{.Path}}. Create a new, empty ledger there?", map[string]any{"Path": path}))
 		msg.Wrapping = fyne.TextWrapWord
-		dlg := d.confirm(lang.L("No ledger"), msg, lang.L("Create"), lang.L("Choose in Settings"), func(ok bool) {
+		dlg := d.ask(lang.L("No ledger"), msg, lang.L("Create"), lang.L("Choose in Settings"), func(ok bool) {
 			if ok {
 				d.settings.openAt(path)
 			} else {

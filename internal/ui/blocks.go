@@ -257,7 +257,7 @@ func (b *blocksScreen) generate() {
 	}
 	msg := widget.NewLabel(text)
 	msg.Wrapping = fyne.TextWrapWord
-	dlg := b.d.confirm(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
+	dlg := b.d.ask(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
 		if ok {
 			b.startGenerate(nil)
 		}

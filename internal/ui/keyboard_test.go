@@ -162,7 +162,7 @@ func TestTabKeys(t *testing.T) {
 		want bool
 	}{{1, false}, {2, true}} {
 		var got *bool
-		d.confirm("Question", widget.NewLabel("?"), "Oui", "Non", func(ok bool) { got = &ok })
+		d.ask("Question", widget.NewLabel("?"), "Oui", "Non", func(ok bool) { got = &ok })
 		k.alt(fyne.KeyP)
 		if d.tabs.SelectedIndex() != tabCounter {
 			t.Fatal("Alt+P opened Paiements under a question")
@@ -286,7 +286,7 @@ func TestScanAnywhere(t *testing.T) {
 
 	// Under a dialog, a scan is dropped: its Enter answers nothing.
 	var answered bool
-	d.confirm("Question", widget.NewLabel("?"), "Oui", "Non", func(bool) { answered = true })
+	d.ask("Question", widget.NewLabel("?"), "Oui", "Non", func(bool) { answered = true })
 	k.scan(takeWinner(t, 3))
 	if answered || dialogs(d.win) != 1 {
 		t.Fatalf("a scan under a question answered it: %v, %d dialogs", answered, dialogs(d.win))

@@ -207,12 +207,6 @@ func (d *desk) scanned(f textField) bool {
 	return true
 }
 
-// confirm asks a question in a dialog: Enter (or the ok button) answers
-// true, Escape (or the cancel button) false.
-func (d *desk) confirm(title string, content fyne.CanvasObject, ok, cancel string, answer func(bool)) dialog.Dialog {
-	return d.ask(title, content, ok, cancel, answer)
-}
-
 // inform shows a message that Enter or Escape closes.
 func (d *desk) inform(title, message string) {
 	msg := widget.NewLabel(message)

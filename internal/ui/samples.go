@@ -33,7 +33,7 @@ func (d *desk) firstRun() {
 	msg := widget.NewLabel(lang.L("This ledger holds no block yet. Generate a demonstration block of {{.Tickets}} tickets (game {{.Game}}) to try the counter?",
 		map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}))
 	msg.Wrapping = fyne.TextWrapWord
-	dlg := d.confirm(lang.L("Welcome to vegas-desk"), msg, lang.L("Generate"), lang.L("Not now"), func(ok bool) {
+	dlg := d.ask(lang.L("Welcome to vegas-desk"), msg, lang.L("Generate"), lang.L("Not now"), func(ok bool) {
 		if !ok {
 			return
 		}

@@ -585,7 +585,7 @@ func (s *settingsScreen) askPassword(address string, wrong bool) {
 	}
 	label := widget.NewLabel(msg)
 	label.Wrapping = fyne.TextWrapWord
-	dlg := s.d.confirm(lang.L("Password"), container.NewVBox(label, pw), lang.L("Connect"), lang.L("Back"), func(ok bool) {
+	dlg := s.d.ask(lang.L("Password"), container.NewVBox(label, pw), lang.L("Connect"), lang.L("Back"), func(ok bool) {
 		if ok {
 			s.openShared(address, pw.Text)
 		}
@@ -604,7 +604,7 @@ func (s *settingsScreen) askAddress() {
 	}
 	label := widget.NewLabel(lang.L("The address of the back office's shared ledger (PostgreSQL), for the back office only: a counter opens the ledger's validation server. Its password is asked, never stored."))
 	label.Wrapping = fyne.TextWrapWord
-	dlg := s.d.confirm(lang.L("Open a shared ledger"), container.NewVBox(label, addr), lang.L("Connect"), lang.L("Back"), func(ok bool) {
+	dlg := s.d.ask(lang.L("Open a shared ledger"), container.NewVBox(label, addr), lang.L("Connect"), lang.L("Back"), func(ok bool) {
 		a := strings.TrimSpace(addr.Text)
 		if !ok || a == "" {
 			return
