@@ -31,7 +31,7 @@ type blocksScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	list   *widget.List
+	list   *keyList
 	blocks []ledger.Block
 	sel    int // index in blocks, -1 for none
 	seq    int // counts the reports asked for; only the last one is shown
@@ -52,7 +52,7 @@ var reportColumns = []string{"Prize", "Table", "Generated", "Claimed", "Claimed 
 
 func newBlocksScreen(d *desk) *blocksScreen {
 	b := &blocksScreen{d: d, sel: -1}
-	b.list = widget.NewList(
+	b.list = d.newList(
 		func() int { return len(b.blocks) },
 		func() fyne.CanvasObject {
 			t := widget.NewLabel("")

@@ -28,8 +28,8 @@ type claimsScreen struct {
 
 	day    *dateEntry
 	desk   *keyEntry
-	block  *widget.Select
-	table  *widget.Table
+	block  *keySelect
+	table  *keyTable
 	totals *widget.Label
 	void   *keyButton
 	// The papers: the selected payment's receipt, the day report of the
@@ -84,7 +84,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	c.desk = d.newEntry()
 	c.desk.SetPlaceHolder(lang.L("desk"))
 	c.desk.OnSubmitted = func(string) { c.reload() }
-	c.block = widget.NewSelect(nil, func(string) { c.reload() })
+	c.block = d.newSelect(nil, func(string) { c.reload() })
 	c.block.PlaceHolder = lang.L("all blocks")
 	today := d.button(lang.L("Today"), nil, func() {
 		now := time.Now()
@@ -98,7 +98,7 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	})
 	filter := d.button(lang.L("Filter"), theme.SearchIcon(), c.reload)
 
-	c.table = widget.NewTableWithHeaders(
+	c.table = d.newTable(
 		func() (int, int) { return len(c.claims), len(claimColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(id widget.TableCellID, o fyne.CanvasObject) {

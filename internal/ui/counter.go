@@ -85,7 +85,7 @@ type counterScreen struct {
 	entry   *keyEntry
 	view    *verdictView
 	picture *TicketPicture
-	checks  *widget.List // the desk's checks
+	checks  *keyList // the desk's checks
 	samples *keyButton
 
 	current *ledger.Ticket // the ticket last looked up, nil when none
@@ -128,7 +128,7 @@ func newCounterScreen(d *desk) *counterScreen {
 	}
 	c.picture = NewTicketPicture()
 
-	c.checks = widget.NewList(
+	c.checks = d.newList(
 		func() int { return len(d.checks) },
 		func() fyne.CanvasObject {
 			head := widget.NewLabel("")

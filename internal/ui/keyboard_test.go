@@ -139,20 +139,31 @@ func TestTabKeys(t *testing.T) {
 	if e := d.contents.fields[d.contents.paths[0]]; e.Text != "" {
 		t.Errorf("the contents form left holds %q", e.Text)
 	}
-	// Escape from a button of another tab too.
-	k.alt(fyne.KeyB)
-	for range 5 {
-		if _, ok := cv.Focused().(*keyButton); ok {
-			break
+	// Escape from the list of Blocs, a button of Blocs, a drop-down list
+	// of Carnets, the table of Paiements too.
+	for _, c := range []struct {
+		tab  int
+		what func(fyne.Focusable) bool
+	}{
+		{tabBlocks, func(f fyne.Focusable) bool { _, ok := f.(*keyList); return ok }},
+		{tabBlocks, func(f fyne.Focusable) bool { _, ok := f.(*keyButton); return ok }},
+		{tabPacks, func(f fyne.Focusable) bool { _, ok := f.(*keySelect); return ok }},
+		{tabClaims, func(f fyne.Focusable) bool { _, ok := f.(*keyTable); return ok }},
+	} {
+		k.alt(tabKeys[c.tab])
+		for range 12 {
+			if c.what(cv.Focused()) {
+				break
+			}
+			k.key(fyne.KeyTab)
 		}
-		k.key(fyne.KeyTab)
-	}
-	if _, ok := cv.Focused().(*keyButton); !ok {
-		t.Fatalf("Blocs: the keyboard is on %T", cv.Focused())
-	}
-	k.key(fyne.KeyEscape)
-	if d.tabs.SelectedIndex() != tabCounter || cv.Focused() != d.counter.entry {
-		t.Fatalf("Escape from Blocs: tab %d, keyboard on %T", d.tabs.SelectedIndex(), cv.Focused())
+		if !c.what(cv.Focused()) {
+			t.Fatalf("tab %d: the keyboard is on %T", c.tab, cv.Focused())
+		}
+		k.key(fyne.KeyEscape)
+		if d.tabs.SelectedIndex() != tabCounter || cv.Focused() != d.counter.entry {
+			t.Fatalf("Escape from %T: tab %d, keyboard on %T", c.what, d.tabs.SelectedIndex(), cv.Focused())
+		}
 	}
 
 	// A question: Tab reaches each button, Enter taps it; no tab opens
@@ -255,12 +266,12 @@ func TestScanAnywhere(t *testing.T) {
 		t.Fatal("32 digits were taken for a serial")
 	}
 
-	// Into the day of Paiements, the packs field of Carnets, and on Blocs
-	// (a button has the keyboard).
-	for _, tab := range []int{tabClaims, tabPacks, tabBlocks} {
+	// Into the day of Paiements, the packs field of Carnets, on the list of
+	// Blocs and on a button of Blocs.
+	for i, tab := range []int{tabClaims, tabPacks, tabBlocks, tabBlocks} {
 		k.alt(tabKeys[tab])
-		if tab == tabBlocks { // from the list of blocks to a button
-			k.key(fyne.KeyTab)
+		if i == 3 {
+			k.key(fyne.KeyTab) // from the list of blocks to a button
 		}
 		text := func() string { return "" }
 		switch e := cv.Focused().(type) {
@@ -455,7 +466,7 @@ func TestPapersToPrinter(t *testing.T) {
 	waitFor(t, "the printers", 5*time.Second, func() bool {
 		pump()
 		for _, x := range test.LaidOutObjects(cv.Overlays().Top()) {
-			if s, ok := x.(*widget.Select); ok && slices.Contains(s.Options, "Etiquettes") {
+			if s, ok := x.(*keySelect); ok && slices.Contains(s.Options, "Etiquettes") {
 				s.SetSelected("Etiquettes")
 				return true
 			}

@@ -33,8 +33,8 @@ type packsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	move   *widget.Select
-	block  *widget.Select
+	move   *keySelect
+	block  *keySelect
 	entry  *keyEntry
 	desk   *keyEntry
 	reason *keyEntry
@@ -44,9 +44,9 @@ type packsScreen struct {
 	banner *canvas.Rectangle
 	result *widget.Label
 
-	state    *widget.Select
+	state    *keySelect
 	deskList *keyEntry
-	table    *widget.Table
+	table    *keyTable
 	total    *widget.Label
 	labels   *keyButton
 	runs     []ledger.PackRun
@@ -122,8 +122,8 @@ var packColumns = []struct {
 
 func newPacksScreen(d *desk) *packsScreen {
 	p := &packsScreen{d: d}
-	p.move = widget.NewSelect(nil, func(string) { p.moveChanged() })
-	p.block = widget.NewSelect(nil, nil)
+	p.move = d.newSelect(nil, func(string) { p.moveChanged() })
+	p.block = d.newSelect(nil, nil)
 	p.block.PlaceHolder = lang.L("block")
 	p.entry = d.newPackEntry()
 	p.entry.OnSubmitted = func(string) { p.applyMove() }
@@ -140,7 +140,7 @@ func newPacksScreen(d *desk) *packsScreen {
 	p.result.Wrapping = fyne.TextWrapWord
 	p.result.TextStyle.Bold = true
 
-	p.state = widget.NewSelect(nil, func(string) { p.reload() })
+	p.state = d.newSelect(nil, func(string) { p.reload() })
 	p.deskList = d.newEntry()
 	p.deskList.SetPlaceHolder(lang.L("counter"))
 	p.deskList.OnSubmitted = func(string) { p.reload() }
@@ -149,7 +149,7 @@ func newPacksScreen(d *desk) *packsScreen {
 		p.deskList.SetText("")
 		p.state.SetSelectedIndex(0)
 	})
-	p.table = widget.NewTableWithHeaders(
+	p.table = d.newTable(
 		func() (int, int) { return len(p.runs), len(packColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(id widget.TableCellID, o fyne.CanvasObject) {

@@ -79,7 +79,7 @@ func (d *desk) offerPDF(title, name string, write func(io.Writer) error) {
 		dlg.Hide()
 		d.openPDF(name, write)
 	}
-	queue := widget.NewSelect(nil, nil)
+	queue := d.newSelect(nil, nil)
 	queue.PlaceHolder = lang.L("no printer")
 	chosen := d.app.Preferences().StringWithFallback(prefPaperPrinter, d.receiptPrinter())
 	if chosen != "" {

@@ -86,7 +86,7 @@ func (d *desk) showSamples() {
 	}
 	list := container.NewVBox()
 	var dlg dialog.Dialog
-	pick := widget.NewSelect(names, nil)
+	pick := d.newSelect(names, nil)
 	seq := 0 // only the last block chosen is shown
 	pick.OnChanged = func(name string) {
 		i := slices.Index(names, name)

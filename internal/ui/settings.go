@@ -41,13 +41,13 @@ type settingsScreen struct {
 	// shown (fixed), not offered (the entries), and role says why.
 	deskFixed, limitFixed *widget.Label
 	role                  *widget.Label
-	language              *widget.Select
+	language              *keySelect
 	demo                  *keyButton // the serials to try, on a demonstration ledger
 
 	// The receipt printer: a CUPS queue, and whether each payment prints
 	// its receipt at once.
-	printer   *widget.Select
-	autoPrint *widget.Check
+	printer   *keySelect
+	autoPrint *keyCheck
 	printers  *widget.Label // what CUPS said when it could not list them
 
 	// state says whether what is shown is in effect: the printer applies
@@ -99,7 +99,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	for i, l := range languages {
 		names[i] = l.Name
 	}
-	s.language = widget.NewSelect(names, nil)
+	s.language = d.newSelect(names, nil)
 	cur := p.StringWithFallback(prefLanguage, defaultLanguage())
 	for _, l := range languages {
 		if l.Code == cur {
@@ -116,12 +116,12 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.deskFixed.Hide()
 	s.limitFixed.Hide()
 
-	s.printer = widget.NewSelect(nil, nil)
+	s.printer = d.newSelect(nil, nil)
 	s.printers = widget.NewLabel("")
 	s.printers.Importance = widget.LowImportance
 	s.printers.Wrapping = fyne.TextWrapWord
 	s.printers.Hide()
-	s.autoPrint = widget.NewCheck(lang.L("Print each payment's receipt at once"), nil)
+	s.autoPrint = d.newCheck(lang.L("Print each payment's receipt at once"), nil)
 	s.autoPrint.SetChecked(p.BoolWithFallback(prefAutoPrint, true))
 	s.state = widget.NewLabel("")
 	s.state.Wrapping = fyne.TextWrapWord

@@ -13,7 +13,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/printer/printertest"
@@ -122,7 +121,7 @@ func TestScreenshots(t *testing.T) {
 		waitFor(t, "the printers", 5*time.Second, func() bool {
 			pump()
 			for _, x := range test.LaidOutObjects(d.win.Canvas().Overlays().Top()) {
-				if s, ok := x.(*widget.Select); ok && len(s.Options) == 2 {
+				if s, ok := x.(*keySelect); ok && len(s.Options) == 2 {
 					return true
 				}
 			}
