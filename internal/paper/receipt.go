@@ -25,6 +25,11 @@ type Receipt struct {
 	// (PaidAt when zero).
 	PrintedAt time.Time
 
+	// Shop is the retailer's name, printed at the top ("" for none).
+	Shop string
+	// Duplicate marks a receipt printed again: DUPLICATA.
+	Duplicate bool
+
 	// A voided payment's receipt says ANNULÉ, when, by whom and why.
 	Voided     bool
 	VoidedAt   time.Time
@@ -64,6 +69,11 @@ func (r *Receipt) layout(d *doc) {
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.AddPage()
 
+	if r.Shop != "" {
+		d.font("B", 11)
+		d.para(0, 5, r.Shop, "C")
+		pdf.Ln(1)
+	}
 	d.font("B", 18)
 	d.line(8, orDash(r.GameName), "C")
 	d.font("", 9)
@@ -72,6 +82,12 @@ func (r *Receipt) layout(d *doc) {
 	d.font("B", 11)
 	d.line(6, "REÇU DE PAIEMENT", "C")
 	pdf.Ln(1.5)
+	if r.Duplicate {
+		d.font("B", 16)
+		pdf.SetLineWidth(0.6)
+		pdf.CellFormat(0, 9, cp1252("DUPLICATA"), "1", 1, "C", false, 0, "")
+		pdf.Ln(1.5)
+	}
 	d.rule(0.3)
 	pdf.Ln(2)
 

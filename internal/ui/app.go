@@ -138,7 +138,7 @@ func (d *desk) start(path string, ask bool) {
 	if ask && errors.Is(err, os.ErrNotExist) {
 		msg := widget.NewLabel(lang.L("There is no ledger at {{.Path}}. Create a new, empty ledger there?", map[string]any{"Path": path}))
 		msg.Wrapping = fyne.TextWrapWord
-		dlg := d.confirm(lang.L("No ledger"), msg, lang.L("Create"), lang.L("Choose in Settings"), func(ok bool) {
+		dlg := d.ask(lang.L("No ledger"), msg, lang.L("Create"), lang.L("Choose in Settings"), func(ok bool) {
 			if ok {
 				d.settings.openAt(path)
 			} else {
@@ -181,21 +181,29 @@ type desk struct {
 
 	tasks    map[*task]struct{}         // the long tasks running
 	payments map[chan struct{}]struct{} // the payments in flight, each closed when its claim returns
-	closing  bool                       // the window is closing: tasks finish silently
+	// originals are the payments this desk just made whose receipt has not
+	// printed yet: their first receipt is the original, any other a
+	// DUPLICATA.
+	originals map[int64]bool
+	closing   bool // the window is closing: tasks finish silently
 
 	// A shared ledger's server: whether it answered the last ping (nil
 	// before the first), and how to stop pinging it.
 	online    *bool
+	refusedBy verdict // the validation server's refusal of this desk at the last ping, or verdictNone
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
+	scan      scanWatch // the digits typed last: a scan?
 	checks    []checked // the counter's checks this session, newest first
 }
 
 // newDesk builds the screens in w on ledger l (which may be nil).
 func newDesk(a fyne.App, w fyne.Window, l *ledger.Ledger) *desk {
-	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}, payments: map[chan struct{}]struct{}{}}
+	d := &desk{app: a, win: w, ledger: l, tasks: map[*task]struct{}{}, payments: map[chan struct{}]struct{}{}, originals: map[int64]bool{}}
 	w.SetCloseIntercept(d.quit)
 	w.Canvas().SetOnTypedKey(d.typedKey)
+	w.Canvas().SetOnTypedRune(d.typedRune)
+	d.addTabKeys()
 	d.build()
 	return d
 }
@@ -209,26 +217,31 @@ func (d *desk) build() {
 	d.blocks = newBlocksScreen(d)
 	d.settings = newSettingsScreen(d)
 	d.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon(lang.L("Counter"), theme.ConfirmIcon(), d.counter.content),
-		container.NewTabItemWithIcon(lang.L("Enter contents"), theme.DocumentCreateIcon(), d.contents.content),
-		container.NewTabItemWithIcon(lang.L("Payments"), theme.ListIcon(), d.claims.content),
-		container.NewTabItemWithIcon(lang.L("Packs"), theme.GridIcon(), d.packs.content),
-		container.NewTabItemWithIcon(lang.L("Blocks"), theme.StorageIcon(), d.blocks.content),
-		container.NewTabItemWithIcon(lang.L("Settings"), theme.SettingsIcon(), d.settings.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Counter"), tabCounter), theme.ConfirmIcon(), d.counter.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Enter contents"), tabContents), theme.DocumentCreateIcon(), d.contents.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Payments"), tabClaims), theme.ListIcon(), d.claims.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Packs"), tabPacks), theme.GridIcon(), d.packs.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Blocks"), tabBlocks), theme.StorageIcon(), d.blocks.content),
+		container.NewTabItemWithIcon(tabLabel(lang.L("Settings"), tabSettings), theme.SettingsIcon(), d.settings.content),
 	)
 	d.tabs.OnSelected = func(t *container.TabItem) {
 		switch t.Content {
-		case d.counter.content:
-			d.counter.focus()
-		case d.contents.content:
-			d.contents.focus()
 		case d.claims.content:
 			d.claims.reload()
 		case d.packs.content:
 			d.packs.reload()
-			d.packs.focus()
 		case d.blocks.content:
 			d.blocks.reload()
+		case d.settings.content:
+			d.settings.listPrinters() // a printer added since shows
+			d.settings.showState()
+		}
+		d.focusTab()
+	}
+	// The contents typed are a ticket's in hand: not kept for another.
+	d.tabs.OnUnselected = func(t *container.TabItem) {
+		if t.Content == d.contents.content {
+			d.contents.reset()
 		}
 	}
 	d.status = widget.NewLabel("")
@@ -258,6 +271,8 @@ func (d *desk) updateStatus() {
 			switch {
 			case d.online == nil:
 				path += " · " + lang.L("connecting…")
+			case d.refusedBy != verdictNone:
+				path += " · " + counterTitle(d.refusedBy)
 			case *d.online:
 				path += " · " + lang.L("connected")
 			default:
@@ -291,6 +306,42 @@ func (d *desk) setOnline(ok bool) {
 	}
 }
 
+// pinged records what the shared ledger's server answered a ping: that it
+// answers, or that it refuses this desk (disabled, its desk file revoked,
+// unknown, another ledger: the screens say so and whom to call, not that
+// the network is down), or nothing.
+func (d *desk) pinged(err error) {
+	k, why := refused(err)
+	if err != nil && (k == verdictNone || k == verdictUnreachable) {
+		d.setOnline(false)
+		return
+	}
+	if k == verdictLocked { // a lock-out is a desk's state at a check, not the server's answer
+		k = verdictNone
+	}
+	d.setOnline(true)
+	if k == d.refusedBy {
+		return
+	}
+	d.refusedBy = k
+	d.updateStatus()
+	if k != verdictNone {
+		d.counter.refuse(k, why)
+		d.contents.refuse(k, why)
+		return
+	}
+	d.counter.online()
+	d.contents.online()
+}
+
+// answered records that the shared ledger's server just answered a check
+// or a payment: the status line says so at once, not at the next ping.
+func (d *desk) answered() {
+	if d.ledger != nil && d.ledger.Shared() {
+		d.pinged(nil)
+	}
+}
+
 // offline says whether the shared ledger's server did not answer last.
 func (d *desk) offline() bool { return d.online != nil && !*d.online }
 
@@ -312,7 +363,7 @@ func (d *desk) watch(ctx context.Context, l *ledger.Ledger, every time.Duration)
 		}
 		onMain(func() {
 			if d.ledger == l {
-				d.setOnline(err == nil)
+				d.pinged(err)
 			}
 		})
 		select {
@@ -384,7 +435,7 @@ func (d *desk) useLedger(l *ledger.Ledger) {
 func (d *desk) closeLedger() {
 	if d.stopWatch != nil {
 		d.stopWatch()
-		d.stopWatch, d.online = nil, nil
+		d.stopWatch, d.online, d.refusedBy = nil, nil, verdictNone
 	}
 	if d.ledger != nil {
 		d.ledger.Close()

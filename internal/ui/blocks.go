@@ -31,20 +31,20 @@ type blocksScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	list   *widget.List
+	list   *keyList
 	blocks []ledger.Block
 	sel    int // index in blocks, -1 for none
 	seq    int // counts the reports asked for; only the last one is shown
 
 	title  *widget.Label
 	digest *widget.Label
-	copy   *widget.Button  // copies the digest
+	copy   *keyButton      // copies the digest
 	report *fyne.Container // a header, a line per tier and the total
 	cells  [][]*canvas.Text
 	chart  *tierChart
 	rep    ledger.Report
 
-	verify, export *widget.Button
+	verify, export *keyButton
 	task           *task // the last long task started, for tests
 }
 
@@ -52,7 +52,7 @@ var reportColumns = []string{"Prize", "Table", "Generated", "Claimed", "Claimed 
 
 func newBlocksScreen(d *desk) *blocksScreen {
 	b := &blocksScreen{d: d, sel: -1}
-	b.list = widget.NewList(
+	b.list = d.newList(
 		func() int { return len(b.blocks) },
 		func() fyne.CanvasObject {
 			t := widget.NewLabel("")
@@ -71,10 +71,10 @@ func newBlocksScreen(d *desk) *blocksScreen {
 		})
 	b.list.OnSelected = func(id widget.ListItemID) { b.sel = id; b.showReport() }
 
-	gen := widget.NewButtonWithIcon(lang.L("Generate a block"), theme.ContentAddIcon(), b.generate)
+	gen := d.button(lang.L("Generate a block"), theme.ContentAddIcon(), b.generate)
 	gen.Importance = widget.HighImportance
-	b.verify = widget.NewButtonWithIcon(lang.L("Verify"), theme.ConfirmIcon(), b.runVerify)
-	b.export = widget.NewButtonWithIcon(lang.L("Export JSON Lines…"), theme.DocumentSaveIcon(), b.askExport)
+	b.verify = d.button(lang.L("Verify"), theme.ConfirmIcon(), b.runVerify)
+	b.export = d.button(lang.L("Export JSON Lines…"), theme.DocumentSaveIcon(), b.askExport)
 	b.verify.Disable()
 	b.export.Disable()
 
@@ -86,7 +86,7 @@ func newBlocksScreen(d *desk) *blocksScreen {
 	b.digest.TextStyle.Monospace = true
 	b.digest.Selectable = true
 	b.digest.Truncation = fyne.TextTruncateEllipsis
-	b.copy = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() { b.d.app.Clipboard().SetContent(b.digest.Text) })
+	b.copy = d.button("", theme.ContentCopyIcon(), func() { b.d.app.Clipboard().SetContent(b.digest.Text) })
 	b.copy.Disable()
 	// Every tier and the total, always all in view: a grid of labels, not
 	// a scrolling table.
@@ -257,7 +257,7 @@ func (b *blocksScreen) generate() {
 	}
 	msg := widget.NewLabel(text)
 	msg.Wrapping = fyne.TextWrapWord
-	dlg := b.d.confirm(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
+	dlg := b.d.ask(lang.L("Generate a block"), msg, lang.L("Generate"), lang.L("Cancel"), func(ok bool) {
 		if ok {
 			b.startGenerate(nil)
 		}
@@ -349,15 +349,13 @@ func (b *blocksScreen) showVerified(rep ledger.VerifyReport) {
 		head := widget.NewLabel(rep.Head)
 		head.TextStyle.Monospace = true
 		head.Selectable = true
-		copyHead := widget.NewButtonWithIcon(lang.L("Copy"), theme.ContentCopyIcon(), func() { b.d.app.Clipboard().SetContent(rep.Head) })
+		copyHead := b.d.button(lang.L("Copy"), theme.ContentCopyIcon(), func() { b.d.app.Clipboard().SetContent(rep.Head) })
 		box.Add(widget.NewLabelWithStyle(lang.L("Journal head"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		box.Add(container.NewBorder(nil, nil, nil, copyHead, head))
 		box.Add(note)
 	}
-	dlg := dialog.NewCustom(lang.L("Verification"), lang.L("Close"), box, b.d.win)
-	b.d.answerKeys(dlg, dlg.Hide, dlg.Hide)
+	dlg := b.d.ask(lang.L("Verification"), box, "", lang.L("Close"), nil)
 	dlg.Resize(fyne.NewSize(760, dlg.MinSize().Height))
-	dlg.Show()
 }
 
 // askExport asks for a file, then exports the selected block to it.

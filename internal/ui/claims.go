@@ -26,17 +26,17 @@ type claimsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	day    *widget.DateEntry
-	desk   *widget.Entry
-	block  *widget.Select
-	table  *widget.Table
+	day    *dateEntry
+	desk   *keyEntry
+	block  *keySelect
+	table  *keyTable
 	totals *widget.Label
-	void   *widget.Button
+	void   *keyButton
 	// closeCase closes the selected payment's double payment by a decision.
-	closeCase *widget.Button
+	closeCase *keyButton
 	// The papers: the selected payment's receipt, the day report of the
 	// desk and day filtered (this desk's, today, by default), a settlement.
-	receipt, day2, settle *widget.Button
+	receipt, day2, settle *keyButton
 
 	claims   []ledger.Claim
 	cases    map[int64]ledger.Case // the double payments, by either payment's number (the back office's)
@@ -80,28 +80,28 @@ func (l claimsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[
 func newClaimsScreen(d *desk) *claimsScreen {
 	c := &claimsScreen{d: d, selected: -1}
 	// The day as the table shows it, JJ/MM/AAAA, typed or picked.
-	c.day = widget.NewDateEntry()
+	c.day = d.newDateEntry()
 	c.day.SetPlaceHolder(lang.L("day DD/MM/YYYY"))
 	c.day.OnChanged = func(*time.Time) { c.reload() }
 	c.day.OnSubmitted = func(string) { c.reload() }
-	c.desk = widget.NewEntry()
+	c.desk = d.newEntry()
 	c.desk.SetPlaceHolder(lang.L("desk"))
 	c.desk.OnSubmitted = func(string) { c.reload() }
-	c.block = widget.NewSelect(nil, func(string) { c.reload() })
+	c.block = d.newSelect(nil, func(string) { c.reload() })
 	c.block.PlaceHolder = lang.L("all blocks")
-	today := widget.NewButton(lang.L("Today"), func() {
+	today := d.button(lang.L("Today"), nil, func() {
 		now := time.Now()
 		c.day.SetDate(&now)
 	})
-	all := widget.NewButton(lang.L("All"), func() {
+	all := d.button(lang.L("All"), nil, func() {
 		c.day.SetDate(nil)
 		c.desk.SetText("")
 		c.block.ClearSelected()
 		c.reload()
 	})
-	filter := widget.NewButtonWithIcon(lang.L("Filter"), theme.SearchIcon(), c.reload)
+	filter := d.button(lang.L("Filter"), theme.SearchIcon(), c.reload)
 
-	c.table = widget.NewTableWithHeaders(
+	c.table = d.newTable(
 		func() (int, int) { return len(c.claims), len(claimColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(id widget.TableCellID, o fyne.CanvasObject) {
@@ -145,20 +145,20 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	}
 	c.totals = widget.NewLabel("")
 	c.totals.TextStyle.Bold = true
-	c.void = widget.NewButtonWithIcon(lang.L("Void the payment…"), theme.DeleteIcon(), c.askVoid)
+	c.void = d.button(lang.L("Void the payment…"), theme.DeleteIcon(), c.askVoid)
 	c.void.Importance = widget.DangerImportance
 	c.void.Disable()
-	c.closeCase = widget.NewButtonWithIcon(lang.L("Close the case…"), theme.ConfirmIcon(), c.askCloseCase)
+	c.closeCase = d.button(lang.L("Close the case…"), theme.ConfirmIcon(), c.askCloseCase)
 	c.closeCase.Disable()
-	export := widget.NewButtonWithIcon(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
-	c.receipt = widget.NewButtonWithIcon(lang.L("Receipt…"), theme.DocumentPrintIcon(), func() {
+	export := d.button(lang.L("Export CSV…"), theme.DocumentSaveIcon(), c.askExport)
+	c.receipt = d.button(lang.L("Receipt…"), theme.DocumentPrintIcon(), func() {
 		if c.selected >= 0 && c.selected < len(c.claims) {
 			c.d.printReceipt(c.claims[c.selected].Number, nil)
 		}
 	})
 	c.receipt.Disable()
-	c.day2 = widget.NewButtonWithIcon(lang.L("Day report…"), theme.DocumentPrintIcon(), c.printDay)
-	c.settle = widget.NewButtonWithIcon(lang.L("Settlement…"), theme.DocumentPrintIcon(), c.askSettlement)
+	c.day2 = d.button(lang.L("Day report…"), theme.DocumentPrintIcon(), c.printDay)
+	c.settle = d.button(lang.L("Settlement…"), theme.DocumentPrintIcon(), c.askSettlement)
 
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(200, c.day.MinSize().Height), c.day), today,
@@ -394,14 +394,12 @@ func (c *claimsScreen) askVoid() {
 	}
 	// "Back", not "Cancel", beside "Void the payment": both would say
 	// annuler in French.
-	dlg := dialog.NewForm(lang.L("Void the payment"), lang.L("Void"), lang.L("Back"), items, func(ok bool) {
+	dlg := c.d.ask(lang.L("Void the payment"), widget.NewForm(items...), lang.L("Void"), lang.L("Back"), func(ok bool) {
 		if ok {
 			c.voidNow(cl.Number, reason.Text)
 		}
-	}, c.d.win)
-	c.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	})
 	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
-	dlg.Show()
 	c.d.win.Canvas().Focus(reason)
 }
 
@@ -446,14 +444,12 @@ func (c *claimsScreen) askCloseCase() {
 		widget.NewFormItem(lang.L("Second payment"), widget.NewLabel(payment(k.Second))),
 		widget.NewFormItem(lang.L("Decision"), decision),
 	}
-	dlg := dialog.NewForm(lang.L("Close the double payment"), lang.L("Close the case"), lang.L("Back"), items, func(ok bool) {
+	dlg := c.d.ask(lang.L("Close the double payment"), widget.NewForm(items...), lang.L("Close the case"), lang.L("Back"), func(ok bool) {
 		if ok {
 			c.closeCaseNow(k.Number, decision.Text)
 		}
-	}, c.d.win)
-	c.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	})
 	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
-	dlg.Show()
 	c.d.win.Canvas().Focus(decision)
 }
 
@@ -522,7 +518,7 @@ func (c *claimsScreen) askSettlement() {
 	now := time.Now()
 	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local).AddDate(0, -1, 0)
 	last := first.AddDate(0, 1, -1)
-	from, to := widget.NewDateEntry(), widget.NewDateEntry()
+	from, to := c.d.newDateEntry(), c.d.newDateEntry()
 	from.SetDate(&first)
 	to.SetDate(&last)
 	items := []*widget.FormItem{
@@ -530,7 +526,7 @@ func (c *claimsScreen) askSettlement() {
 		widget.NewFormItem(lang.L("From"), from),
 		widget.NewFormItem(lang.L("To (included)"), to),
 	}
-	dlg := dialog.NewForm(lang.L("Settlement"), lang.L("Print"), lang.L("Back"), items, func(ok bool) {
+	dlg := c.d.ask(lang.L("Settlement"), widget.NewForm(items...), lang.L("Print"), lang.L("Back"), func(ok bool) {
 		if !ok {
 			return
 		}
@@ -539,9 +535,7 @@ func (c *claimsScreen) askSettlement() {
 			return
 		}
 		c.d.printSettlement(strings.TrimSpace(desk.Text), *from.Date, *to.Date)
-	}, c.d.win)
-	c.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	})
 	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
-	dlg.Show()
 	c.d.win.Canvas().Focus(desk)
 }

@@ -72,8 +72,19 @@ func (c *contentsScreen) formPanel() fyne.CanvasObject {
 // verdictPanel is the verdict, the winning zones and the ledger's ticket,
 // above the ticket's picture.
 func (c *contentsScreen) verdictPanel() fyne.CanvasObject {
-	c.view = newVerdictView(44, 32, 3, c.askPay)
-	c.view.onReceipt = func(n int64) { c.d.printReceiptIn(c.view, n) }
+	// Room for seven lines of details: a payment's serial, its number and
+	// what became of its receipt's print, wrapped on half the window.
+	c.view = newVerdictView(44, 32, 7, c.askPay)
+	c.view.onReceipt = func(n int64) {
+		c.d.printReceiptIn(c.view, n)
+		c.focus() // ready for the next ticket
+	}
+	// The values of the next ticket go to the form whatever button has
+	// the keyboard.
+	c.view.receipt.typed = func(r rune) {
+		c.focus()
+		c.fields[c.paths[0]].TypedRune(r)
+	}
 	c.result = widget.NewLabel("")
 	c.result.Wrapping = fyne.TextWrapWord
 	c.picture = NewTicketPicture()
@@ -138,7 +149,7 @@ func newFormBuilder(c *contentsScreen) *formBuilder {
 // marks a fault (in room kept for it, so that nothing moves).
 func (b *formBuilder) field(path string, kind fieldKind) fyne.CanvasObject {
 	c := b.c
-	e := newValueEntry(kind, c.check)
+	e := newValueEntry(c.d, kind, c.check)
 	c.fields[path], c.kinds[path] = e, kind
 	c.paths = append(c.paths, path)
 	b.pending = append(b.pending, path)
@@ -355,6 +366,9 @@ func (c *contentsScreen) check() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		v, err2 = c.d.ledger.CheckContents(ctx, in, c.d.identity(), c.d.limit())
 		cancel()
+		if err2 == nil {
+			c.d.answered()
+		}
 	} else {
 		v.Verdict = game.Check(&t, nil)
 	}
@@ -365,7 +379,7 @@ func (c *contentsScreen) check() {
 	}
 	c.result.SetText(strings.Join(zones, "\n"))
 	prize := game.FormatAmount(v.Prize)
-	var r *ledger.Refusal
+	k, why := refused(err2)
 	switch {
 	case err2 == nil && !v.Genuine && !v.NotInLedger:
 		// Without a stated prize, the one reason: a sum that is not a prize.
@@ -384,14 +398,9 @@ func (c *contentsScreen) check() {
 		c.picture.SetUnmarked(&t)
 		c.view.show(verdictUnknown, lang.L("UNKNOWN TICKET"), "", lang.L("No ticket of the ledger has these contents. Do not pay."))
 		return
-	case errors.As(err2, &r) && r.Verdict == ledger.Locked:
+	case k != verdictNone:
 		c.picture.SetUnmarked(&t)
-		_, detail := refusal(r.Verdict, r.Until)
-		c.view.show(verdictLocked, counterTitle(verdictLocked), "", detail)
-		return
-	case errors.Is(err2, ledger.ErrUnreachable):
-		c.picture.SetUnmarked(&t)
-		c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
+		c.view.show(k, counterTitle(k), "", why)
 		return
 	case err2 != nil:
 		c.picture.SetUnmarked(&t)
@@ -467,7 +476,7 @@ func (c *contentsScreen) showFaults(err error) {
 }
 
 // askPay pays the matching ticket after a confirmation. A payment clears
-// the form for the next ticket, with the keyboard on its first field.
+// the form for the next ticket, and gives the keyboard to its receipt.
 func (c *contentsScreen) askPay() {
 	if c.match == nil || c.view.kind != verdictWinner {
 		return
@@ -483,6 +492,12 @@ func (c *contentsScreen) askPay() {
 			c.clearFields()
 			c.result.SetText("")
 			c.picture.SetTicket(nil, nil)
+		}
+		// The receipt has the keyboard (Enter prints it, Tab goes on to
+		// the form's first field, typing types there), else the form.
+		if c.view.receipt.Visible() {
+			c.d.win.Canvas().Focus(c.view.receipt)
+		} else {
 			c.focus()
 		}
 	})
@@ -495,11 +510,18 @@ func (c *contentsScreen) offline() {
 	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
 }
 
+// refuse shows, as soon as the validation server refuses this desk, that
+// nothing may be paid, and whom to call.
+func (c *contentsScreen) refuse(k verdict, why string) {
+	c.match = nil
+	c.view.show(k, counterTitle(k), "", why)
+}
+
 // online says that the shared ledger answers again, when the form still
-// shows it unreachable.
+// shows it unreachable or refusing this desk.
 func (c *contentsScreen) online() {
-	if c.view.kind == verdictUnreachable {
-		c.view.show(verdictNone, "", "", lang.L("The shared ledger answers again since {{.Time}}: check the contents again.",
+	if waiting(c.view.kind) {
+		c.view.show(verdictNone, "", "", lang.L("The ledger's server answers again since {{.Time}}: check the contents again.",
 			map[string]any{"Time": time.Now().Format("15:04:05")}))
 	}
 }

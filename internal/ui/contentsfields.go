@@ -125,12 +125,12 @@ type fault struct {
 // typed for its kind, completes a card or symbol when the keyboard leaves
 // it, and checks the form on Enter.
 type valueEntry struct {
-	widget.Entry
+	keyEntry
 	kind fieldKind
 }
 
-func newValueEntry(kind fieldKind, submit func()) *valueEntry {
-	e := &valueEntry{kind: kind}
+func newValueEntry(d *desk, kind fieldKind, submit func()) *valueEntry {
+	e := &valueEntry{keyEntry: keyEntry{d: d}, kind: kind}
 	e.ExtendBaseWidget(e)
 	e.SetPlaceHolder(kind.placeholder())
 	e.OnSubmitted = func(string) { submit() }
@@ -140,7 +140,7 @@ func newValueEntry(kind fieldKind, submit func()) *valueEntry {
 // TypedRune types r when the field takes it, in capitals.
 func (e *valueEntry) TypedRune(r rune) {
 	if e.kind.accepts(r) {
-		e.Entry.TypedRune(unicode.ToUpper(r))
+		e.keyEntry.TypedRune(unicode.ToUpper(r))
 	}
 }
 

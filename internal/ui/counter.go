@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +52,14 @@ func counterTitle(k verdict) string {
 		return lang.L("DESK LOCKED — DO NOT PAY")
 	case verdictUnreachable:
 		return lang.L("LEDGER UNREACHABLE — DO NOT PAY")
+	case verdictDisabled:
+		return lang.L("DESK DISABLED — DO NOT PAY")
+	case verdictRevoked:
+		return lang.L("DESK FILE REVOKED — DO NOT PAY")
+	case verdictUnknownDesk:
+		return lang.L("UNKNOWN DESK — DO NOT PAY")
+	case verdictOtherLedger:
+		return lang.L("ANOTHER LEDGER — DO NOT PAY")
 	}
 	return lang.L("READY")
 }
@@ -73,22 +82,19 @@ type counterScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	entry   *serialEntry
+	entry   *keyEntry
 	view    *verdictView
 	picture *TicketPicture
-	checks  *widget.List // the desk's checks
-	samples *widget.Button
+	checks  *keyList // the desk's checks
+	samples *keyButton
 
 	current *ledger.Ticket // the ticket last looked up, nil when none
 }
 
-// serialEntry is an entry that checks its text on Enter, the key a barcode
-// scanner sends after the digits.
-type serialEntry struct{ widget.Entry }
-
-func newSerialEntry() *serialEntry {
-	e := &serialEntry{}
-	e.ExtendBaseWidget(e)
+// newSerialEntry makes the serial field, which checks its text on Enter,
+// the key a barcode scanner sends after the digits.
+func (d *desk) newSerialEntry() *keyEntry {
+	e := d.newEntry()
 	e.SetPlaceHolder(game.Serial{Game: DefaultGame, Block: 1, Position: 456789, Secret: 1234_5678_9012_3456}.String())
 	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
 	return e
@@ -96,7 +102,7 @@ func newSerialEntry() *serialEntry {
 
 func newCounterScreen(d *desk) *counterScreen {
 	c := &counterScreen{d: d}
-	c.entry = newSerialEntry()
+	c.entry = d.newSerialEntry()
 	c.entry.OnSubmitted = c.check
 	check := newKeyButton(lang.L("Check"), theme.SearchIcon(), func() { c.check(c.entry.Text) })
 	check.Importance = widget.HighImportance
@@ -122,7 +128,7 @@ func newCounterScreen(d *desk) *counterScreen {
 	}
 	c.picture = NewTicketPicture()
 
-	c.checks = widget.NewList(
+	c.checks = d.newList(
 		func() int { return len(d.checks) },
 		func() fyne.CanvasObject {
 			head := widget.NewLabel("")
@@ -144,7 +150,7 @@ func newCounterScreen(d *desk) *counterScreen {
 			c.check(d.checks[id].serial)
 		}
 	}
-	c.samples = widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	c.samples = d.button(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
 	header := container.NewBorder(nil, nil, widget.NewLabelWithStyle(lang.L("Last checks"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.samples)
 	room := canvas.NewRectangle(color.Transparent)
 	room.SetMinSize(fyne.NewSize(0, 150))
@@ -260,7 +266,11 @@ func (c *counterScreen) check(text string) {
 		if errors.Is(err, game.ErrCheckDigit) {
 			msg = lang.L("The check digit does not match: a digit was mistyped. Type the serial again.")
 		}
-		c.show(text, verdictMistyped, "", text+"\n"+msg)
+		echo, marked := serialEcho(text, err)
+		if marked {
+			msg += "\n" + lang.L("Check the group in brackets.")
+		}
+		c.show(text, verdictMistyped, "", echo+"\n"+msg)
 		return
 	}
 	if c.d.ledger == nil {
@@ -276,21 +286,75 @@ func (c *counterScreen) check(text string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	t, err := c.d.ledger.Lookup(ctx, text, c.d.identity(), c.d.limit())
-	var r *ledger.Refusal
+	if err == nil || errors.Is(err, ledger.ErrUnknownSerial) {
+		c.d.answered()
+	}
+	k, why := refused(err)
 	switch {
 	case errors.Is(err, ledger.ErrUnknownSerial):
 		c.show(text, verdictUnknown, "", text+"\n"+lang.L("No ticket of this ledger has this serial. Do not pay."))
-	case errors.As(err, &r) && r.Verdict == ledger.Locked:
-		_, detail := refusal(r.Verdict, r.Until)
-		c.show(text, verdictLocked, "", text+"\n"+detail)
-	case errors.Is(err, ledger.ErrUnreachable):
-		c.d.setOnline(false)
-		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText())
+	case k != verdictNone:
+		if k == verdictUnreachable {
+			c.d.setOnline(false)
+		}
+		c.show(text, k, "", text+"\n"+why)
 	case err != nil:
 		c.showFailure(text, lang.L("The ledger could not be read. Try again; if it goes on, check the ledger in Settings."), err)
 	default:
 		c.showTicket(t)
 	}
+}
+
+// serialGroups are the lengths of a serial's groups (game.SerialLayout).
+var serialGroups = []int{3, 4, 7, 4, 4, 4, 4, 1}
+
+// serialEcho shows a serial that does not parse (err) with its dashes, and
+// the group at fault in brackets: the first with a digit missing (each shown
+// _), the digits too many, the game, block or position when they cannot be,
+// the check digit when it does not match (a digit was mistyped, which one
+// it cannot say). A text with other characters than digits, spaces and
+// dashes is echoed as typed. It says whether a group is marked.
+func serialEcho(text string, err error) (string, bool) {
+	var digits []byte
+	for _, r := range text {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = append(digits, byte(r))
+		case r != ' ' && r != '-' && r != '\t':
+			return text, false
+		}
+	}
+	if len(digits) == 0 {
+		return text, false
+	}
+	var groups []string
+	rest := string(digits) + strings.Repeat("_", max(0, game.SerialDigits-len(digits)))
+	bad := -1
+	for i, n := range serialGroups {
+		if bad < 0 && strings.Contains(rest[:n], "_") {
+			bad = i // the first group a digit is missing from
+		}
+		groups, rest = append(groups, rest[:n]), rest[n:]
+	}
+	if rest != "" {
+		groups, bad = append(groups, rest), len(groups) // too many
+	}
+	if len(digits) == game.SerialDigits {
+		switch atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }; {
+		case errors.Is(err, game.ErrCheckDigit):
+			bad = 7
+		case atoi(groups[0]) < game.MinGameCode:
+			bad = 0
+		case atoi(groups[1]) < 1:
+			bad = 1
+		case atoi(groups[2]) >= game.BlockSize:
+			bad = 2
+		default:
+			return strings.Join(groups, "-"), false
+		}
+	}
+	groups[bad] = "[" + groups[bad] + "]"
+	return strings.Join(groups, "-"), true
 }
 
 // blank clears the verdict, the ticket and PAYER without recording a check.
@@ -403,17 +467,36 @@ func (c *counterScreen) offline() {
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
 	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "",
-		lang.L("The shared ledger has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
+		lang.L("The ledger's server has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
 			map[string]any{"Time": time.Now().Format("15:04:05")}))
 }
 
+// refuse shows, as soon as the validation server refuses this desk, that
+// nothing may be paid, why and whom to call: the ticket shown is
+// forgotten, PAYER goes.
+func (c *counterScreen) refuse(k verdict, why string) {
+	c.current = nil
+	c.picture.SetTicket(nil, nil)
+	c.view.show(k, counterTitle(k), "", why+"\n"+lang.L("Since {{.Time}}.", map[string]any{"Time": time.Now().Format("15:04:05")}))
+}
+
+// waiting says whether k is a verdict that the server's next answer ends:
+// no answer, or a refusal of this desk.
+func waiting(k verdict) bool {
+	switch k {
+	case verdictUnreachable, verdictDisabled, verdictRevoked, verdictUnknownDesk, verdictOtherLedger:
+		return true
+	}
+	return false
+}
+
 // online says that the shared ledger answers again, when the counter
-// still shows it unreachable.
+// still shows it unreachable or refusing this desk.
 func (c *counterScreen) online() {
-	if c.view.kind != verdictUnreachable {
+	if !waiting(c.view.kind) {
 		return
 	}
 	c.view.show(verdictNone, counterTitle(verdictNone), "",
-		lang.L("The shared ledger answers again since {{.Time}}: scan the ticket again.", map[string]any{"Time": time.Now().Format("15:04:05")}))
+		lang.L("The ledger's server answers again since {{.Time}}: scan the ticket again.", map[string]any{"Time": time.Now().Format("15:04:05")}))
 	c.focus()
 }

@@ -62,14 +62,14 @@ func TestPayDialogIdentity(t *testing.T) {
 	defer d.closeLedger()
 	scan(d, takeWinner(t, 100))
 	test.Tap(d.counter.view.pay)
-	var entries []*dialogEntry
-	var doc *widget.Select
+	var entries []*keyEntry
+	var doc *keySelect
 	for _, o := range d.win.Canvas().Overlays().List() {
 		for _, x := range test.LaidOutObjects(o) {
 			switch x := x.(type) {
-			case *dialogEntry:
+			case *keyEntry:
 				entries = append(entries, x)
-			case *widget.Select:
+			case *keySelect:
 				doc = x
 			}
 		}

@@ -5,22 +5,109 @@ import (
 	"errors"
 	"image/color"
 	"slices"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 )
 
-// The keyboard answers every dialog of the app: Enter confirms and Escape
-// cancels (an information closes on either), so that a scanner user never
-// needs the mouse. While a dialog is shown and none of its fields has the
-// keyboard, the keys reach the window's canvas, where typedKey hands them to
-// the dialog shown last; a field of a dialog (dialogEntry) hands them on too.
+// The keyboard drives the whole app, so that a counter never needs the
+// mouse:
+//   - Alt and a letter shown on each tab (tabKeys) opens the tab; Escape
+//     goes back to the counter's serial field and clears the contents form.
+//   - Every dialog's buttons are keyButtons, which Tab reaches and Enter
+//     taps; elsewhere in a dialog Enter confirms and Escape cancels (an
+//     information closes on either).
+//   - A serial scanned anywhere (31 digits and Enter, each key at most
+//     scanGap after the previous, faster than a person types) is checked at
+//     the counter, and the field it was typed into gets its text back.
+// Fyne hands a key to the widget that has the keyboard, else to the
+// window's canvas (typedKey, typedRune). So the app's fields (keyEntry,
+// dateEntry) and buttons (keyButton) hand the keys they do not use on to
+// the desk, and pass the window's shortcuts, which a field would keep.
+
+// tabKeys are the letters that, with Alt, open the tabs, in their order.
+// Letters, not digits or function keys: a French keyboard types digits with
+// Shift, and Fyne gives a function key to the field that has the keyboard
+// (a shortcut with Alt reaches the window from any widget but a field).
+var tabKeys = [...]fyne.KeyName{fyne.KeyG, fyne.KeyS, fyne.KeyP, fyne.KeyC, fyne.KeyB, fyne.KeyR}
+
+// tabLabel is a tab's name with its shortcut: "Guichet · Alt+G".
+func tabLabel(name string, i int) string { return name + " · Alt+" + string(tabKeys[i]) }
+
+// addTabKeys makes Alt and each tab's letter open it.
+func (d *desk) addTabKeys() {
+	for i, k := range tabKeys {
+		d.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierAlt},
+			func(fyne.Shortcut) { d.showTab(i) })
+	}
+}
+
+// passShortcut hands a shortcut with Alt (a tab's) on from a field to the
+// window, and says whether it did.
+func (d *desk) passShortcut(s fyne.Shortcut) bool {
+	cs, ok := s.(*desktop.CustomShortcut)
+	if !ok || cs.Modifier != fyne.KeyModifierAlt {
+		return false
+	}
+	if sc, ok := d.win.Canvas().(fyne.Shortcutable); ok {
+		sc.TypedShortcut(s)
+	}
+	return true
+}
+
+// dialogShown says whether a dialog (of the app's, or a file dialog) is
+// over the screens.
+func (d *desk) dialogShown() bool { return d.win.Canvas().Overlays().Top() != nil }
+
+// showTab opens tab i, with the keyboard on its first field; not while a
+// dialog waits for an answer.
+func (d *desk) showTab(i int) {
+	if d.dialogShown() {
+		return
+	}
+	if d.tabs.SelectedIndex() != i {
+		d.tabs.SelectIndex(i) // OnSelected gives the keyboard
+		return
+	}
+	d.focusTab()
+}
+
+// focusTab gives the keyboard to the open tab's first field.
+func (d *desk) focusTab() {
+	switch d.tabs.SelectedIndex() {
+	case tabCounter:
+		d.counter.focus()
+	case tabContents:
+		d.contents.focus()
+	case tabClaims:
+		d.win.Canvas().Focus(d.claims.day)
+	case tabPacks:
+		d.packs.focus()
+	default: // the first widget of the tab that takes the keyboard
+		cv := d.win.Canvas()
+		cv.Unfocus()
+		cv.FocusNext()
+	}
+}
+
+// home is Escape outside a dialog: back to the counter's serial field,
+// the contents form cleared.
+func (d *desk) home() {
+	d.contents.reset()
+	d.counter.entry.SetText("")
+	d.showTab(tabCounter)
+}
 
 // answer is what Enter and Escape do in a dialog that is shown.
 type answer struct{ ok, cancel func() }
@@ -34,43 +121,155 @@ func (d *desk) answerKeys(dlg dialog.Dialog, ok, cancel func()) {
 	})
 }
 
-// typedKey is the window's key handler: Enter and Escape answer the
-// dialog shown last.
+// typedKey is the window's key handler, and the app's widgets hand it the
+// keys they do not use: Enter and Escape answer the dialog shown last;
+// without a dialog, Escape goes back to the counter (home), and Enter ends
+// a scan (scanned).
 func (d *desk) typedKey(ev *fyne.KeyEvent) {
-	if len(d.answers) == 0 {
-		return
-	}
-	a := d.answers[len(d.answers)-1]
 	switch ev.Name {
 	case fyne.KeyReturn, fyne.KeyEnter:
-		a.ok()
+		if d.scanned(nil) {
+			return
+		}
+		if len(d.answers) > 0 {
+			d.answers[len(d.answers)-1].ok()
+		}
 	case fyne.KeyEscape:
-		a.cancel()
+		switch {
+		case len(d.answers) > 0:
+			d.answers[len(d.answers)-1].cancel()
+		case !d.dialogShown():
+			d.home()
+		}
 	}
 }
 
-// confirm asks a question in a dialog: Enter (or the ok button) answers
-// true, Escape (or the cancel button) false.
-func (d *desk) confirm(title string, content fyne.CanvasObject, ok, cancel string, answer func(bool)) *dialog.ConfirmDialog {
-	dlg := dialog.NewCustomConfirm(title, ok, cancel, content, answer, d.win)
-	d.answerKeys(dlg, dlg.Confirm, dlg.Dismiss)
-	dlg.Show()
-	return dlg
+// typedRune is the window's handler of the characters typed while no
+// field has the keyboard: a scan may begin.
+func (d *desk) typedRune(r rune) { d.watchScan(nil, "", r) }
+
+// scanGap is the longest time between two keys of a scan: a scanner types
+// a key every few milliseconds, a person one every 100 ms at best, so that
+// 31 digits and Enter each within scanGap of the previous are a scan.
+var scanGap = 50 * time.Millisecond
+
+// keyClock is the time of a key event; the tests set it.
+var keyClock = time.Now
+
+// textField is a field whose text a scan typed into it gives back.
+type textField interface{ SetText(string) }
+
+// scanWatch follows the digits typed last, to tell a scan from typing.
+type scanWatch struct {
+	digits []rune
+	last   time.Time // when the last one was typed
+	field  textField // where they went (nil: no field, or a button)
+	before string    // the field's text before them
+}
+
+// watchScan notes r typed into field f (nil: none), whose text is text
+// before it.
+func (d *desk) watchScan(f textField, text string, r rune) {
+	s, t := &d.scan, keyClock()
+	if r < '0' || r > '9' {
+		s.digits = nil
+		return
+	}
+	if len(s.digits) == 0 || s.field != f || t.Sub(s.last) > scanGap {
+		s.digits, s.field, s.before = nil, f, text
+	}
+	s.digits = append(s.digits, r)
+	s.last = t
+}
+
+// scanned is called on Enter in field f (nil: none, or a button). It says
+// whether the keys just typed were a scan, and if so gives the field its
+// text back and checks the serial at the counter. The counter's serial
+// field checks its own scans; a scan while a dialog waits for its answer is
+// dropped (its Enter answers nothing).
+func (d *desk) scanned(f textField) bool {
+	s := d.scan
+	d.scan = scanWatch{}
+	if len(s.digits) != game.SerialDigits || s.field != f || keyClock().Sub(s.last) > scanGap {
+		return false
+	}
+	if f != nil && f == textField(d.counter.entry) {
+		return false
+	}
+	if s.field != nil {
+		s.field.SetText(s.before)
+	}
+	if d.dialogShown() {
+		return true
+	}
+	d.showTab(tabCounter)
+	d.counter.check(string(s.digits))
+	return true
 }
 
 // inform shows a message that Enter or Escape closes.
 func (d *desk) inform(title, message string) {
-	dlg := dialog.NewInformation(title, message, d.win)
-	d.answerKeys(dlg, dlg.Hide, dlg.Hide)
-	dlg.Show()
+	msg := widget.NewLabel(message)
+	msg.Wrapping = fyne.TextWrapWord
+	dlg := d.ask(title, msg, "", lang.L("OK"), nil)
+	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
 }
 
 // showError shows err in a dialog that Enter or Escape closes, in the
 // app's language (errorText).
 func (d *desk) showError(err error) {
-	dlg := dialog.NewError(errors.New(errorText(err)), d.win)
-	d.answerKeys(dlg, dlg.Hide, dlg.Hide)
+	msg := widget.NewLabel(errorText(err))
+	msg.Wrapping = fyne.TextWrapWord
+	dlg := d.ask(lang.L("Error"), container.NewBorder(nil, nil, widget.NewIcon(theme.ErrorIcon()), nil, msg), "", lang.L("OK"), nil)
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+}
+
+// ask shows content in a dialog with a cancel button and, unless ok is "",
+// an ok button: keyButtons, which Tab reaches and Enter taps. Enter
+// elsewhere taps ok (or closes), Escape cancels. answer (if not nil) hears
+// which closed it. A content that validates (a widget.Form) must be valid
+// for ok: the dialog says what is wrong.
+func (d *desk) ask(title string, content fyne.CanvasObject, ok, cancel string, answer func(bool)) dialog.Dialog {
+	var dlg dialog.Dialog
+	done := false
+	why := widget.NewLabel("")
+	why.Importance = widget.DangerImportance
+	why.Hide()
+	finish := func(yes bool) {
+		if done {
+			return
+		}
+		if v, isForm := content.(interface{ Validate() error }); yes && isForm {
+			if err := v.Validate(); err != nil {
+				why.SetText(err.Error())
+				why.Show()
+				return
+			}
+		}
+		done = true
+		dlg.Hide()
+		if answer != nil {
+			answer(yes)
+		}
+	}
+	no := func() { finish(false) }
+	cancelB := d.button(cancel, theme.CancelIcon(), no)
+	cancelB.escape = no
+	buttons := container.NewHBox(layout.NewSpacer(), cancelB)
+	yes := no
+	if ok != "" {
+		yes = func() { finish(true) }
+		okB := d.button(ok, theme.ConfirmIcon(), yes)
+		okB.Importance = widget.HighImportance
+		okB.escape = no
+		buttons.Add(okB)
+	} else {
+		cancelB.Icon = theme.ConfirmIcon()
+	}
+	dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(nil, container.NewVBox(why, buttons), nil, nil, content), d.win)
+	d.answerKeys(dlg, yes, no)
 	dlg.Show()
+	return dlg
 }
 
 // errorText says an error in the app's language: the ledger's errors a
@@ -79,9 +278,10 @@ func (d *desk) showError(err error) {
 // translated already.
 func errorText(err error) string {
 	detail := "\n(" + err.Error() + ")"
+	if k, why := refused(err); k != verdictNone {
+		return counterTitle(k) + "\n" + why + detail
+	}
 	switch {
-	case errors.Is(err, ledger.ErrUnreachable):
-		return unreachableText() + detail
 	case errors.Is(err, context.DeadlineExceeded):
 		return lang.L("The ledger did not answer in time. Try again; if it goes on, check the ledger in Settings.") + detail
 	case errors.Is(err, ledger.ErrCounterOnly):
@@ -90,35 +290,94 @@ func errorText(err error) string {
 		return lang.L("Serials to try are listed on a demonstration ledger only.")
 	case errors.Is(err, ledger.ErrReadOnly):
 		return lang.L("This ledger is open read-only: nothing can be written to it.") + detail
-	case errors.Is(err, ledger.ErrDeskDisabled):
-		return lang.L("The back office disabled this counter: call it.") + detail
 	case errors.Is(err, ledger.ErrNotFound):
 		return lang.L("The ledger has no such record.") + detail
 	}
 	return err.Error()
 }
 
-// dialogEntry is a field of a dialog: Enter and Escape answer the dialog
-// from it too.
-type dialogEntry struct {
+// keyEntry is the app's text field: it hands Escape, a scan's Enter and
+// the window's shortcuts on to the desk (see above), and types the rest.
+type keyEntry struct {
 	widget.Entry
 	d *desk
 }
 
-func (d *desk) newDialogEntry() *dialogEntry {
-	e := &dialogEntry{d: d}
+// newEntry makes a field of the app.
+func (d *desk) newEntry() *keyEntry {
+	e := &keyEntry{d: d}
 	e.ExtendBaseWidget(e)
-	e.OnSubmitted = func(string) { d.typedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) }
 	return e
 }
 
-// TypedKey answers the dialog on Escape; the other keys edit the field.
-func (e *dialogEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape {
-		e.d.typedKey(ev)
-		return
+// newDialogEntry makes a field of a dialog: Enter answers the dialog.
+func (d *desk) newDialogEntry() *keyEntry {
+	e := d.newEntry()
+	e.OnSubmitted = func(string) {
+		if len(d.answers) > 0 {
+			d.answers[len(d.answers)-1].ok()
+		}
 	}
-	e.Entry.TypedKey(ev)
+	return e
+}
+
+// TypedRune types r, noting it for a scan.
+func (e *keyEntry) TypedRune(r rune) {
+	e.d.watchScan(e, e.Text, r)
+	e.Entry.TypedRune(r)
+}
+
+// TypedKey hands Escape and a scan's Enter to the desk; the other keys
+// edit the field.
+func (e *keyEntry) TypedKey(ev *fyne.KeyEvent) {
+	switch {
+	case ev.Name == fyne.KeyEscape:
+		e.d.typedKey(ev)
+	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.scanned(e):
+	default:
+		e.Entry.TypedKey(ev)
+	}
+}
+
+// TypedShortcut passes the window's shortcuts on.
+func (e *keyEntry) TypedShortcut(s fyne.Shortcut) {
+	if !e.d.passShortcut(s) {
+		e.Entry.TypedShortcut(s)
+	}
+}
+
+// dateEntry is keyEntry's twin for a date (widget.DateEntry).
+type dateEntry struct {
+	widget.DateEntry
+	d *desk
+}
+
+func (d *desk) newDateEntry() *dateEntry {
+	e := &dateEntry{d: d}
+	e.ExtendBaseWidget(e)
+	e.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
+	return e
+}
+
+func (e *dateEntry) TypedRune(r rune) {
+	e.d.watchScan(e, e.Text, r)
+	e.DateEntry.TypedRune(r)
+}
+
+func (e *dateEntry) TypedKey(ev *fyne.KeyEvent) {
+	switch {
+	case ev.Name == fyne.KeyEscape:
+		e.d.typedKey(ev)
+	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.scanned(e):
+	default:
+		e.DateEntry.TypedKey(ev)
+	}
+}
+
+func (e *dateEntry) TypedShortcut(s fyne.Shortcut) {
+	if !e.d.passShortcut(s) {
+		e.DateEntry.TypedShortcut(s)
+	}
 }
 
 // keyButton is a button that Enter taps, as well as Space: once a check
@@ -127,6 +386,7 @@ func (e *dialogEntry) TypedKey(ev *fyne.KeyEvent) {
 // from a step back from the counter.
 type keyButton struct {
 	widget.Button
+	d       *desk // hears the keys the button does not use (nil: none)
 	focused bool
 	escape  func() // what Escape does while it has the keyboard (a dialog's cancel), or nothing
 	// typed hears the characters typed while it has the keyboard: at the
@@ -134,13 +394,23 @@ type keyButton struct {
 	typed func(rune)
 }
 
-// TypedRune hands r to typed, if set.
+// TypedRune hands r to typed, if set, else to the desk (a scan may begin).
 func (b *keyButton) TypedRune(r rune) {
-	if b.typed != nil {
+	switch {
+	case b.typed != nil:
 		b.typed(r)
-		return
+	case b.d != nil:
+		b.d.watchScan(nil, "", r)
+	default:
+		b.Button.TypedRune(r)
 	}
-	b.Button.TypedRune(r)
+}
+
+// button makes a keyButton of the app.
+func (d *desk) button(label string, icon fyne.Resource, tapped func()) *keyButton {
+	b := newKeyButton(label, icon, tapped)
+	b.d = d
+	return b
 }
 
 func newKeyButton(label string, icon fyne.Resource, tapped func()) *keyButton {
@@ -150,15 +420,21 @@ func newKeyButton(label string, icon fyne.Resource, tapped func()) *keyButton {
 	return b
 }
 
-// TypedKey taps the button on Enter, and runs escape on Escape.
+// TypedKey taps the button on Enter (unless it ends a scan), and runs
+// escape on Escape (else hands it to the desk).
 func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {
 	switch {
 	case ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter:
+		if b.d != nil && b.d.scanned(nil) {
+			return
+		}
 		if !b.Disabled() {
 			b.Tapped(nil)
 		}
 	case ev.Name == fyne.KeyEscape && b.escape != nil:
 		b.escape()
+	case ev.Name == fyne.KeyEscape && b.d != nil:
+		b.d.typedKey(ev)
 	default:
 		b.Button.TypedKey(ev)
 	}

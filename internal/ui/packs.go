@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,23 +33,24 @@ type packsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
-	move   *widget.Select
-	block  *widget.Select
-	entry  *packEntry
-	desk   *widget.Entry
-	reason *widget.Entry
-	apply  *widget.Button
+	move   *keySelect
+	block  *keySelect
+	entry  *keyEntry
+	desk   *keyEntry
+	reason *keyEntry
+	apply  *keyButton
 	form   *widget.Form
 
 	banner *canvas.Rectangle
 	result *widget.Label
 
-	state    *widget.Select
-	deskList *widget.Entry
-	table    *widget.Table
+	state    *keySelect
+	deskList *keyEntry
+	table    *keyTable
 	total    *widget.Label
-	labels   *widget.Button
+	labels   *keyButton
 	runs     []ledger.PackRun
+	selected int // the run selected in the list, or -1
 }
 
 // packMoves are the moves the screen offers, in the order of a pack's life.
@@ -104,11 +106,8 @@ func stateName(s string) string {
 
 // packEntry is the field packs are scanned or typed in: Enter applies the
 // move, as a scanner sends it after the digits.
-type packEntry struct{ widget.Entry }
-
-func newPackEntry() *packEntry {
-	e := &packEntry{}
-	e.ExtendBaseWidget(e)
+func (d *desk) newPackEntry() *keyEntry {
+	e := d.newEntry()
 	e.SetPlaceHolder(game.PackCode{Game: DefaultGame, Block: 1, Pack: 120}.String() + " · 120 · 120-139")
 	e.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
 	return e
@@ -123,16 +122,16 @@ var packColumns = []struct {
 
 func newPacksScreen(d *desk) *packsScreen {
 	p := &packsScreen{d: d}
-	p.move = widget.NewSelect(nil, func(string) { p.moveChanged() })
-	p.block = widget.NewSelect(nil, nil)
+	p.move = d.newSelect(nil, func(string) { p.moveChanged() })
+	p.block = d.newSelect(nil, nil)
 	p.block.PlaceHolder = lang.L("block")
-	p.entry = newPackEntry()
+	p.entry = d.newPackEntry()
 	p.entry.OnSubmitted = func(string) { p.applyMove() }
-	p.desk = widget.NewEntry()
+	p.desk = d.newEntry()
 	p.desk.SetPlaceHolder(lang.L("counter"))
-	p.reason = widget.NewEntry()
+	p.reason = d.newEntry()
 	p.reason.SetPlaceHolder(lang.L("reason (return, theft, destruction)"))
-	p.apply = widget.NewButtonWithIcon(lang.L("Apply"), theme.ConfirmIcon(), p.applyMove)
+	p.apply = d.button(lang.L("Apply"), theme.ConfirmIcon(), p.applyMove)
 	p.apply.Importance = widget.HighImportance
 
 	p.banner = canvas.NewRectangle(verdictStyle[verdictNone])
@@ -141,21 +140,24 @@ func newPacksScreen(d *desk) *packsScreen {
 	p.result.Wrapping = fyne.TextWrapWord
 	p.result.TextStyle.Bold = true
 
-	p.state = widget.NewSelect(nil, func(string) { p.reload() })
-	p.deskList = widget.NewEntry()
+	p.state = d.newSelect(nil, func(string) { p.reload() })
+	p.deskList = d.newEntry()
 	p.deskList.SetPlaceHolder(lang.L("counter"))
 	p.deskList.OnSubmitted = func(string) { p.reload() }
-	filter := widget.NewButtonWithIcon(lang.L("Filter"), theme.SearchIcon(), p.reload)
-	all := widget.NewButton(lang.L("All"), func() {
+	filter := d.button(lang.L("Filter"), theme.SearchIcon(), p.reload)
+	all := d.button(lang.L("All"), nil, func() {
 		p.deskList.SetText("")
 		p.state.SetSelectedIndex(0)
 	})
-	p.table = widget.NewTableWithHeaders(
+	p.table = d.newTable(
 		func() (int, int) { return len(p.runs), len(packColumns) },
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			o.(*widget.Label).SetText(packCell(p.runs[id.Row], id.Col))
 		})
+	p.selected = -1
+	p.table.OnSelected = func(id widget.TableCellID) { p.selected = id.Row }
+	p.table.OnUnselected = func(widget.TableCellID) { p.selected = -1 }
 	p.table.ShowHeaderColumn = false
 	p.table.CreateHeader = func() fyne.CanvasObject { return widget.NewLabel("") }
 	p.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
@@ -188,7 +190,7 @@ func newPacksScreen(d *desk) *packsScreen {
 	bar := container.NewHBox(widget.NewLabel(lang.L("Filters:")),
 		container.NewGridWrap(fyne.NewSize(170, p.state.MinSize().Height), p.state),
 		container.NewGridWrap(fyne.NewSize(130, p.deskList.MinSize().Height), p.deskList), filter, all)
-	p.labels = widget.NewButtonWithIcon(lang.L("Labels…"), theme.DocumentPrintIcon(), p.askLabels)
+	p.labels = d.button(lang.L("Labels…"), theme.DocumentPrintIcon(), p.askLabels)
 	top := container.NewVBox(p.form, banner, widget.NewSeparator(), bar)
 	p.content = container.NewPadded(container.NewBorder(top, container.NewBorder(nil, nil, p.total, p.labels), nil, nil, p.table))
 	p.setRole()
@@ -486,6 +488,7 @@ func (p *packsScreen) reload() {
 		return
 	}
 	p.runs = runs
+	p.table.UnselectAll()
 	p.table.Refresh()
 	n := 0
 	for _, r := range runs {
@@ -505,36 +508,85 @@ func packCount(n int) string {
 	return lang.LocalizePlural("{{.Count}} packs", n, map[string]any{"Count": game.GroupDigits(n)})
 }
 
-// askLabels offers labels of the packs listed, one a pack (its code, its
-// barcode, its tickets): on A4 sheets of 3 × 8, or one a page for a roll.
-func (p *packsScreen) askLabels() {
-	var packs []paper.Pack
-	for _, r := range p.runs {
-		for n := r.First; n <= r.Last; n++ {
-			packs = append(packs, paper.Pack{Game: r.Game, Block: r.Block, Pack: n})
+// maxLabels is the most labels the labels dialog offers by default: ten
+// sheets of 24. More are typed as ranges.
+const maxLabels = 240
+
+// labelsDefault is what the labels dialog offers: the run selected in the
+// list, else the packs listed when they are few, as ranges of block (g, b).
+func (p *packsScreen) labelsDefault(g, b int) string {
+	runs := p.runs
+	if p.selected >= 0 && p.selected < len(runs) {
+		runs = runs[p.selected : p.selected+1]
+	}
+	var out []string
+	n := 0
+	for _, r := range runs {
+		if r.Game != g || r.Block != b {
+			return ""
+		}
+		n += r.Last - r.First + 1
+		if r.First == r.Last {
+			out = append(out, strconv.Itoa(r.First))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", r.First, r.Last))
 		}
 	}
-	if len(packs) == 0 || !p.d.needLedger() {
+	if n > maxLabels {
+		return ""
+	}
+	return strings.Join(out, ", ")
+}
+
+// askLabels offers labels of packs, one a pack (its code, its barcode, its
+// tickets), on A4 sheets of 3 × 8 or one a page for a roll: the packs typed
+// (numbers and ranges of the block, or codes), at first the run selected in
+// the list, or those listed when they are few.
+func (p *packsScreen) askLabels() {
+	if !p.d.needLedger() {
 		return
 	}
-	if len(packs) > game.Packs {
-		p.d.inform(lang.L("Labels"), lang.L("{{.Packs}} listed: at most {{.Max}} labels at once. Choose a state or a counter to list fewer.",
-			map[string]any{"Packs": packCount(len(packs)), "Max": game.GroupDigits(game.Packs)}))
+	g, b := p.blockOf()
+	if b == 0 && len(p.runs) > 0 {
+		g, b = p.runs[0].Game, p.runs[0].Block
+	}
+	if b == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	em, err := p.d.ledger.Emission(ctx, packs[0].Game)
+	em, err := p.d.ledger.Emission(ctx, g)
 	cancel()
 	if err != nil {
 		p.d.showError(err)
 		return
 	}
+	var packs []paper.Pack
+	field := p.d.newDialogEntry()
+	field.SetPlaceHolder("120-139, 150")
+	field.SetText(p.labelsDefault(g, b))
+	field.Validator = func(v string) error {
+		packs = nil
+		ranges, err := game.ParsePacks(strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' || r == ';' }), g, b)
+		if err != nil {
+			return errors.New(lang.L("Type pack numbers (with their block), ranges A-B, or scan the packs' codes."))
+		}
+		for _, r := range ranges {
+			for n := r.First; n <= r.Last; n++ {
+				packs = append(packs, paper.Pack{Game: r.Game, Block: r.Block, Pack: n})
+			}
+		}
+		if len(packs) > maxLabels {
+			return errors.New(lang.L("{{.Packs}}: at most {{.Max}} labels at once.", map[string]any{"Packs": packCount(len(packs)), "Max": maxLabels}))
+		}
+		return nil
+	}
 	sheet, roll := lang.L("A4 sheets of 3 × 8 labels (70 × 37 mm)"), lang.L("A roll: one 62 × 29 mm label a page")
 	format := widget.NewRadioGroup([]string{sheet, roll}, nil)
 	format.SetSelected(sheet)
-	msg := widget.NewLabel(lang.L("A label for each of the {{.Packs}} listed, with its code and its barcode.", map[string]any{"Packs": packCount(len(packs))}))
-	msg.Wrapping = fyne.TextWrapWord
-	dlg := p.d.confirm(lang.L("Labels"), container.NewVBox(msg, format), lang.L("Make the labels"), lang.L("Back"), func(ok bool) {
+	form := widget.NewForm(
+		widget.NewFormItem(lang.L("Packs of block {{.Block}}", map[string]any{"Block": fmt.Sprintf("%d/%d", g, b)}), field),
+		widget.NewFormItem(lang.L("Format"), format))
+	dlg := p.d.ask(lang.L("Labels"), form, lang.L("Make the labels"), lang.L("Back"), func(ok bool) {
 		if !ok {
 			return
 		}
@@ -542,12 +594,14 @@ func (p *packsScreen) askLabels() {
 		p.d.offerPDF(lang.L("Labels of {{.Packs}}", map[string]any{"Packs": packCount(len(packs))}), "etiquettes.pdf",
 			func(w io.Writer) error { return paper.WriteLabels(w, l) })
 	})
-	dlg.Resize(fyne.NewSize(520, dlg.MinSize().Height))
+	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+	p.d.win.Canvas().Focus(field)
 }
 
 // clear forgets what the last ledger showed.
 func (p *packsScreen) clear() {
 	p.runs = nil
+	p.table.UnselectAll()
 	p.table.Refresh()
 	p.total.SetText("")
 	p.banner.FillColor = verdictStyle[verdictNone]

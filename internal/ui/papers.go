@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -66,28 +67,103 @@ func (d *desk) writeDocument(name string, write func(io.Writer) error) (string, 
 	return path, nil
 }
 
-// offerPDF says a paper is ready and offers to open it (Enter), to save
-// it elsewhere, or to close (Escape).
+// offerPDF says a paper is ready and offers to print it on a printer of
+// CUPS (the one papers printed on last, else the receipt printer), to open
+// it, to save it elsewhere, or to close (Escape). Enter prints when a
+// printer is chosen, else opens.
 func (d *desk) offerPDF(title, name string, write func(io.Writer) error) {
-	msg := widget.NewLabel(lang.L("{{.Paper}} is ready. Open it to read or print it, or save it where you choose.", map[string]any{"Paper": title}))
+	msg := widget.NewLabel(lang.L("{{.Paper}} is ready. Print it, open it to read it, or save it where you choose.", map[string]any{"Paper": title}))
 	msg.Wrapping = fyne.TextWrapWord
 	var dlg dialog.Dialog
 	open := func() {
 		dlg.Hide()
 		d.openPDF(name, write)
 	}
-	openB := widget.NewButtonWithIcon(lang.L("Open"), theme.DocumentIcon(), open)
-	openB.Importance = widget.HighImportance
-	saveB := widget.NewButtonWithIcon(lang.L("Save as…"), theme.DocumentSaveIcon(), func() {
+	queue := d.newSelect(nil, nil)
+	queue.PlaceHolder = lang.L("no printer")
+	chosen := d.app.Preferences().StringWithFallback(prefPaperPrinter, d.receiptPrinter())
+	if chosen != "" {
+		queue.SetOptions([]string{chosen})
+		queue.SetSelected(chosen)
+	}
+	go func() { // the queues CUPS lists, and the one chosen
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		qs, _ := printer.Queues(ctx)
+		cancel()
+		onMain(func() {
+			if chosen != "" && !slices.Contains(qs, chosen) {
+				qs = append([]string{chosen}, qs...)
+			}
+			queue.SetOptions(qs)
+		})
+	}()
+	print := func() {
+		q := queue.Selected
+		if q == "" {
+			open()
+			return
+		}
+		dlg.Hide()
+		d.app.Preferences().SetString(prefPaperPrinter, q)
+		d.printPaper(title, q, name, write)
+	}
+	printB := d.button(lang.L("Print"), theme.DocumentPrintIcon(), print)
+	printB.Importance = widget.HighImportance
+	openB := d.button(lang.L("Open"), theme.DocumentIcon(), open)
+	saveB := d.button(lang.L("Save as…"), theme.DocumentSaveIcon(), func() {
 		dlg.Hide()
 		d.savePDF(name, write)
 	})
-	closeB := widget.NewButton(lang.L("Close"), func() { dlg.Hide() })
+	closeB := d.button(lang.L("Close"), theme.CancelIcon(), func() { dlg.Hide() })
+	for _, b := range []*keyButton{printB, openB, saveB, closeB} {
+		b.escape = func() { dlg.Hide() }
+	}
 	dlg = dialog.NewCustomWithoutButtons(title, container.NewVBox(msg,
+		container.NewBorder(nil, nil, widget.NewLabel(lang.L("Printer")), printB, queue),
 		container.NewHBox(layout.NewSpacer(), closeB, saveB, openB)), d.win)
-	d.answerKeys(dlg, open, dlg.Hide)
-	dlg.Resize(fyne.NewSize(560, dlg.MinSize().Height))
+	d.answerKeys(dlg, print, dlg.Hide)
+	dlg.Resize(fyne.NewSize(600, dlg.MinSize().Height))
 	dlg.Show()
+	if chosen != "" {
+		d.win.Canvas().Focus(printB)
+	} else {
+		d.win.Canvas().Focus(openB)
+	}
+}
+
+// printPaper prints a paper on queue, in a goroutine, and says what became
+// of it.
+func (d *desk) printPaper(title, queue, name string, write func(io.Writer) error) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := printer.PrintDocument(ctx, queue, name, write)
+		cancel()
+		onMain(func() {
+			if d.closing {
+				return
+			}
+			if err != nil {
+				d.showError(errors.New(paperFailure(title, queue, err)))
+				return
+			}
+			d.inform(lang.L("Papers"), lang.L("{{.Paper}}: printed on {{.Printer}}.", map[string]any{"Paper": title, "Printer": queue}))
+		})
+	}()
+}
+
+// paperFailure says why a paper was not printed on queue, and what to do.
+func paperFailure(title, queue string, err error) string {
+	args := map[string]any{"Paper": title, "Printer": queue}
+	detail := "\n(" + err.Error() + ")"
+	switch {
+	case errors.Is(err, printer.ErrNoQueue):
+		return lang.L("The printer “{{.Printer}}” does not exist: choose another.", args) + detail
+	case errors.Is(err, printer.ErrRefused):
+		return lang.L("The printer “{{.Printer}}” refused {{.Paper}}: check that it is on and its queue accepts jobs, then print again.", args) + detail
+	case errors.Is(err, printer.ErrNoCUPS):
+		return lang.L("Nothing can print here: CUPS does not answer. Open the paper or save it instead.", args) + detail
+	}
+	return lang.L("{{.Paper}} was not printed on “{{.Printer}}”.", args) + detail
 }
 
 // openPDF writes the paper in the documents folder and opens it with the
@@ -126,10 +202,12 @@ func (d *desk) savePDF(name string, write func(io.Writer) error) {
 	fd.Show()
 }
 
-// Preference keys of the receipt printer.
+// Preference keys of the printers.
 const (
-	prefPrinter   = "receipt.printer" // a CUPS queue; "" for none: receipts open as PDF
-	prefAutoPrint = "receipt.auto"    // print each payment's receipt at once (on unless unticked)
+	prefPrinter      = "receipt.printer" // a CUPS queue; "" for none: receipts open as PDF
+	prefAutoPrint    = "receipt.auto"    // print each payment's receipt at once (on unless unticked)
+	prefPaperPrinter = "papers.printer"  // the queue the other papers printed on last
+	prefShop         = "shop.name"       // the retailer's name, on the receipts
 )
 
 // receiptPrinter is the CUPS queue receipts print on, "" for none.
@@ -145,7 +223,9 @@ func (d *desk) printsEachReceipt() bool {
 // printer, in a goroutine (lp may take a moment), then tells done, on the
 // app goroutine, whether it printed and what to say (nil: a dialog says
 // it). Without a printer it offers the receipt as a PDF instead, and done
-// hears nothing.
+// hears nothing. The receipt bears the shop's name (Réglages), and
+// DUPLICATA unless it is the first of a payment this desk just made
+// (d.originals).
 func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 	if number <= 0 || !d.needLedger() {
 		return
@@ -158,10 +238,13 @@ func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 		return
 	}
 	p := paper.ReceiptOf(r, time.Local)
+	p.Shop = d.app.Preferences().String(prefShop)
+	p.Duplicate = !d.originals[number]
 	name := fmt.Sprintf("recu-%d.pdf", number)
 	write := func(w io.Writer) error { return paper.WriteReceipt(w, p) }
 	queue := d.receiptPrinter()
 	if queue == "" {
+		delete(d.originals, number)
 		d.offerPDF(lang.L("Receipt of payment {{.N}}", map[string]any{"N": number}), name, write)
 		return
 	}
@@ -186,6 +269,7 @@ func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 				done(false, printFailure(queue, err))
 				return
 			}
+			delete(d.originals, number) // printed: any other is a duplicate
 			done(true, lang.L("Receipt of payment {{.N}} printed on {{.Printer}}.", map[string]any{"N": number, "Printer": queue}))
 		})
 	}()
@@ -212,6 +296,7 @@ func (d *desk) printReceiptIn(v *verdictView, number int64) {
 func (d *desk) offerPaid(v *verdictView, r payResult) {
 	switch r.kind {
 	case verdictJustPaid:
+		d.originals[r.payment] = true
 		v.offerReceipt(r.payment, lang.L("Print the receipt"))
 		if d.printsEachReceipt() {
 			d.printReceiptIn(v, r.payment)

@@ -70,7 +70,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		// number in its format, the name as the document prints it.
 		winner = &ledger.Winner{}
 		name, number := d.newDialogEntry(), d.newDialogEntry()
-		doc := widget.NewSelect(documentLabels(), func(s string) { winner.DocType = documentOfLabel(s) })
+		doc := d.newSelect(documentLabels(), func(s string) { winner.DocType = documentOfLabel(s) })
 		doc.PlaceHolder = lang.L("choose the document")
 		body.Add(widget.NewLabel(lang.L("This prize is paid against the winner's identity:")))
 		body.Add(widget.NewForm(widget.NewFormItem(lang.L("Winner's name"), name), widget.NewFormItem(lang.L("Identity document"), doc),
@@ -239,21 +239,25 @@ func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) (res pay
 			return payResult{kind: k, detail: t.Serial.String() + "\n" + detail}
 		}
 	}
+	if k, why := refused(err); k != verdictNone {
+		if k == verdictUnreachable {
+			d.setOnline(false)
+		}
+		return payResult{kind: k, detail: t.Serial.String() + "\n" + why}
+	}
 	switch {
 	case errors.Is(err, ledger.ErrAlreadyClaimed):
 		return payResult{kind: verdictPaid, amount: game.FormatAmount(t.Prize),
 			detail: t.Serial.String() + "\n" + claimText(r.First) + "\n" + lang.L("Do not pay again."), payment: d.reprintable(r.First)}
 	case errors.Is(err, ledger.ErrOverLimit):
 		return d.overLimit(t)
-	case errors.Is(err, ledger.ErrUnreachable):
-		d.setOnline(false)
-		return payResult{kind: verdictUnreachable, detail: t.Serial.String() + "\n" + unreachableText()}
 	case errors.Is(err, ledger.ErrIdentityRequired):
 		return payResult{kind: verdictError, detail: t.Serial.String() + "\n" + lang.L("Record the winner's name and identity document to pay this prize.")}
 	case err != nil:
 		return payResult{kind: verdictError,
 			detail: t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}
 	}
+	d.answered()
 	return payResult{kind: verdictJustPaid, amount: game.FormatAmount(cl.Amount),
 		detail:  t.Serial.String() + "\n" + lang.L("Claim {{.ID}}", map[string]any{"ID": cl.Number}) + " · " + lang.L("Ready for the next ticket."),
 		payment: cl.Number}

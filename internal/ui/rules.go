@@ -25,8 +25,8 @@ import (
 
 // buildRules makes the rules' fields and their section.
 func (s *settingsScreen) buildRules() {
-	s.onSale, s.endSale, s.deadline = widget.NewDateEntry(), widget.NewDateEntry(), widget.NewDateEntry()
-	s.threshold, s.rate, s.claimDays = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	s.onSale, s.endSale, s.deadline = s.d.newDateEntry(), s.d.newDateEntry(), s.d.newDateEntry()
+	s.threshold, s.rate, s.claimDays = s.d.newEntry(), s.d.newEntry(), s.d.newEntry()
 	s.onSale.SetPlaceHolder(lang.L("day DD/MM/YYYY"))
 	s.endSale.SetPlaceHolder(lang.L("day DD/MM/YYYY"))
 	s.deadline.SetPlaceHolder(lang.L("default: end of sale + claim days"))
@@ -50,7 +50,7 @@ func (s *settingsScreen) buildRules() {
 		widget.NewFormItem(lang.L("Identity from (€)"), s.threshold),
 		widget.NewFormItem(lang.L("Retailers' commission (%)"), s.rate),
 	)
-	save := widget.NewButtonWithIcon(lang.L("Save the rules in the ledger"), theme.DocumentSaveIcon(), s.saveRules)
+	save := s.d.button(lang.L("Save the rules in the ledger"), theme.DocumentSaveIcon(), s.saveRules)
 	title := widget.NewLabelWithStyle(lang.L("The ledger's rules (game {{.Game}})", map[string]any{"Game": DefaultGame}),
 		fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.rules = container.NewVBox(widget.NewSeparator(), title, form, container.NewHBox(save))
@@ -95,7 +95,7 @@ func (s *settingsScreen) loadRules() {
 		return
 	}
 	for _, f := range []struct {
-		e *widget.DateEntry
+		e *dateEntry
 		t time.Time
 	}{{s.onSale, em.OnSale}, {s.endSale, em.EndOfSale}, {s.deadline, em.Deadline}} {
 		if f.t.IsZero() {
@@ -108,7 +108,7 @@ func (s *settingsScreen) loadRules() {
 	}
 	for _, f := range []struct {
 		key string
-		e   *widget.Entry
+		e   *keyEntry
 	}{{ledger.SettingIdentityThreshold, s.threshold}, {ledger.SettingCommission, s.rate}, {ledger.SettingClaimDays, s.claimDays}} {
 		v, err := l.Setting(ctx, f.key)
 		if err != nil {
@@ -125,7 +125,7 @@ func (s *settingsScreen) loadRules() {
 
 // dayOf is the day a date entry holds, or the zero time when it is empty;
 // last gives its last instant.
-func dayOf(e *widget.DateEntry, last bool) (time.Time, error) {
+func dayOf(e *dateEntry, last bool) (time.Time, error) {
 	if strings.TrimSpace(e.Text) == "" {
 		return time.Time{}, nil
 	}
@@ -146,7 +146,7 @@ func (s *settingsScreen) saveRules() {
 	if l == nil {
 		return
 	}
-	for _, e := range []*widget.Entry{s.threshold, s.rate, s.claimDays} {
+	for _, e := range []*keyEntry{s.threshold, s.rate, s.claimDays} {
 		if err := e.Validate(); err != nil {
 			s.d.showError(err)
 			return

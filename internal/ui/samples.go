@@ -33,7 +33,7 @@ func (d *desk) firstRun() {
 	msg := widget.NewLabel(lang.L("This ledger holds no block yet. Generate a demonstration block of {{.Tickets}} tickets (game {{.Game}}) to try the counter?",
 		map[string]any{"Game": DefaultGame, "Tickets": game.GroupDigits(game.BlockSize)}))
 	msg.Wrapping = fyne.TextWrapWord
-	dlg := d.confirm(lang.L("Welcome to vegas-desk"), msg, lang.L("Generate"), lang.L("Not now"), func(ok bool) {
+	dlg := d.ask(lang.L("Welcome to vegas-desk"), msg, lang.L("Generate"), lang.L("Not now"), func(ok bool) {
 		if !ok {
 			return
 		}
@@ -86,7 +86,7 @@ func (d *desk) showSamples() {
 	}
 	list := container.NewVBox()
 	var dlg dialog.Dialog
-	pick := widget.NewSelect(names, nil)
+	pick := d.newSelect(names, nil)
 	seq := 0 // only the last block chosen is shown
 	pick.OnChanged = func(name string) {
 		i := slices.Index(names, name)
@@ -111,10 +111,8 @@ func (d *desk) showSamples() {
 	}
 	box := container.NewBorder(container.NewVBox(pick,
 		widget.NewLabel(lang.L("Type or paste one of these serials at the counter, or check it from here:"))), nil, nil, nil, list)
-	dlg = dialog.NewCustom(lang.L("Serials to try"), lang.L("Close"), box, d.win)
-	d.answerKeys(dlg, dlg.Hide, dlg.Hide)
+	dlg = d.ask(lang.L("Serials to try"), box, "", lang.L("Close"), nil)
 	dlg.Resize(fyne.NewSize(680, 520))
-	dlg.Show()
 	pick.SetSelectedIndex(len(bs) - 1)
 }
 
@@ -125,7 +123,7 @@ func (d *desk) fillSamples(dlg dialog.Dialog, list *fyne.Container, ts []ledger.
 		list.Add(widget.NewLabel(errorText(err)))
 	}
 	for _, t := range ts {
-		e := widget.NewEntry()
+		e := d.newEntry()
 		e.SetText(t.Serial.String())
 		e.TextStyle.Monospace = true
 		label := lang.L("loser")
@@ -133,7 +131,7 @@ func (d *desk) fillSamples(dlg dialog.Dialog, list *fyne.Container, ts []ledger.
 			label = lang.L("winner") + " " + game.FormatAmount(t.Prize)
 		}
 		serial := t.Serial.String()
-		try := widget.NewButton(lang.L("Check"), func() {
+		try := d.button(lang.L("Check"), nil, func() {
 			dlg.Hide()
 			d.tabs.SelectIndex(tabCounter)
 			d.counter.check(serial)

@@ -497,7 +497,7 @@ func TestSettingsCreateDialog(t *testing.T) {
 	if n := dialogs(d.win); n != 1 {
 		t.Fatalf("%d dialogs, want one", n)
 	}
-	name, ok := d.win.Canvas().Focused().(*dialogEntry)
+	name, ok := d.win.Canvas().Focused().(*keyEntry)
 	if !ok || name.Size().Width < 300 {
 		t.Fatalf("the file name field has not the keyboard, or is narrow: %v", d.win.Canvas().Focused())
 	}
@@ -562,7 +562,7 @@ func TestSamplesNextUnpaid(t *testing.T) {
 				if row, ok := x.(*fyne.Container); ok && len(row.Objects) == 3 {
 					if labelIn(row, "gagnant 6 €") {
 						for _, y := range row.Objects {
-							if e, ok := y.(*widget.Entry); ok {
+							if e, ok := y.(*keyEntry); ok {
 								return e.Text
 							}
 						}

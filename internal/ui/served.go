@@ -59,7 +59,7 @@ func (s *settingsScreen) askServer() {
 	label := widget.NewLabel(lang.L("The address of the validation server and this desk's desk file, as the back office gave them."))
 	label.Wrapping = fyne.TextWrapWord
 	form := container.NewVBox(label, widget.NewLabel(lang.L("Address")), addr, widget.NewLabel(lang.L("Desk file")), file)
-	dlg := s.d.confirm(lang.L("Open a validation server"), form, lang.L("Connect"), lang.L("Back"), func(ok bool) {
+	dlg := s.d.ask(lang.L("Open a validation server"), form, lang.L("Connect"), lang.L("Back"), func(ok bool) {
 		a, f := strings.TrimSpace(addr.Text), strings.TrimSpace(file.Text)
 		if !ok || a == "" {
 			return

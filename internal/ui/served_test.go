@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -47,10 +48,19 @@ func TestValidationServer(t *testing.T) {
 		t.Fatalf("verdict %q %s, want GAGNANT", c.view.title.Text(), c.view.detail.Text)
 	}
 	test.Tap(c.view.pay)
+	d.setOnline(false) // a ping failed while the payment was asked
 	test.Tap(findButton(t, d.win, "PAYER"))
 	settle(t, d)
 	if c.view.kind != verdictJustPaid {
 		t.Fatalf("after PAYER: %q %s", c.view.title.Text(), c.view.detail.Text)
+	}
+	// PAYÉ: the server answered, and the status line says so at once.
+	if !strings.Contains(d.status.Text, "connecté") {
+		t.Errorf("the status line after PAYÉ: %q", d.status.Text)
+	}
+	// Réglages names the server, not a ledger file.
+	if got := d.settings.form.Items[0].Text; got != "Serveur de validation" {
+		t.Errorf("Réglages names the ledger %q", got)
 	}
 	cs, err := office.Claims(ctx, ledger.ClaimFilter{Desk: "C1"})
 	if err != nil || len(cs) != 1 || cs[0].Serial != serial {

@@ -31,28 +31,35 @@ type settingsScreen struct {
 	d       *desk
 	content fyne.CanvasObject
 
+	form     *widget.Form
 	path     *widget.Label
-	desk     *widget.Entry
-	operator *widget.Entry
-	limit    *widget.Entry
+	desk     *keyEntry
+	operator *keyEntry
+	shop     *keyEntry // the shop's name, on the receipts
+	limit    *keyEntry
 	// On a validation server's counter or a sealed ledger, the desk and the limit are
 	// shown (fixed), not offered (the entries), and role says why.
 	deskFixed, limitFixed *widget.Label
 	role                  *widget.Label
-	language              *widget.Select
-	demo                  *widget.Button // the serials to try, on a demonstration ledger
+	language              *keySelect
+	demo                  *keyButton // the serials to try, on a demonstration ledger
 
 	// The receipt printer: a CUPS queue, and whether each payment prints
 	// its receipt at once.
-	printer   *widget.Select
-	autoPrint *widget.Check
+	printer   *keySelect
+	autoPrint *keyCheck
 	printers  *widget.Label // what CUPS said when it could not list them
+
+	// state says whether what is shown is in effect: the printer applies
+	// at once, the fields and the language once saved.
+	state *widget.Label
+	said  string // the last change put in effect, and when
 
 	// The ledger's rules, which the back office sets: the emission's
 	// dates, the identity threshold, the commission and the claim days.
 	rules                      *fyne.Container
-	onSale, endSale, deadline  *widget.DateEntry
-	threshold, rate, claimDays *widget.Entry
+	onSale, endSale, deadline  *dateEntry
+	threshold, rate, claimDays *keyEntry
 }
 
 func newSettingsScreen(d *desk) *settingsScreen {
@@ -65,18 +72,21 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	if d.ledger != nil {
 		s.path.SetText(d.ledger.Path())
 	}
-	open := widget.NewButtonWithIcon(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
-	create := widget.NewButtonWithIcon(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
-	shared := widget.NewButtonWithIcon(lang.L("Shared ledger…"), theme.ComputerIcon(), s.askAddress)
-	served := widget.NewButtonWithIcon(lang.L("Validation server…"), theme.ComputerIcon(), s.askServer)
+	open := d.button(lang.L("Open a ledger…"), theme.FolderOpenIcon(), func() { s.choose(false) })
+	create := d.button(lang.L("Create a ledger…"), theme.DocumentCreateIcon(), func() { s.choose(true) })
+	shared := d.button(lang.L("Shared ledger…"), theme.ComputerIcon(), s.askAddress)
+	served := d.button(lang.L("Validation server…"), theme.ComputerIcon(), s.askServer)
 
-	s.desk = widget.NewEntry()
+	s.desk = d.newEntry()
 	s.desk.SetText(who.Desk)
 	s.desk.Validator = notBlank(lang.L("give this desk's id"))
-	s.operator = widget.NewEntry()
+	s.operator = d.newEntry()
 	s.operator.SetText(who.Operator)
 	s.operator.Validator = notBlank(lang.L("give the operator's name"))
-	s.limit = widget.NewEntry()
+	s.shop = d.newEntry()
+	s.shop.SetText(p.String(prefShop))
+	s.shop.SetPlaceHolder(lang.L("printed at the top of the receipts"))
+	s.limit = d.newEntry()
 	s.limit.SetText(strconv.Itoa(d.payoutLimit()))
 	s.limit.Validator = func(v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -89,7 +99,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	for i, l := range languages {
 		names[i] = l.Name
 	}
-	s.language = widget.NewSelect(names, nil)
+	s.language = d.newSelect(names, nil)
 	cur := p.StringWithFallback(prefLanguage, defaultLanguage())
 	for _, l := range languages {
 		if l.Code == cur {
@@ -106,30 +116,41 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.deskFixed.Hide()
 	s.limitFixed.Hide()
 
-	s.printer = widget.NewSelect(nil, nil)
+	s.printer = d.newSelect(nil, nil)
 	s.printers = widget.NewLabel("")
 	s.printers.Importance = widget.LowImportance
 	s.printers.Wrapping = fyne.TextWrapWord
 	s.printers.Hide()
-	s.autoPrint = widget.NewCheck(lang.L("Print each payment's receipt at once"), nil)
+	s.autoPrint = d.newCheck(lang.L("Print each payment's receipt at once"), nil)
 	s.autoPrint.SetChecked(p.BoolWithFallback(prefAutoPrint, true))
-	s.printer.OnChanged = func(string) { s.showAutoPrint() }
-	refresh := widget.NewButtonWithIcon("", theme.ViewRefreshIcon(), s.listPrinters)
+	s.state = widget.NewLabel("")
+	s.state.Wrapping = fyne.TextWrapWord
+	// The receipt printer applies at once.
+	s.printer.OnChanged = func(string) { s.applyPrinter() }
+	s.autoPrint.OnChanged = func(bool) { s.applyPrinter() }
+	refresh := d.button("", theme.ViewRefreshIcon(), s.listPrinters)
 	s.listPrinters()
 
 	form := widget.NewForm(
-		widget.NewFormItem(lang.L("Ledger file"), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
+		widget.NewFormItem(ledgerWord(d.ledger), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
 		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
+		widget.NewFormItem(lang.L("Shop name"), s.shop),
 		widget.NewFormItem(lang.L("Payout limit (€)"), container.NewVBox(container.NewStack(s.limit, s.limitFixed), s.role)),
 		widget.NewFormItem(lang.L("Receipt printer"), container.NewVBox(container.NewBorder(nil, nil, nil, refresh, s.printer), s.autoPrint, s.printers)),
 		widget.NewFormItem(lang.L("Language"), s.language),
 	)
-	save := widget.NewButtonWithIcon(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
+	save := d.button(lang.L("Save"), theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
-	s.demo = widget.NewButtonWithIcon(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	s.demo = d.button(lang.L("Serials to try…"), theme.InfoIcon(), d.showSamples)
+	for _, e := range []*keyEntry{s.desk, s.operator, s.shop, s.limit} {
+		e.OnChanged = func(string) { s.showState() }
+	}
+	s.language.OnChanged = func(string) { s.showState() }
 	s.buildRules()
-	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form, container.NewHBox(save, s.demo), s.rules)))
+	s.form = form
+	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form,
+		container.NewBorder(nil, nil, container.NewHBox(save, s.demo), nil, s.state), s.rules)))
 	s.loadRules()
 	s.setRole()
 	return s
@@ -142,6 +163,10 @@ func newSettingsScreen(d *desk) *settingsScreen {
 // demonstration ledger only.
 func (s *settingsScreen) setRole() {
 	l := s.d.ledger
+	if w := ledgerWord(l); s.form.Items[0].Text != w {
+		s.form.Items[0].Text = w
+		s.form.Refresh()
+	}
 	if l != nil && l.CounterDesk() != "" {
 		s.deskFixed.SetText(l.CounterDesk())
 		s.limitFixed.SetText(game.FormatAmount(s.d.payoutLimit()))
@@ -170,6 +195,18 @@ func (s *settingsScreen) setRole() {
 	s.d.counter.showSamplesButton()
 }
 
+// ledgerWord names what the ledger open is: a file, a validation server
+// (a counter's), or the back office's shared ledger.
+func ledgerWord(l *ledger.Ledger) string {
+	switch {
+	case l != nil && ledger.IsServer(l.Path()):
+		return lang.L("Validation server")
+	case l != nil && l.Shared():
+		return lang.L("Shared ledger (back office)")
+	}
+	return lang.L("Ledger file")
+}
+
 // noPrinter is the printer choice that opens receipts as PDF instead.
 func noPrinter() string { return lang.L("None: open the receipt as PDF") }
 
@@ -184,7 +221,7 @@ func (s *settingsScreen) selectedPrinter() string {
 // listPrinters asks CUPS for its queues (lpstat -e), in a goroutine, and
 // offers them with the one chosen, even when CUPS no longer lists it.
 func (s *settingsScreen) listPrinters() {
-	if s.printer.Selected == "" { // not shown yet: the one saved
+	if s.printer.Selected == "" { // not shown yet: the one in effect
 		s.setPrinters(nil, s.d.receiptPrinter(), "")
 	}
 	go func() {
@@ -192,7 +229,7 @@ func (s *settingsScreen) listPrinters() {
 		qs, err := printer.Queues(ctx)
 		cancel()
 		onMain(func() {
-			chosen, msg := s.selectedPrinter(), ""
+			chosen, msg := s.d.receiptPrinter(), "" // the one in effect
 			switch {
 			case err != nil && chosen == "":
 				msg = lang.L("CUPS does not answer here: receipts open as PDF.")
@@ -241,6 +278,83 @@ func (s *settingsScreen) showAutoPrint() {
 	}
 }
 
+// applyPrinter puts the receipt printer chosen in effect at once, and
+// says so.
+func (s *settingsScreen) applyPrinter() {
+	s.showAutoPrint()
+	if s.printer.Selected == "" || s.state == nil {
+		return // not built yet
+	}
+	p := s.d.app.Preferences()
+	q, auto := s.selectedPrinter(), s.autoPrint.Checked
+	if q == s.d.receiptPrinter() && auto == p.BoolWithFallback(prefAutoPrint, true) {
+		return
+	}
+	p.SetString(prefPrinter, q)
+	p.SetBool(prefAutoPrint, auto)
+	msg := lang.L("Receipts open as PDF: in effect.")
+	switch {
+	case q != "" && auto:
+		msg = lang.L("Each payment's receipt prints on {{.Printer}}: in effect.", map[string]any{"Printer": q})
+	case q != "":
+		msg = lang.L("Receipts print on {{.Printer}} when asked: in effect.", map[string]any{"Printer": q})
+	}
+	s.saidAt(msg)
+}
+
+// saidAt shows msg with the time, and what is still unsaved.
+func (s *settingsScreen) saidAt(msg string) {
+	s.said = time.Now().Format("15:04:05") + " · " + msg
+	s.showState()
+}
+
+// unsaved names the fields shown that differ from what is in effect.
+func (s *settingsScreen) unsaved() []string {
+	p, who := s.d.app.Preferences(), s.d.identity()
+	var out []string
+	if s.desk.Visible() && strings.TrimSpace(s.desk.Text) != who.Desk {
+		out = append(out, lang.L("Desk id"))
+	}
+	if strings.TrimSpace(s.operator.Text) != who.Operator {
+		out = append(out, lang.L("Operator"))
+	}
+	if strings.TrimSpace(s.shop.Text) != p.String(prefShop) {
+		out = append(out, lang.L("Shop name"))
+	}
+	if s.limit.Visible() && strings.TrimSpace(s.limit.Text) != strconv.Itoa(s.d.payoutLimit()) {
+		out = append(out, lang.L("Payout limit (€)"))
+	}
+	if s.languageCode() != p.StringWithFallback(prefLanguage, defaultLanguage()) {
+		out = append(out, lang.L("Language"))
+	}
+	return out
+}
+
+// showState says what is not saved yet, in the danger colour, else the
+// last thing saved.
+func (s *settingsScreen) showState() {
+	if s.state == nil {
+		return
+	}
+	if u := s.unsaved(); len(u) > 0 {
+		s.state.Importance = widget.DangerImportance
+		s.state.SetText(lang.L("Not saved, not in effect: {{.Fields}}. Save to apply.", map[string]any{"Fields": strings.Join(u, ", ")}))
+		return
+	}
+	s.state.Importance = widget.SuccessImportance
+	s.state.SetText(s.said)
+}
+
+// languageCode is the code of the language selected.
+func (s *settingsScreen) languageCode() string {
+	for _, l := range languages {
+		if l.Name == s.language.Selected {
+			return l.Code
+		}
+	}
+	return "fr"
+}
+
 // notBlank is a validator that refuses an empty or blank text with msg.
 func notBlank(msg string) fyne.StringValidator {
 	return func(v string) error {
@@ -255,7 +369,7 @@ func notBlank(msg string) fyne.StringValidator {
 // Nothing is stored while a field is wrong: every claim records the desk
 // and the operator.
 func (s *settingsScreen) save() {
-	for _, e := range []*widget.Entry{s.desk, s.operator, s.limit} {
+	for _, e := range []*keyEntry{s.desk, s.operator, s.limit} {
 		if err := e.Validate(); err != nil {
 			s.d.showError(err)
 			return
@@ -268,22 +382,17 @@ func (s *settingsScreen) save() {
 		p.SetInt(prefLimit, n)
 	}
 	p.SetString(prefOperator, strings.TrimSpace(s.operator.Text))
-	p.SetString(prefPrinter, s.selectedPrinter())
-	p.SetBool(prefAutoPrint, s.autoPrint.Checked)
-	code := "fr"
-	for _, l := range languages {
-		if l.Name == s.language.Selected {
-			code = l.Code
-		}
-	}
-	if code != p.StringWithFallback(prefLanguage, defaultLanguage()) {
+	p.SetString(prefShop, strings.TrimSpace(s.shop.Text))
+	if code := s.languageCode(); code != p.StringWithFallback(prefLanguage, defaultLanguage()) {
 		p.SetString(prefLanguage, code)
 		setLanguage(code)
 		s.d.build()
 		s.d.tabs.SelectIndex(tabSettings)
+		s.d.settings.saidAt(lang.L("Settings saved: in effect."))
 		return
 	}
 	s.d.updateStatus()
+	s.saidAt(lang.L("Settings saved: in effect."))
 }
 
 // choose opens an existing ledger or creates one.
@@ -292,15 +401,57 @@ func (s *settingsScreen) choose(create bool) {
 		s.askNew()
 		return
 	}
-	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
+	s.askOpen()
+}
+
+// ledgerFiles are the extensions of ledger files the file dialog lists.
+var ledgerFiles = []string{".db", ".sqlite", ".sqlite3"}
+
+// askOpen asks which ledger file to open: its path typed (the open
+// ledger's at first), or found with Parcourir…, Fyne's file dialog, which
+// starts in the typed path's folder (hidden or not: the default ledger's
+// is) and lists ledger files only.
+func (s *settingsScreen) askOpen() {
+	path := s.d.newDialogEntry()
+	path.SetPlaceHolder(ledger.DefaultPath())
+	if l := s.d.ledger; l != nil && !l.Shared() {
+		path.SetText(l.Path())
+	}
+	browse := s.d.button(lang.L("Browse…"), theme.FolderOpenIcon(), func() {
+		fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil || r == nil {
+				return
+			}
+			path.SetText(r.URI().Path())
+			r.Close()
+			s.d.win.Canvas().Focus(path)
+		}, s.d.win)
+		fd.SetFilter(storage.NewExtensionFileFilter(ledgerFiles))
+		dir := filepath.Dir(strings.TrimSpace(path.Text))
+		if strings.TrimSpace(path.Text) == "" {
+			dir = filepath.Dir(ledger.DefaultPath())
+		}
+		if u, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			fd.SetLocation(u)
+		}
+		fd.Resize(s.d.win.Canvas().Size().Subtract(fyne.NewSize(80, 80)))
+		fd.Show()
+	})
+	label := widget.NewLabel(lang.L("Type the ledger file's path, or browse for it."))
+	dlg := s.d.ask(lang.L("Open a ledger"), container.NewVBox(label, container.NewBorder(nil, nil, nil, browse, path)), lang.L("Open"), lang.L("Back"), func(ok bool) {
+		p := strings.TrimSpace(path.Text)
+		if !ok || p == "" {
 			return
 		}
-		path := r.URI().Path()
-		r.Close()
-		s.openAt(path)
-	}, s.d.win)
-	fd.Show()
+		// A path mistyped must not make an empty ledger (openAt creates one).
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			s.d.showError(errors.New(lang.L("There is no file at {{.Path}}: check the path, or make a new ledger with Create a ledger….", map[string]any{"Path": p})))
+			return
+		}
+		s.openAt(p)
+	})
+	dlg.Resize(fyne.NewSize(720, dlg.MinSize().Height))
+	s.d.win.Canvas().Focus(path)
 }
 
 // askNew asks where to create a ledger, in one dialog: the folder (the
@@ -315,7 +466,7 @@ func (s *settingsScreen) askNew() {
 	}
 	folder := widget.NewLabel(dir)
 	folder.Wrapping = fyne.TextWrapBreak
-	change := widget.NewButtonWithIcon(lang.L("Another folder…"), theme.FolderOpenIcon(), func() {
+	change := s.d.button(lang.L("Another folder…"), theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 			if err == nil && u != nil {
 				dir = u.Path()
@@ -343,14 +494,12 @@ func (s *settingsScreen) askNew() {
 		widget.NewFormItem(lang.L("Folder"), container.NewBorder(nil, nil, nil, change, folder)),
 		widget.NewFormItem(lang.L("File name"), name),
 	}
-	dlg := dialog.NewForm(lang.L("Create a ledger"), lang.L("Create"), lang.L("Cancel"), items, func(ok bool) {
+	dlg := s.d.ask(lang.L("Create a ledger"), widget.NewForm(items...), lang.L("Create"), lang.L("Cancel"), func(ok bool) {
 		if ok {
 			s.createAt(filepath.Join(dir, strings.TrimSpace(name.Text)))
 		}
-	}, s.d.win)
-	s.d.answerKeys(dlg, dlg.Submit, dlg.Dismiss)
+	})
 	dlg.Resize(fyne.NewSize(640, dlg.MinSize().Height))
-	dlg.Show()
 	s.d.win.Canvas().Focus(name)
 	name.TypedShortcut(&fyne.ShortcutSelectAll{}) // to type another name over it
 }
@@ -436,7 +585,7 @@ func (s *settingsScreen) askPassword(address string, wrong bool) {
 	}
 	label := widget.NewLabel(msg)
 	label.Wrapping = fyne.TextWrapWord
-	dlg := s.d.confirm(lang.L("Password"), container.NewVBox(label, pw), lang.L("Connect"), lang.L("Back"), func(ok bool) {
+	dlg := s.d.ask(lang.L("Password"), container.NewVBox(label, pw), lang.L("Connect"), lang.L("Back"), func(ok bool) {
 		if ok {
 			s.openShared(address, pw.Text)
 		}
@@ -455,7 +604,7 @@ func (s *settingsScreen) askAddress() {
 	}
 	label := widget.NewLabel(lang.L("The address of the back office's shared ledger (PostgreSQL), for the back office only: a counter opens the ledger's validation server. Its password is asked, never stored."))
 	label.Wrapping = fyne.TextWrapWord
-	dlg := s.d.confirm(lang.L("Open a shared ledger"), container.NewVBox(label, addr), lang.L("Connect"), lang.L("Back"), func(ok bool) {
+	dlg := s.d.ask(lang.L("Open a shared ledger"), container.NewVBox(label, addr), lang.L("Connect"), lang.L("Back"), func(ok bool) {
 		a := strings.TrimSpace(addr.Text)
 		if !ok || a == "" {
 			return

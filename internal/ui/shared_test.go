@@ -116,6 +116,7 @@ func TestSharedLedger(t *testing.T) {
 	// PostgreSQL stops while a winner is shown: as soon as a ping fails,
 	// the verdict says REGISTRE INJOIGNABLE and PAYER goes; when the server
 	// answers again, the verdict says so.
+	d.showTab(tabCounter)
 	scan(d, takeWinner(t, 3))
 	if c.view.kind != verdictWinner {
 		t.Fatalf("verdict %q, want GAGNANT", c.view.title.Text())

@@ -43,7 +43,7 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 		cancel()
 		count.SetText(lang.L("Cancelling…"))
 	}
-	cancelBtn := widget.NewButton(lang.L("Cancel"), stop)
+	cancelBtn := d.button(lang.L("Cancel"), nil, stop)
 	cancelBtn.Importance = widget.DangerImportance
 	content := container.NewVBox(bar, count, container.NewCenter(cancelBtn))
 	t.dlg = dialog.NewCustomWithoutButtons(title, container.NewGridWrap(fyne.NewSize(460, content.MinSize().Height), content), win)

@@ -491,8 +491,8 @@ func TestContentsForm(t *testing.T) {
 		if after.Status != ledger.StatusPaid || after.Claim == nil || after.Claim.Method != ledger.MethodContents {
 			t.Errorf("after paying by contents: %v %+v", after.Status, after.Claim)
 		}
-		// The form is ready for the next ticket: empty, the keyboard on its
-		// first field, PAYÉ in the headline.
+		// The form is ready for the next ticket: empty, PAYÉ in the headline,
+		// the keyboard on its receipt.
 		for path, e := range c.fields {
 			if e.Text != "" {
 				t.Errorf("%s keeps %q after the payment", path, e.Text)
@@ -501,19 +501,19 @@ func TestContentsForm(t *testing.T) {
 		if c.view.kind != verdictJustPaid || c.view.title.Text() != "PAYÉ" {
 			t.Errorf("after the payment: %q", c.view.title.Text())
 		}
-		if got := d.win.Canvas().Focused(); got != c.fields["roulette.winning[0]"] {
-			t.Errorf("focus after the payment on %v, want the first field", got)
+		if got := d.win.Canvas().Focused(); got != c.view.receipt {
+			t.Errorf("focus after the payment on %v, want the receipt", got)
 		}
 	})
 }
 
 // findEntry finds a visible entry by its placeholder in the window's
 // dialogs.
-func findEntry(t *testing.T, w fyne.Window, placeholder string) *dialogEntry {
+func findEntry(t *testing.T, w fyne.Window, placeholder string) *keyEntry {
 	t.Helper()
 	for _, o := range w.Canvas().Overlays().List() {
 		for _, x := range test.LaidOutObjects(o) {
-			if e, ok := x.(*dialogEntry); ok && e.PlaceHolder == placeholder && e.Visible() {
+			if e, ok := x.(*keyEntry); ok && e.PlaceHolder == placeholder && e.Visible() {
 				return e
 			}
 		}
@@ -575,21 +575,17 @@ func TestClaimsScreen(t *testing.T) {
 	if d.win.Canvas().Focused() != reason {
 		t.Error("the reason field has not the keyboard")
 	}
-	// An empty reason is refused: the dialog's button stays disabled, and
-	// Enter does nothing.
+	// An empty reason is refused: the dialog stays, and says why.
 	voidBtn := findButton(t, d.win, "Annuler le paiement")
 	test.Tap(voidBtn)
 	press(d.win, fyne.KeyReturn)
-	if !voidBtn.Disabled() || c.claims[0].Voided || dialogs(d.win) != 1 {
-		t.Fatalf("void without a reason: button disabled %v, voided %v", voidBtn.Disabled(), c.claims[0].Voided)
+	if c.claims[0].Voided || dialogs(d.win) != 1 || !shown(d.win, "indiquez un motif") {
+		t.Fatalf("void without a reason: voided %v, %d dialogs", c.claims[0].Voided, dialogs(d.win))
 	}
 	if cls, err := fixture.Claims(context.Background(), ledger.ClaimFilter{Desk: desk}); err != nil || len(cls) != 1 || cls[0].Voided {
 		t.Fatalf("voided without a reason: %+v %v", cls, err)
 	}
 	test.Type(reason, "erreur de saisie")
-	if voidBtn.Disabled() {
-		t.Fatal("the void button stays disabled with a reason")
-	}
 	press(d.win, fyne.KeyReturn)
 	if len(c.claims) != 1 || !c.claims[0].Voided || c.claims[0].VoidReason != "erreur de saisie" || c.claims[0].VoidedBy != "Alice" {
 		t.Fatalf("after void: %+v", c.claims)
@@ -626,7 +622,7 @@ func TestSettingsCreateLedger(t *testing.T) {
 	}
 
 	// Blank desk id or operator name: nothing is saved.
-	for _, e := range []*widget.Entry{s.desk, s.operator} {
+	for _, e := range []*keyEntry{s.desk, s.operator} {
 		e.SetText("  ")
 		s.save()
 		e.SetText("X")

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"image/color"
 	"time"
 
@@ -33,6 +34,11 @@ const (
 	verdictExpired              // FORCLOS: the claim deadline passed
 	verdictLocked               // GUICHET BLOQUÉ: too many unknown serials
 	verdictUnreachable          // REGISTRE INJOIGNABLE: the shared ledger does not answer
+	// The validation server refuses this desk:
+	verdictDisabled    // GUICHET DÉSACTIVÉ: by the back office
+	verdictRevoked     // FICHIER DE GUICHET RÉVOQUÉ: its certificate
+	verdictUnknownDesk // GUICHET INCONNU: the ledger has no such desk
+	verdictOtherLedger // AUTRE REGISTRE: the server serves another ledger
 )
 
 // verdictStyle gives each verdict its background colour.
@@ -53,6 +59,10 @@ var verdictStyle = map[verdict]color.NRGBA{
 	verdictExpired:      {0x5a, 0x3a, 0x1a, 0xff},
 	verdictLocked:       {0x8b, 0x00, 0x00, 0xff},
 	verdictUnreachable:  {0x8b, 0x00, 0x00, 0xff},
+	verdictDisabled:     {0x8b, 0x00, 0x00, 0xff},
+	verdictRevoked:      {0x8b, 0x00, 0x00, 0xff},
+	verdictUnknownDesk:  {0x8b, 0x00, 0x00, 0xff},
+	verdictOtherLedger:  {0x8b, 0x00, 0x00, 0xff},
 }
 
 // refusal is the verdict and the details of a ticket that a claim would
@@ -75,9 +85,32 @@ func refusal(v ledger.Verdict, until time.Time) (verdict, string) {
 	return verdictNone, ""
 }
 
+// refused is the verdict of an error that forbids paying at this desk, and
+// whom to call: a validation server's refusal of this desk (disabled, its
+// desk file revoked, unknown, another ledger), a lock-out, or a ledger
+// that does not answer (the network); verdictNone for any other error.
+func refused(err error) (verdict, string) {
+	var r *ledger.Refusal
+	switch {
+	case errors.As(err, &r) && r.Verdict == ledger.Locked:
+		return refusal(r.Verdict, r.Until)
+	case errors.Is(err, ledger.ErrDeskDisabled):
+		return verdictDisabled, lang.L("The back office disabled this desk on the validation server. Pay nothing: call the back office to enable it again.")
+	case errors.Is(err, ledger.ErrDeskRevoked):
+		return verdictRevoked, lang.L("The validation server no longer accepts this desk file's certificate (revoked or replaced). Pay nothing: call the back office for a new desk file, then choose it in Settings.")
+	case errors.Is(err, ledger.ErrDeskUnknown):
+		return verdictUnknownDesk, lang.L("The validation server's ledger has no desk of this desk file's id. Pay nothing: call the back office, which adds the desk or gives you the right desk file.")
+	case errors.Is(err, ledger.ErrOtherLedger):
+		return verdictOtherLedger, lang.L("The validation server at this address serves another ledger than this desk file's. Pay nothing: check the server's address in Settings, or call the back office.")
+	case errors.Is(err, ledger.ErrUnreachable):
+		return verdictUnreachable, unreachableText()
+	}
+	return verdictNone, ""
+}
+
 // unreachableText says what to do when the shared ledger does not answer.
 func unreachableText() string {
-	return lang.L("The shared ledger does not answer. Check the network, then try again.")
+	return lang.L("The ledger's server does not answer. Check the network, then try again.")
 }
 
 // verdictView shows a verdict in a box of its colour: the title and the
@@ -90,6 +123,7 @@ type verdictView struct {
 	title   *bigText
 	amount  *bigText
 	detail  *widget.Label
+	scroll  *container.Scroll // the details, when they do not fit
 	pay     *keyButton
 	kind    verdict
 	base    string // the details, without the note (setNote)
@@ -123,12 +157,13 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 	v.pay.Hide()
 	detailRoom := canvas.NewRectangle(color.Transparent)
 	detailRoom.SetMinSize(fyne.NewSize(0, float32(lines)*fyne.MeasureText("Ég", theme.TextSize(), v.detail.TextStyle).Height))
+	v.scroll = container.NewVScroll(v.detail)
 	payRoom := canvas.NewRectangle(color.Transparent)
 	payRoom.SetMinSize(v.pay.MinSize())
 	v.content = container.NewStack(v.bg, container.NewPadded(container.NewBorder(
 		container.NewVBox(v.title, v.amount),
 		container.NewStack(payRoom, container.NewCenter(v.pay), container.NewCenter(v.receipt)), nil, nil,
-		container.NewStack(detailRoom, container.NewVScroll(v.detail)))))
+		container.NewStack(detailRoom, v.scroll))))
 	return v
 }
 

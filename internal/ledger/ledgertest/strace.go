@@ -59,8 +59,8 @@ func CheckSynced(trace string, watch func(path string) bool, answer func(fd int,
 		return rep, err
 	}
 	defer f.Close()
-	lastWrite := map[string]int{}  // a watched path → the line of its last write
-	synced := map[string]int{}     // a watched path → the start line of its last sync that succeeded
+	lastWrite := map[string]int{} // a watched path → the line of its last write
+	synced := map[string]int{}    // a watched path → the start line of its last sync that succeeded
 	type started struct {
 		path string
 		line int

@@ -115,6 +115,12 @@ func (c *CUPS) Refuse(t testing.TB, queue string) {
 	c.appendTo(t, "refused", queue+"\n")
 }
 
+// AddQueue adds a queue, as lpadmin does.
+func (c *CUPS) AddQueue(t testing.TB, queue string) {
+	t.Helper()
+	c.appendTo(t, "queues", queue+"\n")
+}
+
 // Down makes the stand-in answer as CUPS's client does when no scheduler
 // runs.
 func (c *CUPS) Down(t testing.TB) {
