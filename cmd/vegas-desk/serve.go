@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,11 +37,16 @@ func (c *cli) serve(args []string) error {
 	key := fs.String("key", "", "its private key (PEM)")
 	pass := fs.String("passphrase-file", "", "(--init) the file holding the authority key's passphrase")
 	maxConns := fs.Int("max-conns", server.MaxConnsPerDesk, "the connections one desk may hold")
+	logFormat := fs.String("log-format", "text", "the log lines on the standard error: text or json")
+	metrics := fs.String("metrics", "", "serve GET /metrics (Prometheus) and GET /healthz on this address (HOST:PORT), plain HTTP, no desk certificate")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
 	if (*cert == "") != (*key == "") {
 		return badInput("serve: give both --cert and --key, or neither")
+	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
 	}
 	l, err := c.open(!*initDir)
 	if err != nil {
@@ -73,7 +80,8 @@ func (c *cli) serve(args []string) error {
 		fmt.Fprintf(c.stdout, "next: vegas-desk --db %s desks add ID --out ID.desk, then vegas-desk --db %s serve --listen HOST:PORT\n", c.dbPath(), c.dbPath())
 		return nil
 	}
-	s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns})
+	logger := server.NewLogger(c.stderr, *logFormat)
+	s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns, Log: logger})
 	if err != nil {
 		return err
 	}
@@ -81,15 +89,26 @@ func (c *cli) serve(args []string) error {
 	if err != nil {
 		return badInput("serve: --listen %s: %v", *listen, err)
 	}
-	fmt.Fprintf(c.stderr, "serving ledger %s (%s) on https://%s\n", l.ID(), l.Location(), ln.Addr())
 	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
 	defer stop()
-	go func() {
-		<-ctx.Done()
+	if *metrics != "" {
+		mln, err := net.Listen("tcp", *metrics)
+		if err != nil {
+			ln.Close()
+			return badInput("serve: --metrics %s: %v", *metrics, err)
+		}
+		mon := &http.Server{Handler: s.Monitor(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 20 * time.Second}
+		logger.Info("monitor", slog.String("metrics", "http://"+mln.Addr().String()+"/metrics"), slog.String("healthz", "http://"+mln.Addr().String()+"/healthz"))
+		go mon.Serve(mln)
+		defer mon.Close()
+	}
+	// Told to stop (SIGTERM, Ctrl-C): the questions in flight end first.
+	defer context.AfterFunc(ctx, func() {
+		logger.Info("stopping: the questions in flight end")
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		s.Shutdown(sctx)
-	}()
+	})()
 	return s.Serve(ln)
 }
 
