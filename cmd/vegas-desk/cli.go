@@ -59,7 +59,9 @@ else the one last chosen in the app's settings).
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
                                                  a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
-  serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
+  serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F] [--log-format text|json] [--metrics HOST:PORT]
+                                                 the validation server counters ask (mTLS); its log on
+                                                 the standard error, /metrics and /healthz on --metrics
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
   desks cert ID --out ID.desk [--dir DIR]                    a new desk file for a desk of the ledger
 

@@ -58,7 +58,15 @@ func (s *Server) newMetrics() *metrics {
 			Help: "Questions the ledger failed on (internal) or did not answer (unavailable), and failed health checks (healthz)."},
 			[]string{"code"}),
 	}
-	m.reg.MustRegister(m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors,
+	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vegas_ledger_up",
+		Help: "1 when the ledger answered at this scrape (its journal's head read within HealthTimeout), 0 otherwise."},
+		func() float64 {
+			if s.ledgerAnswers(context.Background()) != nil {
+				return 0
+			}
+			return 1
+		})
+	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors,
 		connections{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -102,6 +110,14 @@ func (c connections) Collect(ch chan<- prometheus.Metric) {
 // HealthTimeout bounds the ledger's answer to a health check.
 const HealthTimeout = 5 * time.Second
 
+// ledgerAnswers reads the ledger's journal head within HealthTimeout.
+func (s *Server) ledgerAnswers(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
+	defer cancel()
+	_, err := s.l.Head(ctx)
+	return err
+}
+
 // Health is a health check's answer.
 type Health struct {
 	OK      bool    `json:"ok"`
@@ -118,10 +134,8 @@ func (s *Server) Monitor() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
-		defer cancel()
 		start := time.Now()
-		_, err := s.l.Head(ctx)
+		err := s.ledgerAnswers(r.Context())
 		h := Health{OK: err == nil && s.serving.Load(), Serving: s.serving.Load(), Ledger: s.l.ID(), TookMS: float64(time.Since(start)) / float64(time.Millisecond)}
 		status := http.StatusOK
 		if err != nil {
