@@ -38,6 +38,9 @@ func (c *cli) serve(args []string) error {
 	pass := fs.String("passphrase-file", "", "(--init) the file holding the authority key's passphrase")
 	maxConns := fs.Int("max-conns", server.MaxConnsPerDesk, "the connections one desk may hold")
 	logFormat := fs.String("log-format", "text", "the log lines on the standard error: text or json")
+	unit := fs.Bool("install-unit", false, "print a systemd unit that serves the ledger with these settings (start at boot, restart on failure)")
+	unitUser := fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
+	pgpass := fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
 	metrics := fs.String("metrics", "", "serve GET /metrics (Prometheus) and GET /healthz on this address (HOST:PORT), plain HTTP, no desk certificate")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
@@ -55,6 +58,18 @@ func (c *cli) serve(args []string) error {
 	defer l.Close()
 	if l.CounterDesk() != "" {
 		return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
+	}
+	if *unit {
+		if *initDir {
+			return badInput("serve: --install-unit serves an authority made already: run serve --init first, then --install-unit")
+		}
+		text, err := c.unitOf(l, serveUnit{user: *unitUser, dir: *dir, listen: *listen, cert: *cert, key: *key, metrics: *metrics,
+			logFormat: *logFormat, pgpass: *pgpass, maxConns: *maxConns})
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(c.stdout, text)
+		return nil
 	}
 	if *initDir {
 		p, err := c.passphrase(*pass, true)
