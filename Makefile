@@ -17,7 +17,9 @@ GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 # scheduler (cups-client, cups-daemon): internal/printer's tests start
 # their own cupsd on a free port of 127.0.0.1 and check, with the real lp
 # and lpstat, the answers printertest's stand-ins replay to the others.
-TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon
+# And systemd, for systemd-analyze: verify and security --offline check the
+# unit of serve --install-unit (neither needs systemd running as PID 1).
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
