@@ -62,6 +62,8 @@ else the one last chosen in the app's settings).
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F] [--log-format text|json] [--metrics HOST:PORT]
                                                  the validation server counters ask (mTLS); its log on
                                                  the standard error, /metrics and /healthz on --metrics
+  serve --install-unit [--unit-user NAME] [--pgpass FILE] [serve's flags]   print a systemd unit of serve
+  service install [serve's flags] | service remove|start|stop    (Windows) serve as a Windows service
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
   desks cert ID --out ID.desk [--dir DIR]                    a new desk file for a desk of the ledger
 
@@ -168,7 +170,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
-		"load": c.load, "serve": c.serve,
+		"load": c.load, "serve": c.serve, "service": c.service,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)

@@ -38,6 +38,7 @@ func (c *cli) serve(args []string) error {
 	pass := fs.String("passphrase-file", "", "(--init) the file holding the authority key's passphrase")
 	maxConns := fs.Int("max-conns", server.MaxConnsPerDesk, "the connections one desk may hold")
 	logFormat := fs.String("log-format", "text", "the log lines on the standard error: text or json")
+	check := fs.Bool("check", false, "check the settings (the ledger, the authority, the server's key, the addresses are free) and exit")
 	unit := fs.Bool("install-unit", false, "print a systemd unit that serves the ledger with these settings (start at boot, restart on failure)")
 	unitUser := fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
 	pgpass := fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
@@ -104,14 +105,24 @@ func (c *cli) serve(args []string) error {
 	if err != nil {
 		return badInput("serve: --listen %s: %v", *listen, err)
 	}
-	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
-	defer stop()
+	var mln net.Listener
 	if *metrics != "" {
-		mln, err := net.Listen("tcp", *metrics)
-		if err != nil {
+		if mln, err = net.Listen("tcp", *metrics); err != nil {
 			ln.Close()
 			return badInput("serve: --metrics %s: %v", *metrics, err)
 		}
+	}
+	if *check {
+		ln.Close()
+		if mln != nil {
+			mln.Close()
+		}
+		fmt.Fprintf(c.stdout, "serve: ready to serve ledger %s (%s) on %s\n", l.ID(), l.Location(), *listen)
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
+	defer stop()
+	if mln != nil {
 		mon := &http.Server{Handler: s.Monitor(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 20 * time.Second}
 		logger.Info("monitor", slog.String("metrics", "http://"+mln.Addr().String()+"/metrics"), slog.String("healthz", "http://"+mln.Addr().String()+"/healthz"))
 		go mon.Serve(mln)
