@@ -62,6 +62,7 @@ else the one last chosen in the app's settings).
   serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F] [--log-format text|json] [--metrics HOST:PORT]
                                                  the validation server counters ask (mTLS); its log on
                                                  the standard error, /metrics and /healthz on --metrics
+  serve --check [serve's flags]                  check the settings (ledger, authority, key, addresses), exit
   serve --install-unit [--unit-user NAME] [--pgpass FILE] [serve's flags]   print a systemd unit of serve
   service install [serve's flags] | service remove|start|stop    (Windows) serve as a Windows service
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file

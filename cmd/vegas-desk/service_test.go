@@ -111,6 +111,15 @@ func TestServeProcess(t *testing.T) {
 	if _, errs, code := vd(t, file, "", "serve", "--dir", dir, "--log-format", "xml"); code != 2 || !strings.Contains(errs, "give text or json") {
 		t.Errorf("--log-format xml: exit %d %s", code, errs)
 	}
+	if out, errs, code := vd(t, file, "", "serve", "--dir", dir, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--check"); code != 0 || !strings.Contains(out, "ready to serve ledger") {
+		t.Errorf("serve --check: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := vd(t, file, "", "serve", "--dir", t.TempDir(), "--check"); code == 0 || !strings.Contains(errs, "serve --init") {
+		t.Errorf("serve --check without an authority: exit %d %s", code, errs)
+	}
+	if _, errs, code := vd(t, file, "", "service", "install"); code != 2 || !strings.Contains(errs, "serve --install-unit") {
+		t.Errorf("service install on Linux: exit %d %s", code, errs)
+	}
 	s := startServe(t, []string{bin, "--db", file, "serve", "--log-format", "json", "--dir", dir, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"})
 	mon := s.wait(t, "monitor")
 	start := s.wait(t, "serving")
