@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -132,6 +134,18 @@ func TestServerLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	c8.Lookup(ctx, small, ledger.Identity{Operator: "bob"}, ledger.NoLimit)
+	// A desk file of another authority: the handshake fails (a WARN line).
+	_, otherKey, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := server.NewAuthority(o.ID(), otherKey, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.OpenServer(s.URL, s.DeskFileOf(t, other, "C9", time.Now().Add(-time.Hour), time.Now().AddDate(1, 0, 0))); err == nil {
+		t.Fatal("a desk file of another authority was let in")
+	}
 	unknown := s.DeskFile(t, "C404")
 	if _, err := ledger.OpenServer(s.URL, unknown); err == nil {
 		t.Fatal("a desk the ledger does not list was let in")
@@ -190,6 +204,12 @@ func TestServerLog(t *testing.T) {
 				t.Errorf("%v: no request id", l)
 			}
 		}
+	}
+	if !slices.ContainsFunc(lines, func(l map[string]any) bool {
+		msg, _ := l["msg"].(string)
+		return l["from"] == "http" && l["level"] == "WARN" && strings.Contains(msg, "TLS handshake error")
+	}) {
+		t.Errorf("no line for the handshake refused:\n%s", logs.String())
 	}
 	n := 0
 	for _, l := range lines {
