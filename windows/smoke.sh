@@ -47,8 +47,8 @@ uninstall_check() {
 }
 
 # --- the Windows service: serve under the service manager --------------------
-# (after cli_suite: its ledger and passphrase file). service install checks
-# serve's flags and registers the service (as an administrator: wine's
+# (after cli_suite: its ledger and passphrase file). service install refuses
+# a --db holding a password, checks serve's flags and registers the service (as an administrator: wine's
 # user is one), start waits until it runs, then a counter pays through it
 # and /healthz answers from the host; stop ends it (its log says stopped),
 # remove unregisters it.
@@ -56,6 +56,7 @@ SVC_DIR="$DOCS"'\autorité du serveur'
 service_check() {
 	vx "$DB" 0 'authority of ledger' '' serve --init --dir "$SVC_DIR" --host 127.0.0.1 --passphrase-file "$DOCS"'\phrase.txt'
 	vx "$DB" 0 '' 'desk file .* written' desks add S1 --limit 10000 --out "$DOCS"'\S1.desk' --dir "$SVC_DIR" --passphrase-file "$DOCS"'\phrase.txt'
+	vx 'postgres://backoffice:hunter2@127.0.0.1/pilot' 2 '' 'holds a password' service install --dir "$SVC_DIR"
 	vx "$DB" 2 '' 'serve: --listen 127.0.0.1:notaport' service install --dir "$SVC_DIR" --listen 127.0.0.1:notaport
 	vx "$DB" 0 'service vegas-desk installed' '' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443 --metrics 127.0.0.1:19464
 	vx "$DB" 2 '' 'exists already' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443

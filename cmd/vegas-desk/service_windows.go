@@ -15,6 +15,8 @@ import (
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/mgr"
+
+	"vegas-desk/internal/ledger"
 )
 
 // serviceName is the Windows service of serve.
@@ -61,7 +63,10 @@ func (c *cli) serviceInstall(args []string) error {
 		}
 	}
 	db := c.dbPath()
-	if !strings.Contains(db, "://") {
+	switch {
+	case ledger.IsURL(db) && passwordIn(db):
+		return badInput("service install: --db holds a password, and a service's command line is readable by every account: give the URL without it, and the password in LocalSystem's pgpass.conf")
+	case !ledger.IsURL(db):
 		if a, err := filepath.Abs(db); err == nil {
 			db = a
 		}
@@ -90,11 +95,13 @@ func (c *cli) serviceInstall(args []string) error {
 		return fmt.Errorf("service install: %w", err)
 	}
 	defer s.Close()
-	if err := s.SetRecoveryActions([]mgr.RecoveryAction{{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
-		{Type: mgr.ServiceRestart, Delay: 5 * time.Second}, {Type: mgr.ServiceRestart, Delay: time.Minute}}, 24*3600); err == nil {
+	err = s.SetRecoveryActions([]mgr.RecoveryAction{{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: 5 * time.Second}, {Type: mgr.ServiceRestart, Delay: time.Minute}}, 24*3600)
+	if err == nil {
 		err = s.SetRecoveryActionsOnNonCrashFailures(true)
-	} else {
-		fmt.Fprintf(c.stderr, "service install: no restart on failure: %v\n", err)
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "service install: WARNING: the service will not be restarted after a failure: %v\n", err)
 	}
 	fmt.Fprintf(c.stdout, "service %s installed: serves %s at boot (log: %s); service start starts it now\n", serviceName, db, serviceLog())
 	return nil

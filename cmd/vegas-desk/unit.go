@@ -43,11 +43,7 @@ func (c *cli) unitOf(l *ledger.Ledger, u serveUnit) (string, error) {
 	}
 	u.db = c.dbPath()
 	if ledger.IsURL(u.db) {
-		pu, err := url.Parse(u.db)
-		if err != nil {
-			return "", badInput("serve --install-unit: --db: %v", err)
-		}
-		if _, has := pu.User.Password(); has || pu.Query().Has("password") {
+		if passwordIn(u.db) {
 			return "", badInput("serve --install-unit: --db holds a password, and a unit file is readable by every account: give the URL without it, and the password in a pgpass file (--pgpass FILE, loaded as the service's credential)")
 		}
 		if u.pgpass == "" {
@@ -74,6 +70,17 @@ func (c *cli) unitOf(l *ledger.Ledger, u serveUnit) (string, error) {
 	}
 	u.ledgerID = l.ID()
 	return u.text(), nil
+}
+
+// passwordIn reports whether the PostgreSQL URL db holds a password (or
+// is not a URL at all).
+func passwordIn(db string) bool {
+	u, err := url.Parse(db)
+	if err != nil {
+		return true
+	}
+	_, has := u.User.Password()
+	return has || u.Query().Has("password")
 }
 
 // systemdArg is s as one argument of ExecStart: quoted when it holds a
