@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"vegas-desk/internal/ledger"
@@ -139,5 +141,19 @@ func TestMetrics(t *testing.T) {
 	if metric(scrape, `vegas_ledger_errors_total{code="healthz"}`) != 1 || metric(scrape, `vegas_ledger_errors_total{code="internal"}`) != 1 ||
 		metric(scrape, `vegas_ledger_up`) != 0 {
 		t.Errorf("the ledger's failures not counted:\n%s", scrape)
+	}
+	// Every metric the README names (its table, its alert rules) is one
+	// the server exports (each has been counted by now).
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)[strings.Index(string(readme), "**Watching it.**"):]
+	section = section[:strings.Index(section, "**5. Point each counter at it.**")]
+	for _, name := range regexp.MustCompile(`vegas_[a-z_]+`).FindAllString(section, -1) {
+		name = strings.TrimSuffix(name, "_bucket")
+		if !strings.Contains(scrape, "# TYPE "+name+" ") {
+			t.Errorf("the README names %s, which the server does not export", name)
+		}
 	}
 }
