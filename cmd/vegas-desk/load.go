@@ -22,7 +22,9 @@ import (
 // on-sale block at once, each through the validation server with a desk
 // file of its own, as a counter's app does, for a while; it reports answers per second, their latency and how
 // long the payments' entries waited to be chained. It pays real tickets,
-// so it refuses a ledger that is not a demonstration ledger unless told.
+// so it refuses a ledger that is not a demonstration ledger unless told,
+// and then claims only tickets of stock packs it delivers to its own
+// desks (stockFor).
 func (c *cli) load(args []string) (err error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	counters := fs.Int("counters", 4, "how many counters claim at once (1–64)")
@@ -83,8 +85,8 @@ func (c *cli) load(args []string) (err error) {
 	} else {
 		// A real ledger: only packs of its stock that load delivers to its
 		// own desks, destroyed after (their tickets claimed), and its desks
-		// disabled, even when the test fails.
-		defer func() { err = errors.Join(err, own.leave(c.ctx, bo, *counters, c.stderr)) }()
+		// disabled, even when the test fails or is interrupted.
+		defer func() { err = errors.Join(err, own.leave(context.WithoutCancel(c.ctx), bo, c.stderr)) }()
 		if err = own.deliver(c.ctx, bo); err != nil {
 			return err
 		}
@@ -261,7 +263,8 @@ func (o *ownPacks) deliver(ctx context.Context, bo *ledger.Ledger) error {
 
 // leave destroys load's packs (their tickets were claimed: never to be
 // sold) and disables its desks, and says so to w.
-func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, n int, w io.Writer) error {
+func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) error {
+	n := len(o.packs)
 	var errs []error
 	for _, ps := range o.packs { // one desk's at a time
 		if ps[0] <= o.last {
