@@ -62,6 +62,10 @@ func (c *cli) load(args []string) (err error) {
 		if own, err = stockFor(c.ctx, bo, *counters); err != nil {
 			return err
 		}
+		// A real ledger: only packs of its stock that load delivers to its
+		// own desks, destroyed after (their tickets claimed), and its desks
+		// disabled, even when the test fails or is interrupted.
+		defer func() { err = errors.Join(err, own.leave(context.WithoutCancel(c.ctx), bo, c.stderr)) }()
 	}
 	logins, err := serverDesks(c, bo, *counters, *server, *dir, *pass)
 	if err != nil {
@@ -83,10 +87,6 @@ func (c *cli) load(args []string) (err error) {
 			packs = append(packs, all)
 		}
 	} else {
-		// A real ledger: only packs of its stock that load delivers to its
-		// own desks, destroyed after (their tickets claimed), and its desks
-		// disabled, even when the test fails or is interrupted.
-		defer func() { err = errors.Join(err, own.leave(context.WithoutCancel(c.ctx), bo, c.stderr)) }()
 		if err = own.deliver(c.ctx, bo); err != nil {
 			return err
 		}
@@ -274,14 +274,21 @@ func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) er
 		}
 	}
 	for i := 1; i <= n; i++ {
-		errs = append(errs, bo.DisableDesk(ctx, loadDesk(i), loadWho))
+		// (A desk the test failed before adding has nothing to disable.)
+		if err := bo.DisableDesk(ctx, loadDesk(i), loadWho); !errors.Is(err, ledger.ErrNotFound) {
+			errs = append(errs, err)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks load-1 … load-%d): %w", o.first, o.last,
 			o.block.Game, o.block.Number, n, err)
 	}
-	fmt.Fprintf(w, "load: left behind: packs %d–%d of block %d/%d, delivered from the stock to desks load-1 … load-%d and claimed by the test, now destroyed (never to be sold); desks load-1 … load-%d disabled (the journal keeps them; the next load enables them)\n",
-		o.first, o.last, o.block.Game, o.block.Number, n, n)
+	packs := "no pack (none was delivered)"
+	if o.last >= o.first {
+		packs = fmt.Sprintf("packs %d–%d of block %d/%d, delivered from the stock to desks load-1 … load-%d and claimed by the test, now destroyed (never to be sold)",
+			o.first, o.last, o.block.Game, o.block.Number, n)
+	}
+	fmt.Fprintf(w, "load: left behind: %s; desks load-1 … load-%d disabled (the journal keeps them; the next load enables them)\n", packs, n)
 	return nil
 }
 

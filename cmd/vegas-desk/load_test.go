@@ -118,6 +118,16 @@ func TestLoadRealLedger(t *testing.T) {
 		}
 	}
 	dir, srv := serveOf(t, real)
+	// A load that fails (the server of another ledger) leaves its desks
+	// disabled and moves no pack.
+	_, otherSrv := serveOf(t, ledgertest.Copy(t, ledgertest.Stock))
+	if _, errs, code := vd(t, real, "", "load", "--server", otherSrv, "--dir", dir, "--counters", "2", "--seconds", "1", "--yes-this-is-a-test"); code == 0 ||
+		!strings.Contains(errs, "left behind: no pack (none was delivered); desks load-1 … load-2 disabled") {
+		t.Errorf("load through another ledger's server: exit %d\n%s", code, errs)
+	}
+	if out, _, _ := vd(t, real, "", "packs", "list", "--block", "1"); strings.Contains(out, "load-") {
+		t.Errorf("a failed load moved packs:\n%s", out)
+	}
 	l, err := ledger.Open(real)
 	if err != nil {
 		t.Fatal(err)
