@@ -104,7 +104,8 @@ bench: deps-test
 	# --server against serve on PostgreSQL beside pgbench -N (1, 4, 16
 	# clients), the chain's delay, and the same against serve of a SQLite file.
 	$(BENCH) -bench 'Load' -benchtime 1x ./cmd/vegas-desk/
-	# A counter's lookup round trip through vegas-desk serve over loopback.
+	# A counter's lookup round trip through vegas-desk serve over loopback,
+	# then the same with its JSON log line written (what the log costs).
 	$(BENCH) -bench 'ServerLookup' -benchtime 2000x ./internal/server/
 	# Sealing a block for a counter ledger (target: at most 10 s on 2
 	# cores), beside generating the same block in memory, in the same run.

@@ -121,28 +121,24 @@ func (out *outcome) read(v any, e *apiError) {
 	}
 }
 
-// record logs out and counts it.
-func (s *Server) record(ctx context.Context, out outcome) {
+// attrs are out's fields of a log line.
+func (out *outcome) attrs() []slog.Attr {
 	attrs := []slog.Attr{slog.String("id", out.id), slog.String("desk", out.desk), slog.String("question", out.question),
 		slog.Int("status", out.status), slog.Duration("took", out.took)}
-	if out.verdict != "" {
-		attrs = append(attrs, slog.String("verdict", out.verdict))
-	}
-	if out.code != "" {
-		attrs = append(attrs, slog.String("code", out.code))
-	}
-	if out.serial != "" {
-		attrs = append(attrs, slog.String("serial", out.serial))
-	}
-	if out.request != "" {
-		attrs = append(attrs, slog.String("request", out.request))
+	for _, a := range []struct{ key, value string }{{"verdict", out.verdict}, {"code", out.code}, {"serial", out.serial},
+		{"request", out.request}, {"error", out.message}} {
+		if a.value != "" {
+			attrs = append(attrs, slog.String(a.key, a.value))
+		}
 	}
 	if out.amount != 0 {
 		attrs = append(attrs, slog.Int("amount", out.amount))
 	}
-	if out.message != "" {
-		attrs = append(attrs, slog.String("error", out.message))
-	}
+	return attrs
+}
+
+// record logs out and counts it.
+func (s *Server) record(ctx context.Context, out outcome) {
 	level, msg := slog.LevelInfo, "answer"
 	switch {
 	case out.status >= 500:
@@ -152,7 +148,9 @@ func (s *Server) record(ctx context.Context, out outcome) {
 	case out.code != "":
 		level, msg = slog.LevelWarn, "refused"
 	}
-	s.log.LogAttrs(ctx, level, msg, attrs...)
+	if s.log.Enabled(ctx, level) { // (no line made for no log)
+		s.log.LogAttrs(ctx, level, msg, out.attrs()...)
+	}
 	if !out.until.IsZero() && s.lockedOut(out.desk, out.until) {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "desk locked out", slog.String("desk", out.desk), slog.Time("until", out.until),
 			slog.String("id", out.id))
