@@ -18,8 +18,10 @@ GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 # their own cupsd on a free port of 127.0.0.1 and check, with the real lp
 # and lpstat, the answers printertest's stand-ins replay to the others.
 # strace: the durability tests trace a claim's process (its writes, its
-# syncs and its answer, in order).
-TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon strace
+# syncs and its answer, in order). systemd, for systemd-analyze: verify and
+# security --offline check the unit of serve --install-unit (neither needs
+# systemd running as PID 1).
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon strace systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -74,7 +76,7 @@ package: build
 # ends, the output of what fails, and last the wall time and the ten
 # slowest tests.
 TEST_CACHE ?= $(CURDIR)/.testcache
-RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog
 test: deps-test
 	@mkdir -p $(TEST_CACHE)
 	@echo $$(date +%s) > $(TEST_CACHE)/start
@@ -108,7 +110,8 @@ bench: deps-test
 	# group commit every file runs with (each answer after its WAL's sync)
 	# beside synchronous=FULL and NORMAL (no sync), same run.
 	$(BENCH) -bench 'DurableClaims' -benchtime 1x ./internal/ledger/
-	# A counter's lookup round trip through vegas-desk serve over loopback.
+	# A counter's lookup round trip through vegas-desk serve over loopback,
+	# then the same with its JSON log line written (what the log costs).
 	$(BENCH) -bench 'ServerLookup' -benchtime 2000x ./internal/server/
 	# Sealing a block for a counter ledger (target: at most 10 s on 2
 	# cores), beside generating the same block in memory, in the same run.

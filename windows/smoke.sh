@@ -46,6 +46,42 @@ uninstall_check() {
 		ok "the ledgers are kept" || bad "a ledger went with the program"
 }
 
+# --- the Windows service: serve under the service manager --------------------
+# (after cli_suite: its ledger and passphrase file). service install refuses
+# a --db holding a password, checks serve's flags and registers the service (as an administrator: wine's
+# user is one), start waits until it runs, then a counter pays through it
+# and /healthz answers from the host; stop ends it (its log says stopped),
+# remove unregisters it.
+SVC_DIR="$DOCS"'\autorité du serveur'
+service_check() {
+	vx "$DB" 0 'authority of ledger' '' serve --init --dir "$SVC_DIR" --host 127.0.0.1 --passphrase-file "$DOCS"'\phrase.txt'
+	vx "$DB" 0 '' 'desk file .* written' desks add S1 --limit 10000 --out "$DOCS"'\S1.desk' --dir "$SVC_DIR" --passphrase-file "$DOCS"'\phrase.txt'
+	vx 'postgres://backoffice:hunter2@127.0.0.1/pilot' 2 '' 'holds a password' service install --dir "$SVC_DIR"
+	vx "$DB" 2 '' 'serve: --listen 127.0.0.1:notaport' service install --dir "$SVC_DIR" --listen 127.0.0.1:notaport
+	vx "$DB" 0 'service vegas-desk installed' '' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443 --metrics 127.0.0.1:19464
+	vx "$DB" 2 '' 'exists already' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443
+	if w wine reg query 'HKLM\System\CurrentControlSet\Services\vegas-desk' /v Start 2>&1 | grep -q '0x2'; then
+		ok "vegas-desk starts at boot (its Start is 2, automatic)"
+	else
+		bad "vegas-desk: not started at boot: $(w wine reg query 'HKLM\System\CurrentControlSet\Services\vegas-desk' 2>&1)"
+	fi
+	# wine ends its services with its last program: one waits meanwhile
+	(sleep 120 | w wine cmd > /dev/null 2>&1 &)
+	vx - 0 'service vegas-desk: running' '' service start
+	# running: its process started; it answers once it listens
+	local h=
+	until_ok 20 curl -fsS --max-time 2 http://127.0.0.1:19464/healthz && h=$(curl -fsS http://127.0.0.1:19464/healthz 2>&1)
+	[[ $h == *'"ok":true'* ]] && ok "the service's /healthz: $h" || bad "the service's /healthz: $h"
+	vx - 0 '^PAY ' '' --server https://127.0.0.1:18443 --desk-cert "$DOCS"'\S1.desk' claim "$(serial 12 "$C/winners.txt")"
+	vx - 0 'service vegas-desk: stopped' '' service stop
+	local log=$W/prefix/drive_c/ProgramData/vegas-desk/serve.log
+	grep -q 'msg=serving' "$log" && grep -q 'question=claim .*verdict=paid' "$log" && grep -q 'msg=stopped' "$log" &&
+		ok "the service's log (C:\ProgramData\vegas-desk\serve.log): start, the claim, stop" || bad "the service's log: $(cat "$log" 2>&1 | tail -5)"
+	vx - 0 'service vegas-desk removed' '' service remove
+	vx - 2 '' 'no service vegas-desk' service start
+	vx "$DB" 2 '' 'what the service manager starts' service run
+}
+
 # --- the command line ---------------------------------------------------------
 # vx DB RC OUT_RE ERR_RE ARGS...: the installed command line on ledger DB
 # (none: "-"); checks its exit status and that its standard output and error

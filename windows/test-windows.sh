@@ -20,6 +20,8 @@
 #      claims at once from several processes, void, verify, a receipt PDF,
 #      keygen, a counter ledger and a payment on it, import-claims, the
 #      default ledger under %LOCALAPPDATA%\vegas-desk;
+#   2b. the Windows service: service install, start (a counter pays through
+#      it, /healthz answers), stop, remove (windows/smoke.sh service_check);
 #   3. Go tests built for Windows (go test -c) of the packages whose code
 #      differs there (ACLs, paths, locale, operator name, printers);
 #   4. the installed vegas-desk.exe on Xvfb: a window opens, a serial typed
@@ -182,6 +184,7 @@ PROGS=$LOCAL/Programs/vegas-desk
 
 step installer install_check
 step cli cli_suite
+step service service_check
 step go-tests go_tests
 step app app_check
 step uninstaller uninstall_check

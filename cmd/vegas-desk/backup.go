@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
+	"log/slog"
 	"time"
 
 	"vegas-desk/internal/ledger"
@@ -45,8 +45,8 @@ func backupLine(b ledger.BackupInfo) string {
 }
 
 // backups takes a backup of l into dir every period until ctx ends,
-// keeping the keep most recent, and says each one (or its failure) on w.
-func backups(ctx context.Context, l *ledger.Ledger, dir string, every time.Duration, keep int, w io.Writer) {
+// keeping the keep most recent, and logs each one (or its failure).
+func backups(ctx context.Context, l *ledger.Ledger, dir string, every time.Duration, keep int, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -56,10 +56,11 @@ func backups(ctx context.Context, l *ledger.Ledger, dir string, every time.Durat
 		case <-t.C:
 			b, err := l.Backup(ctx, dir, keep)
 			if err != nil {
-				fmt.Fprintf(w, "backup failed: %v\n", err)
+				log.Error("backup failed", slog.String("dir", dir), slog.String("error", err.Error()))
 				continue
 			}
-			fmt.Fprintln(w, backupLine(b))
+			log.Info("backup", slog.String("file", b.File), slog.Int("blocks", b.Blocks), slog.Int64("entries", int64(b.Entries)),
+				slog.String("head", b.Head), slog.Bool("verified", true))
 		}
 	}
 }

@@ -65,8 +65,13 @@ else the one last chosen in the app's settings).
   load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
                                                  a ledger's capacity test, through vegas-desk serve of --db
   serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
-  serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F]  the validation server counters ask (mTLS)
+  serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F] [--log-format text|json] [--metrics HOST:PORT]
+                                                 the validation server counters ask (mTLS); its log on
+                                                 the standard error, /metrics and /healthz on --metrics
         [--backup-dir DIR --backup-every 1h --backup-keep N]   with a verified backup on a schedule
+  serve --check [serve's flags]                  check the settings (ledger, authority, key, addresses), exit
+  serve --install-unit [--unit-user NAME] [--pgpass FILE] [serve's flags]   print a systemd unit of serve
+  service install [serve's flags] | service remove|start|stop    (Windows) serve as a Windows service
   desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
   desks cert ID --out ID.desk [--dir DIR] [--keep-old]       a new desk file; its earlier ones revoked unless --keep-old
   desks revoke ID --cert SERIAL|FILE                         refuse one of a desk's certificates (a desk file stolen)
@@ -178,7 +183,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
 		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
 		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
-		"load": c.load, "serve": c.serve, "upgrade": c.upgrade, "backup": c.backup,
+		"load": c.load, "serve": c.serve, "service": c.service, "upgrade": c.upgrade, "backup": c.backup,
 	}
 	if args[0] == "help" {
 		fmt.Fprint(stdout, usage)

@@ -23,8 +23,10 @@ import (
 // on-sale block at once, each through the validation server with a desk
 // file of its own, as a counter's app does, for a while; it reports answers per second, their latency and how
 // long the payments' entries waited to be chained. It pays real tickets,
-// so it refuses a ledger that is not a demonstration ledger unless told.
-func (c *cli) load(args []string) error {
+// so it refuses a ledger that is not a demonstration ledger unless told,
+// and then claims only tickets of stock packs it delivers to its own
+// desks (stockFor).
+func (c *cli) load(args []string) (err error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	counters := fs.Int("counters", 4, "how many counters claim at once (1–64)")
 	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
@@ -56,22 +58,46 @@ func (c *cli) load(args []string) error {
 	if !bo.Demo() && !*yes {
 		return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
 	}
-	packs, b, err := onSale(c.ctx, bo)
-	if err != nil {
-		return err
+	var own *ownPacks
+	if !bo.Demo() {
+		if own, err = stockFor(c.ctx, bo, *counters); err != nil {
+			return err
+		}
+		// A real ledger: only packs of its stock that load delivers to its
+		// own desks, destroyed after (their tickets claimed), and its desks
+		// disabled, even when the test fails or is interrupted.
+		defer func() { err = errors.Join(err, own.leave(context.WithoutCancel(c.ctx), bo, c.stderr)) }()
 	}
 	logins, err := serverDesks(c, bo, *counters, *server, *dir, *pass)
 	if err != nil {
 		return err
+	}
+	defer func() {
+		for _, l := range logins {
+			l.Close()
+		}
+	}()
+	var packs [][]int
+	var b ledger.Block
+	if bo.Demo() {
+		var all []int
+		if all, b, err = onSale(c.ctx, bo); err != nil {
+			return err
+		}
+		for range logins {
+			packs = append(packs, all)
+		}
+	} else {
+		if err = own.deliver(c.ctx, bo); err != nil {
+			return err
+		}
+		packs, b = own.packs, own.block
 	}
 	progress := c.stdout
 	if *asJSON {
 		progress = c.stderr
 	}
 	r := runLoad(c.ctx, logins, b, packs, time.Duration(*seconds*float64(time.Second)), progress)
-	for _, l := range logins {
-		l.Close()
-	}
 	if r.err != nil {
 		return r.err
 	}
@@ -132,9 +158,12 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 	defer os.RemoveAll(tmp)
 	var logins []*ledger.Ledger
 	for i := 1; i <= n && err == nil; i++ {
-		id := fmt.Sprintf("load-%d", i)
-		if !slices.ContainsFunc(existing, func(d ledger.Desk) bool { return d.ID == id }) {
-			_, err = bo.AddDesk(c.ctx, id, 1000, defaultIdentity("", "load"))
+		id := loadDesk(i)
+		switch j := slices.IndexFunc(existing, func(d ledger.Desk) bool { return d.ID == id }); {
+		case j < 0:
+			_, err = bo.AddDesk(c.ctx, id, 1000, loadWho)
+		case existing[j].Disabled: // by an earlier load on a real ledger
+			err = bo.EnableDesk(c.ctx, id, loadWho)
 		}
 		var data []byte
 		if err == nil {
@@ -171,6 +200,106 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 	return logins, nil
 }
 
+// loadWho is who load acts as at the back office.
+var loadWho = defaultIdentity("", "load")
+
+// loadDesk is the id of load's i-th desk (from 1).
+func loadDesk(i int) string { return fmt.Sprintf("load-%d", i) }
+
+// PacksPerCounter is how many packs of a real ledger's stock load delivers
+// to each of its desks (200 tickets each).
+const PacksPerCounter = 5
+
+// ownPacks are the packs load delivered to its desks on a real ledger.
+type ownPacks struct {
+	block ledger.Block
+	packs [][]int // by desk: load-1's first
+	// first … last: the packs delivered so far (none: last < first).
+	first, last int
+}
+
+// stockFor finds, without writing, the packs of a real ledger's stock a
+// load test of n counters takes: PacksPerCounter (at least one) each, in
+// the longest run of packs in stock of the first block that has n.
+func stockFor(ctx context.Context, bo *ledger.Ledger, n int) (*ownPacks, error) {
+	blocks, err := bo.Blocks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range blocks {
+		runs, err := bo.Packs(ctx, ledger.PackFilter{Game: b.Game, Block: b.Number, State: "stock"})
+		if err != nil {
+			return nil, err
+		}
+		var best *ledger.PackRun
+		for i, r := range runs {
+			if best == nil || r.Last-r.First > best.Last-best.First {
+				best = &runs[i]
+			}
+		}
+		if best == nil || best.Last-best.First+1 < n {
+			continue
+		}
+		per := min(PacksPerCounter, (best.Last-best.First+1)/n)
+		own := &ownPacks{block: b, first: best.First, last: best.First - 1}
+		for i := range n {
+			var ps []int
+			for p := best.First + i*per; p < best.First+(i+1)*per; p++ {
+				ps = append(ps, p)
+			}
+			own.packs = append(own.packs, ps)
+		}
+		return own, nil
+	}
+	return nil, badInput("load: %s is not a demonstration ledger, and no block has %d packs in stock in a row: on a real ledger a load test claims only tickets of stock packs it delivers to its own desks (and destroys after); generate a test block (generate, without --activate), or run it on a demonstration ledger (generate --demo)", bo.Location(), n)
+}
+
+// deliver delivers each desk's packs to it and puts them on sale there.
+func (o *ownPacks) deliver(ctx context.Context, bo *ledger.Ledger) error {
+	for i, ps := range o.packs {
+		m := ledger.PackMove{Game: o.block.Game, Block: o.block.Number, First: ps[0], Last: ps[len(ps)-1], Desk: loadDesk(i + 1)}
+		for _, move := range []string{"deliver", "receive", "activate"} {
+			m.Move = move
+			if err := bo.MovePacks(ctx, m, loadWho); err != nil {
+				return fmt.Errorf("load: packs %d–%d of block %d/%d to %s (%s): %w", m.First, m.Last, o.block.Game, o.block.Number, m.Desk, move, err)
+			}
+			o.last = m.Last
+		}
+	}
+	return nil
+}
+
+// leave destroys load's packs (their tickets were claimed: never to be
+// sold) and disables its desks, and says so to w.
+func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) error {
+	n := len(o.packs)
+	var errs []error
+	for _, ps := range o.packs { // one desk's at a time
+		if ps[0] <= o.last {
+			m := ledger.PackMove{Game: o.block.Game, Block: o.block.Number, First: ps[0], Last: min(ps[len(ps)-1], o.last),
+				Move: "destroyed", Reason: "vegas-desk load: a load test claimed its tickets"}
+			errs = append(errs, bo.MovePacks(ctx, m, loadWho))
+		}
+	}
+	for i := 1; i <= n; i++ {
+		// (A desk the test failed before adding has nothing to disable.)
+		if err := bo.DisableDesk(ctx, loadDesk(i), loadWho); !errors.Is(err, ledger.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks load-1 … load-%d): %w", o.first, o.last,
+			o.block.Game, o.block.Number, n, err)
+	}
+	packs := "no pack (none was delivered)"
+	if o.last >= o.first {
+		packs = fmt.Sprintf("packs %d–%d of block %d/%d, delivered from the stock to desks load-1 … load-%d and claimed by the test, now destroyed (never to be sold)",
+			o.first, o.last, o.block.Game, o.block.Number, n)
+	}
+	fmt.Fprintf(w, "load: left behind: %s; desks load-1 … load-%d disabled (the journal keeps them; the next load enables them)\n", packs, n)
+	return nil
+}
+
 // loadResult is what a load test measured.
 type loadResult struct {
 	elapsed time.Duration
@@ -180,20 +309,20 @@ type loadResult struct {
 	err     error
 }
 
-// runLoad makes each login claim random tickets of the packs of b until d
-// is over, printing a line a second to progress.
-func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs []int, d time.Duration, progress io.Writer) *loadResult {
+// runLoad makes each login claim random tickets of its packs of b (login
+// i's: packs[i]) until d is over, printing a line a second to progress.
+func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs [][]int, d time.Duration, progress io.Writer) *loadResult {
 	r := &loadResult{}
 	var mu sync.Mutex
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
-	for _, l := range logins {
+	for i, l := range logins {
 		wg.Go(func() {
 			rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
 			for ctx.Err() == nil {
-				pos := packs[rng.IntN(len(packs))]*game.PackSize + rng.IntN(game.PackSize)
+				pos := packs[i][rng.IntN(len(packs[i]))]*game.PackSize + rng.IntN(game.PackSize)
 				s := game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}
 				t0 := time.Now()
 				cl, err := l.Claim(context.WithoutCancel(ctx), ledger.ClaimRequest{Serial: s.String(), Method: ledger.MethodSerial,

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
@@ -78,17 +81,107 @@ func TestLoadCLI(t *testing.T) {
 		t.Errorf("verify after the load: exit %d\n%s%s", code, out, errs)
 	}
 
+	for _, db := range []string{url, ledgertest.Copy(t, ledgertest.Demo)} {
+		if _, errs, code := vd(t, db, "", "load"); code != 2 || !strings.Contains(errs, "give --server") {
+			t.Errorf("load without --server on %s: exit %d %s", db, code, errs)
+		}
+	}
+
+	// A real ledger whose packs are all on sale at the shops: nothing of
+	// its own to claim, so refused, and nothing written.
 	real := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Block)))
 	realDir, realSrv := serveOf(t, real)
 	if _, errs, code := vd(t, real, "", "load", "--server", realSrv, "--dir", realDir, "--seconds", "1"); code != 2 || !strings.Contains(errs, "--yes-this-is-a-test") {
 		t.Errorf("load on a real ledger: exit %d %s", code, errs)
 	}
-	if out, errs, code := vd(t, real, "", "load", "--server", realSrv, "--dir", realDir, "--counters", "1", "--seconds", "0.5", "--yes-this-is-a-test"); code != 0 || !strings.Contains(out, "answers/s") {
-		t.Errorf("load on a real ledger, told: exit %d\n%s%s", code, out, errs)
+	if _, errs, code := vd(t, real, "", "load", "--server", realSrv, "--dir", realDir, "--counters", "1", "--seconds", "0.5", "--yes-this-is-a-test"); code != 2 ||
+		!strings.Contains(errs, "no block has 1 packs in stock") {
+		t.Errorf("load on a real ledger with no stock: exit %d %s", code, errs)
 	}
-	for _, db := range []string{url, ledgertest.Copy(t, ledgertest.Demo)} {
-		if _, errs, code := vd(t, db, "", "load"); code != 2 || !strings.Contains(errs, "give --server") {
-			t.Errorf("load without --server on %s: exit %d %s", db, code, errs)
+	if out, _, _ := vd(t, real, "", "desks", "list"); strings.Contains(out, "load-") {
+		t.Errorf("a refused load added its desks:\n%s", out)
+	}
+}
+
+// load --yes-this-is-a-test on a real ledger (its packs in stock, a shop's
+// packs on sale) claims only tickets of stock packs it delivers to its own
+// desks, never a shop's; it says what it leaves behind: those packs
+// destroyed, its desks disabled; run again, it enables its desks and takes
+// the next packs; the journal verifies.
+func TestLoadRealLedger(t *testing.T) {
+	ctx := context.Background()
+	real := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Stock)))
+	for _, args := range [][]string{{"desks", "add", "shop-1"}, {"packs", "deliver", "--block", "1", "--packs", "0-9", "--desk", "shop-1"},
+		{"packs", "receive", "--block", "1", "0-9"}, {"packs", "activate", "--block", "1", "0-9"}} {
+		if out, errs, code := vd(t, real, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
+	}
+	dir, srv := serveOf(t, real)
+	// A load that fails (the server of another ledger) leaves its desks
+	// disabled and moves no pack.
+	_, otherSrv := serveOf(t, ledgertest.Copy(t, ledgertest.Stock))
+	if _, errs, code := vd(t, real, "", "load", "--server", otherSrv, "--dir", dir, "--counters", "2", "--seconds", "1", "--yes-this-is-a-test"); code == 0 ||
+		!strings.Contains(errs, "left behind: no pack (none was delivered); desks load-1 … load-2 disabled") {
+		t.Errorf("load through another ledger's server: exit %d\n%s", code, errs)
+	}
+	if out, _, _ := vd(t, real, "", "packs", "list", "--block", "1"); strings.Contains(out, "load-") {
+		t.Errorf("a failed load moved packs:\n%s", out)
+	}
+	l, err := ledger.Open(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	seen := 0
+	for run, want := range []struct{ first, last int }{{10, 24}, {25, 39}} {
+		out, errs, code := vd(t, real, "", "load", "--server", srv, "--dir", dir, "--counters", "3", "--seconds", "1", "--yes-this-is-a-test", "--json")
+		if code != 0 || !strings.Contains(out, `"paid"`) {
+			t.Fatalf("load %d: exit %d\n%s%s", run, code, out, errs)
+		}
+		left := fmt.Sprintf("left behind: packs %d–%d of block 531/1, delivered from the stock to desks load-1 … load-3", want.first, want.last)
+		if !strings.Contains(errs, left) || !strings.Contains(errs, "now destroyed") || !strings.Contains(errs, "desks load-1 … load-3 disabled") {
+			t.Errorf("load %d does not say what it leaves behind (%s):\n%s", run, left, errs)
+		}
+		cs, err := l.Claims(ctx, ledger.ClaimFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) <= seen {
+			t.Fatalf("load %d paid nothing", run)
+		}
+		for _, c := range cs {
+			pack := c.Position / game.PackSize
+			if !strings.HasPrefix(c.Desk, "load-") || pack < 10 || pack > want.last {
+				t.Errorf("load %d paid a ticket of pack %d at desk %s", run, pack, c.Desk)
+			}
+		}
+		seen = len(cs)
+		runs, err := l.Packs(ctx, ledger.PackFilter{Game: 531, Block: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			switch {
+			case r.Last < 10 && (r.State != "on-sale" || r.Desk != "shop-1"):
+				t.Errorf("load %d moved the shop's packs %d–%d: %s", run, r.First, r.Last, r.State)
+			case r.First >= 10 && r.Last <= want.last && r.State != "destroyed":
+				t.Errorf("load %d left its packs %d–%d %s", run, r.First, r.Last, r.State)
+			case r.First > want.last && r.State != "stock":
+				t.Errorf("load %d moved packs %d–%d of the stock: %s", run, r.First, r.Last, r.State)
+			}
+		}
+		ds, err := l.Desks(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if strings.HasPrefix(d.ID, "load-") != d.Disabled {
+				t.Errorf("after load %d, desk %s disabled: %v", run, d.ID, d.Disabled)
+			}
+		}
+	}
+	if out, errs, code := vd(t, real, "", "verify", "--json"); code != 0 || !strings.Contains(out, `"ok": true`) {
+		t.Errorf("verify after the loads: exit %d\n%s%s", code, out, errs)
 	}
 }

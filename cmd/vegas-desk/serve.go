@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -39,6 +41,12 @@ func (c *cli) serve(args []string) error {
 	backupDir := fs.String("backup-dir", "", "take a verified backup of the ledger into DIR every --backup-every")
 	backupEvery := fs.Duration("backup-every", time.Hour, "(--backup-dir) the time between two backups")
 	backupKeep := fs.Int("backup-keep", 24, "(--backup-dir) the backups kept, the most recent")
+	logFormat := fs.String("log-format", "text", "the log lines on the standard error: text or json")
+	check := fs.Bool("check", false, "check the settings (the ledger, the authority, the server's key, the addresses are free) and exit")
+	unit := fs.Bool("install-unit", false, "print a systemd unit that serves the ledger with these settings (start at boot, restart on failure)")
+	unitUser := fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
+	pgpass := fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
+	metrics := fs.String("metrics", "", "serve GET /metrics (Prometheus) and GET /healthz on this address (HOST:PORT), plain HTTP, no desk certificate")
 	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 		return err
 	}
@@ -48,6 +56,9 @@ func (c *cli) serve(args []string) error {
 	if *backupDir != "" && *backupEvery < time.Minute {
 		return badInput("serve: --backup-every %s: give a minute or more", *backupEvery)
 	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
+	}
 	l, err := c.open(!*initDir)
 	if err != nil {
 		return err
@@ -55,6 +66,18 @@ func (c *cli) serve(args []string) error {
 	defer l.Close()
 	if l.CounterDesk() != "" {
 		return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
+	}
+	if *unit {
+		if *initDir {
+			return badInput("serve: --install-unit serves an authority made already: run serve --init first, then --install-unit")
+		}
+		text, err := c.unitOf(l, serveUnit{user: *unitUser, dir: *dir, listen: *listen, cert: *cert, key: *key, metrics: *metrics,
+			logFormat: *logFormat, pgpass: *pgpass, maxConns: *maxConns})
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(c.stdout, text)
+		return nil
 	}
 	if *initDir {
 		p, err := c.passphrase(*pass, true)
@@ -80,7 +103,8 @@ func (c *cli) serve(args []string) error {
 		fmt.Fprintf(c.stdout, "next: vegas-desk --db %s desks add ID --out ID.desk, then vegas-desk --db %s serve --listen HOST:PORT\n", c.dbPath(), c.dbPath())
 		return nil
 	}
-	s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns})
+	logger := server.NewLogger(c.stderr, *logFormat)
+	s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns, Log: logger})
 	if err != nil {
 		return err
 	}
@@ -88,19 +112,40 @@ func (c *cli) serve(args []string) error {
 	if err != nil {
 		return badInput("serve: --listen %s: %v", *listen, err)
 	}
-	fmt.Fprintf(c.stderr, "serving ledger %s (%s) on https://%s\n", l.ID(), l.Location(), ln.Addr())
+	var mln net.Listener
+	if *metrics != "" {
+		if mln, err = net.Listen("tcp", *metrics); err != nil {
+			ln.Close()
+			return badInput("serve: --metrics %s: %v", *metrics, err)
+		}
+	}
+	if *check {
+		ln.Close()
+		if mln != nil {
+			mln.Close()
+		}
+		fmt.Fprintf(c.stdout, "serve: ready to serve ledger %s (%s) on %s\n", l.ID(), l.Location(), *listen)
+		return nil
+	}
 	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
 	defer stop()
-	if *backupDir != "" {
-		fmt.Fprintf(c.stderr, "a backup every %s into %s, the %d most recent kept\n", *backupEvery, *backupDir, *backupKeep)
-		go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, c.stderr)
+	if mln != nil {
+		mon := &http.Server{Handler: s.Monitor(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 20 * time.Second}
+		logger.Info("monitor", slog.String("metrics", "http://"+mln.Addr().String()+"/metrics"), slog.String("healthz", "http://"+mln.Addr().String()+"/healthz"))
+		go mon.Serve(mln)
+		defer mon.Close()
 	}
-	go func() {
-		<-ctx.Done()
+	// Told to stop (SIGTERM, Ctrl-C): the questions in flight end first.
+	if *backupDir != "" {
+		logger.Info("backups", slog.String("dir", *backupDir), slog.Duration("every", *backupEvery), slog.Int("keep", *backupKeep))
+		go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, logger)
+	}
+	defer context.AfterFunc(ctx, func() {
+		logger.Info("stopping: the questions in flight end")
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		s.Shutdown(sctx)
-	}()
+	})()
 	return s.Serve(ln)
 }
 

@@ -192,6 +192,7 @@ func classify(err error) *apiError {
 
 // write writes v as JSON, or e's answer, at once (never a part of one).
 func write(w http.ResponseWriter, v any, e *apiError) {
+	note(w, v, e)
 	status := http.StatusOK
 	if e != nil {
 		status, v = protocol.KindOf(e.code).Status, wire.Error{Code: e.code, Message: e.message, Refusal: e.refusal}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"slices"
 	"testing"
 	"time"
@@ -14,9 +15,17 @@ import (
 // A counter's lookup through the server over loopback, the whole round
 // trip (the request, the desk's row read again, the lookup, the answer):
 // its median and 99th percentile (goal: a median of at most 2 ms).
-func BenchmarkServerLookup(b *testing.B) {
+func BenchmarkServerLookup(b *testing.B) { benchLookup(b, server.Config{}) }
+
+// The same with every question's JSON log line written (to io.Discard):
+// beside BenchmarkServerLookup in one run, what the log costs.
+func BenchmarkServerLookupLogged(b *testing.B) {
+	benchLookup(b, server.Config{Log: server.NewLogger(io.Discard, "json")})
+}
+
+func benchLookup(b *testing.B, cfg server.Config) {
 	o, serials := office(b)
-	s := servertest.Start(b, o, server.Config{})
+	s := servertest.Start(b, o, cfg)
 	c1 := s.Open(b, "C1")
 	ctx := context.Background()
 	who := ledger.Identity{Operator: "bench"}

@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -42,6 +43,8 @@ type Config struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxConnsPerDesk bounds one desk's open connections.
 	MaxConnsPerDesk int
+	// Log receives the server's lines (log.go); nil: none.
+	Log *slog.Logger
 }
 
 // Server serves one ledger.
@@ -53,6 +56,7 @@ type Server struct {
 	mu     sync.Mutex
 	byDesk map[string]int
 	conns  map[net.Conn]*slot
+	watch  // its log and metrics (log.go, metrics.go)
 	// servable is ledger.CheckServable's last answer, and when it was
 	// asked (checkServable).
 	servable struct {
@@ -129,6 +133,7 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 		IdleTimeout: cfg.IdleTimeout, ConnContext: s.connContext, ConnState: s.connState,
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}, // HTTP/1.1: one question a connection at a time
 		ErrorLog:     quietLog()}
+	s.watchOver()
 	return s, nil
 }
 
@@ -148,10 +153,12 @@ func (s *Server) verify(cs tls.ConnectionState) error {
 
 // Serve answers on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	s.started(ln)
 	err := s.http.Serve(tls.NewListener(ln, s.tls))
 	if errors.Is(err, http.ErrServerClosed) {
-		return nil
+		err = nil
 	}
+	s.stopped(err)
 	return err
 }
 

@@ -1,0 +1,234 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/protocol"
+	"vegas-desk/internal/ledger/wire"
+)
+
+// What serve says, as log/slog lines (Config.Log): a line per question
+// (its id, desk, question, verdict or error code, duration), each refusal
+// with its reason, each lock-out, the start and the stop with the ledger
+// served. A line never holds a serial's secret part (the public part
+// game-block-position is named instead), a winner's identity, a key or
+// the free text of an error a desk caused (which may quote what it sent):
+// a refusal's reason is its code and verdict. The same observation feeds
+// the metrics (metrics.go).
+
+// RequestIDHeader carries a question's id in its answer, the id of its log
+// line.
+const RequestIDHeader = "X-Request-Id"
+
+// observed is a question's answer as write wrote it.
+type observed struct {
+	http.ResponseWriter
+	status int
+	v      any
+	e      *apiError
+}
+
+func (o *observed) WriteHeader(status int) {
+	if o.status == 0 {
+		o.status = status
+	}
+	o.ResponseWriter.WriteHeader(status)
+}
+
+// note is write's hook: the answer being written to w.
+func note(w http.ResponseWriter, v any, e *apiError) {
+	if o, ok := w.(*observed); ok {
+		o.v, o.e = v, e
+	}
+}
+
+// outcome is what a log line and the metrics say of an answer.
+type outcome struct {
+	question, desk, id, request string
+	status                      int
+	// verdict: the ticket's verdict, "paid", a refusal's verdict, or
+	// "ok"; code: the error's code, "" for an answer.
+	verdict, code string
+	serial        string // the public part
+	amount        int    // a payment's
+	chained       time.Duration
+	until         time.Time // a lock-out's end
+	message       string    // the ledger's failure (internal, unavailable)
+	took          time.Duration
+}
+
+// observe wraps h: each question is answered, then logged and counted.
+func (s *Server) observe(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := newID()
+		w.Header().Set(RequestIDHeader, id)
+		o := &observed{ResponseWriter: w}
+		h.ServeHTTP(o, r)
+		out := outcome{id: id, request: r.Header.Get("Idempotency-Key"), took: time.Since(start), status: o.status,
+			question: strings.TrimPrefix(r.Pattern, "/v1/")}
+		if out.status == 0 {
+			out.status = http.StatusOK
+		}
+		if out.question == "/" || out.question == "" {
+			out.question = "other"
+		}
+		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+			out.desk, _, _ = protocol.Names(r.TLS.PeerCertificates[0])
+		}
+		out.read(o.v, o.e)
+		s.record(r.Context(), out)
+	})
+}
+
+// read fills in what the answer v or the error e says.
+func (out *outcome) read(v any, e *apiError) {
+	out.verdict = "ok"
+	switch x := v.(type) {
+	case wire.Ticket:
+		out.verdict, out.serial = x.Verdict, ledger.PublicSerial(x.Game, x.Block, x.Position)
+	case *wire.Claim:
+		out.verdict, out.serial, out.amount = "paid", ledger.PublicSerial(x.Game, x.Block, x.Position), x.Amount
+		out.chained = time.Duration(x.ChainedMS * float64(time.Millisecond))
+	}
+	if e == nil {
+		return
+	}
+	out.code, out.verdict = e.code, ""
+	if f := e.refusal; f != nil {
+		out.verdict = f.Verdict
+		if sr, err := game.ParseSerial(f.Serial); err == nil {
+			out.serial = ledger.PublicSerial(sr.Game, sr.Block, sr.Position)
+		}
+		if f.Until != nil && f.Verdict == string(ledger.Locked) {
+			out.until = *f.Until
+		}
+	}
+	if e.code == protocol.CodeInternal || e.code == protocol.CodeUnavailable {
+		out.message = e.message
+	}
+}
+
+// attrs are out's fields of a log line.
+func (out *outcome) attrs() []slog.Attr {
+	attrs := []slog.Attr{slog.String("id", out.id), slog.String("desk", out.desk), slog.String("question", out.question),
+		slog.Int("status", out.status), slog.Duration("took", out.took)}
+	for _, a := range []struct{ key, value string }{{"verdict", out.verdict}, {"code", out.code}, {"serial", out.serial},
+		{"request", out.request}, {"error", out.message}} {
+		if a.value != "" {
+			attrs = append(attrs, slog.String(a.key, a.value))
+		}
+	}
+	if out.amount != 0 {
+		attrs = append(attrs, slog.Int("amount", out.amount))
+	}
+	return attrs
+}
+
+// record logs out and counts it.
+func (s *Server) record(ctx context.Context, out outcome) {
+	level, msg := slog.LevelInfo, "answer"
+	switch {
+	case out.status >= 500:
+		level, msg = slog.LevelError, "ledger failed"
+	case out.code == protocol.CodeRefused:
+		msg = "refused"
+	case out.code != "":
+		level, msg = slog.LevelWarn, "refused"
+	}
+	if s.log.Enabled(ctx, level) { // (no line made for no log)
+		s.log.LogAttrs(ctx, level, msg, out.attrs()...)
+	}
+	if !out.until.IsZero() && s.lockedOut(out.desk, out.until) {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "desk locked out", slog.String("desk", out.desk), slog.Time("until", out.until),
+			slog.String("id", out.id))
+		s.metrics.lockouts.WithLabelValues(out.desk).Inc()
+	}
+	s.metrics.count(out)
+}
+
+// lockOuts remembers each desk's lock-out seen, so that it is logged and
+// counted once, not at each of its refused questions.
+type lockOuts struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+// lockedOut reports whether desk's lock-out until is a new one.
+func (s *Server) lockedOut(desk string, until time.Time) bool {
+	s.locks.mu.Lock()
+	defer s.locks.mu.Unlock()
+	if s.locks.until == nil {
+		s.locks.until = map[string]time.Time{}
+	}
+	if s.locks.until[desk].Equal(until) {
+		return false
+	}
+	s.locks.until[desk] = until
+	return true
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// started and stopped are Serve's lines.
+func (s *Server) started(ln net.Listener) {
+	s.serving.Store(true)
+	s.log.Info("serving", slog.String("ledger", s.l.ID()), slog.String("location", s.l.Location()),
+		slog.Bool("demo", s.l.Demo()), slog.String("listen", ln.Addr().String()))
+}
+
+func (s *Server) stopped(err error) {
+	s.serving.Store(false)
+	if err != nil {
+		s.log.Error("stopped", slog.String("ledger", s.l.ID()), slog.String("error", err.Error()))
+		return
+	}
+	s.log.Info("stopped", slog.String("ledger", s.l.ID()))
+}
+
+// NewLogger is serve's logger on w: JSON lines when asked ("json"), text
+// lines ("text") otherwise.
+func NewLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// watch is what a server says and counts.
+type watch struct {
+	log     *slog.Logger
+	metrics *metrics
+	locks   lockOuts
+	serving atomic.Bool
+}
+
+// watchOver starts the server's log and metrics: each question observed,
+// and http.Server's own lines (a handshake refused: a certificate of
+// another authority, another ledger, expired; a connection cut) as
+// warnings.
+func (s *Server) watchOver() {
+	s.log = s.cfg.Log
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.metrics = s.newMetrics()
+	s.http.Handler = s.observe(s.http.Handler)
+	s.http.ErrorLog = slog.NewLogLogger(s.log.With(slog.String("from", "http")).Handler(), slog.LevelWarn)
+}
