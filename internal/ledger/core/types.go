@@ -47,6 +47,12 @@ func (b Block) First() int64 { return b.FirstPack * int64(b.PackSize) }
 // TicketNumber is the ledger-wide number of the ticket at position pos.
 func (b Block) TicketNumber(pos int) int64 { return b.First() + int64(pos) }
 
+// Holds reports whether s is the serial of one of b's tickets, its
+// secret part right.
+func (b Block) Holds(s game.Serial) bool {
+	return s.Position >= 0 && s.Position < b.Tickets && b.Key.Secret(s.Position) == s.Secret
+}
+
 // PackID is the packs row of the ticket at position pos.
 func (b Block) PackID(pos int) int64 { return b.FirstPack + int64(pos/game.PackSize) }
 
@@ -499,7 +505,7 @@ var ErrNotAnchored = errors.New("the journal does not hold this head")
 
 // SchemaVersion is the schema version of a ledger of this build, on every
 // engine (SQLite's user_version, PostgreSQL's meta 'schema').
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Info is what a ledger is, as its backend says.
 type Info struct {

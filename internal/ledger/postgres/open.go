@@ -40,11 +40,13 @@ var postgresSQL string
 // desk is answered locked before its request id is replayed (issue 23);
 // 6 since counters' logins and their PL/pgSQL are retired (issue 22):
 // counters ask a validation server, the rule runs in Go only, and the
-// schema is storage and the append-only triggers. An earlier database
+// schema is storage and the append-only triggers; 7 since a desk keeps
+// its lock-out's count (desks.guesses) and no index of the journal by
+// kind and time is kept (issue 28). An earlier database
 // holds logins and functions that this version neither makes nor keeps
 // in line with the rule; it is refused, with how to copy it (through a
 // file) into a new one. The SQLite file's is core.SchemaVersion.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given

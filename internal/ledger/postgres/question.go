@@ -1,0 +1,434 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
+)
+
+// A question on PostgreSQL (core/question.go): one read, core's decision,
+// one write. The read is one statement (snapshot.go), in no transaction;
+// the write one statement in a transaction of its own (writeOutcome),
+// which records the entry in vegas.waiting and checks again what may have
+// changed since the read: the ticket paid once (the paid row's key), the
+// request id (its row of vegas.requests), the desk's lock-out (its row,
+// locked). The sequencer then chains the entry, and the question answers
+// with its id, number and hash.
+
+// errRaced is a write that found changed what its question read (a
+// payment of its ticket, a use of its request id, committed since): the
+// question is asked again, and reads what changed.
+var errRaced = errors.New("the ledger changed since the question read it")
+
+// raceRetries bounds how many times a question that raced is asked again
+// (the second reads what changed, and answers so).
+const raceRetries = 3
+
+// Lookup is the ticket of s with the verdict a claim at who.Desk would
+// get at time at (zero: now); an unknown serial and a stolen pack's
+// ticket are recorded, unless the login is read-only.
+func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
+	at = clock(at)
+	sn, err := b.snapshot(ctx, s, who.Desk, asked, "", at)
+	if err != nil {
+		return core.Ticket{}, fmt.Errorf("lookup %s: %w", s, Classify(err))
+	}
+	out := core.DecideLookup(sn, s, who, at)
+	if err := b.answer(ctx, sn, &out); err != nil {
+		return core.Ticket{}, err
+	}
+	return out.Ticket, classified(b.chainedClaim(ctx, out.Ticket.Claim))
+}
+
+// Find lists the tickets of the ledger with encoding code, each with its
+// verdict at who.Desk; none is recorded as refused (unless read-only).
+func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
+	if len(code) != game.EncodedSize {
+		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
+	}
+	at = clock(at)
+	sn, err := b.Store.ReadSnapshot(ctx, b.db, source{b}, backoffice.Ask{Code: code, Who: who, Asked: asked, At: at})
+	if err != nil {
+		return nil, classified(err)
+	}
+	out := core.DecideFind(sn, who, at)
+	if err := b.answer(ctx, sn, &out); err != nil {
+		return nil, err
+	}
+	for i := range out.Found {
+		if err := b.chainedClaim(ctx, out.Found[i].Claim); err != nil {
+			return nil, classified(err)
+		}
+	}
+	return out.Found, nil
+}
+
+// answer records a lookup's or a search's entry, if any (unless
+// read-only), and is its answer's error.
+func (b *Backend) answer(ctx context.Context, sn *core.Snapshot, out *core.Outcome) error {
+	if out.Record == nil || b.ReadOnly {
+		return classified(out.Err)
+	}
+	q, err := b.writeOutcome(ctx, sn, out)
+	if err == nil {
+		err = b.recorded(ctx, q, out.Record)
+	}
+	if err != nil {
+		return core.Refused(out.Err, classified(err))
+	}
+	_, err = out.Answer()
+	return err
+}
+
+// Claim decides and records a claim: its snapshot, core's decision, its
+// outcome written; asked again when the write found the ticket or the
+// request id changed since the read (errRaced). It answers once its entry
+// (or the payment it answers again) is chained.
+func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+	if b.ReadOnly {
+		return core.Claim{}, core.ErrReadOnly
+	}
+	at = clock(at)
+	for try := 0; ; try++ {
+		sn, err := b.snapshot(ctx, s, req.Who.Desk, req.Limit, req.Request, at)
+		if err != nil {
+			return core.Claim{}, fmt.Errorf("claim %s: %w", s, Classify(err))
+		}
+		out := core.DecideClaim(sn, s, req, at)
+		var c core.Claim
+		if out.Record == nil {
+			c, err = out.Answer()
+			if c.Entry < 0 { // a payment answered again, waiting to be chained
+				if werr := b.chainedClaim(ctx, &c); werr != nil {
+					return core.Claim{}, errors.Join(err, werr)
+				}
+			}
+		} else {
+			q, werr := b.writeOutcome(ctx, sn, &out)
+			if errors.Is(werr, errRaced) && try < raceRetries {
+				continue
+			}
+			if werr == nil {
+				werr = b.recorded(ctx, q, out.Record)
+			}
+			if werr != nil {
+				return core.Claim{}, core.Refused(out.Err, classified(werr))
+			}
+			if c, err = out.Answer(); err == nil {
+				c.Chained = time.Since(q.recorded)
+			}
+		}
+		var r *core.Refusal
+		if errors.As(err, &r) {
+			if cerr := b.chainedClaim(ctx, r.First); cerr != nil {
+				return core.Claim{}, errors.Join(err, cerr)
+			}
+		}
+		return c, classified(err)
+	}
+}
+
+// questionTx is a question's write: its transaction, and the entry it
+// recorded (seq), which its answer waits for.
+type questionTx struct {
+	*sqlx.Tx
+	seq       int64
+	recorded  time.Time // when it recorded its entry: its chain delay's start
+	committed bool
+	seqr      *sequencer
+	// ctx is the question's, for the chain its commit may run.
+	ctx context.Context
+	// own is what the question's own chain gave its entry (ownChain):
+	// its answer waits for no round.
+	own         chained
+	selfChained bool
+}
+
+// writeOutcome writes out's entry in a transaction of its own, and
+// commits: one statement that records the entry in vegas.waiting (its
+// synchronous_commit off: the chain's commit waits for the disk), and
+// checks again what may have changed since sn was read:
+//
+//   - a payment inserts the ticket's paid row ON CONFLICT: a payment
+//     committed since (errRaced);
+//   - a request id's row of vegas.requests is inserted or locked: one used
+//     since, or paid since (errRaced);
+//   - a guess first locks its desk's row and counts the guess with it
+//     (core.Lock.Guess; Locked, nothing recorded, when the desk is locked
+//     out), and the guess that locks the desk records its lock-out too;
+//   - any other entry of a desk the ledger locks out reads the desk's
+//     row FOR SHARE (after a guess that locked it: Locked).
+func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
+	e := out.Record
+	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
+		if err := core.CheckText(f[0], f[1], 0); err != nil {
+			return nil, err
+		}
+	}
+	e.AtText = core.FormatTime(e.At)
+	var tx *sqlx.Tx
+	if err := b.db.Retry(func() (err error) { tx, err = b.db.BeginTxx(ctx, nil); return err }); err != nil {
+		return nil, Classify(err)
+	}
+	q := &questionTx{Tx: tx, seqr: b.seq, ctx: ctx}
+	if err := b.write(ctx, q, sn, out); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	if err := q.commit(); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return q, nil
+}
+
+// write is writeOutcome's statement(s), in q.
+func (b *Backend) write(ctx context.Context, q *questionTx, sn *core.Snapshot, out *core.Outcome) error {
+	e := out.Record
+	rows := []*core.Entry{e}
+	var guesses, lockedUntil *string
+	lockOut := b.LocksOut() && e.Desk != ""
+	if lockOut && e.IsGuess() {
+		next, lock, err := b.countGuess(ctx, q, e)
+		if err != nil {
+			return err
+		}
+		if next.On {
+			g, u := next.GuessesText(), lockText(next.Until)
+			guesses, lockedUntil = &g, &u
+			lockOut = false // the desk's row is locked already
+		}
+		if lock != nil {
+			rows = append(rows, lock)
+		}
+	}
+	stmt := `WITH w AS (INSERT INTO waiting (kind, at, ticket, serial, game, block, position, pack_first, pack_last, state,
+		amount, desk, operator, method, ref, request, reason, detail, name, doc_type, doc_number) VALUES `
+	var args []any
+	for i, r := range rows {
+		if i > 0 {
+			stmt += ", "
+		}
+		stmt += "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		var name, docType, docNumber sql.NullString
+		if w := out.Winner; r == e && out.Pay && w.Given() {
+			name, docType, docNumber = sql.NullString{String: w.Name, Valid: true}, sql.NullString{String: w.DocType, Valid: true},
+				sql.NullString{String: w.DocNumber, Valid: true}
+		}
+		r.AtText = core.FormatTime(r.At)
+		args = append(args, r.Kind, r.AtText, r.Ticket, r.Serial, r.Game, r.Block, r.Position, r.PackFirst, r.PackLast, r.State,
+			r.Amount, r.Desk, r.Operator, r.Method, r.Ref, r.Request, r.Reason, r.Detail, name, docType, docNumber)
+	}
+	stmt += ` RETURNING seq, kind, set_config('synchronous_commit', 'off', true) AS sync)`
+	final := `SELECT min(w.seq) AS seq`
+	if out.Pay {
+		stmt += `, p AS (INSERT INTO paid (ticket, claim) SELECT ?, -min(seq) FROM w ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
+		args = append(args, e.Ticket.Int64)
+		final += `, EXISTS (SELECT FROM p) AS paid`
+	} else {
+		final += `, true AS paid`
+	}
+	if e.Request != "" && sn.Facts != nil {
+		// No row: the id paid a ticket since the read; fresh false: the
+		// id was used since (the read found no use of it). (An unknown
+		// serial is answered before its request id is looked at.)
+		stmt += `, r AS (INSERT INTO requests (desk, request, paid) VALUES (?, ?, ?) ON CONFLICT (desk, request)
+			DO UPDATE SET paid = excluded.paid WHERE NOT requests.paid RETURNING (xmax = 0) AS fresh)`
+		args = append(args, e.Desk, e.Request, out.Pay)
+		final += `, (SELECT fresh FROM r) AS fresh`
+	} else {
+		final += `, true AS fresh`
+	}
+	if guesses != nil {
+		stmt += `, u AS (UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ? RETURNING id)`
+		args = append(args, *guesses, *lockedUntil, e.Desk)
+		final += `, (SELECT count(*) FROM u) AS updated`
+	} else {
+		final += `, 0 AS updated`
+	}
+	if lockOut {
+		stmt += `, d AS (SELECT locked_until FROM desks WHERE id = ? FOR SHARE)`
+		args = append(args, e.Desk)
+		final += `, coalesce((SELECT locked_until FROM d), '') AS locked_until`
+	} else {
+		final += `, '' AS locked_until`
+	}
+	var got struct {
+		Seq     int64        `db:"seq"`
+		Paid    bool         `db:"paid"`
+		Fresh   sql.NullBool `db:"fresh"`
+		Updated int          `db:"updated"`
+		Locked  string       `db:"locked_until"`
+	}
+	if err := core.Get(ctx, q, &got, stmt+" "+final+" FROM w", args...); err != nil {
+		return fmt.Errorf("journal: %w", Classify(err))
+	}
+	switch {
+	case !got.Paid, !got.Fresh.Valid, !got.Fresh.Bool && sn.Prior == nil:
+		return errRaced
+	}
+	if r := (core.Lock{On: true, Until: core.ParseTime(got.Locked)}).Locked(e.At, e.Serial); r != nil {
+		return r
+	}
+	e.ID, q.seq, q.recorded = -got.Seq, got.Seq, time.Now()
+	return nil
+}
+
+// countGuess locks guess e's desk's row, reads its lock-out again and
+// counts e with it (core.Lock.Guess): the desk's lock-out after e (On
+// false: a desk the ledger does not list), and the entry that records its
+// lock-out when e locks it; a *core.Refusal Locked when it is locked.
+func (b *Backend) countGuess(ctx context.Context, q *questionTx, e *core.Entry) (core.Lock, *core.Entry, error) {
+	var d struct {
+		Guesses string `db:"guesses"`
+		Until   string `db:"locked_until"`
+		Limit   int    `db:"payout_limit"`
+	}
+	err := core.Get(ctx, q, &d, "SELECT guesses, locked_until, payout_limit FROM desks WHERE id = ? FOR UPDATE", e.Desk)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Lock{}, nil, nil
+	}
+	if err != nil {
+		return core.Lock{}, nil, fmt.Errorf("desk %s: %w", e.Desk, Classify(err))
+	}
+	next, locks, err := core.LockOf(d.Guesses, d.Until).Guess(e.At, e.Serial)
+	if err != nil || !locks {
+		return next, nil, err
+	}
+	return next, core.LockEntry(e.Desk, d.Limit, e.At, next.Until), nil
+}
+
+// lockText is a lock-out's end as a desk's row keeps it ("" for none).
+func lockText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return core.FormatTime(t)
+}
+
+// commit commits, its error classified. A question that recorded an
+// entry first chains it itself when no chain is running (ownChain): one
+// commit, which waits for the disk, and no round to wait for. While its
+// process's sequencer runs a round, or has one to run, the question joins
+// it instead: one flush for many.
+func (t *questionTx) commit() error {
+	if t.seqr.idle() {
+		if err := t.ownChain(); err != nil {
+			return err
+		}
+	}
+	if err := t.Tx.Commit(); err != nil {
+		return Classify(err)
+	}
+	t.committed = true
+	return nil
+}
+
+// ownChain chains what waits, the question's entry with it, in the
+// question's transaction, if the chainer's lock is free now (SKIP LOCKED:
+// a chain running, of a round or of another question, leaves the entry to
+// the sequencer's next round); the commit then waits for the disk.
+func (t *questionTx) ownChain() error {
+	// The commit waits for the disk only once the lock is taken (the
+	// outer SELECT sees only a row locked).
+	var got []string
+	if err := sqlx.SelectContext(t.ctx, t.Tx, &got, `WITH l AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED)
+		SELECT set_config('synchronous_commit', 'on', true) FROM l`); err != nil {
+		return fmt.Errorf("journal: %w", Classify(err))
+	}
+	if len(got) == 0 {
+		return nil
+	}
+	out, err := chainWaiting(t.ctx, t.Tx)
+	if err != nil {
+		return Classify(err)
+	}
+	c, ok := out[t.seq]
+	if !ok {
+		return fmt.Errorf("journal: entry %d, recorded, was not chained by its own chain", t.seq)
+	}
+	t.own, t.selfChained = c, true
+	return nil
+}
+
+// recorded waits for the entry q recorded, e, to be chained, and gives e
+// its id, number and hash.
+func (b *Backend) recorded(ctx context.Context, q *questionTx, e *core.Entry) error {
+	c := q.own
+	if !q.selfChained {
+		var err error
+		if c, err = b.seq.wait(ctx, q.seq); err != nil {
+			return err
+		}
+	}
+	e.ID, e.Number, e.Hash = c.ID, c.Number, c.Hash
+	return nil
+}
+
+// chainedClaim fills in a payment read while it waited to be chained
+// (entry -seq), once it is.
+func (b *Backend) chainedClaim(ctx context.Context, c *core.Claim) error {
+	if c == nil || c.Entry >= 0 {
+		return nil
+	}
+	w, err := b.seq.wait(ctx, -c.Entry)
+	if err != nil {
+		return err
+	}
+	c.Entry, c.Number, c.Hash = w.ID, w.Number, fmt.Sprintf("%x", w.Hash)
+	return nil
+}
+
+// classified is err with PostgreSQL's errors mapped to the ledger's; a
+// refusal is kept as it is.
+func classified(err error) error {
+	var r *core.Refusal
+	if err == nil || errors.As(err, &r) {
+		return err
+	}
+	return Classify(err)
+}
+
+// clock is at, or now when zero.
+func clock(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Now()
+	}
+	return at
+}
+
+// blockCache keeps the blocks a backend's questions read: a block's row
+// never changes nor goes (postgres.sql's triggers), so it is read once.
+type blockCache struct {
+	mu sync.Mutex
+	m  map[[2]int]core.Block
+}
+
+func (c *blockCache) get(ctx context.Context, q core.Querier, gameCode, number int) (core.Block, error) {
+	c.mu.Lock()
+	b, ok := c.m[[2]int{gameCode, number}]
+	c.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := backoffice.GetBlock(ctx, q, gameCode, number)
+	if err != nil {
+		return b, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[2]int]core.Block{}
+	}
+	c.m[[2]int{gameCode, number}] = b
+	c.mu.Unlock()
+	return b, nil
+}
