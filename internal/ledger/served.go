@@ -37,11 +37,7 @@ func (l *Ledger) DeskState(ctx context.Context, id string) (Desk, error) {
 	if err != nil {
 		return Desk{}, err
 	}
-	d, err := bo.DeskState(ctx, id)
-	if !d.LockedUntil.After(l.now()) {
-		d.LockedUntil = time.Time{}
-	}
-	return d, err
+	return bo.DeskState(ctx, id)
 }
 
 // LockOutGuesses makes the ledger lock out a desk it lists that guesses

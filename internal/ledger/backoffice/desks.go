@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"vegas-desk/internal/ledger/core"
 )
@@ -54,7 +55,7 @@ func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	}
 	out := make([]core.Desk, len(rows))
 	for i, r := range rows {
-		out[i] = DeskOf(r)
+		out[i] = o.deskOf(r)
 	}
 	return out, nil
 }
@@ -72,7 +73,16 @@ const DeskCols = "id, payout_limit, disabled, locked_until, unlocked_at"
 // or ErrNotFound: one row's read.
 func (o *Store) DeskState(ctx context.Context, id string) (core.Desk, error) {
 	r, err := o.readDesk(ctx, o.E.Pool(), id)
-	return DeskOf(r), err
+	return o.deskOf(r), err
+}
+
+// deskOf is DeskOf, a lock-out over by now none.
+func (o *Store) deskOf(r core.DeskRow) core.Desk {
+	d := DeskOf(r)
+	if !d.LockedUntil.After(o.now()) {
+		d.LockedUntil = time.Time{}
+	}
+	return d
 }
 
 // deskChange records a change of a desk: state is "disabled", "enabled",
