@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
@@ -95,6 +99,88 @@ func loadFigures(b *testing.B) {
 	lite.stop()
 }
 
+// BenchmarkLoadHistory is make bench's measure that a question's cost
+// does not grow with the ledger's history (issue 28): load --server with 4
+// counters for 60 s, through serve of a demonstration ledger that already
+// holds 200,000 claims and 100,000 refusals of the same desks
+// (ledgertest.AddHistory), on PostgreSQL (fsync on) and on a SQLite file;
+// the answers a second of each 10 s window, the last within 15 % of the
+// first (goal).
+func BenchmarkLoadHistory(b *testing.B) {
+	for b.Loop() {
+		historyFigures(b)
+	}
+}
+
+// historySeconds is how long BenchmarkLoadHistory's load runs
+// (VEGAS_HISTORY_SECONDS changes it, for a shorter look).
+func historySeconds() int {
+	if v, err := strconv.Atoi(os.Getenv("VEGAS_HISTORY_SECONDS")); err == nil && v >= 10 {
+		return v
+	}
+	return 60
+}
+
+func historyFigures(b *testing.B) {
+	b.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	const counters, claims, refusals = 4, 200_000, 100_000
+	var desks []string
+	for i := range counters {
+		desks = append(desks, fmt.Sprintf("load-%d", i+1))
+	}
+	srv, err := pgtest.StartDurable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Stop()
+	demo, err := ledgertest.Postgres(srv, ledgertest.Demo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seconds := historySeconds()
+	fmt.Printf("\n== vegas-desk load --server, %d counters, %d s, after %d claims and %d refusals of the same desks; answers a second by 10 s window\n",
+		counters, seconds, claims, refusals)
+	for _, kind := range []string{"PostgreSQL", "SQLite file"} {
+		db := srv.URL(pgtest.Owner, demo)
+		if kind == "SQLite file" {
+			db = ledgertest.Copy(b, ledgertest.Demo)
+		}
+		t0 := time.Now()
+		if err := ledgertest.AddHistory(context.Background(), db, desks, claims, refusals); err != nil {
+			b.Fatal(err)
+		}
+		built := time.Since(t0)
+		sv := serveForLoad(b, db)
+		_, progress := sv.loadLines(b, counters, seconds)
+		sv.stop()
+		windows := tenSecondWindows(b, progress)
+		first, last := windows[0], windows[len(windows)-1]
+		fmt.Printf("%-14s history built in %.1f s; answers/s by 10 s: %v  last/first %.2f  goal >= 0.85\n",
+			kind, built.Seconds(), windows, last/first)
+		b.ReportMetric(last/first, "last/first-"+strings.Fields(kind)[0])
+	}
+}
+
+// tenSecondWindows reads load's progress lines (one a second: its answers
+// that second) and averages them by 10 s.
+func tenSecondWindows(b *testing.B, progress string) []float64 {
+	line := regexp.MustCompile(`(?m)^\s*\d+ s\s+(\d+) answers/s`)
+	var windows []float64
+	var sum, n float64
+	for _, m := range line.FindAllStringSubmatch(progress, -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		sum, n = sum+v, n+1
+		if n == 10 {
+			windows = append(windows, sum/n)
+			sum, n = 0, 0
+		}
+	}
+	if len(windows) == 0 || windows[0] == 0 {
+		b.Fatalf("load's progress has no 10 s window:\n%s", progress)
+	}
+	return windows
+}
+
 // served is a ledger served for the load test.
 type served struct {
 	db, dir, url string
@@ -131,6 +217,12 @@ func serveForLoad(b *testing.B, db string) *served {
 // load runs load --server with n counters for seconds, and reads its
 // --json.
 func (sv *served) load(b *testing.B, n, seconds int) map[string]float64 {
+	r, _ := sv.loadLines(b, n, seconds)
+	return r
+}
+
+// loadLines is load, and its progress lines.
+func (sv *served) loadLines(b *testing.B, n, seconds int) (map[string]float64, string) {
 	var out, errs bytes.Buffer
 	code := run([]string{"--db", sv.db, "load", "--server", sv.url, "--dir", sv.dir, "--counters", strconv.Itoa(n),
 		"--seconds", strconv.Itoa(seconds), "--json"}, nil, &out, &errs)
@@ -138,7 +230,7 @@ func (sv *served) load(b *testing.B, n, seconds int) map[string]float64 {
 	if code != 0 || json.Unmarshal(out.Bytes(), &r) != nil {
 		b.Fatalf("load --server: exit %d\n%s%s", code, out.String(), errs.String())
 	}
-	return r
+	return r, errs.String()
 }
 
 func (sv *served) stop() {
