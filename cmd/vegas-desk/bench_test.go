@@ -32,6 +32,8 @@ import (
 //     (goal: at least 0.5× at 4 and 16);
 //   - their latency, p50 and p99, and how long a payment's entry waited to
 //     be chained, 99th percentile (goal: under 100 ms);
+//   - PostgreSQL's processor time an answer, beside a pgbench -N
+//     transaction's (its processes' CPU time, pgtest.Server.CPU);
 //   - the same through serve of a SQLite demonstration ledger (no
 //     reference of its own: each claim is one write transaction of the
 //     file).
@@ -62,14 +64,31 @@ func loadFigures(b *testing.B) {
 		b.Fatalf("pgbench -i: %v\n%s", err, out)
 	}
 	tps := regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+	done := regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+	// cpu is the server's processor time spent by f, per unit of the
+	// work f says it did.
+	cpu := func(f func() float64) (float64, time.Duration) {
+		before, err := srv.CPU()
+		if err != nil {
+			b.Fatal(err)
+		}
+		work := f()
+		after, err := srv.CPU()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return work, time.Duration(float64(after-before) / max(work, 1))
+	}
+	var pgbenchTx float64
 	pgbench := func(clients int) float64 {
 		out, err := exec.Command(srv.Bin("pgbench"), "-N", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-T", "5",
 			srv.URL(pgtest.Owner, pgbenchDB)).CombinedOutput()
-		m := tps.FindSubmatch(out)
-		if err != nil || m == nil {
+		m, n := tps.FindSubmatch(out), done.FindSubmatch(out)
+		if err != nil || m == nil || n == nil {
 			b.Fatalf("pgbench -N: %v\n%s", err, out)
 		}
 		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		pgbenchTx, _ = strconv.ParseFloat(string(n[1]), 64)
 		return v
 	}
 
@@ -77,12 +96,16 @@ func loadFigures(b *testing.B) {
 	pg := serveForLoad(b, srv.URL(pgtest.Owner, demo))
 	refs := map[int]float64{}
 	for _, n := range []int{1, 4, 16} {
-		r := pg.load(b, n, 5)
-		refs[n] = pgbench(n)
+		var r map[string]float64
+		_, perAnswer := cpu(func() float64 { r = pg.load(b, n, 5); return r["answers"] })
+		_, perTx := cpu(func() float64 { refs[n] = pgbench(n); return pgbenchTx })
 		fmt.Printf("%-40s %9.1f /s  reference pgbench -N %9.1f tps  ratio %5.2f  goal >= 0.5x at 4 and 16\n",
 			fmt.Sprintf("(8) PostgreSQL, %d counter(s)", n), r["claims_per_s"], refs[n], r["claims_per_s"]/refs[n])
 		fmt.Printf("%-40s %9.2f ms p50, %.2f ms p99; chain delay p99 %.2f ms, max %.2f ms  goal < 100 ms\n",
 			"", r["p50_ms"], r["p99_ms"], r["chain_delay_ms"], r["chain_delay_max_ms"])
+		fmt.Printf("%-40s PostgreSQL's CPU %.2f ms an answer; a pgbench -N transaction's %.2f ms\n",
+			"", float64(perAnswer)/float64(time.Millisecond), float64(perTx)/float64(time.Millisecond))
+		b.ReportMetric(float64(perAnswer)/float64(time.Millisecond), fmt.Sprintf("pg-cpu-ms/answer@%d", n))
 		b.ReportMetric(r["claims_per_s"], fmt.Sprintf("pg-answers/s@%d", n))
 		b.ReportMetric(r["claims_per_s"]/refs[n], fmt.Sprintf("pg-x-pgbench@%d", n))
 		b.ReportMetric(r["chain_delay_ms"], fmt.Sprintf("pg-chain-ms-p99@%d", n))
