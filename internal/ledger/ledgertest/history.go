@@ -154,8 +154,7 @@ func (h *history) add(e core.Entry) int64 {
 	e.ID, e.Number, e.AtText = h.lastID, h.numbers[e.Kind], core.FormatTime(e.At)
 	e.Hash = e.ChainHash(h.hash)
 	h.hash = e.Hash
-	h.rows = append(h.rows, e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst,
-		e.PackLast, e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash)
+	h.rows = append(h.rows, e.Values()...)
 	return e.ID
 }
 

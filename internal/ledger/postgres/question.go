@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -211,22 +213,21 @@ func (b *Backend) write(ctx context.Context, q *questionTx, sn *core.Snapshot, o
 			rows = append(rows, lock)
 		}
 	}
-	stmt := `WITH w AS (INSERT INTO waiting (kind, at, ticket, serial, game, block, position, pack_first, pack_last, state,
-		amount, desk, operator, method, ref, request, reason, detail, name, doc_type, doc_number) VALUES `
+	stmt := `WITH w AS (INSERT INTO waiting (` + recordedCols + `, name, doc_type, doc_number) VALUES `
 	var args []any
 	for i, r := range rows {
 		if i > 0 {
 			stmt += ", "
 		}
-		stmt += "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		var name, docType, docNumber sql.NullString
 		if w := out.Winner; r == e && out.Pay && w.Given() {
 			name, docType, docNumber = sql.NullString{String: w.Name, Valid: true}, sql.NullString{String: w.DocType, Valid: true},
 				sql.NullString{String: w.DocNumber, Valid: true}
 		}
 		r.AtText = core.FormatTime(r.At)
-		args = append(args, r.Kind, r.AtText, r.Ticket, r.Serial, r.Game, r.Block, r.Position, r.PackFirst, r.PackLast, r.State,
-			r.Amount, r.Desk, r.Operator, r.Method, r.Ref, r.Request, r.Reason, r.Detail, name, docType, docNumber)
+		v := append(recorded(r), name, docType, docNumber)
+		stmt += "(" + core.Marks(len(v)) + ")"
+		args = append(args, v...)
 	}
 	stmt += ` RETURNING seq, kind, set_config('synchronous_commit', 'off', true) AS sync)`
 	final := `SELECT min(w.seq) AS seq`
@@ -281,6 +282,24 @@ func (b *Backend) write(ctx context.Context, q *questionTx, sn *core.Snapshot, o
 	}
 	e.ID, q.seq, q.recorded = -got.Seq, got.Seq, time.Now()
 	return nil
+}
+
+// recordedCols are the journal's columns a question records in
+// vegas.waiting: all but those the chain gives (id, number, hash).
+var recordedCols = strings.Join(slices.DeleteFunc(strings.Split(core.EntryCols, ", "), chainGives), ", ")
+
+func chainGives(col string) bool { return col == "id" || col == "number" || col == "hash" }
+
+// recorded are e's values of recordedCols.
+func recorded(e *core.Entry) []any {
+	var v []any
+	all := e.Values()
+	for i, col := range strings.Split(core.EntryCols, ", ") {
+		if !chainGives(col) {
+			v = append(v, all[i])
+		}
+	}
+	return v
 }
 
 // countGuess locks guess e's desk's row, reads its lock-out again and
