@@ -150,8 +150,10 @@ type questionTx struct {
 	// ctx is the question's, for the chain its commit may run.
 	ctx context.Context
 	// own is what the question's own chain gave its entry (ownChain):
-	// its answer waits for no round.
+	// its answer waits for no round; chains what it gave every entry it
+	// chained.
 	own         chained
+	chains      map[int64]chained
 	selfChained bool
 }
 
@@ -349,6 +351,9 @@ func (t *questionTx) commit() error {
 		return Classify(err)
 	}
 	t.committed = true
+	if t.selfChained {
+		t.seqr.chainedBy(t.chains)
+	}
 	return nil
 }
 
@@ -375,7 +380,7 @@ func (t *questionTx) ownChain() error {
 	if !ok {
 		return fmt.Errorf("journal: entry %d, recorded, was not chained by its own chain", t.seq)
 	}
-	t.own, t.selfChained = c, true
+	t.own, t.chains, t.selfChained = c, out, true
 	return nil
 }
 
