@@ -40,13 +40,13 @@ const raceRetries = 3
 // ticket are recorded, unless the login is read-only.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
 	at = clock(at)
-	sn, err := b.snapshot(ctx, s, who.Desk, asked, "", at)
-	if err != nil {
-		return core.Ticket{}, fmt.Errorf("lookup %s: %w", s, Classify(err))
+	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, who.Desk, asked, "", at) },
+		func(sn *core.Snapshot) core.Outcome { return core.DecideLookup(sn, s, who, at) })
+	if err == nil {
+		_, err = out.Answer()
 	}
-	out := core.DecideLookup(sn, s, who, at)
-	if err := b.answer(ctx, sn, &out); err != nil {
-		return core.Ticket{}, err
+	if err != nil {
+		return core.Ticket{}, classified(err)
 	}
 	return out.Ticket, classified(b.chainedClaim(ctx, out.Ticket.Claim))
 }
@@ -58,13 +58,14 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
 	}
 	at = clock(at)
-	sn, err := b.Store.ReadSnapshot(ctx, b.db, source{b}, backoffice.Ask{Code: code, Who: who, Asked: asked, At: at})
+	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) {
+		return b.Store.ReadSnapshot(ctx, b.db, source{b}, backoffice.Ask{Code: code, Who: who, Asked: asked, At: at})
+	}, func(sn *core.Snapshot) core.Outcome { return core.DecideFind(sn, who, at) })
+	if err == nil {
+		_, err = out.Answer()
+	}
 	if err != nil {
 		return nil, classified(err)
-	}
-	out := core.DecideFind(sn, who, at)
-	if err := b.answer(ctx, sn, &out); err != nil {
-		return nil, err
 	}
 	for i := range out.Found {
 		if err := b.chainedClaim(ctx, out.Found[i].Claim); err != nil {
@@ -74,68 +75,61 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 	return out.Found, nil
 }
 
-// answer records a lookup's or a search's entry, if any (unless
-// read-only), and is its answer's error.
-func (b *Backend) answer(ctx context.Context, sn *core.Snapshot, out *core.Outcome) error {
-	if out.Record == nil || b.ReadOnly {
-		return classified(out.Err)
-	}
-	q, err := b.writeOutcome(ctx, sn, out)
-	if err == nil {
-		err = b.recorded(ctx, q, out.Record)
-	}
-	if err != nil {
-		return core.Refused(out.Err, classified(err))
-	}
-	_, err = out.Answer()
-	return err
-}
-
-// Claim decides and records a claim: its snapshot, core's decision, its
-// outcome written; asked again when the write found the ticket or the
-// request id changed since the read (errRaced). It answers once its entry
-// (or the payment it answers again) is chained.
+// Claim decides and records a claim, and answers once its entry (or the
+// payment it answers again) is chained.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
 	if b.ReadOnly {
 		return core.Claim{}, core.ErrReadOnly
 	}
 	at = clock(at)
+	out, q, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, req.Who.Desk, req.Limit, req.Request, at) },
+		func(sn *core.Snapshot) core.Outcome { return core.DecideClaim(sn, s, req, at) })
+	if err != nil {
+		return core.Claim{}, err
+	}
+	c, err := out.Answer()
+	if q != nil && err == nil {
+		c.Chained = time.Since(q.recorded)
+	}
+	var r *core.Refusal
+	if errors.As(err, &r) {
+		if cerr := b.chainedClaim(ctx, r.First); cerr != nil {
+			return core.Claim{}, errors.Join(err, cerr)
+		}
+	}
+	if c.Entry < 0 { // a payment answered again, waiting to be chained
+		if cerr := b.chainedClaim(ctx, &c); cerr != nil {
+			return core.Claim{}, errors.Join(err, cerr)
+		}
+	}
+	return c, classified(err)
+}
+
+// ask asks a question: its read, core's decision, its write (unless there
+// is nothing to record, or the login is read-only), and again when the
+// write found changed what the read saw (errRaced). A write that fails
+// answers with the decision's refusal, or a Locked that the write found.
+func (b *Backend) ask(ctx context.Context, read func() (*core.Snapshot, error), decide func(*core.Snapshot) core.Outcome) (core.Outcome, *questionTx, error) {
 	for try := 0; ; try++ {
-		sn, err := b.snapshot(ctx, s, req.Who.Desk, req.Limit, req.Request, at)
+		sn, err := read()
 		if err != nil {
-			return core.Claim{}, fmt.Errorf("claim %s: %w", s, Classify(err))
+			return core.Outcome{}, nil, Classify(err)
 		}
-		out := core.DecideClaim(sn, s, req, at)
-		var c core.Claim
-		if out.Record == nil {
-			c, err = out.Answer()
-			if c.Entry < 0 { // a payment answered again, waiting to be chained
-				if werr := b.chainedClaim(ctx, &c); werr != nil {
-					return core.Claim{}, errors.Join(err, werr)
-				}
-			}
-		} else {
-			q, werr := b.writeOutcome(ctx, sn, &out)
-			if errors.Is(werr, errRaced) && try < raceRetries {
-				continue
-			}
-			if werr == nil {
-				werr = b.recorded(ctx, q, out.Record)
-			}
-			if werr != nil {
-				return core.Claim{}, core.Refused(out.Err, classified(werr))
-			}
-			if c, err = out.Answer(); err == nil {
-				c.Chained = time.Since(q.recorded)
-			}
+		out := decide(sn)
+		if out.Record == nil || b.ReadOnly {
+			return out, nil, nil
 		}
-		var r *core.Refusal
-		if errors.As(err, &r) {
-			if cerr := b.chainedClaim(ctx, r.First); cerr != nil {
-				return core.Claim{}, errors.Join(err, cerr)
-			}
+		q, err := b.writeOutcome(ctx, sn, &out)
+		if errors.Is(err, errRaced) && try < raceRetries {
+			continue
 		}
-		return c, classified(err)
+		if err == nil {
+			err = b.recorded(ctx, q, out.Record)
+		}
+		if err != nil {
+			return out, nil, core.Refused(out.Err, classified(err))
+		}
+		return out, q, nil
 	}
 }
 
@@ -157,20 +151,25 @@ type questionTx struct {
 	selfChained bool
 }
 
-// writeOutcome writes out's entry in a transaction of its own, and
-// commits: one statement that records the entry in vegas.waiting (its
-// synchronous_commit off: the chain's commit waits for the disk), and
-// checks again what may have changed since sn was read:
+// writeOutcome writes out's entry: one statement that records it in
+// vegas.waiting (its commit does not wait for the disk: the chain's does)
+// and checks again what may have changed since sn was read, and undoes
+// itself, failing (errRaced: the question is asked again, and core decides
+// on what changed), when something did:
 //
 //   - a payment inserts the ticket's paid row ON CONFLICT: a payment
-//     committed since (errRaced);
-//   - a request id's row of vegas.requests is inserted or locked: one used
-//     since, or paid since (errRaced);
-//   - a guess first locks its desk's row and counts the guess with it
-//     (core.Lock.Guess; Locked, nothing recorded, when the desk is locked
-//     out), and the guess that locks the desk records its lock-out too;
-//   - any other entry of a desk the ledger locks out reads the desk's
-//     row FOR SHARE (after a guess that locked it: Locked).
+//     committed since;
+//   - a request id's row of vegas.requests is inserted or locked: the id
+//     used since (the read found no use of it), or paid since;
+//   - the desk's row, read FOR SHARE: its lock-out changed since.
+//
+// A guess of a desk the ledger locks out first locks its desk's row, in a
+// transaction, and counts the guess with it (core.Lock.Guess: Locked,
+// nothing recorded, when the desk is locked out); the guess that locks
+// the desk records its lock-out too. The statement commits as it ends (no
+// BEGIN, no COMMIT) unless it is a guess's, or no round of the sequencer
+// runs: the question then chains what waits in its own transaction
+// (ownChain).
 func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
 	e := out.Record
 	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
@@ -178,41 +177,56 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 			return nil, err
 		}
 	}
-	e.AtText = core.FormatTime(e.At)
-	var tx *sqlx.Tx
-	if err := b.db.Retry(func() (err error) { tx, err = b.db.BeginTxx(ctx, nil); return err }); err != nil {
+	q := &questionTx{seqr: b.seq, ctx: ctx}
+	guess := b.LocksOut() && e.IsGuess()
+	if !guess && !b.seq.idle() {
+		if err := b.write(ctx, b.db.DB, q, sn, out, nil); err != nil {
+			return nil, err
+		}
+		q.committed = true
+		return q, nil
+	}
+	if err := b.db.Retry(func() (err error) { q.Tx, err = b.db.BeginTxx(ctx, nil); return err }); err != nil {
 		return nil, Classify(err)
 	}
-	q := &questionTx{Tx: tx, seqr: b.seq, ctx: ctx}
-	if err := b.write(ctx, q, sn, out); err != nil {
-		tx.Rollback()
+	var count *core.Lock
+	var lockEntry *core.Entry
+	if guess {
+		next, lock, err := b.countGuess(ctx, q, e)
+		if err != nil {
+			q.Rollback()
+			return nil, err
+		}
+		if next.On {
+			count, lockEntry = &next, lock
+		}
+	}
+	if err := b.write(ctx, q.Tx, q, sn, out, count, lockEntry); err != nil {
+		q.Rollback()
 		return nil, err
 	}
 	if err := q.commit(); err != nil {
-		tx.Rollback()
+		q.Rollback()
 		return nil, err
 	}
 	return q, nil
 }
 
-// write is writeOutcome's statement(s), in q.
-func (b *Backend) write(ctx context.Context, q *questionTx, sn *core.Snapshot, out *core.Outcome) error {
+// changed is what the write's statement says when what it checks again
+// changed since the read (an integer's invalid input: the statement fails,
+// and so undoes itself).
+const changed = "vegas-desk: the ledger changed since the question read it"
+
+// write is writeOutcome's statement, in x (a transaction, or the pool: it
+// commits as it ends). count, when not nil, is the desk's lock-out after
+// the guess (its row locked already), and lock the entry that records its
+// lock-out when the guess locks it.
+func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock ...*core.Entry) error {
 	e := out.Record
 	rows := []*core.Entry{e}
-	var guesses, lockedUntil *string
-	lockOut := b.LocksOut() && e.Desk != ""
-	if lockOut && e.IsGuess() {
-		next, lock, err := b.countGuess(ctx, q, e)
-		if err != nil {
-			return err
-		}
-		if next.On {
-			g, u := next.GuessesText(), lockText(next.Until)
-			guesses, lockedUntil = &g, &u
-			lockOut = false // the desk's row is locked already
-		}
-		if lock != nil {
-			rows = append(rows, lock)
+	for _, l := range lock {
+		if l != nil {
+			rows = append(rows, l)
 		}
 	}
 	stmt := `WITH w AS (INSERT INTO waiting (` + recordedCols + `, name, doc_type, doc_number) VALUES `
@@ -231,58 +245,41 @@ func (b *Backend) write(ctx context.Context, q *questionTx, sn *core.Snapshot, o
 		stmt += "(" + core.Marks(len(v)) + ")"
 		args = append(args, v...)
 	}
-	stmt += ` RETURNING seq, kind, set_config('synchronous_commit', 'off', true) AS sync)`
-	final := `SELECT min(w.seq) AS seq`
+	stmt += ` RETURNING seq, set_config('synchronous_commit', 'off', true) AS sync)`
+	same := []string{"true"}
 	if out.Pay {
 		stmt += `, p AS (INSERT INTO paid (ticket, claim) SELECT ?, -min(seq) FROM w ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
 		args = append(args, e.Ticket.Int64)
-		final += `, EXISTS (SELECT FROM p) AS paid`
-	} else {
-		final += `, true AS paid`
+		same = append(same, `EXISTS (SELECT FROM p)`)
 	}
 	if e.Request != "" && sn.Facts != nil {
 		// No row: the id paid a ticket since the read; fresh false: the
-		// id was used since (the read found no use of it). (An unknown
+		// id was used since, unless the read found its use. (An unknown
 		// serial is answered before its request id is looked at.)
 		stmt += `, r AS (INSERT INTO requests (desk, request, paid) VALUES (?, ?, ?) ON CONFLICT (desk, request)
 			DO UPDATE SET paid = excluded.paid WHERE NOT requests.paid RETURNING (xmax = 0) AS fresh)`
 		args = append(args, e.Desk, e.Request, out.Pay)
-		final += `, (SELECT fresh FROM r) AS fresh`
-	} else {
-		final += `, true AS fresh`
-	}
-	if guesses != nil {
-		stmt += `, u AS (UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ? RETURNING id)`
-		args = append(args, *guesses, *lockedUntil, e.Desk)
-		final += `, (SELECT count(*) FROM u) AS updated`
-	} else {
-		final += `, 0 AS updated`
-	}
-	if lockOut {
-		stmt += `, d AS (SELECT locked_until FROM desks WHERE id = ? FOR SHARE)`
-		args = append(args, e.Desk)
-		final += `, coalesce((SELECT locked_until FROM d), '') AS locked_until`
-	} else {
-		final += `, '' AS locked_until`
-	}
-	var got struct {
-		Seq     int64        `db:"seq"`
-		Paid    bool         `db:"paid"`
-		Fresh   sql.NullBool `db:"fresh"`
-		Updated int          `db:"updated"`
-		Locked  string       `db:"locked_until"`
-	}
-	if err := core.Get(ctx, q, &got, stmt+" "+final+" FROM w", args...); err != nil {
-		return fmt.Errorf("journal: %w", Classify(err))
+		same = append(same, fmt.Sprintf(`coalesce((SELECT fresh OR %t FROM r), false)`, sn.Prior != nil))
 	}
 	switch {
-	case !got.Paid, !got.Fresh.Valid, !got.Fresh.Bool && sn.Prior == nil:
-		return errRaced
+	case count != nil:
+		stmt += `, u AS (UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ? RETURNING id)`
+		args = append(args, count.GuessesText(), lockText(count.Until), e.Desk)
+		same = append(same, `EXISTS (SELECT FROM u)`)
+	case sn.Desk.On:
+		stmt += `, d AS (SELECT locked_until FROM desks WHERE id = ? FOR SHARE)`
+		args = append(args, e.Desk, lockText(sn.Desk.Until))
+		same = append(same, `(SELECT locked_until FROM d) = ?`)
 	}
-	if r := (core.Lock{On: true, Until: core.ParseTime(got.Locked)}).Locked(e.At, e.Serial); r != nil {
-		return r
+	stmt += ` SELECT CASE WHEN ` + strings.Join(same, " AND ") + ` THEN min(w.seq) ELSE ('` + changed + ` ' || min(w.seq))::bigint END AS seq FROM w`
+	var seq int64
+	if err := sqlx.GetContext(ctx, x, &seq, x.Rebind(stmt), args...); err != nil {
+		if strings.Contains(err.Error(), changed) {
+			return errRaced
+		}
+		return fmt.Errorf("journal: %w", Classify(err))
 	}
-	e.ID, q.seq, q.recorded = -got.Seq, got.Seq, time.Now()
+	e.ID, q.seq, q.recorded = -seq, seq, time.Now()
 	return nil
 }
 
