@@ -132,6 +132,10 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 // DeskLock reads desk's lock-out and payout limit: On for a desk the
 // ledger lists, when it locks desks out (LockOutGuesses).
 func (o *Store) DeskLock(ctx context.Context, q core.Querier, desk string) (core.Lock, int, error) {
+	return o.deskLock(ctx, q, desk, "")
+}
+
+func (o *Store) deskLock(ctx context.Context, q core.Querier, desk, lockRows string) (core.Lock, int, error) {
 	if !o.lockOut.Load() || desk == "" {
 		return core.Lock{}, 0, nil
 	}
@@ -140,7 +144,7 @@ func (o *Store) DeskLock(ctx context.Context, q core.Querier, desk string) (core
 		Until   string `db:"locked_until"`
 		Limit   int    `db:"payout_limit"`
 	}
-	err := core.Get(ctx, q, &r, "SELECT guesses, locked_until, payout_limit FROM desks WHERE id = ?", desk)
+	err := core.Get(ctx, q, &r, "SELECT guesses, locked_until, payout_limit FROM desks WHERE id = ?"+lockRows, desk)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Lock{}, 0, nil
 	}
@@ -183,34 +187,39 @@ func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome
 	return nil
 }
 
-// countGuess counts guess e with its desk, in write transaction tx: the
-// desk's lock-out read again (core.Lock.Guess), kept, and recorded when
-// e locks the desk out; a *core.Refusal Locked when the desk is locked.
-func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) error {
-	lock, limit, err := o.DeskLock(ctx, tx, e.Desk)
+// CountGuess counts guess e with its desk, in write transaction tx: the
+// desk's row read again (locked, on PostgreSQL: LockRows), and core's
+// lock-out after e (core.Lock.Guess; On false: a desk the ledger does not
+// lock out), with the entry that records the desk's lock-out when e locks
+// it; a *core.Refusal Locked when the desk is locked out.
+func (o *Store) CountGuess(ctx context.Context, tx core.Querier, e *core.Entry) (core.Lock, *core.Entry, error) {
+	lock, limit, err := o.deskLock(ctx, tx, e.Desk, o.E.LockRows())
 	if err != nil || !lock.On {
-		return err
+		return lock, nil, err
 	}
 	next, locks, err := lock.Guess(e.At, e.Serial)
-	if err != nil {
+	if err != nil || !locks {
+		return next, nil, err
+	}
+	return next, core.LockEntry(e.Desk, limit, e.At, next.Until), nil
+}
+
+// countGuess counts guess e with its desk in tx, a write transaction of
+// the file (CountGuess): the desk's row kept, and its lock-out recorded
+// when e locks it.
+func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) error {
+	next, lock, err := o.CountGuess(ctx, tx, e)
+	if err != nil || !next.On {
 		return err
 	}
 	if _, err := core.Exec(ctx, tx, "UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ?",
-		next.GuessesText(), lockText(next.Until), e.Desk); err != nil {
+		next.GuessesText(), next.UntilText(), e.Desk); err != nil {
 		return o.classify(err)
 	}
-	if locks {
-		return o.appendJournal(ctx, tx, core.LockEntry(e.Desk, limit, e.At, next.Until))
+	if lock != nil {
+		return o.appendJournal(ctx, tx, lock)
 	}
 	return nil
-}
-
-// lockText is a lock-out's end as a desk's row keeps it ("" for none).
-func lockText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return core.FormatTime(t)
 }
 
 // Answer writes a lookup's or a search's outcome, when it records an

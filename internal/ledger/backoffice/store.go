@@ -97,10 +97,8 @@ func (o *Store) classify(err error) error { return o.E.Classify(err) }
 
 // appendJournal appends e in tx, after checking its texts.
 func (o *Store) appendJournal(ctx context.Context, tx core.Querier, e *core.Entry) error {
-	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
-		if err := core.CheckText(f[0], f[1], 0); err != nil {
-			return err
-		}
+	if err := e.CheckTexts(); err != nil {
+		return err
 	}
 	if e.At.IsZero() && o.Now != nil {
 		e.At = o.Now() // zero: the engine's clock

@@ -77,6 +77,16 @@ func (e *Entry) Fields() []any {
 		&e.PackLast, &e.State, &e.Amount, &e.Desk, &e.Operator, &e.Method, &e.Ref, &e.Request, &e.Reason, &e.Detail, &e.Hash}
 }
 
+// CheckTexts checks the texts an entry records (CheckText).
+func (e *Entry) CheckTexts() error {
+	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
+		if err := CheckText(f[0], f[1], 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Marks are n placeholders, for n values.
 func Marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 

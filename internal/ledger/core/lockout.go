@@ -61,6 +61,15 @@ func (l Lock) GuessesText() string {
 	return strings.Join(ts, ",")
 }
 
+// UntilText is the end of the lock-out as a desk's row keeps it ("" for
+// none).
+func (l Lock) UntilText() string {
+	if l.Until.IsZero() {
+		return ""
+	}
+	return FormatTime(l.Until)
+}
+
 // Locked is the refusal of a question asked at at (of serial, "" for
 // none) by a desk locked out then, or nil.
 func (l Lock) Locked(at time.Time, serial string) *Refusal {

@@ -18,17 +18,16 @@ import (
 )
 
 // A question on PostgreSQL (core/question.go): one read, core's decision,
-// one write. The read is one statement (snapshot.go), in no transaction;
-// the write one statement in a transaction of its own (writeOutcome),
-// which records the entry in vegas.waiting and checks again what may have
-// changed since the read: the ticket paid once (the paid row's key), the
-// request id (its row of vegas.requests), the desk's lock-out (its row,
-// locked). The sequencer then chains the entry, and the question answers
-// with its id, number and hash.
+// one write. The read is one statement (snapshot.go); the write one
+// statement (writeOutcome), which records the entry in vegas.waiting and
+// checks again what may have changed since the read: the ticket paid once
+// (the paid row's key), the request id (its row of vegas.requests), the
+// desk's lock-out (its row, locked). The sequencer then chains the entry,
+// and the question answers with its id, number and hash.
 
 // errRaced is a write that found changed what its question read (a
-// payment of its ticket, a use of its request id, committed since): the
-// question is asked again, and reads what changed.
+// payment of its ticket, a use of its request id, its desk's lock-out,
+// committed since): the question is asked again, and reads what changed.
 var errRaced = errors.New("the ledger changed since the question read it")
 
 // raceRetries bounds how many times a question that raced is asked again
@@ -172,15 +171,13 @@ type questionTx struct {
 // (ownChain).
 func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
 	e := out.Record
-	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
-		if err := core.CheckText(f[0], f[1], 0); err != nil {
-			return nil, err
-		}
+	if err := e.CheckTexts(); err != nil {
+		return nil, err
 	}
 	q := &questionTx{seqr: b.seq, ctx: ctx}
 	guess := b.LocksOut() && e.IsGuess()
 	if !guess && !b.seq.idle() {
-		if err := b.write(ctx, b.db.DB, q, sn, out, nil); err != nil {
+		if err := b.write(ctx, b.db.DB, q, sn, out, nil, nil); err != nil {
 			return nil, err
 		}
 		q.committed = true
@@ -192,7 +189,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	var count *core.Lock
 	var lockEntry *core.Entry
 	if guess {
-		next, lock, err := b.countGuess(ctx, q, e)
+		next, lock, err := b.CountGuess(ctx, q, e)
 		if err != nil {
 			q.Rollback()
 			return nil, err
@@ -221,13 +218,11 @@ const changed = "vegas-desk: the ledger changed since the question read it"
 // commits as it ends). count, when not nil, is the desk's lock-out after
 // the guess (its row locked already), and lock the entry that records its
 // lock-out when the guess locks it.
-func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock ...*core.Entry) error {
+func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock *core.Entry) error {
 	e := out.Record
 	rows := []*core.Entry{e}
-	for _, l := range lock {
-		if l != nil {
-			rows = append(rows, l)
-		}
+	if lock != nil {
+		rows = append(rows, lock)
 	}
 	stmt := `WITH w AS (INSERT INTO waiting (` + recordedCols + `, name, doc_type, doc_number) VALUES `
 	var args []any
@@ -264,11 +259,11 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 	switch {
 	case count != nil:
 		stmt += `, u AS (UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ? RETURNING id)`
-		args = append(args, count.GuessesText(), lockText(count.Until), e.Desk)
+		args = append(args, count.GuessesText(), count.UntilText(), e.Desk)
 		same = append(same, `EXISTS (SELECT FROM u)`)
 	case sn.Desk.On:
 		stmt += `, d AS (SELECT locked_until FROM desks WHERE id = ? FOR SHARE)`
-		args = append(args, e.Desk, lockText(sn.Desk.Until))
+		args = append(args, e.Desk, sn.Desk.UntilText())
 		same = append(same, `(SELECT locked_until FROM d) = ?`)
 	}
 	stmt += ` SELECT CASE WHEN ` + strings.Join(same, " AND ") + ` THEN min(w.seq) ELSE ('` + changed + ` ' || min(w.seq))::bigint END AS seq FROM w`
@@ -299,38 +294,6 @@ func recorded(e *core.Entry) []any {
 		}
 	}
 	return v
-}
-
-// countGuess locks guess e's desk's row, reads its lock-out again and
-// counts e with it (core.Lock.Guess): the desk's lock-out after e (On
-// false: a desk the ledger does not list), and the entry that records its
-// lock-out when e locks it; a *core.Refusal Locked when it is locked.
-func (b *Backend) countGuess(ctx context.Context, q *questionTx, e *core.Entry) (core.Lock, *core.Entry, error) {
-	var d struct {
-		Guesses string `db:"guesses"`
-		Until   string `db:"locked_until"`
-		Limit   int    `db:"payout_limit"`
-	}
-	err := core.Get(ctx, q, &d, "SELECT guesses, locked_until, payout_limit FROM desks WHERE id = ? FOR UPDATE", e.Desk)
-	if errors.Is(err, sql.ErrNoRows) {
-		return core.Lock{}, nil, nil
-	}
-	if err != nil {
-		return core.Lock{}, nil, fmt.Errorf("desk %s: %w", e.Desk, Classify(err))
-	}
-	next, locks, err := core.LockOf(d.Guesses, d.Until).Guess(e.At, e.Serial)
-	if err != nil || !locks {
-		return next, nil, err
-	}
-	return next, core.LockEntry(e.Desk, d.Limit, e.At, next.Until), nil
-}
-
-// lockText is a lock-out's end as a desk's row keeps it ("" for none).
-func lockText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return core.FormatTime(t)
 }
 
 // commit commits, its error classified. A question that recorded an
