@@ -245,10 +245,10 @@ func (o *Store) Answer(ctx context.Context, out *core.Outcome, keep func(*core.E
 	return err
 }
 
-// Claim decides a claim in one write transaction of the file: its
+// FileClaim decides a claim in one write transaction of the file: its
 // snapshot read (src), core's decision, its outcome written (keep applied
 // to its entry), committed.
-func (o *Store) Claim(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+func (o *Store) FileClaim(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
 	tx, err := o.write(ctx)
 	if err != nil {
 		return core.Claim{}, fmt.Errorf("claim: %w", err)
@@ -271,9 +271,9 @@ func (o *Store) Claim(ctx context.Context, src Source, keep func(*core.Entry), s
 	return out.Answer()
 }
 
-// Lookup decides a lookup: its snapshot read in one read transaction,
-// core's decision, its refusal recorded (Answer).
-func (o *Store) Lookup(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
+// FileLookup decides a lookup on a file: its snapshot read in one read
+// transaction, core's decision, its refusal recorded (Answer).
+func (o *Store) FileLookup(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
 	sn, err := o.readOnce(ctx, src, Ask{Serial: &s, Who: who, Asked: asked, At: at})
 	if err != nil {
 		return core.Ticket{}, err
@@ -285,8 +285,8 @@ func (o *Store) Lookup(ctx context.Context, src Source, keep func(*core.Entry), 
 	return out.Ticket, nil
 }
 
-// Find decides a search by contents as Lookup does.
-func (o *Store) Find(ctx context.Context, src Source, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
+// FileFind decides a search by contents as FileLookup does.
+func (o *Store) FileFind(ctx context.Context, src Source, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
 	sn, err := o.readOnce(ctx, src, Ask{Code: code, Who: who, Asked: asked, At: at})
 	if err != nil {
 		return nil, err

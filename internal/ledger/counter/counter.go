@@ -97,16 +97,16 @@ func (b *Backend) Refuse(what string) error {
 // limit is the sealed one. A counter ledger locks no one out.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
 	who.Desk = b.desk
-	return b.store.Lookup(ctx, sealed{b}, forgetSecrets, s, who, asked, clock(at))
+	return b.store.FileLookup(ctx, sealed{b}, forgetSecrets, s, who, asked, clock(at))
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return b.store.Claim(ctx, sealed{b}, forgetSecrets, s, req, clock(at))
+	return b.store.FileClaim(ctx, sealed{b}, forgetSecrets, s, req, clock(at))
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
 	who.Desk = b.desk
-	return b.store.Find(ctx, sealed{b}, code, who, asked, clock(at))
+	return b.store.FileFind(ctx, sealed{b}, code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.
