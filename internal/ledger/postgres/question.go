@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/game"
@@ -269,7 +270,11 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 	stmt += ` SELECT CASE WHEN ` + strings.Join(same, " AND ") + ` THEN min(w.seq) ELSE ('` + changed + ` ' || min(w.seq))::bigint END AS seq FROM w`
 	var seq int64
 	if err := sqlx.GetContext(ctx, x, &seq, x.Rebind(stmt), args...); err != nil {
-		if strings.Contains(err.Error(), changed) {
+		// A payment of the request id recorded since, waiting still: its
+		// index refuses a second (whichever part of the statement ran
+		// first).
+		var pe *pgconn.PgError
+		if strings.Contains(err.Error(), changed) || errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "waiting_requests" {
 			return errRaced
 		}
 		return fmt.Errorf("journal: %w", Classify(err))

@@ -140,6 +140,15 @@ func TestWriteChecksAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, postgres.ErrRaced)
+	first, second := serial(t, serials.Winners[50][4]), serial(t, serials.Winners[50][5])
+	check("the request id paid another ticket since the read", second, "same", func() {
+		if _, err := b.Claim(ctx, first, claimOf(g1, "same"), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}, postgres.ErrRaced)
+	if _, err := b.Claim(ctx, second, claimOf(g1, "same"), time.Time{}); !errors.Is(err, core.ErrRequestReused) {
+		t.Errorf("asked again: %v", err)
+	}
 	win := serial(t, serials.Winners[50][3])
 	check("the desk locked out since the read", win, "", func() {
 		for i := range core.LockRefusals {
