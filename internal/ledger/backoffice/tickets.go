@@ -37,7 +37,7 @@ func (t Tables) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core
 	if !b.Holds(s) {
 		return nil, nil
 	}
-	return t.FactsOf(ctx, q, b, s.Position)
+	return t.FactsOf(ctx, q, b, s.Position, s.Secret)
 }
 
 // Rules are DeskRules.
@@ -62,7 +62,7 @@ func (t Tables) Candidates(ctx context.Context, q core.Querier, b core.Block, co
 		if pos >= b.Tickets {
 			continue
 		}
-		f, err := t.FactsOf(ctx, q, b, pos)
+		f, err := t.FactsOf(ctx, q, b, pos, b.Key.Secret(pos))
 		if err != nil {
 			return nil, err
 		}
@@ -88,11 +88,12 @@ const RulesCols = `coalesce(g.on_sale, '') AS on_sale, coalesce(g.end_of_sale, '
 // one statement (its stored code and prize, its pack's state, its paid
 // row), and its payment's claim when it is paid.
 func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
-	return Tables{}.FactsOf(ctx, q, b, pos)
+	return Tables{}.FactsOf(ctx, q, b, pos, b.Key.Secret(pos))
 }
 
-// FactsOf is FactsOf, the payment read with t.Paid.
-func (t Tables) FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
+// FactsOf is FactsOf, the ticket's secret part given (its serial's,
+// checked: not computed twice), the payment read with t.Paid.
+func (t Tables) FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int, secret int64) (*core.Facts, error) {
 	var row FactsRow
 	off := pos % game.PackSize
 	err := core.Get(ctx, q, &row, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
@@ -105,7 +106,7 @@ func (t Tables) FactsOf(ctx context.Context, q core.Querier, b core.Block, pos i
 	if err != nil {
 		return nil, fmt.Errorf("block %s ticket %d: %w", b.Name(), pos, err)
 	}
-	f, err := row.Facts(b, pos)
+	f, err := row.Facts(b, pos, secret)
 	switch {
 	case err != nil || !row.Claim.Valid:
 	case t.Paid != nil:
@@ -125,8 +126,9 @@ type FactsRow struct {
 	Claim sql.NullInt64 `db:"claim"`
 }
 
-// Facts are the row's, of the ticket at pos of b (Paid not read yet).
-func (row *FactsRow) Facts(b core.Block, pos int) (*core.Facts, error) {
+// Facts are the row's, of the ticket at pos of b, whose secret part is
+// secret (Paid not read yet).
+func (row *FactsRow) Facts(b core.Block, pos int, secret int64) (*core.Facts, error) {
 	if len(row.Prize) != 1 {
 		return nil, fmt.Errorf("block %s ticket %d: no prize byte (run verify)", b.Name(), pos)
 	}
@@ -134,7 +136,7 @@ func (row *FactsRow) Facts(b core.Block, pos int) (*core.Facts, error) {
 	if !ok {
 		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, row.Prize[0])
 	}
-	return &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: row.Code,
+	return &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: secret, Prize: prize, Code: row.Code,
 		PackState: row.State}, nil
 }
 

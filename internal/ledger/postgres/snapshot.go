@@ -60,7 +60,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, aske
 	case !row.Game.Valid:
 		return nil, fmt.Errorf("game %d: %w", blk.Game, core.ErrNotFound)
 	}
-	if sn.Facts, err = row.FactsRow.Facts(blk, pos); err != nil {
+	if sn.Facts, err = row.FactsRow.Facts(blk, pos, s.Secret); err != nil {
 		return nil, err
 	}
 	if row.Claim.Valid {
@@ -93,7 +93,7 @@ func (r source) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core
 	if err != nil {
 		return nil, err
 	}
-	return backoffice.Tables{Paid: paidClaim}.FactsOf(ctx, q, blk, s.Position)
+	return backoffice.Tables{Paid: paidClaim}.FactsOf(ctx, q, blk, s.Position, s.Secret)
 }
 
 func (source) Rules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
