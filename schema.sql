@@ -116,10 +116,11 @@ CREATE TABLE journal (
 CREATE INDEX journal_by_ticket ON journal (ticket) WHERE ticket IS NOT NULL;
 CREATE INDEX journal_by_ref ON journal (ref) WHERE ref IS NOT NULL;
 CREATE INDEX journal_by_desk ON journal (desk, kind, at);
-CREATE INDEX journal_by_kind ON journal (kind, at);
 -- A claim's request id (made by the client) answers a retry with the first
--- answer: one claim per desk and request id.
+-- answer: one claim per desk and request id; a question finds the id's
+-- prior use through journal_by_request, whatever the desk's history.
 CREATE UNIQUE INDEX journal_requests ON journal (desk, request) WHERE kind = 'claim' AND request <> '';
+CREATE INDEX journal_by_request ON journal (desk, request) WHERE request <> '';
 
 -- Kept: the tickets with a payment that no void cancels, one row at most
 -- per ticket, which the primary key enforces.
@@ -143,7 +144,10 @@ CREATE TABLE pack_states (
 
 -- Kept: the counters, with their payout limit. role is unused (the
 -- PostgreSQL login an earlier shared ledger made; always NULL); locked_until is the end of a
--- lock-out after too many refused serials ('' when not locked).
+-- lock-out after too many refused serials ('' when not locked); guesses are the times of the
+-- desk's last refused serials and contents since its unlock, at most 20, comma-separated
+-- (core.Lock: the lock-out's count, one row's read; verify does not replay them),
+-- written as upgrade step 2→3's ALTER TABLE leaves it (sqlite/migrate.go).
 CREATE TABLE desks (
     id           TEXT    PRIMARY KEY,
     role         TEXT    UNIQUE,
@@ -151,7 +155,7 @@ CREATE TABLE desks (
     disabled     INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
     locked_until TEXT    NOT NULL DEFAULT '',
     unlocked_at  TEXT    NOT NULL DEFAULT ''
-) WITHOUT ROWID;
+, guesses      TEXT    NOT NULL DEFAULT '') WITHOUT ROWID;
 
 -- Kept: the certificates each desk accepts, from its 'desk' entries
 -- 'certified' (desks add --out, desks cert) and 'revoked' (desks cert

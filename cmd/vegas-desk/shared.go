@@ -120,7 +120,7 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 		case d.Disabled:
 			state = "disabled"
 		case !d.LockedUntil.IsZero():
-			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
+			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04") + ": " + ledger.LockReason + " (desks unlock " + terminal(d.ID) + ")"
 		}
 		fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
 		for _, x := range certs[d.ID] {
@@ -206,7 +206,7 @@ func certsJSON(cs []ledger.DeskCert) []map[string]any {
 func deskJSON(d ledger.Desk) map[string]any {
 	m := map[string]any{"id": d.ID, "limit": d.Limit, "disabled": d.Disabled, "locked_until": nil}
 	if !d.LockedUntil.IsZero() {
-		m["locked_until"] = d.LockedUntil
+		m["locked_until"], m["locked_why"] = d.LockedUntil, ledger.LockReason
 	}
 	return m
 }

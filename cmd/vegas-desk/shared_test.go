@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 )
@@ -126,5 +128,24 @@ func TestSharedLedger(t *testing.T) {
 	}
 	if code != 1 || !strings.Contains(errs, "unreachable") {
 		t.Errorf("lookup with the server away: exit %d, %s", code, errs)
+	}
+
+	// Twenty wrong secret parts lock the counter out; desks list says
+	// until when, and why.
+	s, err := game.ParseSerial(winner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		s.Secret = (s.Secret + 1 + int64(i)) % game.SecretModulus
+		if _, errs, code := counter("lookup", s.String()); code != 1 || !strings.Contains(errs, "unknown serial") {
+			t.Fatalf("guess %d: exit %d, %s", i, code, errs)
+		}
+	}
+	if _, errs, code := counter("lookup", winner); code != 1 || !strings.Contains(errs, "locked") {
+		t.Errorf("the 21st question: exit %d, %s", code, errs)
+	}
+	if out, _, code := vd(t, url, "", "desks", "list"); code != 0 || !regexp.MustCompile(`D1 .* locked until \d{4}-\d\d-\d\d \d\d:\d\d: 20 refused serials or contents within 10 minutes \(desks unlock D1\)`).MatchString(out) {
+		t.Errorf("desks list of a locked desk:\n%s", out)
 	}
 }

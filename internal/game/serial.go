@@ -177,9 +177,9 @@ type SerialKey [32]byte
 // Secret returns the secret part of the serial of the ticket at position
 // pos: the first 8 bytes of SHA-256(key ‖ pos as 4 bytes big-endian), read
 // big-endian, modulo 10^16. A key-prefixed SHA-256 of a fixed-length input
-// is a pseudo-random function; PostgreSQL computes the same with its
-// built-in sha256() (internal/ledger/postgres.sql), so a counter's lookups
-// are checked in the database without the key ever leaving it.
+// is a pseudo-random function. The ledger computes it in Go wherever it
+// checks a serial (a validation server for its counters, which never see
+// the key; a sealed counter ledger holds no key, only its records).
 func (k *SerialKey) Secret(pos int) int64 {
 	var in [32 + 4]byte
 	copy(in[:], k[:])

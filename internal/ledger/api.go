@@ -86,6 +86,9 @@ const (
 	CounterJournalFormat     = core.CounterJournalFormat
 )
 
+// LockReason says why a desk is locked out.
+var LockReason = core.LockReason
+
 // Errors a caller must tell apart.
 var (
 	ErrNotLedger        = core.ErrNotLedger

@@ -3,8 +3,10 @@
 // attempt, in a hash-chained journal. Behind this one API are four kinds of
 // ledger, each a backend (core.Backend): a back office's SQLite file
 // (package sqlite), a shared PostgreSQL database through the back office's
-// login or a counter's (package postgres), and a sealed counter ledger
-// (package counter). The rule they all apply, and the journal, are core's.
+// login or a validation server's (package postgres), a counter through a
+// validation server (package remote), and a sealed counter ledger (package
+// counter). The rule they all apply, and the journal, are core's: a
+// question is one read, core's decision, one write (core/question.go).
 // It is the only part of vegas-desk that speaks SQL; every rule of the game
 // comes from internal/game.
 package ledger

@@ -62,30 +62,22 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 }
 
 // DeskState is desk id's row as every question of the desk must see it,
-// read now (no cache): its payout limit, whether it is disabled, and the
-// end of its lock-out, from its stored one and from its refused serials
-// and contents of the last LockWindow + LockFor (core.LockOf; on
-// PostgreSQL those waiting to be chained count too).
+// read now (no cache, one row): its payout limit, whether it is disabled,
+// and the end of its lock-out (zero when it is over).
 func (l *Ledger) DeskState(ctx context.Context, id string) (Desk, error) {
 	bo, err := l.backOffice("a desk's state")
 	if err != nil {
 		return Desk{}, err
 	}
-	now := l.now()
-	d, guesses, err := bo.DeskGuesses(ctx, id, now.Add(-core.GuessesSince))
-	if err != nil {
-		return Desk{}, err
-	}
-	d.LockedUntil = core.LockOf(guesses, d.UnlockedAt, d.LockedUntil, now)
-	return d, nil
+	return bo.DeskState(ctx, id)
 }
 
-// LockOutGuesses makes a shared ledger record a guess (a refused serial or
-// contents) of a desk it lists only while the desk is not locked out,
-// counted again under the desk's lock: the validation server's, so that
-// questions at once, on one server or several, never record more guesses
-// than the lock-out allows. The back office's own questions lock no one
-// out; a file's are asked one at a time.
+// LockOutGuesses makes the ledger lock out a desk it lists that guesses
+// serials or contents (core.Lock): the validation server's. A guess is
+// recorded only while the desk is not locked out, counted under the
+// desk's lock, so that questions at once, on one server or several, never
+// record more guesses than the lock-out allows. The back office's own
+// questions lock no one out.
 func (l *Ledger) LockOutGuesses() {
 	if b, ok := l.b.(interface{ LockOutGuesses() }); ok {
 		b.LockOutGuesses()

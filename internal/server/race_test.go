@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -75,25 +76,30 @@ func TestRaceTwoServersOnePostgres(t *testing.T) {
 	race(t, office, servers, ledgertest.SerialsOf(t, ledgertest.Block).Winners[50][2])
 }
 
-// A desk guesses serials on two servers of one PostgreSQL database at
-// once, many questions in flight: it is locked out at its 20th refused
-// serial, whichever server asked, and no more than 20 guesses are answered
-// or recorded (the lock-out counts the guesses waiting to be chained, and
-// a guess is recorded under its desk's lock).
+// A desk guesses serials and contents on two servers of one PostgreSQL
+// database at once, many questions in flight: it is locked out at its
+// 20th guess, whichever server asked and whatever the question (a lookup,
+// a claim, a search by contents), and no more than 20 guesses are
+// answered or recorded (a guess is counted with its desk's row, locked).
 func TestLockOutTwoServersOnePostgres(t *testing.T) {
-	office, servers := twoServers(t, server.Config{MaxConnsPerDesk: 64})
+	office, servers := twoServers(t, server.Config{MaxConnsPerDesk: 128})
 	lockOutBurst(t, office, servers)
 }
 
-// The same on one server of a SQLite file: a guess is recorded in the
-// file's one write transaction after the desk's guesses are counted again.
+// The same on one server of a SQLite file: a guess is counted in the
+// file's one write transaction.
 func TestLockOutOneServerFile(t *testing.T) {
 	o, _ := office(t)
-	lockOutBurst(t, o, []*servertest.Served{servertest.Start(t, o, server.Config{MaxConnsPerDesk: 64})})
+	lockOutBurst(t, o, []*servertest.Served{servertest.Start(t, o, server.Config{MaxConnsPerDesk: 128})})
 }
 
-// lockOutBurst has desk G1 guess 60 wrong serials at once through the
-// servers in turn: 20 answered unknown and recorded, 40 locked.
+// lockOutBurst has desk G1 ask 80 questions at once through the servers
+// in turn, three times (unlocked between): 20 wrong serials looked up, 20
+// claimed, 20 unknown winning contents searched, and 20 claims of a right
+// serial (a losing ticket's: each answered not a winner, and recorded).
+// Each time exactly 20 guesses are answered unknown and recorded, the
+// other 40 locked; and every right claim is either answered and recorded
+// before the 20th guess, or locked: no verdict after the lock-out.
 func lockOutBurst(t *testing.T, office *ledger.Ledger, servers []*servertest.Served) {
 	ctx := context.Background()
 	if _, err := office.AddDesk(ctx, "G1", 100, bo); err != nil {
@@ -103,57 +109,105 @@ func lockOutBurst(t *testing.T, office *ledger.Ledger, servers []*servertest.Ser
 	for _, s := range servers {
 		desks = append(desks, s.Open(t, "G1"))
 	}
-	win, err := game.ParseSerial(ledgertest.SerialsOf(t, ledgertest.Block).Winners[50][4])
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	win, err := game.ParseSerial(serials.Winners[50][4])
 	if err != nil {
 		t.Fatal(err)
 	}
-	const guesses, lockRefusals = 60, 20 // core.LockRefusals
-	errs := make([]error, guesses)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range guesses {
-		wrong := win
-		wrong.Secret = (win.Secret + 1 + int64(i)) % game.SecretModulus
-		wg.Go(func() {
-			<-start
-			_, errs[i] = desks[i%len(desks)].Lookup(ctx, wrong.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit)
-		})
-	}
-	close(start)
-	wg.Wait()
-	unknown, locked := 0, 0
-	for i, err := range errs {
-		switch {
-		case errors.Is(err, ledger.ErrUnknownSerial):
-			unknown++
-		case errors.Is(err, ledger.ErrLocked):
-			locked++
-		default:
-			t.Errorf("guess %d: %v", i, err)
-		}
-	}
-	if unknown != lockRefusals || locked != guesses-lockRefusals {
-		t.Errorf("%d guesses answered unknown, %d locked; want %d and %d", unknown, locked, lockRefusals, guesses-lockRefusals)
-	}
-	as, err := office.Attempts(ctx, time.Time{})
+	loser := serials.Losers[3]
+	// Winning contents no ticket shows: a winner's, a losing zone changed.
+	wt, err := office.Lookup(ctx, win.String(), bo, ledger.NoLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recorded := 0
-	for _, a := range as {
-		if a.Desk == "G1" {
-			recorded++
+	unknown := wt.Ticket
+	for _, dice := range [][2]int{{1, 1}, {2, 2}} {
+		if unknown.Craps.Dice = dice; game.Prize(&unknown) == wt.Prize && unknown != wt.Ticket {
+			break
 		}
 	}
-	if recorded != lockRefusals {
-		t.Errorf("%d guesses recorded, want %d", recorded, lockRefusals)
+	if game.Prize(&unknown) != wt.Prize || unknown == wt.Ticket {
+		t.Fatalf("no losing craps to change on %+v", wt.Ticket)
 	}
-	if d, err := office.DeskState(ctx, "G1"); err != nil || d.LockedUntil.IsZero() {
-		t.Errorf("desk G1 after the guesses: %+v %v", d, err)
-	}
-	// The right serial now answers as a wrong one: locked.
-	if _, err := desks[0].Lookup(ctx, win.String(), ledger.Identity{Operator: "mallory"}, ledger.NoLimit); !errors.Is(err, ledger.ErrLocked) {
-		t.Errorf("the right serial after the lock-out: %v", err)
+	who := ledger.Identity{Operator: "mallory"}
+	const each, lockRefusals = 20, 20 // core.LockRefusals
+	seen := map[int64]bool{}          // the attempts of earlier rounds
+	for round := range 3 {
+		errs := make([]error, 4*each)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range errs {
+			wrong := win
+			wrong.Secret = (win.Secret + 1 + int64(round*len(errs)+i)) % game.SecretModulus
+			d := desks[i%len(desks)]
+			wg.Go(func() {
+				<-start
+				switch i % 4 {
+				case 0:
+					_, errs[i] = d.Lookup(ctx, wrong.String(), who, ledger.NoLimit)
+				case 1:
+					_, errs[i] = d.Claim(ctx, ledger.ClaimRequest{Serial: wrong.String(), Method: ledger.MethodSerial, Who: who, Limit: ledger.NoLimit})
+				case 2:
+					_, errs[i] = d.FindByContents(ctx, &unknown, who, ledger.NoLimit)
+				case 3:
+					_, errs[i] = d.Claim(ctx, ledger.ClaimRequest{Serial: loser, Method: ledger.MethodSerial, Who: who, Limit: ledger.NoLimit})
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		guessed, locked, answered := 0, 0, 0
+		for i, err := range errs {
+			switch {
+			case errors.Is(err, ledger.ErrLocked):
+				locked++
+			case i%4 != 3 && (errors.Is(err, ledger.ErrUnknownSerial) || errors.Is(err, ledger.ErrUnknownContents)):
+				guessed++
+			case i%4 == 3 && errors.Is(err, ledger.ErrNotWinner):
+				answered++
+			default:
+				t.Errorf("round %d, question %d: %v", round, i, err)
+			}
+		}
+		if guessed != lockRefusals || locked != 3*each-lockRefusals+each-answered {
+			t.Errorf("round %d: %d guesses answered unknown, %d questions locked, %d right claims answered; want %d guesses and the other %d locked",
+				round, guessed, locked, answered, lockRefusals, 4*each-lockRefusals-answered)
+		}
+		as, err := office.Attempts(ctx, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var guesses, verdicts []int64
+		for _, a := range as {
+			if a.Desk != "G1" || seen[a.Entry] {
+				continue
+			}
+			seen[a.Entry] = true
+			if a.Reason == ledger.NotWinner {
+				verdicts = append(verdicts, a.Entry)
+			} else {
+				guesses = append(guesses, a.Entry)
+			}
+		}
+		if len(guesses) != lockRefusals || len(verdicts) != answered {
+			t.Fatalf("round %d: %d guesses recorded, want %d; %d right claims recorded, %d answered", round, len(guesses), lockRefusals, len(verdicts), answered)
+		}
+		for _, v := range verdicts {
+			if v > slices.Max(guesses) {
+				t.Errorf("round %d: a right claim answered after the lock-out (entry %d, the 20th guess %d)", round, v, slices.Max(guesses))
+			}
+		}
+		d, err := office.DeskState(ctx, "G1")
+		if err != nil || d.LockedUntil.IsZero() {
+			t.Errorf("desk G1 after the guesses: %+v %v", d, err)
+		}
+		// The right serial now answers as a wrong one: locked.
+		if _, err := desks[0].Lookup(ctx, win.String(), who, ledger.NoLimit); !errors.Is(err, ledger.ErrLocked) {
+			t.Errorf("the right serial after the lock-out: %v", err)
+		}
+		if err := office.UnlockDesk(ctx, "G1", bo); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -87,9 +87,7 @@ func CheckHead(ctx context.Context, q core.Querier, head string, ps []core.Probl
 
 // sqlxScan scans a journal row into e.
 func sqlxScan(rows *sql.Rows, e *core.Entry) error {
-	return rows.Scan(&e.ID, &e.Kind, &e.AtText, &e.Number, &e.Ticket, &e.Serial, &e.Game, &e.Block, &e.Position,
-		&e.PackFirst, &e.PackLast, &e.State, &e.Amount, &e.Desk, &e.Operator, &e.Method, &e.Ref, &e.Request,
-		&e.Reason, &e.Detail, &e.Hash)
+	return rows.Scan(e.Fields()...)
 }
 
 // Checkpoint signs the journal's head with the back office's key and

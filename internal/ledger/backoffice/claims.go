@@ -9,10 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // ClaimRow is a claim entry joined with the void entry that cancels it.
@@ -53,75 +50,6 @@ func (r *ClaimRow) Claim() core.Claim {
 	}
 	return c
 }
-
-// Tx is a write transaction of a back office that decides its claims in
-// Go (core.DecideClaim): a SQLite back office's. A sealed counter ledger's
-// holds the same journal, paid and identities tables, and overrides Facts,
-// Rules and Record.
-type Tx struct {
-	*sqlx.Tx
-	O *Store
-}
-
-// ClaimTx opens a write transaction for a claim decided in Go.
-func (o *Store) ClaimTx(ctx context.Context) (*Tx, error) {
-	tx, err := o.write(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &Tx{tx, o}, nil
-}
-
-// PriorUse is the entry that answers desk's request id used before: its
-// payment, or else its first use.
-func (t *Tx) PriorUse(ctx context.Context, desk, request string) (*core.Entry, error) {
-	var e core.Entry
-	err := core.Get(ctx, t, &e, "SELECT "+core.EntryCols+` FROM journal WHERE desk = ? AND request = ?
-		AND kind IN ('claim', 'refusal', 'referral') ORDER BY kind = 'claim' DESC, id LIMIT 1`, desk, request)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	return &e, err
-}
-
-// ClaimOf is the claim of claim entry e, with its void.
-func (t *Tx) ClaimOf(ctx context.Context, e *core.Entry) (core.Claim, error) {
-	var r ClaimRow
-	if err := core.Get(ctx, t, &r, ClaimSelect+" WHERE c.id = ?", e.ID); err != nil {
-		return core.Claim{}, err
-	}
-	return r.Claim(), nil
-}
-
-// Facts are the facts of the ticket of s.
-func (t *Tx) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
-	return FactsBySerial(ctx, t, s)
-}
-
-// Rules are the rules of a question at desk, whose stored limit (none for
-// a desk the ledger does not know) asked lowers.
-func (t *Tx) Rules(ctx context.Context, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
-	return DeskRules(ctx, t, gameCode, desk, asked, at)
-}
-
-// Record appends e.
-func (t *Tx) Record(ctx context.Context, e *core.Entry) error { return t.O.appendJournal(ctx, t, e) }
-
-// Pay keeps the ticket of claim entry e paid, with the winner's identity.
-func (t *Tx) Pay(ctx context.Context, e *core.Entry, w *core.Winner) error {
-	if _, err := core.Exec(ctx, t, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", e.Ticket.Int64, e.ID); err != nil {
-		return err
-	}
-	if w.Given() {
-		_, err := core.Exec(ctx, t, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
-			e.ID, w.Name, w.DocType, w.DocNumber)
-		return err
-	}
-	return nil
-}
-
-// Commit commits, its error classified.
-func (t *Tx) Commit() error { return t.O.classify(t.Tx.Commit()) }
 
 // Void cancels the payment number number with a reason: it appends a void
 // entry naming the desk and the operator; the claim entry stays as it was.

@@ -20,7 +20,8 @@ var copyTables = []struct {
 	{"journal", core.EntryCols, "id", 200},
 	{"paid", "ticket, claim", "ticket", 500},
 	{"pack_states", "block, pack, state, desk, entry", "block, pack", 500},
-	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at", "id", 100},
+	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at, guesses", "id", 100},
+	{"desk_certs", "desk, serial, not_after", "desk, serial", 200},
 	{"settings", "key, value", "key", 100},
 	{"identities", "claim, name, doc_type, doc_number", "claim", 200},
 }

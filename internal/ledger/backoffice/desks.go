@@ -55,7 +55,7 @@ func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	}
 	out := make([]core.Desk, len(rows))
 	for i, r := range rows {
-		out[i] = DeskOf(r)
+		out[i] = o.deskOf(r)
 	}
 	return out, nil
 }
@@ -69,25 +69,20 @@ func DeskOf(r core.DeskRow) core.Desk {
 // DeskCols are a desks row's columns (core.DeskRow).
 const DeskCols = "id, payout_limit, disabled, locked_until, unlocked_at"
 
-// DeskGuesses is desk id's row and the times of its refused serials and
-// contents since a time (the lock-out's count, core.LockOf), or
-// ErrNotFound.
-func (o *Store) DeskGuesses(ctx context.Context, id string, since time.Time) (core.Desk, []time.Time, error) {
-	return o.deskGuesses(ctx, o.E.Pool(), id, since)
+// DeskState is desk id's row, its lock-out the one it keeps (core.Lock),
+// or ErrNotFound: one row's read.
+func (o *Store) DeskState(ctx context.Context, id string) (core.Desk, error) {
+	r, err := o.readDesk(ctx, o.E.Pool(), id)
+	return o.deskOf(r), err
 }
 
-func (o *Store) deskGuesses(ctx context.Context, q core.Querier, id string, since time.Time) (core.Desk, []time.Time, error) {
-	r, err := o.readDesk(ctx, q, id)
-	if err != nil {
-		return core.Desk{}, nil, err
+// deskOf is DeskOf, a lock-out over by now none.
+func (o *Store) deskOf(r core.DeskRow) core.Desk {
+	d := DeskOf(r)
+	if !d.LockedUntil.After(o.now()) {
+		d.LockedUntil = time.Time{}
 	}
-	var ats []string
-	err = core.Select(ctx, q, &ats, "SELECT at FROM journal WHERE desk = ? AND kind = 'refusal' AND at >= ? AND reason IN (?, ?)",
-		id, core.FormatTime(since), core.UnknownSerial, core.UnknownContents)
-	if err != nil {
-		return core.Desk{}, nil, fmt.Errorf("desk %s's refused serials: %w", id, o.classify(err))
-	}
-	return DeskOf(r), core.Times(ats), nil
+	return d
 }
 
 // deskChange records a change of a desk: state is "disabled", "enabled",
@@ -110,7 +105,7 @@ func (o *Store) deskChange(ctx context.Context, id, state string, limit int, who
 	case "enabled":
 		stmt = "UPDATE desks SET disabled = 0 WHERE id = ?"
 	case "unlocked":
-		stmt = "UPDATE desks SET locked_until = '', unlocked_at = ? WHERE id = ?"
+		stmt = "UPDATE desks SET locked_until = '', unlocked_at = ?, guesses = '' WHERE id = ?"
 	case "limit":
 		if limit < 0 {
 			return fmt.Errorf("payout limit %d: give 0 or more euros", limit)
@@ -152,8 +147,8 @@ func (o *Store) EnableDesk(ctx context.Context, id string, who core.Identity) er
 	return o.deskChange(ctx, id, "enabled", 0, who)
 }
 
-// UnlockDesk ends a counter's lock-out; the refused serials before it no
-// longer count.
+// UnlockDesk ends a counter's lock-out; the guesses before it no longer
+// count.
 func (o *Store) UnlockDesk(ctx context.Context, id string, who core.Identity) error {
 	return o.deskChange(ctx, id, "unlocked", 0, who)
 }

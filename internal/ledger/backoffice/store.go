@@ -59,17 +59,17 @@ type Store struct {
 	// Now gives the time of the entries this process writes; nil, or a
 	// zero time, is the engine's own (PostgreSQL's: the server's).
 	Now func() time.Time
-	// lockOut: Record records a desk's guess only while the desk is not
-	// locked out (LockOutGuesses).
+	// lockOut: the desks the ledger lists are locked out (LockOutGuesses).
 	lockOut atomic.Bool
 }
 
-// LockOutGuesses makes Record count a desk's guesses again, in its write
-// transaction, before it records one, and refuse it as Locked when the
-// desk is locked out: the validation server's, so that questions at once
-// never record more guesses than the lock-out allows. The back office's
-// own questions lock no one out.
+// LockOutGuesses makes the ledger lock out the desks it lists that guess
+// serials or contents (core.Lock): the validation server's. The back
+// office's own questions lock no one out.
 func (o *Store) LockOutGuesses() { o.lockOut.Store(true) }
+
+// LocksOut reports whether the ledger locks its desks out.
+func (o *Store) LocksOut() bool { return o.lockOut.Load() }
 
 // now is the time of an entry or a question.
 func (o *Store) now() time.Time {
@@ -97,10 +97,8 @@ func (o *Store) classify(err error) error { return o.E.Classify(err) }
 
 // appendJournal appends e in tx, after checking its texts.
 func (o *Store) appendJournal(ctx context.Context, tx core.Querier, e *core.Entry) error {
-	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
-		if err := core.CheckText(f[0], f[1], 0); err != nil {
-			return err
-		}
+	if err := e.CheckTexts(); err != nil {
+		return err
 	}
 	if e.At.IsZero() && o.Now != nil {
 		e.At = o.Now() // zero: the engine's clock
@@ -111,48 +109,18 @@ func (o *Store) appendJournal(ctx context.Context, tx core.Querier, e *core.Entr
 	return nil
 }
 
-// Record appends one entry in its own transaction.
+// Record appends one entry in its own transaction (the tests forge
+// entries with it).
 func (o *Store) Record(ctx context.Context, e *core.Entry) error {
 	tx, err := o.write(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if o.lockOut.Load() && e.Kind == "refusal" && e.Desk != "" && core.Guess(core.Verdict(e.Reason)) {
-		if err := o.checkGuess(ctx, tx, e); err != nil {
-			return err
-		}
-	}
 	if err := o.appendJournal(ctx, tx, e); err != nil {
 		return err
 	}
 	return o.classify(tx.Commit())
-}
-
-// checkGuess answers a *core.Refusal Locked, in write transaction tx,
-// when e's desk (a desk the ledger lists) is locked out at e's time by its
-// stored lock-out or its guesses.
-func (o *Store) checkGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) error {
-	at := e.At
-	if at.IsZero() {
-		at = o.now()
-	}
-	d, guesses, err := o.deskGuesses(ctx, tx, e.Desk, at.Add(-core.GuessesSince))
-	if errors.Is(err, core.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, g := range guesses { // a guess a question that began later recorded first
-		if g.After(at) {
-			at = g
-		}
-	}
-	if until := core.LockOf(guesses, d.UnlockedAt, d.LockedUntil, at); !until.IsZero() {
-		return &core.Refusal{Verdict: core.Locked, Serial: e.Serial, Until: until}
-	}
-	return nil
 }
 
 // notFound says what is missing.

@@ -12,146 +12,133 @@ import (
 	"vegas-desk/internal/ledger/core"
 )
 
-// The facts and rules a verdict needs, read from the back office's tables:
-// a SQLite back office decides with them in Go (core.DecideLookup,
-// DecideClaim, DecideFind), and the tables a sealed counter ledger shares
-// with it (the journal, paid, games, settings) are read the same way.
+// The facts and rules a verdict needs, read from the back office's tables
+// (a question's snapshot: question.go), and the tables a sealed counter
+// ledger shares with it (the journal, paid, games, settings) read the
+// same way.
 
-// FactsBySerial returns the facts of the ticket of s, or a *Refusal with
-// UnknownSerial for a serial the ledger does not hold or a wrong secret.
-func FactsBySerial(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
-	unknown := &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
+// Tables is the Source of a back office's tickets: its packs. Paid, when
+// set, reads the payment of a ticket whose paid row names claim (else
+// PaidClaim): PostgreSQL's may wait to be chained.
+type Tables struct {
+	Paid func(ctx context.Context, q core.Querier, claim, ticket int64) (*core.Claim, error)
+}
+
+// Facts are the facts of the ticket of s, or nil for a serial the ledger
+// does not hold or a wrong secret part.
+func (t Tables) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
 	b, err := GetBlock(ctx, q, s.Game, s.Block)
 	if errors.Is(err, core.ErrNotFound) {
-		return nil, unknown
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if s.Position < 0 || s.Position >= b.Tickets || b.Key.Secret(s.Position) != s.Secret {
-		return nil, unknown
+	if !b.Holds(s) {
+		return nil, nil
 	}
-	return FactsOf(ctx, q, b, s.Position)
+	return t.FactsOf(ctx, q, b, s.Position, s.Secret)
 }
 
-// FactsOf reads the facts of the ticket at position pos of block b, in
-// one statement (its stored code and prize, its pack's state, its paid
-// row), and its payment's claim when it is paid.
-func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
-	f, _, err := factsOf(ctx, q, b, pos, nil)
-	return f, err
+// Rules are DeskRules.
+func (Tables) Rules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
+	return DeskRules(ctx, q, gameCode, desk, asked, at)
 }
 
-// RulesOf asks FactsWithRules for the rules of a question at Desk too.
-type RulesOf struct {
-	Desk  string
-	Asked core.Limit
-	At    time.Time
+// Blocks are the ledger's blocks.
+func (Tables) Blocks(ctx context.Context, q core.Querier) ([]core.Block, error) {
+	return ListBlocks(ctx, q)
 }
 
-// FactsWithRules is FactsOf and DeskRules (the rules of r, for the
-// ticket's game) in the same statement: one round trip the fewer for a
-// question.
-func FactsWithRules(ctx context.Context, q core.Querier, b core.Block, pos int, r RulesOf) (*core.Facts, core.Rules, error) {
-	return factsOf(ctx, q, b, pos, &r)
+// Candidates are block b's winners that its finder's entries name for
+// code.
+func (t Tables) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
+	positions, err := FindPositions(ctx, q, b, FindKey(code))
+	if err != nil {
+		return nil, err
+	}
+	var fs []*core.Facts
+	for _, pos := range positions {
+		if pos >= b.Tickets {
+			continue
+		}
+		f, err := t.FactsOf(ctx, q, b, pos, b.Key.Secret(pos))
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
 }
 
-// rulesRow is a question's rules as read (DeskRules, FactsWithRules).
-type rulesRow struct {
+// RulesRow is a question's rules as read (DeskRules, and PostgreSQL's
+// snapshot).
+type RulesRow struct {
 	core.Dates
 	Threshold sql.NullString `db:"threshold"`
 	Limit     sql.NullInt64  `db:"payout_limit"`
 }
 
-// rulesCols are rulesRow's columns of setting ? and desk ?, read from
+// RulesCols are RulesRow's columns of setting ? and desk ?, read from
 // games g (empty dates when g is none).
-const rulesCols = `coalesce(g.on_sale, '') AS on_sale, coalesce(g.end_of_sale, '') AS end_of_sale, coalesce(g.deadline, '') AS deadline,
+const RulesCols = `coalesce(g.on_sale, '') AS on_sale, coalesce(g.end_of_sale, '') AS end_of_sale, coalesce(g.deadline, '') AS deadline,
 	(SELECT value FROM settings WHERE key = ?) AS threshold, (SELECT payout_limit FROM desks WHERE id = ?) AS payout_limit`
 
-func factsOf(ctx context.Context, q core.Querier, b core.Block, pos int, rq *RulesOf) (*core.Facts, core.Rules, error) {
-	var row struct {
-		Code  []byte        `db:"code"`
-		Prize []byte        `db:"prize"`
-		State string        `db:"state"`
-		Claim sql.NullInt64 `db:"claim"`
-		Game  sql.NullInt64 `db:"game"`
-		rulesRow
-	}
+// FactsOf reads the facts of the ticket at position pos of block b, in
+// one statement (its stored code and prize, its pack's state, its paid
+// row), and its payment's claim when it is paid.
+func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
+	return Tables{}.FactsOf(ctx, q, b, pos, b.Key.Secret(pos))
+}
+
+// FactsOf is FactsOf, the ticket's secret part given (its serial's,
+// checked: not computed twice), the payment read with t.Paid.
+func (t Tables) FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int, secret int64) (*core.Facts, error) {
+	var row FactsRow
 	off := pos % game.PackSize
-	query := `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
+	err := core.Get(ctx, q, &row, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
 		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
-		(SELECT claim FROM paid WHERE ticket = ?) AS claim`
-	args := []any{off*game.EncodedSize + 1, game.EncodedSize, off + 1, b.ID, pos / game.PackSize, b.TicketNumber(pos)}
-	if rq != nil {
-		query += `, g.code AS game, ` + rulesCols + ` FROM packs p LEFT JOIN games g ON g.code = ? WHERE p.id = ?`
-		args = append(args, core.SettingIdentityThreshold, rq.Desk, b.Game, b.PackID(pos))
-	} else {
-		query += ` FROM packs p WHERE p.id = ?`
-		args = append(args, b.PackID(pos))
+		(SELECT claim FROM paid WHERE ticket = ?) AS claim FROM packs p WHERE p.id = ?`,
+		off*game.EncodedSize+1, game.EncodedSize, off+1, b.ID, pos/game.PackSize, b.TicketNumber(pos), b.PackID(pos))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
 	}
-	err := core.Get(ctx, q, &row, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("block %s ticket %d: %w", b.Name(), pos, err)
+	}
+	f, err := row.Facts(b, pos, secret)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, core.Rules{}, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
-	case err != nil:
-		return nil, core.Rules{}, fmt.Errorf("block %s ticket %d: %w", b.Name(), pos, err)
-	case len(row.Prize) != 1:
-		return nil, core.Rules{}, fmt.Errorf("block %s ticket %d: no prize byte (run verify)", b.Name(), pos)
+	case err != nil || !row.Claim.Valid:
+	case t.Paid != nil:
+		f.Paid, err = t.Paid(ctx, q, row.Claim.Int64, f.Ticket)
+	default:
+		f.Paid, err = PaidClaim(ctx, q, f.Ticket)
+	}
+	return f, err
+}
+
+// FactsRow is a ticket's row as a question reads it: its code and prize
+// in its pack, its pack's state, its paid row's claim.
+type FactsRow struct {
+	Code  []byte        `db:"code"`
+	Prize []byte        `db:"prize"`
+	State string        `db:"state"`
+	Claim sql.NullInt64 `db:"claim"`
+}
+
+// Facts are the row's, of the ticket at pos of b, whose secret part is
+// secret (Paid not read yet).
+func (row *FactsRow) Facts(b core.Block, pos int, secret int64) (*core.Facts, error) {
+	if len(row.Prize) != 1 {
+		return nil, fmt.Errorf("block %s ticket %d: no prize byte (run verify)", b.Name(), pos)
 	}
 	prize, ok := core.PrizeOf(row.Prize[0])
 	if !ok {
-		return nil, core.Rules{}, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, row.Prize[0])
+		return nil, fmt.Errorf("block %s ticket %d: prize byte %d is not a tier (run verify)", b.Name(), pos, row.Prize[0])
 	}
-	f := &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: b.Key.Secret(pos), Prize: prize, Code: row.Code,
-		PackState: row.State}
-	switch {
-	case row.Claim.Valid && row.Claim.Int64 < 0:
-		f.Paid, err = WaitingClaim(ctx, q, -row.Claim.Int64)
-	case row.Claim.Valid:
-		f.Paid, err = PaidClaim(ctx, q, f.Ticket)
-	}
-	if err != nil {
-		return nil, core.Rules{}, err
-	}
-	if rq == nil {
-		return f, core.Rules{}, nil
-	}
-	if !row.Game.Valid {
-		return nil, core.Rules{}, notFound("game %d", b.Game)
-	}
-	rules, err := row.rulesRow.rules(rq.Asked, rq.At)
-	return f, rules, err
+	return &core.Facts{Block: b, Position: pos, Ticket: b.TicketNumber(pos), Secret: secret, Prize: prize, Code: row.Code,
+		PackState: row.State}, nil
 }
-
-// WaitingClaim is a shared ledger's payment whose entry waits to be
-// chained (its paid row names -seq of its row of vegas.waiting: see
-// postgres.sql; a file's paid rows name chained entries only): its entry
-// is -seq and it has no number nor hash yet; or, chained since the paid
-// row was read, the payment of the journal. (PostgreSQL only: the
-// waiting table and the journal's seq column are not a file's.)
-func WaitingClaim(ctx context.Context, q core.Querier, seq int64) (*core.Claim, error) {
-	var e core.Entry
-	err := core.Get(ctx, q, &e, "SELECT "+WaitingCols+" FROM waiting w WHERE seq = ?", seq)
-	if err == nil {
-		c := e.Claim()
-		return &c, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", seq, err)
-	}
-	var rows []ClaimRow
-	if err := core.Select(ctx, q, &rows, ClaimSelect+" WHERE c.seq = ?", seq); err != nil || len(rows) == 0 {
-		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", seq, errors.Join(err, sql.ErrNoRows))
-	}
-	c := rows[0].Claim()
-	return &c, nil
-}
-
-// WaitingCols are a row of a shared ledger's vegas.waiting as a journal
-// entry whose id is -seq (no number, no hash yet), from table alias w.
-const WaitingCols = `-w.seq AS id, w.kind, w.at, 0::bigint AS number, w.ticket, w.serial, w.game, w.block, w.position,
-	w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator, w.method, w.ref, w.request, w.reason, w.detail,
-	''::bytea AS hash`
 
 // TicketState reads the state of f's pack and f's payment, in a ledger
 // that keeps pack_states and paid (a back office, a sealed counter ledger).
@@ -207,19 +194,19 @@ func ReadRules(ctx context.Context, q core.Querier, gameCode int, limit, asked c
 // identity threshold, and desk's stored payout limit (none for a desk the
 // ledger does not know: the back office's own) lowered by asked.
 func DeskRules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
-	var row rulesRow
-	err := core.Get(ctx, q, &row, `SELECT `+rulesCols+` FROM games g WHERE code = ?`, core.SettingIdentityThreshold, desk, gameCode)
+	var row RulesRow
+	err := core.Get(ctx, q, &row, `SELECT `+RulesCols+` FROM games g WHERE code = ?`, core.SettingIdentityThreshold, desk, gameCode)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Rules{}, notFound("game %d", gameCode)
 	}
 	if err != nil {
 		return core.Rules{}, err
 	}
-	return row.rules(asked, at)
+	return row.Rules(asked, at)
 }
 
-// rules are the rules the row reads, the limit lowered by asked, at at.
-func (row rulesRow) rules(asked core.Limit, at time.Time) (core.Rules, error) {
+// Rules are the rules the row reads, the limit lowered by asked, at at.
+func (row RulesRow) Rules(asked core.Limit, at time.Time) (core.Rules, error) {
 	threshold := core.DefaultIdentityThreshold
 	if row.Threshold.Valid {
 		var err error
@@ -339,27 +326,6 @@ func (o *Store) Samples(ctx context.Context, gameCode, number int) ([]core.Ticke
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-// Candidates are the facts of block b's winners whose encoding starts as
-// code's (its finder's entries), for a search by contents.
-func Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
-	positions, err := FindPositions(ctx, q, b, FindKey(code))
-	if err != nil {
-		return nil, err
-	}
-	var fs []*core.Facts
-	for _, pos := range positions {
-		if pos >= b.Tickets {
-			continue
-		}
-		f, err := FactsOf(ctx, q, b, pos)
-		if err != nil {
-			return nil, err
-		}
-		fs = append(fs, f)
-	}
-	return fs, nil
 }
 
 // prizes reads stored prizes for a replay of the journal.

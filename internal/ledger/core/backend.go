@@ -59,10 +59,9 @@ type BackOffice interface {
 	Void(ctx context.Context, number int64, reason string, who Identity) (Claim, error)
 	ClaimByNumber(ctx context.Context, number int64) (Claim, error)
 	Attempts(ctx context.Context, since time.Time) ([]Attempt, error)
-	// DeskGuesses is desk id's row and the times of its refused serials
-	// and contents since a time, recorded (on PostgreSQL: chained or
-	// waiting to be), or ErrNotFound.
-	DeskGuesses(ctx context.Context, id string, since time.Time) (Desk, []time.Time, error)
+	// DeskState is desk id's row, with the lock-out it keeps, or
+	// ErrNotFound.
+	DeskState(ctx context.Context, id string) (Desk, error)
 	Referrals(ctx context.Context) ([]Referral, error)
 	// Cases lists the double payments; CloseCase closes one by a decision.
 	Cases(ctx context.Context) ([]Case, error)

@@ -61,8 +61,34 @@ type Entry struct {
 	At time.Time `db:"-"`
 }
 
-// EntryCols are the journal's columns, in the canonical text's order.
+// EntryCols are the journal's columns, in the canonical text's order:
+// the one place they are listed, with Values and Fields.
 const EntryCols = "id, kind, at, number, ticket, serial, game, block, position, pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, hash"
+
+// Values are e's columns' values, in EntryCols's order.
+func (e *Entry) Values() []any {
+	return []any{e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst, e.PackLast,
+		e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash}
+}
+
+// Fields are e's columns to scan a row into, in EntryCols's order.
+func (e *Entry) Fields() []any {
+	return []any{&e.ID, &e.Kind, &e.AtText, &e.Number, &e.Ticket, &e.Serial, &e.Game, &e.Block, &e.Position, &e.PackFirst,
+		&e.PackLast, &e.State, &e.Amount, &e.Desk, &e.Operator, &e.Method, &e.Ref, &e.Request, &e.Reason, &e.Detail, &e.Hash}
+}
+
+// CheckTexts checks the texts an entry records (CheckText).
+func (e *Entry) CheckTexts() error {
+	for _, f := range [][2]string{{"desk", e.Desk}, {"operator", e.Operator}, {"reason", e.Reason}, {"detail", e.Detail}, {"request", e.Request}} {
+		if err := CheckText(f[0], f[1], 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Marks are n placeholders, for n values.
+func Marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 
 // canonical is the text an entry's hash covers: a fixed header line, then
 // one line per column in this order, name=value; integers in decimal, an

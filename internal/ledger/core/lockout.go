@@ -3,65 +3,116 @@ package core
 import (
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
-// The lock-out of a counter that guesses serials, in Go: the validation
-// server (package server) asks it of every question of a desk, on every
-// kind of back office. From the LockRefusals-th refused serial or contents
-// in any LockWindow, the desk is refused as Locked for LockFor after that
-// refusal, or until the back office unlocks it (the refusals before the
-// unlock no longer count).
+// The lock-out of a counter that guesses serials, decided here and
+// nowhere else: from the LockRefusals-th refused serial or contents (a
+// guess) within LockWindow, the desk is refused as Locked for LockFor
+// after that guess, or until the back office unlocks it (the guesses
+// before the unlock no longer count). A desk keeps its lock-out with its
+// row (Lock: its last guesses, at most LockRefusals of them, and the end
+// of its lock-out), so that counting is one row's read whatever the
+// desk's history; a guess is counted, and recorded, under the desk's lock
+// (the write's re-check, Lock.Guess), so that questions at once, on one
+// server or several, never record more guesses than the lock-out allows.
 const (
 	LockRefusals = 20
 	LockWindow   = 10 * time.Minute
 	LockFor      = 30 * time.Minute
 )
 
-// LockedUntil is the end of the lock-out that refusals (the times of a
-// desk's refused serials and contents, any order) put the desk in at now,
-// or the zero time when it may ask. unlocked is the back office's last
-// unlock (zero: never).
-func LockedUntil(refusals []time.Time, unlocked, now time.Time) time.Time {
-	ts := make([]time.Time, 0, len(refusals))
-	for _, t := range refusals {
-		if t.After(unlocked) && !t.After(now) {
-			ts = append(ts, t)
-		}
-	}
-	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-	var until time.Time
-	for i := LockRefusals - 1; i < len(ts); i++ {
-		if ts[i].Sub(ts[i-LockRefusals+1]) < LockWindow {
-			if end := ts[i].Add(LockFor); end.After(now) && end.After(until) {
-				until = end
-			}
-		}
-	}
-	return until
+// LockReason says why a desk is locked out.
+var LockReason = "20 refused serials or contents within 10 minutes"
+
+// Lock is a desk's lock-out as its row keeps it. On is false for a desk
+// that is not locked out: one the ledger does not list (the back office's
+// own questions), or a ledger that locks no one out (a file opened by the
+// back office, a sealed counter ledger).
+type Lock struct {
+	On bool
+	// Guesses are the times of the desk's last guesses since its unlock,
+	// at most LockRefusals, in order.
+	Guesses []time.Time
+	// Until is the end of its lock-out (zero: none yet).
+	Until time.Time
 }
 
-// Guess reports whether a refusal's reason counts towards the lock-out.
-func Guess(reason Verdict) bool { return reason == UnknownSerial || reason == UnknownContents }
-
-// LockOf is the end of the lock-out a desk is in at now (zero: none): its
-// stored lock-out (stored), or the one its guesses (the times of its
-// refused serials and contents) put it in since the back office's last
-// unlock (LockedUntil).
-func LockOf(guesses []time.Time, unlocked, stored, now time.Time) time.Time {
-	until := LockedUntil(guesses, unlocked, now)
-	if stored.After(until) {
-		until = stored
+// LockOf is the lock of a desk's row: its guesses' text (GuessesText) and
+// its locked_until.
+func LockOf(guesses, until string) Lock {
+	l := Lock{On: true, Until: ParseTime(until)}
+	for _, g := range strings.Split(guesses, ",") {
+		if t := ParseTime(g); !t.IsZero() {
+			l.Guesses = append(l.Guesses, t)
+		}
 	}
-	if !until.After(now) {
-		return time.Time{}
-	}
-	return until
+	slices.SortFunc(l.Guesses, func(a, b time.Time) int { return a.Compare(b) })
+	return l
 }
 
-// GuessesSince is how far back a desk's guesses may count for its
-// lock-out at a time.
-const GuessesSince = LockWindow + LockFor
+// GuessesText is what a desk's row keeps of its guesses.
+func (l Lock) GuessesText() string {
+	ts := make([]string, len(l.Guesses))
+	for i, t := range l.Guesses {
+		ts[i] = FormatTime(t)
+	}
+	return strings.Join(ts, ",")
+}
+
+// UntilText is the end of the lock-out as a desk's row keeps it ("" for
+// none).
+func (l Lock) UntilText() string {
+	if l.Until.IsZero() {
+		return ""
+	}
+	return FormatTime(l.Until)
+}
+
+// Locked is the refusal of a question asked at at (of serial, "" for
+// none) by a desk locked out then, or nil.
+func (l Lock) Locked(at time.Time, serial string) *Refusal {
+	if !l.On || !l.Until.After(at) {
+		return nil
+	}
+	return &Refusal{Verdict: Locked, Serial: serial, Until: l.Until}
+}
+
+// Guess is the desk's lock after one more guess at at, or a *Refusal
+// Locked when the desk is locked out at at (the guess is then not
+// recorded). locks says the guess locks the desk out (it is the
+// LockRefusals-th within LockWindow): its Until is then at + LockFor. A
+// guess recorded first by a question that began later counts as earlier:
+// at is then the latest guess's time.
+func (l Lock) Guess(at time.Time, serial string) (next Lock, locks bool, err error) {
+	if n := len(l.Guesses); n > 0 && l.Guesses[n-1].After(at) {
+		at = l.Guesses[n-1]
+	}
+	if r := l.Locked(at, serial); r != nil {
+		return l, false, r
+	}
+	next = Lock{On: l.On, Until: l.Until, Guesses: append(slices.Clone(l.Guesses), at)}
+	if len(next.Guesses) > LockRefusals {
+		next.Guesses = next.Guesses[len(next.Guesses)-LockRefusals:]
+	}
+	if len(next.Guesses) == LockRefusals && at.Sub(next.Guesses[0]) < LockWindow {
+		next.Until, locks = at.Add(LockFor), true
+	}
+	return next, locks, nil
+}
+
+// IsGuess reports whether an entry is a guess: a refused serial or
+// contents, which counts towards its desk's lock-out.
+func (e *Entry) IsGuess() bool {
+	return e.Kind == "refusal" && e.Desk != "" && (e.Reason == string(UnknownSerial) || e.Reason == string(UnknownContents))
+}
+
+// LockEntry is the entry that records desk's lock-out until until: the
+// journal says why its row is locked (verify replays it).
+func LockEntry(desk string, limit int, at, until time.Time) *Entry {
+	return &Entry{Kind: "desk", At: at, Desk: desk, State: "locked", Amount: limit, Detail: FormatTime(until), Reason: LockReason}
+}
 
 // Refused is the answer of a question that answered answer (a refusal,
 // or nil) and whose record failed with err: a refusal that err holds (the
@@ -73,13 +124,4 @@ func Refused(answer, err error) error {
 		return r
 	}
 	return errors.Join(answer, err)
-}
-
-// Times are the times of entries' at texts (FormatTime).
-func Times(ats []string) []time.Time {
-	out := make([]time.Time, len(ats))
-	for i, at := range ats {
-		out[i] = ParseTime(at)
-	}
-	return out
 }

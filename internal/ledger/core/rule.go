@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"vegas-desk/internal/game"
@@ -142,18 +141,6 @@ func CheckText(field, s string, max int) error {
 // Blank reports whether s is empty once every Unicode white space is
 // trimmed (unicode.IsSpace: a no-break space too).
 func Blank(s string) bool { return strings.TrimSpace(s) == "" }
-
-// Spaces are the characters Blank trims, every one unicode.IsSpace
-// accepts: PostgreSQL trims the same (postgres.Constants).
-func Spaces() string {
-	var b strings.Builder
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		if unicode.IsSpace(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // IdentityHash is the SHA-256 of a winner's identity that the claim entry
 // records (the identity itself stays out of the journal), of its fields as

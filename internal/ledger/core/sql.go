@@ -42,9 +42,9 @@ type Querier interface {
 
 // A Retrier runs a statement once more when its first try found the
 // connection lost: a PostgreSQL pool, whose idle connections a server
-// restart (or a desks disable) ended. What runs on a pool is a read or a
-// counter's function, which a second try does not harm (a claim carries
-// its request id); a transaction is never a Retrier.
+// restart ended. What runs on a pool is a read (a question's snapshot, a
+// list), which a second try does not harm; a transaction is never a
+// Retrier.
 type Retrier interface{ Retry(func() error) error }
 
 func onPool(q Querier, f func() error) error {

@@ -47,6 +47,12 @@ func (b Block) First() int64 { return b.FirstPack * int64(b.PackSize) }
 // TicketNumber is the ledger-wide number of the ticket at position pos.
 func (b Block) TicketNumber(pos int) int64 { return b.First() + int64(pos) }
 
+// Holds reports whether s is the serial of one of b's tickets, its
+// secret part right.
+func (b Block) Holds(s game.Serial) bool {
+	return s.Position >= 0 && s.Position < b.Tickets && b.Key.Secret(s.Position) == s.Secret
+}
+
 // PackID is the packs row of the ticket at position pos.
 func (b Block) PackID(pos int) int64 { return b.FirstPack + int64(pos/game.PackSize) }
 

@@ -18,8 +18,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
@@ -93,51 +91,22 @@ func (b *Backend) Refuse(what string) error {
 		what, core.ErrCounterOnly, b.store.Location, b.desk)
 }
 
-// Lookup finds a ticket by its serial record; an unknown serial (or a wrong
-// secret part: the same) is recorded, with the public part of the serial.
+// Lookup, Claim and Find are the back office's questions
+// (backoffice/question.go) on the sealed records (sealed, the Source): an
+// entry keeps no serial's secret part (forgetSecrets), and the payout
+// limit is the sealed one. A counter ledger locks no one out.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
 	who.Desk = b.desk
-	tx, err := b.file.R.BeginTxx(ctx, nil)
-	if err != nil {
-		return core.Ticket{}, err
-	}
-	t, err := core.DecideLookup(ctx, reader{tx, b}, s, who.Desk, asked, clock(at))
-	tx.Rollback()
-	if e := core.RefusedLookup(s, t, err, who); e != nil && !b.store.ReadOnly {
-		forgetSecrets(e)
-		if rerr := b.store.Record(ctx, e); rerr != nil {
-			return core.Ticket{}, rerr
-		}
-		if r := (*core.Refusal)(nil); errors.As(err, &r) {
-			r.Entry = e.ID
-		}
-	}
-	return t, err
+	return b.store.FileLookup(ctx, sealed{b}, forgetSecrets, s, who, asked, clock(at))
 }
 
-// Claim decides and records a claim in the file's one write transaction.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	tx, err := b.store.ClaimTx(ctx)
-	if err != nil {
-		return core.Claim{}, fmt.Errorf("claim: %w", err)
-	}
-	defer tx.Rollback()
-	return core.DecideClaim(ctx, claimTx{tx, b}, s, req, clock(at))
+	return b.store.FileClaim(ctx, sealed{b}, forgetSecrets, s, req, clock(at))
 }
 
-// Find finds the winners with encoding code by their contents records.
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	tx, err := b.file.R.BeginTxx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	found, err := core.DecideFind(ctx, reader{tx, b}, code, b.desk, asked, clock(at))
-	tx.Rollback()
-	if err != nil || len(found) > 0 {
-		return found, err
-	}
 	who.Desk = b.desk
-	return nil, sqlite.RefuseContents(ctx, who, b.store.ReadOnly, b.store.Record)
+	return b.store.FileFind(ctx, sealed{b}, code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.
@@ -241,29 +210,38 @@ func paidBefore(ctx context.Context, q core.Querier, f *core.Facts) (*core.Claim
 		Position: f.Position, Amount: p.Amount, Desk: p.Desk, Operator: p.Operator, Method: "issue", At: core.ParseTime(p.At)}, nil
 }
 
-// reader reads a question's facts and rules in one snapshot of the file.
-type reader struct {
-	q *sqlx.Tx
-	b *Backend
+// sealed reads a question's tickets from the sealed records.
+type sealed struct{ b *Backend }
+
+// Prior: the file's journal, as a back office's.
+func (sealed) Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
+	return backoffice.Tables{}.Prior(ctx, q, desk, request)
 }
 
-func (r reader) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
-	return facts(ctx, r.q, s)
+// Facts: nil for an unknown serial.
+func (sealed) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+	f, err := facts(ctx, q, s)
+	if r := (*core.Refusal)(nil); errors.As(err, &r) {
+		return nil, nil
+	}
+	return f, err
 }
 
 // Rules: the dates and identity threshold sealed at the issue, and the
 // sealed payout limit lowered by asked.
-func (r reader) Rules(ctx context.Context, gameCode int, _ string, asked core.Limit, at time.Time) (core.Rules, error) {
-	return backoffice.ReadRules(ctx, r.q, gameCode, r.b.limit, asked, at)
+func (r sealed) Rules(ctx context.Context, q core.Querier, gameCode int, _ string, asked core.Limit, at time.Time) (core.Rules, error) {
+	return backoffice.ReadRules(ctx, q, gameCode, r.b.limit, asked, at)
 }
 
-func (r reader) Blocks(ctx context.Context) ([]core.Block, error) { return blocks(ctx, r.q) }
+func (sealed) Blocks(ctx context.Context, q core.Querier) ([]core.Block, error) {
+	return blocks(ctx, q)
+}
 
 // Candidates are the facts of block b's winners whose contents records
 // code's index finds.
-func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*core.Facts, error) {
+func (sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
 	h := contentsHash(b.Game, b.Number, code)
-	recs, err := findRecords(ctx, r.q, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
+	recs, err := findRecords(ctx, q, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +249,7 @@ func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*c
 	for j, rec := range recs {
 		pad := contentsPad(&h, j)
 		pos, secret := openContents(rec[sealIndexSize:], &pad)
-		f, err := facts(ctx, r.q, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
+		f, err := facts(ctx, q, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
 		if r := (*core.Refusal)(nil); errors.As(err, &r) {
 			continue // damaged: verify names it
 		}
@@ -281,27 +259,6 @@ func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*c
 		fs = append(fs, f)
 	}
 	return fs, nil
-}
-
-// claimTx is a claim's transaction in a counter ledger: the back office's
-// but for the facts (sealed records), the rules (sealed) and what a refusal
-// records (forgetSecrets).
-type claimTx struct {
-	*backoffice.Tx
-	b *Backend
-}
-
-func (t claimTx) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
-	return facts(ctx, t, s)
-}
-
-func (t claimTx) Rules(ctx context.Context, gameCode int, _ string, asked core.Limit, at time.Time) (core.Rules, error) {
-	return backoffice.ReadRules(ctx, t, gameCode, t.b.limit, asked, at)
-}
-
-func (t claimTx) Record(ctx context.Context, e *core.Entry) error {
-	forgetSecrets(e)
-	return t.Tx.Record(ctx, e)
 }
 
 // forgetSecrets makes an entry keep no serial's secret part: the file may

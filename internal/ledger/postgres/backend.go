@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"sync/atomic"
 
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
@@ -12,16 +11,14 @@ import (
 
 // Backend is the back office's login to a shared ledger (or a server's):
 // it reads and writes the tables, and decides a lookup, a claim or a
-// search by contents in Go, with core's rule, as a file does (ask.go);
+// search by contents in Go, with core's rule, as a file does
+// (question.go);
 // its sequencer chains what its questions record.
 type Backend struct {
 	*backoffice.Store
 	db     pool
 	seq    *sequencer
 	blocks blockCache
-	// lockOut: the questions' guesses are recorded under the lock-out
-	// (LockOutGuesses).
-	lockOut atomic.Bool
 }
 
 // Info says what the ledger is.

@@ -172,8 +172,7 @@ func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow, clai
 			b.WriteString("$" + strconv.Itoa(i*cols+c+1))
 		}
 		b.WriteByte(')')
-		args = append(args, e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst,
-			e.PackLast, e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash, rows[i].Seq)
+		args = append(append(args, e.Values()...), rows[i].Seq)
 	}
 	b.WriteString(" RETURNING id, seq)")
 	if claims {

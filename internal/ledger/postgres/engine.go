@@ -121,18 +121,15 @@ func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) erro
 	}
 	en.ID, en.AtText = last.ID+1, core.FormatTime(en.At)
 	en.Hash = en.ChainHash(last.Hash)
-	_, err = tx.ExecContext(ctx, "INSERT INTO vegas.journal ("+core.EntryCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
-		en.ID, en.Kind, en.AtText, en.Number, en.Ticket, en.Serial, en.Game, en.Block, en.Position, en.PackFirst, en.PackLast,
-		en.State, en.Amount, en.Desk, en.Operator, en.Method, en.Ref, en.Request, en.Reason, en.Detail, en.Hash)
+	v := en.Values()
+	_, err = core.Exec(ctx, tx, "INSERT INTO vegas.journal ("+core.EntryCols+") VALUES ("+core.Marks(len(v))+")", v...)
 	return err
 }
 
 // Waiting lists the entries recorded and not yet chained, id -seq.
 func (e engine) Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error) {
 	var es []core.Entry
-	if err := core.Select(ctx, q, &es, `SELECT -seq AS id, kind, at, 0 AS number, ticket, serial, game, block, position,
-		pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, ''::bytea AS hash
-		FROM vegas.waiting ORDER BY seq`); err != nil || len(es) == 0 {
+	if err := core.Select(ctx, q, &es, `SELECT `+waitingCols+` FROM vegas.waiting w ORDER BY seq`); err != nil || len(es) == 0 {
 		return nil, time.Time{}, err
 	}
 	var oldest time.Time

@@ -28,9 +28,12 @@ import (
 var Steps = []core.Step{
 	{From: 5, Says: "retire the counters' PostgreSQL logins and their functions (counters ask a validation server, vegas-desk serve): drop the functions, procedures and types of schema vegas but the append-only trigger's, the desks' guesses sequences, the tables flushes and reaper, the column desks.role, the meta row 'counters', and the logins",
 		Run: retireCounterLogins},
-	{From: 6, Says: "add the table desk_certs: a desk accepts only the certificates listed for it (issue 29); " +
-		"every desk then needs a new desk file (desks cert ID --out FILE) before its counter asks again",
-		SQL: `CREATE TABLE vegas.desk_certs (
+	{From: 6, Says: "keep each desk's lock-out count on its row (desks.guesses) and drop the journal's index by kind " +
+		"and time (issue 28); add the table desk_certs: a desk accepts only the certificates listed for it (issue 29), " +
+		"so every desk then needs a new desk file (desks cert ID --out FILE) before its counter asks again",
+		SQL: `ALTER TABLE vegas.desks ADD COLUMN guesses text NOT NULL DEFAULT '';
+DROP INDEX vegas.journal_by_kind;
+CREATE TABLE vegas.desk_certs (
     desk      text NOT NULL REFERENCES vegas.desks (id),
     serial    text NOT NULL,
     not_after text NOT NULL,

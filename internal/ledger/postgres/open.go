@@ -1,7 +1,7 @@
 // Package postgres is the ledger in a PostgreSQL database (postgres.sql):
 // the back office's login reads and writes its tables (backoffice.Store),
 // and decides its questions, and a validation server's (vegas-desk serve,
-// on the same login), in Go with core's rule (ask.go, decide.go); its Go
+// on the same login), in Go with core's rule (question.go, snapshot.go); its Go
 // sequencer chains the journal (sequencer.go, chain.go). Counters hold no
 // login: they ask a server.
 package postgres
@@ -40,12 +40,14 @@ var postgresSQL string
 // desk is answered locked before its request id is replayed (issue 23);
 // 6 since counters' logins and their PL/pgSQL are retired (issue 22):
 // counters ask a validation server, the rule runs in Go only, and the
-// schema is storage and the append-only triggers. An earlier database
+// schema is storage and the append-only triggers; 7 since a desk keeps
+// its lock-out's count (desks.guesses) and no index of the journal by
+// kind and time is kept (issue 28). An earlier database
 // holds logins and functions that this version neither makes nor keeps
 // in line with the rule; version 5 and later are upgraded in place
 // (Steps), earlier ones are refused, with how to copy them (through a
-// file) into a new one. 7 since a desk accepts the certificates listed in
-// vegas.desk_certs only (issue 29). The SQLite file's is
+// file) into a new one. 7 also since a desk accepts the certificates
+// listed in vegas.desk_certs only (issue 29). The SQLite file's is
 // core.SchemaVersion.
 const SchemaVersion = 7
 

@@ -91,7 +91,6 @@ CREATE TABLE vegas.journal (
 CREATE INDEX journal_by_ticket ON vegas.journal (ticket) WHERE ticket IS NOT NULL;
 CREATE INDEX journal_by_ref ON vegas.journal (ref) WHERE ref IS NOT NULL;
 CREATE INDEX journal_by_desk ON vegas.journal (desk, kind, at);
-CREATE INDEX journal_by_kind ON vegas.journal (kind, at);
 CREATE UNIQUE INDEX journal_requests ON vegas.journal (desk, request) WHERE kind = 'claim' AND request <> '';
 CREATE INDEX journal_by_request ON vegas.journal (desk, request) WHERE request <> '';
 
@@ -119,7 +118,8 @@ CREATE TABLE vegas.desks (
     payout_limit integer NOT NULL CHECK (payout_limit >= 0),
     disabled     integer NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
     locked_until text    NOT NULL DEFAULT '',
-    unlocked_at  text    NOT NULL DEFAULT ''
+    unlocked_at  text    NOT NULL DEFAULT '',
+    guesses      text    NOT NULL DEFAULT '' -- the lock-out's count (schema.sql)
 );
 
 -- The certificates each desk accepts (schema.sql's desk_certs).

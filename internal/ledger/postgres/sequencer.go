@@ -14,19 +14,52 @@ import (
 // A sequencer chains, in rounds, what a process's questions recorded: a
 // question that recorded an entry (committed) waits for the next round to
 // begin and end. A round takes the chainer's lock (waiting for the chain
-// in progress, of another process), chains
-// everything waiting (chainWaiting) and commits, waiting for the disk: so
-// one round makes durable every entry chained before its end, by anyone
-// (its commit flushes the WAL past their chains' commits, which it waited
-// for), and one flush serves all the questions of a round. Rounds run one
-// after the other, in a goroutine of their own: a question whose context
-// ends stops waiting, not the round.
+// in progress, of another process), chains everything waiting
+// (chainWaiting), commits, and then waits for the disk (chain): so one
+// round makes durable every entry chained before its end, by anyone (its
+// flush covers the WAL past their chains' commits, which it waited for),
+// and one flush serves all the questions of a round, while the next round
+// chains. Rounds run one after the other, in a goroutine of their own: a
+// question whose context ends stops waiting, not the round.
 type sequencer struct {
 	db pool
 
 	mu      sync.Mutex
 	running bool
 	next    *round // the round to begin when the running one ends
+	// chained are what this process's questions' own chains gave the
+	// entries they chained, committed (durable): a question whose entry
+	// another's chain took finds it here, with no round nor read. The
+	// last two generations are kept (the entries of other processes'
+	// questions are never asked for here).
+	chained, older map[int64]chained
+}
+
+// keptChained bounds a generation of sequencer.chained.
+const keptChained = 4096
+
+// chainedBy keeps what a question's own chain gave the entries it
+// chained, once its commit is done.
+func (s *sequencer) chainedBy(out map[int64]chained) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.chained == nil || len(s.chained) > keptChained {
+		s.older, s.chained = s.chained, make(map[int64]chained, len(out))
+	}
+	for seq, c := range out {
+		s.chained[seq] = c
+	}
+}
+
+// chainedOwn is what a question's own chain gave entry seq, if one did.
+func (s *sequencer) chainedOwn(seq int64) (chained, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.chained[seq]
+	if !ok {
+		c, ok = s.older[seq]
+	}
+	return c, ok
 }
 
 // round is one chain: done is closed when it ends, with what it chained
@@ -45,6 +78,9 @@ const roundTimeout = 60 * time.Second
 // wait returns once entry seq, recorded and committed, is chained and
 // durable, with what the chain gave it.
 func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
+	if c, ok := s.chainedOwn(seq); ok {
+		return c, nil
+	}
 	s.mu.Lock()
 	if s.next == nil {
 		s.next = &round{done: make(chan struct{})}
@@ -65,8 +101,11 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 	if c, ok := r.chained[seq]; ok {
 		return c, nil
 	}
-	// Chained before the round, by another process's chain or a
-	// counter's: the round's commit made it durable.
+	if c, ok := s.chainedOwn(seq); ok {
+		return c, nil
+	}
+	// Chained before the round, by another process's chain: the round's
+	// commit made it durable.
 	var c chained
 	err := core.Get(ctx, s.db, &c, "SELECT j.id, j.number, j.hash FROM vegas.journal j WHERE j.seq = ?", seq)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -112,14 +151,18 @@ func (s *sequencer) start() {
 }
 
 // chain runs one round: the chainer's lock, what waits chained (then
-// taken is called), a commit that waits for the disk.
+// taken is called), a commit that does not wait for the disk, so that the
+// next round takes the lock at once; then a transaction of its own whose
+// commit waits for the disk (an id, nothing written: PostgreSQL flushes
+// its write-ahead log up to that commit, the round's with it, sharing the
+// flush with any other commit waiting then).
 func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained, error) {
 	tx, err := (engine{s.db}).Bulk(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+	if _, err := tx.ExecContext(ctx, "SELECT set_config('synchronous_commit', 'off', true) FROM vegas.chainer FOR UPDATE"); err != nil {
 		return nil, fmt.Errorf("journal: %w", Classify(err))
 	}
 	out, err := chainWaiting(ctx, tx)
@@ -129,6 +172,9 @@ func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained,
 	taken()
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("journal: commit the chain: %w", Classify(err))
+	}
+	if _, err := s.db.ExecContext(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		return nil, fmt.Errorf("journal: flush the chain: %w", Classify(err))
 	}
 	return out, nil
 }

@@ -6,11 +6,8 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -24,7 +21,7 @@ import (
 // SchemaDigest is the digest of sqlite_master in a back office's file
 // (Schema.Digest). A change of schema.sql changes it: TestSchemaDigests
 // prints the new one.
-const SchemaDigest = "e6dde7076d5c5c3c00cad12759076d6aad7dccf4b727fd251e9df35ea76a5c72"
+const SchemaDigest = "983e61e76b695d3b79909c417541f872d1a71a4d8828a75cafd52a36fbc86544"
 
 // LedgerSchema is a back office's file's schema (schema.sql).
 var LedgerSchema = NewSchema(vegasdesk.Schema, SchemaDigest)
@@ -93,65 +90,20 @@ func (b *Backend) Ping(ctx context.Context) error { return b.file.R.PingContext(
 // Refuse: a back office refuses nothing.
 func (b *Backend) Refuse(string) error { return nil }
 
-// Lookup is the ticket of s with the verdict a claim at who.Desk would get
-// at time at; an unknown serial and a stolen pack's ticket are recorded,
-// unless the file is read-only.
+// Lookup, Claim and Find are the back office's questions on its tables
+// (backoffice/question.go): a claim in the file's one write transaction, a
+// lookup and a search in a read transaction, and a write only for what
+// they record.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	tx, err := b.file.R.BeginTxx(ctx, nil)
-	if err != nil {
-		return core.Ticket{}, err
-	}
-	t, err := core.DecideLookup(ctx, reader{tx}, s, who.Desk, asked, clock(at))
-	tx.Rollback()
-	if e := core.RefusedLookup(s, t, err, who); e != nil && !b.ReadOnly {
-		if rerr := b.Record(ctx, e); rerr != nil {
-			return core.Ticket{}, core.Refused(err, rerr)
-		}
-		if r := (*core.Refusal)(nil); errors.As(err, &r) {
-			r.Entry = e.ID
-		}
-	}
-	return t, err
+	return b.FileLookup(ctx, backoffice.Tables{}, nil, s, who, asked, clock(at))
 }
 
-// Claim decides and records a claim in the file's one write transaction.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	tx, err := b.ClaimTx(ctx)
-	if err != nil {
-		return core.Claim{}, fmt.Errorf("claim: %w", err)
-	}
-	defer tx.Rollback()
-	return core.DecideClaim(ctx, tx, s, req, clock(at))
+	return b.FileClaim(ctx, backoffice.Tables{}, nil, s, req, clock(at))
 }
 
-// Find lists the tickets of the ledger with encoding code (its finder's
-// candidates), each with its verdict at who.Desk.
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	tx, err := b.file.R.BeginTxx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	found, err := core.DecideFind(ctx, reader{tx}, code, who.Desk, asked, clock(at))
-	tx.Rollback()
-	if err != nil || len(found) > 0 {
-		return found, err
-	}
-	return nil, RefuseContents(ctx, who, b.ReadOnly, b.Record)
-}
-
-// RefuseContents records, with record, a search by contents that found
-// nothing (unless the ledger is read-only), and is its refusal.
-func RefuseContents(ctx context.Context, who core.Identity, readOnly bool, record func(context.Context, *core.Entry) error) error {
-	r := &core.Refusal{Verdict: core.UnknownContents}
-	if readOnly {
-		return r
-	}
-	e := core.RefusedContents(who)
-	if err := record(ctx, e); err != nil {
-		return core.Refused(r, err)
-	}
-	r.Entry = e.ID
-	return r
+	return b.FileFind(ctx, backoffice.Tables{}, code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.
@@ -160,27 +112,6 @@ func clock(at time.Time) time.Time {
 		return time.Now()
 	}
 	return at
-}
-
-// reader reads the facts and rules of a question in one snapshot.
-type reader struct{ q *sqlx.Tx }
-
-func (r reader) Facts(ctx context.Context, s game.Serial) (*core.Facts, error) {
-	return backoffice.FactsBySerial(ctx, r.q, s)
-}
-
-func (r reader) Rules(ctx context.Context, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
-	return backoffice.DeskRules(ctx, r.q, gameCode, desk, asked, at)
-}
-
-func (r reader) Blocks(ctx context.Context) ([]core.Block, error) {
-	bs, err := backoffice.ListBlocks(ctx, r.q)
-	slices.SortFunc(bs, func(a, b core.Block) int { return cmp.Compare(a.ID, b.ID) })
-	return bs, err
-}
-
-func (r reader) Candidates(ctx context.Context, b core.Block, code []byte) ([]*core.Facts, error) {
-	return backoffice.Candidates(ctx, r.q, b, code)
 }
 
 // Engine is what a SQLite file gives the back office's store (a sealed

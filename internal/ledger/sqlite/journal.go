@@ -31,9 +31,8 @@ func Append(ctx context.Context, q core.Querier, e *core.Entry) error {
 	e.ID = last.ID + 1
 	e.AtText = core.FormatTime(e.At)
 	e.Hash = e.ChainHash(last.Hash)
-	_, err = core.Exec(ctx, q, "INSERT INTO journal ("+core.EntryCols+") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		e.ID, e.Kind, e.AtText, e.Number, e.Ticket, e.Serial, e.Game, e.Block, e.Position, e.PackFirst, e.PackLast,
-		e.State, e.Amount, e.Desk, e.Operator, e.Method, e.Ref, e.Request, e.Reason, e.Detail, e.Hash)
+	v := e.Values()
+	_, err = core.Exec(ctx, q, "INSERT INTO journal ("+core.EntryCols+") VALUES ("+core.Marks(len(v))+")", v...)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}

@@ -22,9 +22,15 @@ import (
 // (TestUpgradeSQLiteV2 checks it: the same sqlite_master, row for row, so
 // a CREATE is written here as schema.sql writes it).
 var Steps = []core.Step{
-	{From: 2, Says: "add the table desk_certs: a desk accepts only the certificates listed for it (issue 29); " +
-		"every desk then needs a new desk file (desks cert ID --out FILE) before its counter asks again",
-		SQL: `CREATE TABLE desk_certs (
+	{From: 2, Says: "keep each desk's lock-out count on its row (desks.guesses), find a desk's request id by an index " +
+		"(journal_by_request) and drop the journal's index by kind and time (issue 28); add the table desk_certs: " +
+		"a desk accepts only the certificates listed for it (issue 29), so every desk then needs a new desk file " +
+		"(desks cert ID --out FILE) before its counter asks again",
+		// desks.guesses as ALTER TABLE writes it, which schema.sql copies.
+		SQL: `ALTER TABLE desks ADD COLUMN guesses      TEXT    NOT NULL DEFAULT '';
+DROP INDEX journal_by_kind;
+CREATE INDEX journal_by_request ON journal (desk, request) WHERE request <> '';
+CREATE TABLE desk_certs (
     desk      TEXT NOT NULL REFERENCES desks (id),
     serial    TEXT NOT NULL,
     not_after TEXT NOT NULL,

@@ -1,0 +1,310 @@
+package backoffice
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
+)
+
+// A question on a ledger file (a SQLite back office, a sealed counter
+// ledger; core/question.go): its snapshot read in one transaction
+// (ReadSnapshot), core's decision, its outcome written in one write
+// transaction (WriteOutcome). A claim reads and writes in the same write
+// transaction, which holds the file: nothing changes between them. A
+// lookup or a search reads in a read transaction, and only a refusal to
+// record opens a write, which counts the desk's guesses again.
+
+// Source is how a kind of ledger file reads its tickets: a back office
+// from its packs, a sealed counter ledger from its sealed records.
+type Source interface {
+	// Facts are the facts of the ticket of s, or nil when the ledger
+	// holds no ticket of s (or its secret part is wrong).
+	Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error)
+	// Rules are the rules of a question at desk about a ticket of game
+	// gameCode, its limit lowered by asked, at at.
+	Rules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error)
+	// Blocks are the ledger's blocks; Candidates the facts of block b's
+	// tickets that may show code (those that do not are passed over).
+	Blocks(ctx context.Context, q core.Querier) ([]core.Block, error)
+	Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error)
+	// Prior is the entry that answers desk's request id used before (its
+	// payment, else its first use) and its claim when it is a payment, or
+	// nil.
+	Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error)
+}
+
+// Ask is what a question asks: a serial (lookup, claim) or an encoding
+// (find), at a desk, with a request id (claim).
+type Ask struct {
+	Serial  *game.Serial
+	Code    []byte
+	Who     core.Identity
+	Asked   core.Limit
+	Request string
+	At      time.Time
+}
+
+// ReadSnapshot reads a question's snapshot in q, from src.
+func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a Ask) (*core.Snapshot, error) {
+	sn := &core.Snapshot{}
+	var err error
+	if sn.Desk, _, err = o.DeskLock(ctx, q, a.Who.Desk); err != nil {
+		return nil, err
+	}
+	if a.Serial == nil {
+		sn.Found, err = find(ctx, q, src, a)
+		return sn, err
+	}
+	if sn.Facts, err = src.Facts(ctx, q, *a.Serial); err != nil || sn.Facts == nil {
+		return sn, err
+	}
+	if sn.Rules, err = src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At); err != nil {
+		return nil, err
+	}
+	if a.Request != "" {
+		sn.Prior, sn.PriorClaim, err = src.Prior(ctx, q, a.Who.Desk, a.Request)
+	}
+	return sn, err
+}
+
+// find reads the tickets of every block with exactly encoding a.Code,
+// each with its game's rules.
+func find(ctx context.Context, q core.Querier, src Source, a Ask) ([]core.Found, error) {
+	bs, err := src.Blocks(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("find by contents: %w", err)
+	}
+	slices.SortFunc(bs, func(a, b core.Block) int { return cmp.Compare(a.ID, b.ID) })
+	var found []core.Found
+	rules := map[int]core.Rules{}
+	for _, b := range bs {
+		fs, err := src.Candidates(ctx, q, b, a.Code)
+		if err != nil {
+			return nil, fmt.Errorf("find by contents: block %s: %w", b.Name(), err)
+		}
+		for _, f := range fs {
+			if !bytes.Equal(f.Code, a.Code) {
+				continue
+			}
+			r, ok := rules[b.Game]
+			if !ok {
+				if r, err = src.Rules(ctx, q, b.Game, a.Who.Desk, a.Asked, a.At); err != nil {
+					return nil, err
+				}
+				rules[b.Game] = r
+			}
+			found = append(found, core.Found{Facts: f, Rules: r})
+		}
+	}
+	return found, nil
+}
+
+// Prior reads the desk's request id's prior use: one read of the index of
+// the desk's request ids.
+func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
+	var e core.Entry
+	err := core.Get(ctx, q, &e, "SELECT "+core.EntryCols+` FROM journal WHERE desk = ? AND request = ? AND request <> ''
+		AND kind IN ('claim', 'refusal', 'referral') ORDER BY kind = 'claim' DESC, id LIMIT 1`, desk, request)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, nil
+	}
+	if err != nil || e.Kind != "claim" {
+		return &e, nil, err
+	}
+	var r ClaimRow
+	if err := core.Get(ctx, q, &r, ClaimSelect+" WHERE c.id = ?", e.ID); err != nil {
+		return nil, nil, err
+	}
+	c := r.Claim()
+	return &e, &c, nil
+}
+
+// DeskLock reads desk's lock-out and payout limit: On for a desk the
+// ledger lists, when it locks desks out (LockOutGuesses).
+func (o *Store) DeskLock(ctx context.Context, q core.Querier, desk string) (core.Lock, int, error) {
+	return o.deskLock(ctx, q, desk, "")
+}
+
+func (o *Store) deskLock(ctx context.Context, q core.Querier, desk, lockRows string) (core.Lock, int, error) {
+	if !o.lockOut.Load() || desk == "" {
+		return core.Lock{}, 0, nil
+	}
+	var r struct {
+		Guesses string `db:"guesses"`
+		Until   string `db:"locked_until"`
+		Limit   int    `db:"payout_limit"`
+	}
+	err := core.Get(ctx, q, &r, "SELECT guesses, locked_until, payout_limit FROM desks WHERE id = ?"+lockRows, desk)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Lock{}, 0, nil
+	}
+	if err != nil {
+		return core.Lock{}, 0, fmt.Errorf("desk %s: %w", desk, o.classify(err))
+	}
+	return core.LockOf(r.Guesses, r.Until), r.Limit, nil
+}
+
+// WriteOutcome writes what a decision asks in tx, a write transaction of
+// the file (which holds it: the desk's guesses read again here are its
+// last), with keep applied to the entry first (what the kind keeps of it).
+// A guess is recorded only if the desk's lock-out allows it; the guess
+// that locks the desk out records its lock-out too (a desk entry
+// "locked"). A refusal Locked answers otherwise, and nothing is written.
+func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome, keep func(*core.Entry)) error {
+	e := out.Record
+	if keep != nil {
+		keep(e)
+	}
+	if e.IsGuess() {
+		if err := o.countGuess(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	if err := o.appendJournal(ctx, tx, e); err != nil {
+		return err
+	}
+	if !out.Pay {
+		return nil
+	}
+	if _, err := core.Exec(ctx, tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", e.Ticket.Int64, e.ID); err != nil {
+		return o.classify(err)
+	}
+	if w := out.Winner; w.Given() {
+		_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
+			e.ID, w.Name, w.DocType, w.DocNumber)
+		return o.classify(err)
+	}
+	return nil
+}
+
+// CountGuess counts guess e with its desk, in write transaction tx: the
+// desk's row read again (locked, on PostgreSQL: LockRows), and core's
+// lock-out after e (core.Lock.Guess; On false: a desk the ledger does not
+// lock out), with the entry that records the desk's lock-out when e locks
+// it; a *core.Refusal Locked when the desk is locked out.
+func (o *Store) CountGuess(ctx context.Context, tx core.Querier, e *core.Entry) (core.Lock, *core.Entry, error) {
+	lock, limit, err := o.deskLock(ctx, tx, e.Desk, o.E.LockRows())
+	if err != nil || !lock.On {
+		return lock, nil, err
+	}
+	next, locks, err := lock.Guess(e.At, e.Serial)
+	if err != nil || !locks {
+		return next, nil, err
+	}
+	return next, core.LockEntry(e.Desk, limit, e.At, next.Until), nil
+}
+
+// countGuess counts guess e with its desk in tx, a write transaction of
+// the file (CountGuess): the desk's row kept, and its lock-out recorded
+// when e locks it.
+func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) error {
+	next, lock, err := o.CountGuess(ctx, tx, e)
+	if err != nil || !next.On {
+		return err
+	}
+	if _, err := core.Exec(ctx, tx, "UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ?",
+		next.GuessesText(), next.UntilText(), e.Desk); err != nil {
+		return o.classify(err)
+	}
+	if lock != nil {
+		return o.appendJournal(ctx, tx, lock)
+	}
+	return nil
+}
+
+// Answer writes a lookup's or a search's outcome, when it records an
+// entry and the ledger is not read-only, in a write transaction of its
+// own, and is its answer's error: the refusal (naming the entry
+// recorded), or Locked when the desk was locked out meanwhile.
+func (o *Store) Answer(ctx context.Context, out *core.Outcome, keep func(*core.Entry)) error {
+	if out.Record == nil || o.ReadOnly {
+		return out.Err
+	}
+	tx, err := o.write(ctx)
+	if err != nil {
+		return core.Refused(out.Err, err)
+	}
+	defer tx.Rollback()
+	if err := o.WriteOutcome(ctx, tx, out, keep); err != nil {
+		return core.Refused(out.Err, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return core.Refused(out.Err, o.classify(err))
+	}
+	_, err = out.Answer()
+	return err
+}
+
+// FileClaim decides a claim in one write transaction of the file: its
+// snapshot read (src), core's decision, its outcome written (keep applied
+// to its entry), committed.
+func (o *Store) FileClaim(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+	tx, err := o.write(ctx)
+	if err != nil {
+		return core.Claim{}, fmt.Errorf("claim: %w", err)
+	}
+	defer tx.Rollback()
+	sn, err := o.ReadSnapshot(ctx, tx, src, Ask{Serial: &s, Who: req.Who, Asked: req.Limit, Request: req.Request, At: at})
+	if err != nil {
+		return core.Claim{}, fmt.Errorf("claim: %w", o.classify(err))
+	}
+	out := core.DecideClaim(sn, s, req, at)
+	if out.Record == nil {
+		return out.Claim, out.Err
+	}
+	if err := o.WriteOutcome(ctx, tx, &out, keep); err != nil {
+		return core.Claim{}, core.Refused(out.Err, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return core.Claim{}, errors.Join(out.Err, fmt.Errorf("claim: commit: %w", o.classify(err)))
+	}
+	return out.Answer()
+}
+
+// FileLookup decides a lookup on a file: its snapshot read in one read
+// transaction, core's decision, its refusal recorded (Answer).
+func (o *Store) FileLookup(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
+	sn, err := o.readOnce(ctx, src, Ask{Serial: &s, Who: who, Asked: asked, At: at})
+	if err != nil {
+		return core.Ticket{}, err
+	}
+	out := core.DecideLookup(sn, s, who, at)
+	if err := o.Answer(ctx, &out, keep); err != nil {
+		return core.Ticket{}, err
+	}
+	return out.Ticket, nil
+}
+
+// FileFind decides a search by contents as FileLookup does.
+func (o *Store) FileFind(ctx context.Context, src Source, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
+	sn, err := o.readOnce(ctx, src, Ask{Code: code, Who: who, Asked: asked, At: at})
+	if err != nil {
+		return nil, err
+	}
+	out := core.DecideFind(sn, who, at)
+	return out.Found, o.Answer(ctx, &out, nil)
+}
+
+// readOnce reads a snapshot in a read transaction of its own.
+func (o *Store) readOnce(ctx context.Context, src Source, a Ask) (*core.Snapshot, error) {
+	tx, err := o.read(ctx)
+	if err != nil {
+		return nil, o.classify(err)
+	}
+	defer tx.Rollback()
+	sn, err := o.ReadSnapshot(ctx, tx, src, a)
+	if err != nil {
+		return nil, o.classify(err)
+	}
+	return sn, nil
+}

@@ -1,0 +1,157 @@
+package backoffice_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/ledger/sqlite"
+)
+
+var bo = core.Identity{Desk: "bureau", Operator: "boss"}
+
+// office opens a copy of the block fixture's file, locking out desk G1.
+func office(t *testing.T) (*sqlite.Backend, ledgertest.Serials) {
+	t.Helper()
+	b, err := sqlite.OpenLedger(ledgertest.Copy(t, ledgertest.Block), false, backoffice.Creation{}, func() time.Time { return time.Time{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	b.LockOutGuesses()
+	if _, err := b.AddDesk(context.Background(), "G1", 100, bo); err != nil {
+		t.Fatal(err)
+	}
+	return b, ledgertest.SerialsOf(t, ledgertest.Block)
+}
+
+func serial(t *testing.T, s string) game.Serial {
+	t.Helper()
+	g, err := game.ParseSerial(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// A question's snapshot holds what the rule needs: the ticket's facts (none
+// for a wrong secret part), the rules at the desk (its limit), the request
+// id's prior use with its payment, the desk's lock-out (only for a desk
+// the ledger lists, when it locks desks out).
+func TestReadSnapshot(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	s := serial(t, serials.Winners[50][0])
+	who := core.Identity{Desk: "G1", Operator: "ann"}
+	read := func(s game.Serial, who core.Identity, request string) *core.Snapshot {
+		tx, err := b.File().R.BeginTxx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		sn, err := b.ReadSnapshot(ctx, tx, backoffice.Tables{}, backoffice.Ask{Serial: &s, Who: who, Asked: core.NoLimit, Request: request, At: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sn
+	}
+	sn := read(s, who, "r1")
+	if sn.Facts == nil || sn.Facts.Prize != 50 || sn.Facts.Paid != nil || sn.Rules.Limit != 100 || sn.Prior != nil || !sn.Desk.On || len(sn.Desk.Guesses) != 0 {
+		t.Fatalf("a winner: %+v, rules %+v, desk %+v", sn.Facts, sn.Rules, sn.Desk)
+	}
+	if sn := read(s, bo, ""); sn.Desk.On || sn.Rules.Limit != core.NoLimit {
+		t.Errorf("the back office's own question: desk %+v, rules %+v", sn.Desk, sn.Rules)
+	}
+	wrong := s
+	wrong.Secret = (s.Secret + 1) % game.SecretModulus
+	if sn := read(wrong, who, ""); sn.Facts != nil {
+		t.Errorf("a wrong secret part has facts: %+v", sn.Facts)
+	}
+	c, err := b.Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: who, Request: "r1", Limit: core.NoLimit}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn = read(s, who, "r1")
+	if sn.Prior == nil || sn.Prior.ID != c.Entry || sn.PriorClaim == nil || sn.PriorClaim.Entry != c.Entry || sn.Facts.Paid == nil || sn.Facts.Paid.Entry != c.Entry {
+		t.Errorf("after its payment: prior %+v, its claim %+v, paid %+v", sn.Prior, sn.PriorClaim, sn.Facts.Paid)
+	}
+	if _, err := b.Lookup(ctx, wrong, who, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
+		t.Fatal(err)
+	}
+	if sn := read(s, who, ""); len(sn.Desk.Guesses) != 1 {
+		t.Errorf("after a guess, the desk keeps %d", len(sn.Desk.Guesses))
+	}
+}
+
+// The write checks again what may have changed since its snapshot: a
+// guess decided when its desk was not locked out is refused Locked, and
+// not recorded, when the desk is locked out by then; a payment decided
+// when its ticket was not paid fails on the paid row's key, and nothing of
+// it stays.
+func TestWriteOutcomeChecksAgain(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	who := core.Identity{Desk: "G1", Operator: "mallory"}
+	s := serial(t, serials.Winners[50][1])
+	wrong := s
+	wrong.Secret = (s.Secret + 1) % game.SecretModulus
+	tx, err := b.File().R.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := b.ReadSnapshot(ctx, tx, backoffice.Tables{}, backoffice.Ask{Serial: &s, Who: who, Asked: core.NoLimit, At: time.Now()})
+	tx.Rollback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range core.LockRefusals {
+		w := wrong
+		w.Secret = (w.Secret + int64(i)) % game.SecretModulus
+		if _, err := b.Lookup(ctx, w, who, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	head, err := b.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guess := core.DecideLookup(&core.Snapshot{Desk: stale.Desk}, wrong, who, time.Now())
+	if err := b.Answer(ctx, &guess, nil); !errors.Is(err, core.ErrLocked) {
+		t.Errorf("a guess decided before the lock-out, written after it: %v", err)
+	}
+	if h, _ := b.Head(ctx); h != head {
+		t.Errorf("the refused guess moved the journal: %s, was %s", h, head)
+	}
+	pay := core.DecideClaim(stale, s, core.ClaimRequest{Method: "serial", Who: core.Identity{Desk: "bureau", Operator: "boss"}, Limit: core.NoLimit}, time.Now())
+	if pay.Record == nil || !pay.Pay {
+		t.Fatalf("the payment: %+v", pay)
+	}
+	if _, err := b.Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: bo, Limit: core.NoLimit}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	head, _ = b.Head(ctx)
+	wtx, err := b.File().W.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.WriteOutcome(ctx, wtx, &pay, nil)
+	wtx.Rollback()
+	if err == nil {
+		t.Error("a second payment of the ticket, decided before the first, was written")
+	}
+	if h, _ := b.Head(ctx); h != head {
+		t.Errorf("the journal moved: %s, was %s", h, head)
+	}
+	d, err := b.DeskState(ctx, "G1")
+	if err != nil || d.LockedUntil.IsZero() {
+		t.Errorf("desk G1: %+v, %v", d, err)
+	}
+	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 {
+		t.Errorf("verify the journal (the lock-out's entry replayed): %v %+v", err, rep.Problems)
+	}
+}

@@ -1,0 +1,209 @@
+package core
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+
+	"vegas-desk/internal/game"
+)
+
+// A question (a lookup, a claim, a search by contents) on a ledger whose
+// rows the process reads (a SQLite back office, PostgreSQL, a sealed
+// counter ledger) is one read, one decision and one write:
+//
+//   - the backend reads a Snapshot: everything the rule needs, nothing
+//     else;
+//   - core decides on it, here, in pure Go, touching no storage
+//     (DecideClaim, DecideLookup, DecideFind): an Outcome, the entry to
+//     record, whether it pays, and the answer;
+//   - the backend writes the Outcome in one transaction that checks
+//     again only what may have changed since the read: the ticket paid
+//     once (the paid row's key), the desk's lock-out under the desk's
+//     lock (Lock.Guess, Lock.Locked), the request id; then commits, and
+//     the answer is Outcome.Answer.
+
+// Snapshot is what a question reads.
+type Snapshot struct {
+	// Facts are the ticket's of the serial asked (nil: the ledger holds
+	// no ticket of that serial, or its secret part is wrong); Rules are
+	// the rules of the question about it, at its desk.
+	Facts *Facts
+	Rules Rules
+	// Found are a search by contents' tickets with exactly its encoding,
+	// each with the rules of its game at the desk.
+	Found []Found
+	// Prior is the entry that answers the desk's request id used before
+	// (its payment, else its first use), or nil; PriorClaim is its claim,
+	// with its void, when it is a payment.
+	Prior      *Entry
+	PriorClaim *Claim
+	// Desk is the desk's lock-out.
+	Desk Lock
+}
+
+// Found is a ticket a search by contents found, with its rules.
+type Found struct {
+	Facts *Facts
+	Rules Rules
+}
+
+// Outcome is what a decision asks the backend to write, and answers.
+type Outcome struct {
+	// Record is the entry to record, or nil. A guess (Record.IsGuess)
+	// is recorded only if the desk's lock-out, read again under its
+	// lock, allows it (Lock.Guess).
+	Record *Entry
+	// Pay: Record is a payment; the ticket is kept paid by it, with the
+	// winner's identity when Winner is given.
+	Pay    bool
+	Winner *Winner
+	// Ticket, Found, Claim and Err are the answer (Answer fills in what
+	// the write gave Record).
+	Ticket Ticket
+	Found  []Ticket
+	Claim  Claim
+	Err    error
+}
+
+// Answer is the claim's answer once Record is written (its id, number
+// and hash filled in).
+func (o *Outcome) Answer() (Claim, error) {
+	if o.Record != nil {
+		if o.Pay {
+			return o.Record.Claim(), nil
+		}
+		if r, ok := o.Err.(*Refusal); ok {
+			r.Entry = o.Record.ID
+		}
+	}
+	return o.Claim, o.Err
+}
+
+// question fills in what every entry of a question records.
+func question(e *Entry, s game.Serial, who Identity, request string, at time.Time) *Entry {
+	e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
+	e.Desk, e.Operator, e.Request = who.Desk, who.Operator, request
+	return e
+}
+
+// DecideClaim decides a claim of s (req prepared: PrepareClaim) at at: a
+// locked-out desk is refused (nothing recorded); an unknown serial (or a
+// wrong secret part) is refused and recorded, before the request id is
+// looked at, so that the id cannot tell a right guess from a wrong one
+// (issue 23); a request id used before answers its payment again (or that
+// it was voided since), or is refused if it named another ticket;
+// otherwise Decide's verdict: a payment, a referral (over the limit) or a
+// refusal, recorded.
+func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Outcome {
+	if r := sn.Desk.Locked(at, s.String()); r != nil {
+		return Outcome{Err: r}
+	}
+	refuse := func(e Entry, r *Refusal) Outcome {
+		return Outcome{Record: question(&e, s, req.Who, req.Request, at), Err: r}
+	}
+	f := sn.Facts
+	if f == nil {
+		return refuse(Entry{Kind: "refusal", Method: "claim", Reason: string(UnknownSerial)},
+			&Refusal{Verdict: UnknownSerial, Serial: s.String()})
+	}
+	if p := sn.Prior; p != nil {
+		if p.Game != s.Game || p.Block != s.Block || p.Position != s.Position {
+			return Outcome{Err: fmt.Errorf("claim %s: %w (ticket %03d-%04d-%07d, on %s): make a new request", s, ErrRequestReused,
+				p.Game, p.Block, p.Position, ParseTime(p.AtText).Local().Format("2006-01-02 15:04:05"))}
+		}
+		if c := sn.PriorClaim; p.Kind == "claim" && c != nil {
+			if c.Voided {
+				return Outcome{Claim: *c, Err: &Refusal{Verdict: Voided, Serial: s.String(), First: c, Amount: c.Amount}}
+			}
+			return Outcome{Claim: *c}
+		}
+	}
+	rules := sn.Rules
+	rules.Identity = req.Winner.Given()
+	v := Decide(f, rules)
+	t, err := TicketOf(f, v, rules.Dates)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	ticket := sql.NullInt64{Int64: f.Ticket, Valid: true}
+	switch v {
+	case Payable:
+	case OverLimit:
+		return refuse(Entry{Kind: "referral", Ticket: ticket, Amount: f.Prize, Method: req.Method}, RefusalOf(t, v))
+	case AlreadyClaimed:
+		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v),
+			Ref: sql.NullInt64{Int64: f.Paid.Entry, Valid: true}}, RefusalOf(t, v))
+	default:
+		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v)}, RefusalOf(t, v))
+	}
+	e := question(&Entry{Kind: "claim", Ticket: ticket, Amount: f.Prize, Method: req.Method}, s, req.Who, req.Request, at)
+	if req.Winner.Given() {
+		e.Detail = IdentityHash(req.Winner)
+	}
+	return Outcome{Record: e, Pay: true, Winner: req.Winner}
+}
+
+// DecideLookup is the ticket of s with the verdict a claim of it at
+// who.Desk would get at at; a locked-out desk is refused. An unknown
+// serial (or a wrong secret part: the same) is refused and recorded, and
+// so is a ticket of a stolen pack, for the back office, though it is
+// answered.
+func DecideLookup(sn *Snapshot, s game.Serial, who Identity, at time.Time) Outcome {
+	if r := sn.Desk.Locked(at, s.String()); r != nil {
+		return Outcome{Err: r}
+	}
+	refusal := func(reason Verdict) *Entry {
+		return question(&Entry{Kind: "refusal", Method: "lookup", Reason: string(reason)}, s, who, "", at)
+	}
+	if sn.Facts == nil {
+		return Outcome{Record: refusal(UnknownSerial), Err: &Refusal{Verdict: UnknownSerial, Serial: s.String()}}
+	}
+	t, err := TicketOf(sn.Facts, Decide(sn.Facts, sn.Rules), sn.Rules.Dates)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	o := Outcome{Ticket: t}
+	if t.Verdict == Stolen {
+		o.Record = refusal(Stolen)
+		o.Record.Ticket = sql.NullInt64{Int64: sn.Facts.Ticket, Valid: true}
+	}
+	return o
+}
+
+// DecideFind lists the tickets found (sn.Found) with the verdict a claim
+// of each at who.Desk would get at at; a locked-out desk is refused; none
+// found is refused, and recorded.
+func DecideFind(sn *Snapshot, who Identity, at time.Time) Outcome {
+	if r := sn.Desk.Locked(at, ""); r != nil {
+		return Outcome{Err: r}
+	}
+	var o Outcome
+	for _, c := range sn.Found {
+		t, err := TicketOf(c.Facts, Decide(c.Facts, c.Rules), c.Rules.Dates)
+		if err != nil {
+			return Outcome{Err: err}
+		}
+		o.Found = append(o.Found, t)
+	}
+	if len(o.Found) == 0 {
+		o.Err = &Refusal{Verdict: UnknownContents}
+		o.Record = &Entry{Kind: "refusal", At: at, Desk: who.Desk, Operator: who.Operator, Method: "contents", Reason: string(UnknownContents)}
+	}
+	return o
+}
+
+// FoundTicket is what a search by contents answers from the tickets found:
+// the first not yet paid, else the first; none is a *Refusal
+// UnknownContents.
+func FoundTicket(found []Ticket) (Ticket, error) {
+	for _, t := range found {
+		if t.Status == StatusUnpaid {
+			return t, nil
+		}
+	}
+	if len(found) > 0 {
+		return found[0], nil
+	}
+	return Ticket{}, &Refusal{Verdict: UnknownContents}
+}

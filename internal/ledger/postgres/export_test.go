@@ -1,0 +1,28 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
+)
+
+// What the package's own tests (question_test.go) ask of its insides.
+
+var ErrRaced = errRaced
+
+// Snapshot is a question's read.
+func (b *Backend) Snapshot(ctx context.Context, s game.Serial, desk, request string, at time.Time) (*core.Snapshot, error) {
+	return b.snapshot(ctx, s, desk, core.NoLimit, request, at)
+}
+
+// Write is a question's write of out, decided on sn, and the wait for its
+// entry to be chained.
+func (b *Backend) Write(ctx context.Context, sn *core.Snapshot, out *core.Outcome) error {
+	q, err := b.writeOutcome(ctx, sn, out)
+	if err == nil {
+		err = b.recorded(ctx, q, out.Record)
+	}
+	return err
+}

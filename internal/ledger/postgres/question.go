@@ -1,0 +1,423 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
+)
+
+// A question on PostgreSQL (core/question.go): one read, core's decision,
+// one write. The read is one statement (snapshot.go); the write one
+// statement (writeOutcome), which records the entry in vegas.waiting and
+// checks again what may have changed since the read: the ticket paid once
+// (the paid row's key), the request id (its row of vegas.requests), the
+// desk's lock-out (its row, locked). The sequencer then chains the entry,
+// and the question answers with its id, number and hash.
+
+// errRaced is a write that found changed what its question read (a
+// payment of its ticket, a use of its request id, its desk's lock-out,
+// committed since): the question is asked again, and reads what changed.
+var errRaced = errors.New("the ledger changed since the question read it")
+
+// raceRetries bounds how many times a question that raced is asked again
+// (the second reads what changed, and answers so).
+const raceRetries = 3
+
+// Lookup is the ticket of s with the verdict a claim at who.Desk would
+// get at time at (zero: now); an unknown serial and a stolen pack's
+// ticket are recorded, unless the login is read-only.
+func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
+	at = clock(at)
+	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, who.Desk, asked, "", at) },
+		func(sn *core.Snapshot) core.Outcome { return core.DecideLookup(sn, s, who, at) })
+	if err == nil {
+		_, err = out.Answer()
+	}
+	if err != nil {
+		return core.Ticket{}, classified(err)
+	}
+	return out.Ticket, classified(b.chainedClaim(ctx, out.Ticket.Claim))
+}
+
+// Find lists the tickets of the ledger with encoding code, each with its
+// verdict at who.Desk; none is recorded as refused (unless read-only).
+func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
+	if len(code) != game.EncodedSize {
+		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
+	}
+	at = clock(at)
+	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) {
+		return b.Store.ReadSnapshot(ctx, b.db, source{b}, backoffice.Ask{Code: code, Who: who, Asked: asked, At: at})
+	}, func(sn *core.Snapshot) core.Outcome { return core.DecideFind(sn, who, at) })
+	if err == nil {
+		_, err = out.Answer()
+	}
+	if err != nil {
+		return nil, classified(err)
+	}
+	for i := range out.Found {
+		if err := b.chainedClaim(ctx, out.Found[i].Claim); err != nil {
+			return nil, classified(err)
+		}
+	}
+	return out.Found, nil
+}
+
+// Claim decides and records a claim, and answers once its entry (or the
+// payment it answers again) is chained.
+func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+	if b.ReadOnly {
+		return core.Claim{}, core.ErrReadOnly
+	}
+	at = clock(at)
+	out, q, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, req.Who.Desk, req.Limit, req.Request, at) },
+		func(sn *core.Snapshot) core.Outcome { return core.DecideClaim(sn, s, req, at) })
+	if err != nil {
+		return core.Claim{}, err
+	}
+	c, err := out.Answer()
+	if q != nil && err == nil {
+		c.Chained = time.Since(q.recorded)
+	}
+	var r *core.Refusal
+	if errors.As(err, &r) {
+		if cerr := b.chainedClaim(ctx, r.First); cerr != nil {
+			return core.Claim{}, errors.Join(err, cerr)
+		}
+	}
+	if c.Entry < 0 { // a payment answered again, waiting to be chained
+		if cerr := b.chainedClaim(ctx, &c); cerr != nil {
+			return core.Claim{}, errors.Join(err, cerr)
+		}
+	}
+	return c, classified(err)
+}
+
+// ask asks a question: its read, core's decision, its write (unless there
+// is nothing to record, or the login is read-only), and again when the
+// write found changed what the read saw (errRaced). A write that fails
+// answers with the decision's refusal, or a Locked that the write found.
+func (b *Backend) ask(ctx context.Context, read func() (*core.Snapshot, error), decide func(*core.Snapshot) core.Outcome) (core.Outcome, *questionTx, error) {
+	for try := 0; ; try++ {
+		sn, err := read()
+		if err != nil {
+			return core.Outcome{}, nil, Classify(err)
+		}
+		out := decide(sn)
+		if out.Record == nil || b.ReadOnly {
+			return out, nil, nil
+		}
+		q, err := b.writeOutcome(ctx, sn, &out)
+		if errors.Is(err, errRaced) && try < raceRetries {
+			continue
+		}
+		if err == nil {
+			err = b.recorded(ctx, q, out.Record)
+		}
+		if err != nil {
+			return out, nil, core.Refused(out.Err, classified(err))
+		}
+		return out, q, nil
+	}
+}
+
+// questionTx is a question's write: its transaction, and the entry it
+// recorded (seq), which its answer waits for.
+type questionTx struct {
+	*sqlx.Tx
+	seq       int64
+	recorded  time.Time // when it recorded its entry: its chain delay's start
+	committed bool
+	seqr      *sequencer
+	// ctx is the question's, for the chain its commit may run.
+	ctx context.Context
+	// own is what the question's own chain gave its entry (ownChain):
+	// its answer waits for no round; chains what it gave every entry it
+	// chained.
+	own         chained
+	chains      map[int64]chained
+	selfChained bool
+}
+
+// writeOutcome writes out's entry: one statement that records it in
+// vegas.waiting (its commit does not wait for the disk: the chain's does)
+// and checks again what may have changed since sn was read, and undoes
+// itself, failing (errRaced: the question is asked again, and core decides
+// on what changed), when something did:
+//
+//   - a payment inserts the ticket's paid row ON CONFLICT: a payment
+//     committed since;
+//   - a request id's row of vegas.requests is inserted or locked: the id
+//     used since (the read found no use of it), or paid since;
+//   - the desk's row, read FOR SHARE: its lock-out changed since.
+//
+// A guess of a desk the ledger locks out first locks its desk's row, in a
+// transaction, and counts the guess with it (core.Lock.Guess: Locked,
+// nothing recorded, when the desk is locked out); the guess that locks
+// the desk records its lock-out too. The statement commits as it ends (no
+// BEGIN, no COMMIT) unless it is a guess's, or no round of the sequencer
+// runs: the question then chains what waits in its own transaction
+// (ownChain).
+func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
+	e := out.Record
+	if err := e.CheckTexts(); err != nil {
+		return nil, err
+	}
+	q := &questionTx{seqr: b.seq, ctx: ctx}
+	guess := b.LocksOut() && e.IsGuess()
+	if !guess && !b.seq.idle() {
+		if err := b.write(ctx, b.db.DB, q, sn, out, nil, nil); err != nil {
+			return nil, err
+		}
+		q.committed = true
+		return q, nil
+	}
+	if err := b.db.Retry(func() (err error) { q.Tx, err = b.db.BeginTxx(ctx, nil); return err }); err != nil {
+		return nil, Classify(err)
+	}
+	var count *core.Lock
+	var lockEntry *core.Entry
+	if guess {
+		next, lock, err := b.CountGuess(ctx, q, e)
+		if err != nil {
+			q.Rollback()
+			return nil, err
+		}
+		if next.On {
+			count, lockEntry = &next, lock
+		}
+	}
+	if err := b.write(ctx, q.Tx, q, sn, out, count, lockEntry); err != nil {
+		q.Rollback()
+		return nil, err
+	}
+	if err := q.commit(); err != nil {
+		q.Rollback()
+		return nil, err
+	}
+	return q, nil
+}
+
+// changed is what the write's statement says when what it checks again
+// changed since the read (an integer's invalid input: the statement fails,
+// and so undoes itself).
+const changed = "vegas-desk: the ledger changed since the question read it"
+
+// write is writeOutcome's statement, in x (a transaction, or the pool: it
+// commits as it ends). count, when not nil, is the desk's lock-out after
+// the guess (its row locked already), and lock the entry that records its
+// lock-out when the guess locks it.
+func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock *core.Entry) error {
+	e := out.Record
+	rows := []*core.Entry{e}
+	if lock != nil {
+		rows = append(rows, lock)
+	}
+	stmt := `WITH w AS (INSERT INTO waiting (` + recordedCols + `, name, doc_type, doc_number) VALUES `
+	var args []any
+	for i, r := range rows {
+		if i > 0 {
+			stmt += ", "
+		}
+		var name, docType, docNumber sql.NullString
+		if w := out.Winner; r == e && out.Pay && w.Given() {
+			name, docType, docNumber = sql.NullString{String: w.Name, Valid: true}, sql.NullString{String: w.DocType, Valid: true},
+				sql.NullString{String: w.DocNumber, Valid: true}
+		}
+		r.AtText = core.FormatTime(r.At)
+		v := append(recorded(r), name, docType, docNumber)
+		stmt += "(" + core.Marks(len(v)) + ")"
+		args = append(args, v...)
+	}
+	stmt += ` RETURNING seq, set_config('synchronous_commit', 'off', true) AS sync)`
+	same := []string{"true"}
+	if out.Pay {
+		stmt += `, p AS (INSERT INTO paid (ticket, claim) SELECT ?, -min(seq) FROM w ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
+		args = append(args, e.Ticket.Int64)
+		same = append(same, `EXISTS (SELECT FROM p)`)
+	}
+	if e.Request != "" && sn.Facts != nil {
+		// No row: the id paid a ticket since the read; fresh false: the
+		// id was used since, unless the read found its use. (An unknown
+		// serial is answered before its request id is looked at.)
+		stmt += `, r AS (INSERT INTO requests (desk, request, paid) VALUES (?, ?, ?) ON CONFLICT (desk, request)
+			DO UPDATE SET paid = excluded.paid WHERE NOT requests.paid RETURNING (xmax = 0) AS fresh)`
+		args = append(args, e.Desk, e.Request, out.Pay)
+		same = append(same, fmt.Sprintf(`coalesce((SELECT fresh OR %t FROM r), false)`, sn.Prior != nil))
+	}
+	switch {
+	case count != nil:
+		stmt += `, u AS (UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ? RETURNING id)`
+		args = append(args, count.GuessesText(), count.UntilText(), e.Desk)
+		same = append(same, `EXISTS (SELECT FROM u)`)
+	case sn.Desk.On:
+		stmt += `, d AS (SELECT locked_until FROM desks WHERE id = ? FOR SHARE)`
+		args = append(args, e.Desk, sn.Desk.UntilText())
+		same = append(same, `(SELECT locked_until FROM d) = ?`)
+	}
+	stmt += ` SELECT CASE WHEN ` + strings.Join(same, " AND ") + ` THEN min(w.seq) ELSE ('` + changed + ` ' || min(w.seq))::bigint END AS seq FROM w`
+	var seq int64
+	if err := sqlx.GetContext(ctx, x, &seq, x.Rebind(stmt), args...); err != nil {
+		// A payment of the request id recorded since, waiting still: its
+		// index refuses a second (whichever part of the statement ran
+		// first).
+		var pe *pgconn.PgError
+		if strings.Contains(err.Error(), changed) || errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "waiting_requests" {
+			return errRaced
+		}
+		return fmt.Errorf("journal: %w", Classify(err))
+	}
+	e.ID, q.seq, q.recorded = -seq, seq, time.Now()
+	return nil
+}
+
+// recordedCols are the journal's columns a question records in
+// vegas.waiting: all but those the chain gives (id, number, hash).
+var recordedCols = strings.Join(slices.DeleteFunc(strings.Split(core.EntryCols, ", "), chainGives), ", ")
+
+func chainGives(col string) bool { return col == "id" || col == "number" || col == "hash" }
+
+// recorded are e's values of recordedCols.
+func recorded(e *core.Entry) []any {
+	var v []any
+	all := e.Values()
+	for i, col := range strings.Split(core.EntryCols, ", ") {
+		if !chainGives(col) {
+			v = append(v, all[i])
+		}
+	}
+	return v
+}
+
+// commit commits, its error classified. A question that recorded an
+// entry first chains it itself when no chain is running (ownChain): one
+// commit, which waits for the disk, and no round to wait for. While its
+// process's sequencer runs a round, or has one to run, the question joins
+// it instead: one flush for many.
+func (t *questionTx) commit() error {
+	if t.seqr.idle() {
+		if err := t.ownChain(); err != nil {
+			return err
+		}
+	}
+	if err := t.Tx.Commit(); err != nil {
+		return Classify(err)
+	}
+	t.committed = true
+	if t.selfChained {
+		t.seqr.chainedBy(t.chains)
+	}
+	return nil
+}
+
+// ownChain chains what waits, the question's entry with it, in the
+// question's transaction, if the chainer's lock is free now (SKIP LOCKED:
+// a chain running, of a round or of another question, leaves the entry to
+// the sequencer's next round); the commit then waits for the disk.
+func (t *questionTx) ownChain() error {
+	// The commit waits for the disk only once the lock is taken (the
+	// outer SELECT sees only a row locked).
+	var got []string
+	if err := sqlx.SelectContext(t.ctx, t.Tx, &got, `WITH l AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED)
+		SELECT set_config('synchronous_commit', 'on', true) FROM l`); err != nil {
+		return fmt.Errorf("journal: %w", Classify(err))
+	}
+	if len(got) == 0 {
+		return nil
+	}
+	out, err := chainWaiting(t.ctx, t.Tx)
+	if err != nil {
+		return Classify(err)
+	}
+	c, ok := out[t.seq]
+	if !ok {
+		return fmt.Errorf("journal: entry %d, recorded, was not chained by its own chain", t.seq)
+	}
+	t.own, t.chains, t.selfChained = c, out, true
+	return nil
+}
+
+// recorded waits for the entry q recorded, e, to be chained, and gives e
+// its id, number and hash.
+func (b *Backend) recorded(ctx context.Context, q *questionTx, e *core.Entry) error {
+	c := q.own
+	if !q.selfChained {
+		var err error
+		if c, err = b.seq.wait(ctx, q.seq); err != nil {
+			return err
+		}
+	}
+	e.ID, e.Number, e.Hash = c.ID, c.Number, c.Hash
+	return nil
+}
+
+// chainedClaim fills in a payment read while it waited to be chained
+// (entry -seq), once it is.
+func (b *Backend) chainedClaim(ctx context.Context, c *core.Claim) error {
+	if c == nil || c.Entry >= 0 {
+		return nil
+	}
+	w, err := b.seq.wait(ctx, -c.Entry)
+	if err != nil {
+		return err
+	}
+	c.Entry, c.Number, c.Hash = w.ID, w.Number, fmt.Sprintf("%x", w.Hash)
+	return nil
+}
+
+// classified is err with PostgreSQL's errors mapped to the ledger's; a
+// refusal is kept as it is.
+func classified(err error) error {
+	var r *core.Refusal
+	if err == nil || errors.As(err, &r) {
+		return err
+	}
+	return Classify(err)
+}
+
+// clock is at, or now when zero.
+func clock(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Now()
+	}
+	return at
+}
+
+// blockCache keeps the blocks a backend's questions read: a block's row
+// never changes nor goes (postgres.sql's triggers), so it is read once.
+type blockCache struct {
+	mu sync.Mutex
+	m  map[[2]int]core.Block
+}
+
+func (c *blockCache) get(ctx context.Context, q core.Querier, gameCode, number int) (core.Block, error) {
+	c.mu.Lock()
+	b, ok := c.m[[2]int{gameCode, number}]
+	c.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := backoffice.GetBlock(ctx, q, gameCode, number)
+	if err != nil {
+		return b, err
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[[2]int]core.Block{}
+	}
+	c.m[[2]int{gameCode, number}] = b
+	c.mu.Unlock()
+	return b, nil
+}

@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
+	"vegas-desk/internal/ledger/core"
+)
+
+// A question's read on PostgreSQL: the back office's tables, and what
+// waits in vegas.waiting to be chained (a payment, a request id's use),
+// whose entries are named -seq here and nowhere outside this package.
+
+// snapshot reads what a lookup or a claim of s at desk needs, in one
+// statement (its own snapshot): the ticket's facts (its block from the
+// backend's cache, checked in Go), the game's dates, the identity
+// threshold, the desk's payout limit and lock-out, and whether the
+// request id was used. A paid ticket's payment and a used request id's
+// entry are read after it, only when there is one.
+func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, asked core.Limit, request string, at time.Time) (*core.Snapshot, error) {
+	sn := &core.Snapshot{}
+	blk, err := b.blocks.get(ctx, b.db, s.Game, s.Block)
+	if err != nil && !errors.Is(err, core.ErrNotFound) {
+		return nil, err
+	}
+	if err != nil || !blk.Holds(s) {
+		sn.Desk, _, err = b.DeskLock(ctx, b.db, desk)
+		return sn, err
+	}
+	var row struct {
+		backoffice.FactsRow
+		backoffice.RulesRow
+		Game    sql.NullInt64 `db:"game"`
+		Listed  bool          `db:"listed"`
+		Guesses string        `db:"guesses"`
+		Until   string        `db:"locked_until"`
+		Prior   bool          `db:"prior"`
+	}
+	pos := s.Position
+	off := pos % game.PackSize
+	err = core.Get(ctx, b.db, &row, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
+		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
+		(SELECT claim FROM paid WHERE ticket = ?) AS claim, g.code AS game, `+backoffice.RulesCols+`,
+		d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses, coalesce(d.locked_until, '') AS locked_until,
+		(EXISTS (SELECT FROM journal WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))
+		 OR EXISTS (SELECT FROM waiting WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))) AS prior
+		FROM packs p LEFT JOIN games g ON g.code = ? LEFT JOIN desks d ON d.id = ? WHERE p.id = ?`,
+		off*game.EncodedSize+1, game.EncodedSize, off+1, blk.ID, pos/game.PackSize, blk.TicketNumber(pos),
+		core.SettingIdentityThreshold, desk, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", blk.Name(), pos/game.PackSize)
+	case err != nil:
+		return nil, fmt.Errorf("block %s ticket %d: %w", blk.Name(), pos, err)
+	case !row.Game.Valid:
+		return nil, fmt.Errorf("game %d: %w", blk.Game, core.ErrNotFound)
+	}
+	if sn.Facts, err = row.FactsRow.Facts(blk, pos, s.Secret); err != nil {
+		return nil, err
+	}
+	if row.Claim.Valid {
+		if sn.Facts.Paid, err = paidClaim(ctx, b.db, row.Claim.Int64, sn.Facts.Ticket); err != nil {
+			return nil, err
+		}
+	}
+	if sn.Rules, err = row.RulesRow.Rules(asked, at); err != nil {
+		return nil, err
+	}
+	if row.Listed && b.LocksOut() {
+		sn.Desk = core.LockOf(row.Guesses, row.Until)
+	}
+	if row.Prior {
+		sn.Prior, sn.PriorClaim, err = priorUse(ctx, b.db, desk, request)
+	}
+	return sn, err
+}
+
+// source is the Source of a search by contents on PostgreSQL: the back
+// office's tables, blocks from the backend's cache, payments waiting to be
+// chained read where they wait.
+type source struct{ b *Backend }
+
+func (r source) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+	blk, err := r.b.blocks.get(ctx, q, s.Game, s.Block)
+	if errors.Is(err, core.ErrNotFound) || err == nil && !blk.Holds(s) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return backoffice.Tables{Paid: paidClaim}.FactsOf(ctx, q, blk, s.Position, s.Secret)
+}
+
+func (source) Rules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
+	return backoffice.DeskRules(ctx, q, gameCode, desk, asked, at)
+}
+
+func (source) Blocks(ctx context.Context, q core.Querier) ([]core.Block, error) {
+	return backoffice.ListBlocks(ctx, q)
+}
+
+func (source) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
+	return backoffice.Tables{Paid: paidClaim}.Candidates(ctx, q, b, code)
+}
+
+func (source) Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
+	return priorUse(ctx, q, desk, request)
+}
+
+// waitingCols are a row of vegas.waiting as a journal entry whose id is
+// -seq (no number, no hash yet), from table alias w.
+const waitingCols = `-w.seq AS id, w.kind, w.at, 0::bigint AS number, w.ticket, w.serial, w.game, w.block, w.position,
+	w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator, w.method, w.ref, w.request, w.reason, w.detail,
+	''::bytea AS hash`
+
+// priorUse is the entry that answers desk's request id used before (its
+// payment, else its first use), chained or waiting (one statement: one
+// snapshot, which a chain's commit moves an entry into whole), and its
+// claim when it is a payment; or nil.
+func priorUse(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
+	var e core.Entry
+	err := core.Get(ctx, q, &e, `SELECT `+core.EntryCols+` FROM (
+		SELECT `+core.EntryCols+`, 0::bigint AS wseq FROM journal
+			WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
+		UNION ALL
+		SELECT `+waitingCols+`, w.seq AS wseq FROM waiting w
+			WHERE w.desk = ? AND w.request = ? AND w.request <> '' AND w.kind IN ('claim', 'refusal', 'referral')
+		) u ORDER BY kind = 'claim' DESC, wseq, id LIMIT 1`, desk, request, desk, request)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil, nil
+	case err != nil || e.Kind != "claim":
+		return &e, nil, err
+	case e.ID < 0: // waiting: voided by nothing yet
+		c := e.Claim()
+		return &e, &c, nil
+	}
+	var r backoffice.ClaimRow
+	if err := core.Get(ctx, q, &r, backoffice.ClaimSelect+" WHERE c.id = ?", e.ID); err != nil {
+		return nil, nil, err
+	}
+	c := r.Claim()
+	return &e, &c, nil
+}
+
+// paidClaim is the payment of a ticket whose paid row names claim: a
+// chained entry, or -seq of one waiting to be chained (its entry -seq,
+// no number nor hash yet), or, chained since the paid row was read, the
+// journal's.
+func paidClaim(ctx context.Context, q core.Querier, claim, ticket int64) (*core.Claim, error) {
+	if claim >= 0 {
+		return backoffice.PaidClaim(ctx, q, ticket)
+	}
+	var e core.Entry
+	err := core.Get(ctx, q, &e, "SELECT "+waitingCols+" FROM waiting w WHERE seq = ?", -claim)
+	if err == nil {
+		c := e.Claim()
+		return &c, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", -claim, err)
+	}
+	var rows []backoffice.ClaimRow
+	if err := core.Select(ctx, q, &rows, backoffice.ClaimSelect+" WHERE c.seq = ?", -claim); err != nil || len(rows) == 0 {
+		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", -claim, errors.Join(err, sql.ErrNoRows))
+	}
+	c := rows[0].Claim()
+	return &c, nil
+}
