@@ -40,7 +40,7 @@ func (c *cli) backup(args []string) error {
 }
 
 func backupLine(b ledger.BackupInfo) string {
-	return fmt.Sprintf("backup %s: %d block(s), %d entries, journal head %s, verified (restore: vegas-desk copy %s NEW-FILE-OR-URL)",
+	return fmt.Sprintf("backup %s: %d block(s), %d entries, journal head %s, verified (restore: vegas-desk copy --restore %s NEW-FILE-OR-URL)",
 		b.File, b.Blocks, b.Entries, b.Head, b.File)
 }
 

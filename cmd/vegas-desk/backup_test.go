@@ -80,8 +80,9 @@ func TestBackupWhileServing(t *testing.T) {
 		// head; what was paid after it is what the restored ledger lacks.
 		b := kept[0]
 		restored := filepath.Join(t.TempDir(), "restored.db")
-		if out, errs, code := vd(t, db, "", "copy", b.File, restored); code != 0 {
-			t.Fatalf("restore: exit %d\n%s%s", code, out, errs)
+		// copy --restore: the ledger's id, so its desk files work on it.
+		if out, errs, code := vd(t, db, "", "copy", "--restore", b.File, restored); code != 0 || !strings.Contains(out+errs, b.LedgerID) {
+			t.Fatalf("restore: exit %d, want it to name ledger %s\n%s%s", code, b.LedgerID, out, errs)
 		}
 		if out, errs, code := vd(t, restored, "", "verify", "--head", b.Head); code != 0 || !strings.Contains(out, "unchanged in the chain") {
 			t.Fatalf("the restored ledger does not hold the backup's head: exit %d\n%s%s", code, out, errs)

@@ -104,7 +104,7 @@ func (l *Ledger) copyBackup(ctx context.Context, dir, name string) (string, erro
 			os.Remove(f)
 		}
 	}()
-	dst, err := Copy(ctx, l, tmp, nil)
+	dst, err := Duplicate(ctx, l, tmp, nil) // a backup keeps the ledger's id, as a file's does
 	if err != nil {
 		return "", err
 	}

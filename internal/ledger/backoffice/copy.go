@@ -8,22 +8,26 @@ import (
 )
 
 // copyTables are the tables a copy carries, in an order that keeps every
-// reference to a row already copied, with their columns and key.
+// reference to a row already copied, with their columns and key. A row
+// that names an entry still waiting to be chained (PostgreSQL's negative
+// ids: its journal row is not there yet) is not copied: the copy ends at
+// the journal's head, before that entry (where).
 var copyTables = []struct {
 	name, cols, key string
 	batch           int // rows per INSERT
+	where           string
 }{
-	{"games", "code, name, price, on_sale, end_of_sale, deadline", "code", 100},
-	{"blocks", BlockCols, "id", 100},
-	{"packs", "id, hash, prizes, codes", "id", 20},
-	{"finder", "id, entries", "id", 20},
-	{"journal", core.EntryCols, "id", 200},
-	{"paid", "ticket, claim", "ticket", 500},
-	{"pack_states", "block, pack, state, desk, entry", "block, pack", 500},
-	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at, guesses", "id", 100},
-	{"desk_certs", "desk, serial, not_after", "desk, serial", 200},
-	{"settings", "key, value", "key", 100},
-	{"identities", "claim, name, doc_type, doc_number", "claim", 200},
+	{"games", "code, name, price, on_sale, end_of_sale, deadline", "code", 100, ""},
+	{"blocks", BlockCols, "id", 100, ""},
+	{"packs", "id, hash, prizes, codes", "id", 20, ""},
+	{"finder", "id, entries", "id", 20, ""},
+	{"journal", core.EntryCols, "id", 200, ""},
+	{"paid", "ticket, claim", "ticket", 500, " WHERE claim > 0"},
+	{"pack_states", "block, pack, state, desk, entry", "block, pack", 500, " WHERE entry > 0"},
+	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at, guesses", "id", 100, ""},
+	{"desk_certs", "desk, serial, not_after", "desk, serial", 200, ""},
+	{"settings", "key, value", "key", 100, ""},
+	{"identities", "claim, name, doc_type, doc_number", "claim", 200, ""},
 }
 
 // Meta lists the meta rows of the ledger that a copy keeps: its id, what
@@ -74,7 +78,7 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	total := 0
 	for _, t := range copyTables {
 		var n int
-		if err := core.Get(ctx, src, &n, "SELECT count(*) FROM "+t.name); err != nil {
+		if err := core.Get(ctx, src, &n, "SELECT count(*) FROM "+t.name+t.where); err != nil {
 			return o.classify(err)
 		}
 		total += n
@@ -90,7 +94,7 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	}
 	done := 0
 	for _, t := range copyTables {
-		n, err := copyTable(ctx, src, tx, t.name, t.cols, t.key, t.batch, func(n int) {
+		n, err := copyTable(ctx, src, tx, t.name, t.where, t.cols, t.key, t.batch, func(n int) {
 			if progress != nil {
 				progress(done+n, total)
 			}
@@ -106,10 +110,10 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	return nil
 }
 
-// copyTable streams table name's rows from src into dst, batch rows per
+// copyTable streams table name's rows (those where selects) from src into dst, batch rows per
 // INSERT, and returns how many it copied.
-func copyTable(ctx context.Context, src, dst core.Querier, name, cols, key string, batch int, progress func(int)) (int, error) {
-	rows, err := core.Query(ctx, src, "SELECT "+cols+" FROM "+name+" ORDER BY "+key)
+func copyTable(ctx context.Context, src, dst core.Querier, name, where, cols, key string, batch int, progress func(int)) (int, error) {
+	rows, err := core.Query(ctx, src, "SELECT "+cols+" FROM "+name+where+" ORDER BY "+key)
 	if err != nil {
 		return 0, err
 	}
