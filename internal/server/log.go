@@ -76,8 +76,10 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		id := newID()
 		w.Header().Set(RequestIDHeader, id)
 		o := &observed{ResponseWriter: w}
+		var request string // the claim's request id, from its body or header (noteRequest)
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &request))
 		h.ServeHTTP(o, r)
-		out := outcome{id: id, request: r.Header.Get("Idempotency-Key"), took: time.Since(start), status: o.status,
+		out := outcome{id: id, request: request, took: time.Since(start), status: o.status,
 			question: strings.TrimPrefix(r.Pattern, "/v1/")}
 		if out.status == 0 {
 			out.status = http.StatusOK
@@ -91,6 +93,17 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		out.read(o.v, o.e)
 		s.record(r.Context(), out)
 	})
+}
+
+// requestKey holds, in a question's context, where noteRequest writes
+// its request id for the log line.
+type requestKey struct{}
+
+// noteRequest gives the log line of r's question its request id.
+func noteRequest(r *http.Request, request string) {
+	if p, ok := r.Context().Value(requestKey{}).(*string); ok {
+		*p = request
+	}
 }
 
 // read fills in what the answer v or the error e says.

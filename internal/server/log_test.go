@@ -97,7 +97,7 @@ func TestServerLog(t *testing.T) {
 	var logs logBuffer
 	s := servertest.Start(t, o, server.Config{Log: server.NewLogger(&logs, "json")})
 	c9 := s.Open(t, "C9")
-	winner := &ledger.Winner{Name: "Jeanne Secretname", DocType: "CNI", DocNumber: "X9Y8Z7W6V5"}
+	winner := &ledger.Winner{Name: "Jeanne Secretname", DocType: "CNI", DocNumber: "X4Q8T2K7M"}
 	big := serials.Winners[prize][0]
 	cl, err := c9.Claim(ctx, ledger.ClaimRequest{Serial: big, Method: ledger.MethodSerial, Who: ledger.Identity{Operator: "ann"},
 		Request: "req-77", Limit: ledger.NoLimit, Winner: winner})

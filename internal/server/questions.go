@@ -107,6 +107,7 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	case key != "":
 		q.Request = key
 	}
+	noteRequest(r, q.Request)
 	if q.Method == "" {
 		q.Method = ledger.MethodSerial
 	}
