@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger/ledgertest"
 )
@@ -111,11 +112,15 @@ func TestDurableAnswers(t *testing.T) {
 		defer stop()
 		lines := bufio.NewScanner(stderr)
 		var url string
+		// serve's "serving" line names its address (listen=); a serve that
+		// never says it is stopped, and the scan ends.
+		silent := time.AfterFunc(time.Minute, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 		for url == "" && lines.Scan() {
-			if m := regexp.MustCompile(`on (https://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-				url = m[1]
+			if m := regexp.MustCompile(`msg=serving .*listen=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+				url = "https://" + m[1]
 			}
 		}
+		silent.Stop()
 		if url == "" {
 			t.Fatal("serve said no address")
 		}
