@@ -62,14 +62,19 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 }
 
 // DeskState is desk id's row as every question of the desk must see it,
-// read now (no cache, one row): its payout limit, whether it is disabled,
-// and the end of its lock-out (zero when it is over).
-func (l *Ledger) DeskState(ctx context.Context, id string) (Desk, error) {
+// read now (no cache, one statement): its payout limit, whether it is
+// disabled, the end of its lock-out (zero when it is over), and whether
+// it accepts cert now (its certificates, listed in the ledger; nil: no).
+func (l *Ledger) DeskState(ctx context.Context, id string, cert *x509.Certificate) (Desk, bool, error) {
 	bo, err := l.backOffice("a desk's state")
 	if err != nil {
-		return Desk{}, err
+		return Desk{}, false, err
 	}
-	return bo.DeskState(ctx, id)
+	serial := ""
+	if cert != nil {
+		serial = protocol.CertSerial(cert)
+	}
+	return bo.DeskState(ctx, id, serial)
 }
 
 // LockOutGuesses makes the ledger lock out a desk it lists that guesses
@@ -106,7 +111,6 @@ type DeskCert = backoffice.DeskCert
 // (backoffice.Store's, on every engine).
 type certs interface {
 	DeskCerts(ctx context.Context) ([]DeskCert, error)
-	DeskAccepts(ctx context.Context, desk, serial string) (bool, error)
 	AcceptDeskCert(ctx context.Context, desk, serial string, notAfter time.Time, keepOthers bool, who Identity) ([]string, error)
 	RevokeDeskCert(ctx context.Context, desk, serial string, who Identity) error
 }
@@ -147,14 +151,4 @@ func (l *Ledger) DeskCerts(ctx context.Context) ([]DeskCert, error) {
 		return nil, err
 	}
 	return c.DeskCerts(ctx)
-}
-
-// DeskAccepts reports whether desk accepts cert now: a validation server
-// asks it at every question, as it reads whether the desk is disabled.
-func (l *Ledger) DeskAccepts(ctx context.Context, desk string, cert *x509.Certificate) (bool, error) {
-	c, err := l.certs("a desk's certificate")
-	if err != nil {
-		return false, err
-	}
-	return c.DeskAccepts(ctx, desk, protocol.CertSerial(cert))
 }

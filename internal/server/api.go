@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,16 +96,18 @@ func (s *Server) as(rt route) http.Handler {
 			write(w, nil, fail(protocol.CodeOtherLedger, err.Error()))
 			return
 		}
-		d, err := s.l.DeskState(ctx, id)
+		cert := r.TLS.PeerCertificates[0]
+		d, accepts, err := s.l.DeskState(ctx, id, cert)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
 			err = fail(protocol.CodeUnknownDesk, fmt.Sprintf("desk %s is not a desk of this ledger (see desks list)", id))
 		case err == nil && d.Disabled:
 			err = fail(protocol.CodeDeskDisabled, fmt.Sprintf("desk %s is disabled; ask the back office", id))
-		case err == nil:
-			if err = s.certified(ctx, id, r.TLS.PeerCertificates[0]); err == nil && rt.question && !d.LockedUntil.IsZero() {
-				err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
-			}
+		case err == nil && !accepts: // its certificates, read at every question as its row is
+			err = fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s no longer accepts this desk file's certificate (%s): it was revoked or replaced (desks cert); ask the back office for the new desk file",
+				id, protocol.CertSerial(cert)))
+		case err == nil && rt.question && !d.LockedUntil.IsZero():
+			err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
 		}
 		if err != nil {
 			write(w, nil, classify(err))
@@ -115,17 +116,6 @@ func (s *Server) as(rt route) http.Handler {
 		v, err := rt.h(ctx, r, asker{desk: d})
 		write(w, v, classify(err))
 	})
-}
-
-// certified refuses a certificate desk no longer accepts (its
-// certificates, read at every question as its row is).
-func (s *Server) certified(ctx context.Context, desk string, cert *x509.Certificate) error {
-	ok, err := s.l.DeskAccepts(ctx, desk, cert)
-	if err == nil && !ok {
-		err = fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s no longer accepts this desk file's certificate (%s): it was revoked or replaced (desks cert); ask the back office for the new desk file",
-			desk, protocol.CertSerial(cert)))
-	}
-	return err
 }
 
 // apiError is an answer that is not one.

@@ -197,7 +197,7 @@ func lockOutBurst(t *testing.T, office *ledger.Ledger, servers []*servertest.Ser
 				t.Errorf("round %d: a right claim answered after the lock-out (entry %d, the 20th guess %d)", round, v, slices.Max(guesses))
 			}
 		}
-		d, err := office.DeskState(ctx, "G1")
+		d, _, err := office.DeskState(ctx, "G1", nil)
 		if err != nil || d.LockedUntil.IsZero() {
 			t.Errorf("desk G1 after the guesses: %+v %v", d, err)
 		}

@@ -33,14 +33,6 @@ func (o *Store) DeskCerts(ctx context.Context) ([]DeskCert, error) {
 	return out, o.classify(err)
 }
 
-// DeskAccepts reports whether desk accepts the certificate of serial now:
-// what a validation server asks at every question.
-func (o *Store) DeskAccepts(ctx context.Context, desk, serial string) (bool, error) {
-	var n int
-	err := core.Get(ctx, o.E.Pool(), &n, "SELECT count(*) FROM desk_certs WHERE desk = ? AND serial = ?", desk, serial)
-	return n > 0, o.classify(err)
-}
-
 // AcceptDeskCert makes desk accept the certificate of serial (lowercase
 // hex), valid until notAfter: a 'certified' entry; unless keepOthers, the
 // certificates it accepted before are revoked ('revoked' entries), so the

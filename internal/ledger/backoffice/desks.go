@@ -70,10 +70,19 @@ func DeskOf(r core.DeskRow) core.Desk {
 const DeskCols = "id, payout_limit, disabled, locked_until, unlocked_at"
 
 // DeskState is desk id's row, its lock-out the one it keeps (core.Lock),
-// or ErrNotFound: one row's read.
-func (o *Store) DeskState(ctx context.Context, id string) (core.Desk, error) {
-	r, err := o.readDesk(ctx, o.E.Pool(), id)
-	return o.deskOf(r), err
+// and whether it accepts the certificate of serial cert (desk_certs), or
+// ErrNotFound: one statement, a row and a key's read.
+func (o *Store) DeskState(ctx context.Context, id, cert string) (core.Desk, bool, error) {
+	var r struct {
+		core.DeskRow
+		Accepts bool `db:"accepts"`
+	}
+	err := core.Get(ctx, o.E.Pool(), &r, "SELECT "+DeskCols+`,
+		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = desks.id AND c.serial = ?) AS accepts FROM desks WHERE id = ?`, cert, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Desk{}, false, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
+	}
+	return o.deskOf(r.DeskRow), r.Accepts, o.classify(err)
 }
 
 // deskOf is DeskOf, a lock-out over by now none.

@@ -147,7 +147,7 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 	if h, _ := b.Head(ctx); h != head {
 		t.Errorf("the journal moved: %s, was %s", h, head)
 	}
-	d, err := b.DeskState(ctx, "G1")
+	d, _, err := b.DeskState(ctx, "G1", "")
 	if err != nil || d.LockedUntil.IsZero() {
 		t.Errorf("desk G1: %+v, %v", d, err)
 	}

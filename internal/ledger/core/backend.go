@@ -59,9 +59,10 @@ type BackOffice interface {
 	Void(ctx context.Context, number int64, reason string, who Identity) (Claim, error)
 	ClaimByNumber(ctx context.Context, number int64) (Claim, error)
 	Attempts(ctx context.Context, since time.Time) ([]Attempt, error)
-	// DeskState is desk id's row, with the lock-out it keeps, or
-	// ErrNotFound.
-	DeskState(ctx context.Context, id string) (Desk, error)
+	// DeskState is desk id's row, with the lock-out it keeps, and
+	// whether it accepts the certificate of serial cert (lowercase hex), or
+	// ErrNotFound: one statement.
+	DeskState(ctx context.Context, id, cert string) (Desk, bool, error)
 	Referrals(ctx context.Context) ([]Referral, error)
 	// Cases lists the double payments; CloseCase closes one by a decision.
 	Cases(ctx context.Context) ([]Case, error)
