@@ -60,6 +60,8 @@ type settingsScreen struct {
 	rules                      *fyne.Container
 	onSale, endSale, deadline  *dateEntry
 	threshold, rate, claimDays *keyEntry
+
+	backups *backupsView
 }
 
 func newSettingsScreen(d *desk) *settingsScreen {
@@ -115,6 +117,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.limitFixed = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.deskFixed.Hide()
 	s.limitFixed.Hide()
+	s.backups = newBackupsView(d)
 
 	s.printer = d.newSelect(nil, nil)
 	s.printers = widget.NewLabel("")
@@ -133,6 +136,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 
 	form := widget.NewForm(
 		widget.NewFormItem(ledgerWord(d.ledger), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
+		widget.NewFormItem(lang.L("Backups"), s.backups.content),
 		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
 		widget.NewFormItem(lang.L("Shop name"), s.shop),
@@ -192,6 +196,7 @@ func (s *settingsScreen) setRole() {
 	} else {
 		s.demo.Hide()
 	}
+	s.backups.show()
 	s.d.counter.showSamplesButton()
 }
 
