@@ -67,12 +67,12 @@ func newBackupsView(d *desk) *backupsView {
 }
 
 // defaultBackupDir is the backups' folder when none is set: a
-// "sauvegardes" folder beside a ledger file, beside the default ledger
-// for a shared one.
-func defaultBackupDir(l *ledger.Ledger) string {
-	near := ledger.DefaultPath()
-	if l != nil && !l.Shared() {
-		near = l.Path()
+// "sauvegardes" folder beside a ledger file (location), beside the
+// default ledger for a shared one.
+func defaultBackupDir(location string) string {
+	near := location
+	if near == "" || ledger.IsURL(near) {
+		near = ledger.DefaultPath()
 	}
 	return filepath.Join(filepath.Dir(near), "sauvegardes")
 }
@@ -82,7 +82,10 @@ func (b *backupsView) dir() string {
 	if dir := b.d.app.Preferences().String(prefBackupDir); dir != "" {
 		return dir
 	}
-	return defaultBackupDir(b.d.ledger)
+	if b.d.ledger == nil {
+		return defaultBackupDir("")
+	}
+	return defaultBackupDir(b.d.ledger.Path())
 }
 
 // show offers the backups of the ledger open, or says why they are not
@@ -107,7 +110,7 @@ func (b *backupsView) show() {
 	}
 	b.why.Hide()
 	b.offered.Show()
-	b.folder.SetPlaceHolder(defaultBackupDir(l))
+	b.folder.SetPlaceHolder(defaultBackupDir(l.Path()))
 	b.showLast()
 }
 

@@ -1,7 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +16,9 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/testcache"
 )
 
 // Réglages → Sauvegardes, by the keyboard: the folder (a "sauvegardes"
@@ -108,4 +114,58 @@ func TestBackupNow(t *testing.T) {
 	pump()
 	d.win.Content().Refresh() // laid out again for the texts set since, as the driver does before it paints
 	s.shoot(d, "settings-backup-1366")
+}
+
+// A ledger of an earlier schema version: the app says what it is and the
+// exact commands that upgrade it (the path quoted for the shell), and
+// leaves the file as it was.
+func TestOpenLedgerNeedsUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mon registre")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ledger.db")
+	if err := testcache.CopyFile(ledgertest.Copy(t, ledgertest.Block), path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", core.SchemaVersion-1))
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Open(path); !errors.Is(err, ledger.ErrNeedsUpgrade) {
+		t.Fatalf("the ledger opens with %v, not ErrNeedsUpgrade", err)
+	}
+
+	d := newTestDesk(t, nil)
+	d.start(path, true)
+	if d.ledger != nil || d.tabs.SelectedIndex() != tabSettings {
+		t.Fatalf("opened %v, on tab %d", d.ledger, d.tabs.SelectedIndex())
+	}
+	msg := dialogText(d)
+	q := "'" + path + "'"
+	for _, want := range []string{
+		"registre d’une version antérieure de vegas-desk",
+		"Il n’a pas été modifié",
+		"vegas-desk --db " + q + " upgrade --dry-run",
+		"vegas-desk --db " + q + " upgrade --backup-dir '" + filepath.Join(dir, "sauvegardes") + "'",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "Impossible d’ouvrir") {
+		t.Errorf("a generic error:\n%s", msg)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the file changed (%v)", err)
+	}
 }
