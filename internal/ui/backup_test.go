@@ -25,7 +25,8 @@ import (
 // folder beside the ledger file by default) typed, Sauvegarder maintenant
 // takes a verified backup in the background, its JSON and its file are
 // there and verify, and the last backup is shown; a folder that cannot be
-// one says the backup was not taken and leaves nothing.
+// one, or Escape while it is taken, says the backup was not taken and
+// leaves nothing.
 func TestBackupNow(t *testing.T) {
 	ctx := context.Background()
 	path := ledgertest.Copy(t, ledgertest.Block)
@@ -70,7 +71,7 @@ func TestBackupNow(t *testing.T) {
 		t.Errorf("a failed backup left %v, says %q", all, b.state.Text)
 	}
 
-	// The folder typed over, then Sauvegarder maintenant.
+	// The folder typed over, then Sauvegarder maintenant, cancelled, then taken.
 	dir := filepath.Join(t.TempDir(), "backups")
 	d.win.Canvas().Focus(b.folder)
 	b.folder.TypedShortcut(&fyne.ShortcutSelectAll{})
@@ -78,7 +79,18 @@ func TestBackupNow(t *testing.T) {
 	if got := d.app.Preferences().String(prefBackupDir); got != dir {
 		t.Fatalf("the folder in effect: %q, want %q", got, dir)
 	}
+	// Escape at once cancels it: said, nothing left.
 	test.Tap(b.now)
+	k.key(fyne.KeyEscape)
+	waitFor(t, "the cancelled backup", time.Minute, func() bool { return len(d.tasks) == 0 })
+	if msg := dialogText(d); !strings.Contains(msg, "La sauvegarde n’a pas été faite") {
+		t.Errorf("the cancel says %q", msg)
+	}
+	k.key(fyne.KeyReturn)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a cancelled backup left %d files", len(entries))
+	}
+	test.Tap(b.now) // again, to its end
 	waitFor(t, "the backup", 5*time.Minute, func() bool { return len(d.tasks) == 0 })
 	if dialogs(d.win) != 0 {
 		t.Fatalf("the backup says %q", dialogText(d))
@@ -110,6 +122,7 @@ func TestBackupNow(t *testing.T) {
 	if !strings.Contains(b.last.Text, filepath.Base(info.File)) || !strings.Contains(b.last.Text, info.Head) {
 		t.Errorf("the last backup shown: %q", b.last.Text)
 	}
+
 	d.win.Canvas().Focus(b.now)
 	pump()
 	d.win.Content().Refresh() // laid out again for the texts set since, as the driver does before it paints
