@@ -76,7 +76,7 @@ package: build
 # ends, the output of what fails, and last the wall time and the ten
 # slowest tests.
 TEST_CACHE ?= $(CURDIR)/.testcache
-RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups
 test: deps-test
 	@mkdir -p $(TEST_CACHE)
 	@echo $$(date +%s) > $(TEST_CACHE)/start
@@ -86,7 +86,7 @@ test: deps-test
 	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m $(PKG) \
 		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/pass.json
 	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
-		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/server/ \
+		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/server/ ./cmd/vegas-desk/ \
 		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/race.json
 	@$(TEST_CACHE)/testlog -summary -start $$(cat $(TEST_CACHE)/start) $(TEST_CACHE)/pass.json $(TEST_CACHE)/race.json
 

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
@@ -139,5 +144,217 @@ func TestUpgradeCLI(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(backups); len(entries) != 0 {
 		t.Fatalf("upgrade left %d files in the backups' directory", len(entries))
+	}
+}
+
+// serve --backup-dir's loop itself (backups), with a short period: while
+// its folder cannot be made (a file is where it goes) each backup fails,
+// is logged, and the loop goes on; once it can, backups are taken, each
+// verified, logged with its head, and only the last two kept; it stops
+// when its context ends. Every wait is for a condition, bounded.
+func TestScheduledBackups(t *testing.T) {
+	l, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dir := filepath.Join(t.TempDir(), "backups")
+	if err := os.WriteFile(dir, nil, 0o600); err != nil { // no folder can be made there
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan struct{})
+	go func() {
+		backups(ctx, l, dir, 20*time.Millisecond, 2, slog.New(slog.NewJSONHandler(&log, nil)))
+		close(stopped)
+	}()
+
+	// lines are the loop's log lines of msg.
+	type line struct {
+		Level, Msg, Dir, Error, File, Head string
+		Entries                            int
+	}
+	lines := func(msg string) []line {
+		var out []line
+		for _, s := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+			var l line
+			if json.Unmarshal([]byte(s), &l) == nil && l.Msg == msg {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; the log:\n%s", what, log.String())
+			}
+		}
+	}
+	waitUntil("two failed backups", func() bool { return len(lines("backup failed")) >= 2 })
+	if f := lines("backup failed")[0]; f.Level != "ERROR" || f.Dir != dir || !strings.Contains(f.Error, dir) {
+		t.Errorf("the failure's line: %+v", f)
+	}
+	if len(lines("backup")) != 0 {
+		t.Fatal("a backup logged as taken into a file")
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil("three backups after the failures", func() bool { return len(lines("backup")) >= 3 })
+	cancel()
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("the loop did not stop when its context ended")
+	}
+
+	head, err := l.Head(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := lines("backup")
+	for _, b := range taken {
+		if b.Level != "INFO" || b.Head != head || b.Entries == 0 || !strings.HasPrefix(b.File, dir+string(filepath.Separator)) {
+			t.Errorf("a backup's line: %+v (the ledger's head %s)", b, head)
+		}
+	}
+	kept, err := ledger.Backups(dir, l.ID())
+	if err != nil || len(kept) != 2 {
+		t.Fatalf("kept %+v %v, want the last 2 of %d", kept, err, len(taken))
+	}
+	// The two kept are the last two logged (a backup cut by the end of the
+	// context is logged as failed and leaves nothing).
+	if last := taken[len(taken)-2:]; kept[0].File != last[0].File || kept[1].File != last[1].File {
+		t.Errorf("kept %s and %s, the last logged %s and %s", kept[0].File, kept[1].File, last[0].File, last[1].File)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("the backups' folder holds %s, want 2 backups and their JSON", names)
+	}
+	for _, b := range kept {
+		c, err := ledger.OpenReadOnly(b.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Verify(context.Background(), 0, 0, nil)
+		c.Close()
+		if err != nil || !r.OK() || r.Head != b.Head {
+			t.Errorf("%s: %+v %v", b.File, r, err)
+		}
+	}
+}
+
+// lockedBuffer is a buffer a logger writes to from another goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// A restore, and what was paid after the backup: the back office pays a
+// ticket, takes a backup; then sealed counter C1 pays one (its own
+// journal) and the back office another (at a served counter, say). The
+// ledger restored from the backup (copy --restore) holds the backup's
+// head and the first payment only; import-claims of C1's export brings
+// C1's payment back (verify passes, the claim is there); of the claims the
+// original lists after the backup's time (claims --since), the one no
+// counter's journal brought back is the lost one, as the README says.
+func TestRestoreSealedPaymentsHome(t *testing.T) {
+	bo, c1 := ledgertest.Copy(t, ledgertest.Sealed), ledgertest.Copy(t, ledgertest.Sealed, "C1.db")
+	w := ledgertest.SerialsOf(t, ledgertest.Sealed).Winners[6]
+	before, atCounter, lost := w[0], w[1], w[2]
+	mustRun := func(db string, args ...string) string {
+		t.Helper()
+		out, errs, code := vd(t, db, "", args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", args, code, out, errs)
+		}
+		return out
+	}
+	// serials lists the claims of a claims --json's output.
+	serials := func(out string) []string {
+		t.Helper()
+		var cs []struct{ Serial string }
+		if err := json.Unmarshal([]byte(out), &cs); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var s []string
+		for _, c := range cs {
+			s = append(s, c.Serial[:min(len(c.Serial), 16)]) // a counter keeps the public part
+		}
+		return s
+	}
+	mustRun(bo, "claim", before, "--operator", "eve")
+	var b ledger.BackupInfo
+	if err := json.Unmarshal([]byte(mustRun(bo, "backup", "--dir", filepath.Join(t.TempDir(), "backups"), "--json")), &b); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(c1, "claim", atCounter, "--operator", "ann")
+	mustRun(bo, "claim", lost, "--operator", "eve")
+	export := filepath.Join(t.TempDir(), "C1.jsonl")
+	if err := os.WriteFile(export, []byte(mustRun(c1, "claims", "--jsonl")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The original imports C1's payment too, as a back office does each day.
+	mustRun(bo, "import-claims", export)
+
+	restored := filepath.Join(t.TempDir(), "restored.db")
+	if out := mustRun(bo, "copy", "--restore", b.File, restored); !strings.Contains(out, b.LedgerID) {
+		t.Errorf("the restore does not name ledger %s:\n%s", b.LedgerID, out)
+	}
+	if out := mustRun(restored, "verify", "--head", b.Head); !strings.Contains(out, "unchanged in the chain") {
+		t.Fatalf("the restored ledger's verify --head %s:\n%s", b.Head, out)
+	}
+	if got := serials(mustRun(restored, "claims", "--json")); len(got) != 1 || got[0] != before[:16] {
+		t.Fatalf("the restored ledger's claims %v, want only %s, paid before the backup", got, before)
+	}
+
+	var rep struct{ Recorded int }
+	if err := json.Unmarshal([]byte(mustRun(restored, "import-claims", export, "--json")), &rep); err != nil || rep.Recorded != 1 {
+		t.Fatalf("import-claims of C1 into the restored ledger: %+v %v", rep, err)
+	}
+	if out := mustRun(restored, "verify"); !strings.Contains(out, "OK") {
+		t.Fatalf("verify after the import:\n%s", out)
+	}
+	if got := serials(mustRun(restored, "claims", "--desk", "C1", "--json")); len(got) != 1 || got[0] != atCounter[:16] {
+		t.Fatalf("C1's claims in the restored ledger %v, want %s", got, atCounter)
+	}
+
+	// What to look at: the claims the original lists since the backup, less
+	// those the counters' journals brought back.
+	since := serials(mustRun(bo, "claims", "--since", b.TakenAt, "--json"))
+	home := map[string]bool{}
+	for _, s := range serials(mustRun(restored, "claims", "--json")) {
+		home[s] = true
+	}
+	var missing []string
+	for _, s := range since {
+		if !home[s] {
+			missing = append(missing, s)
+		}
+	}
+	if len(since) != 2 || len(missing) != 1 || missing[0] != lost[:16] {
+		t.Fatalf("the original lists %v since the backup, the restored ledger lacks %v, want only %s", since, missing, lost)
+	}
+	if out := mustRun(restored, "lookup", lost); !strings.Contains(out, "payable") {
+		t.Errorf("the lost payment's ticket in the restored ledger:\n%s", out)
 	}
 }

@@ -30,6 +30,9 @@ func TestSealedCounterLedger(t *testing.T) {
 	if s := d.status.Text; !strings.Contains(s, "Registre scellé du guichet C1 (hors ligne)") || !strings.Contains(s, "100 €") {
 		t.Errorf("status line %q", s)
 	}
+	if b := d.settings.backups; b.offered.Visible() || !strings.Contains(b.why.Text, "registre de guichet scellé") {
+		t.Errorf("backups of a sealed counter ledger: offered %v, %q", b.offered.Visible(), b.why.Text)
+	}
 
 	c := d.counter
 	serial := takeWinner(t, 3) // winners of 3 € and 6 € are many in the fixture; 1,000 € one

@@ -62,6 +62,10 @@ func TestValidationServer(t *testing.T) {
 	if got := d.settings.form.Items[0].Text; got != "Serveur de validation" {
 		t.Errorf("Réglages names the ledger %q", got)
 	}
+	// Nothing to back up at a served counter: said, not offered.
+	if b := d.settings.backups; b.offered.Visible() || !strings.Contains(b.why.Text, "n’a pas de registre à sauvegarder") {
+		t.Errorf("backups at a served counter: offered %v, %q", b.offered.Visible(), b.why.Text)
+	}
 	cs, err := office.Claims(ctx, ledger.ClaimFilter{Desk: "C1"})
 	if err != nil || len(cs) != 1 || cs[0].Serial != serial {
 		t.Fatalf("the back office holds %+v %v", cs, err)

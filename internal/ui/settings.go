@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +61,8 @@ type settingsScreen struct {
 	rules                      *fyne.Container
 	onSale, endSale, deadline  *dateEntry
 	threshold, rate, claimDays *keyEntry
+
+	backups *backupsView
 }
 
 func newSettingsScreen(d *desk) *settingsScreen {
@@ -115,6 +118,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.limitFixed = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	s.deskFixed.Hide()
 	s.limitFixed.Hide()
+	s.backups = newBackupsView(d)
 
 	s.printer = d.newSelect(nil, nil)
 	s.printers = widget.NewLabel("")
@@ -133,6 +137,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 
 	form := widget.NewForm(
 		widget.NewFormItem(ledgerWord(d.ledger), container.NewVBox(s.path, container.NewHBox(open, create, shared, served))),
+		widget.NewFormItem(lang.L("Backups"), s.backups.content),
 		widget.NewFormItem(lang.L("Desk id"), container.NewStack(s.desk, s.deskFixed)),
 		widget.NewFormItem(lang.L("Operator"), s.operator),
 		widget.NewFormItem(lang.L("Shop name"), s.shop),
@@ -192,6 +197,7 @@ func (s *settingsScreen) setRole() {
 	} else {
 		s.demo.Hide()
 	}
+	s.backups.show()
 	s.d.counter.showSamplesButton()
 }
 
@@ -628,6 +634,12 @@ func openError(path string, err error) string {
 		return lang.L("{{.Path}} is not a vegas-desk ledger. It was left untouched. Open a ledger file made by vegas-desk, or create a new one.", map[string]any{"Path": path})
 	case errors.Is(err, ledger.ErrTooNew):
 		return lang.L("{{.Path}} was written by a newer version of vegas-desk. It was left untouched. Open it with that version.", map[string]any{"Path": path})
+	case errors.Is(err, ledger.ErrNeedsUpgrade):
+		cmd := upgradeCommand(path)
+		return lang.L("{{.Path}} is a ledger of an earlier version of vegas-desk, which this version upgrades in place. It was left untouched. Stop what uses it (vegas-desk serve, another desk's app), then type on this computer's command line:", map[string]any{"Path": path}) +
+			"\n\n" + cmd + " --dry-run\n    " + lang.L("says what the upgrade will change;") +
+			"\n" + cmd + " --backup-dir " + shellWord(defaultBackupDir(path)) + "\n    " + lang.L("backs the ledger up, then makes every change in one transaction.") +
+			"\n\n" + lang.L("Then open it again.")
 	case errors.Is(err, ledger.ErrTooOld):
 		return lang.L("{{.Path}} is a ledger of a development version of vegas-desk, whose serials are too short to protect unsold tickets. It was left untouched. Generate new blocks in a new ledger.", map[string]any{"Path": path})
 	case errors.Is(err, ledger.ErrUnreachable):
@@ -638,4 +650,31 @@ func openError(path string, err error) string {
 		return lang.L("vegas-desk may not read or write {{.Path}}. Choose a ledger in a folder of yours.", map[string]any{"Path": path})
 	}
 	return lang.L("Cannot open the ledger {{.Path}}.", map[string]any{"Path": path}) + "\n(" + err.Error() + ")"
+}
+
+// upgradeCommand is the command line that upgrades the ledger at path:
+// the command-line binary's (on Windows, vegas-desk-cli: the app's is
+// linked without a console).
+func upgradeCommand(path string) string {
+	bin := "vegas-desk"
+	if runtime.GOOS == "windows" {
+		bin = "vegas-desk-cli"
+	}
+	return bin + " --db " + shellWord(path) + " upgrade"
+}
+
+// shellWord quotes s for a shell when it holds more than letters, digits
+// and the characters of paths and URLs.
+func shellWord(s string) string {
+	plain := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@"
+	if runtime.GOOS == "windows" {
+		plain += `\`
+	}
+	if s != "" && strings.Trim(s, plain) == "" {
+		return s
+	}
+	if runtime.GOOS == "windows" {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -39,7 +39,7 @@ type SyncReport struct {
 var (
 	callLine    = regexp.MustCompile(`^(\d+)\s+(\w+)\((.*)$`)
 	resumedLine = regexp.MustCompile(`^(\d+)\s+<\.\.\. (\w+) resumed>.*= (-?\d+)`)
-	fdArg       = regexp.MustCompile(`^(\d+)<(.*?)>[,)]`)
+	fdArg       = regexp.MustCompile(`^(\d+)<(.*?)>(?:[,)]| <unfinished)`) // a sync another thread cut: "fsync(18<…> <unfinished ...>"
 	quoted      = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 	result      = regexp.MustCompile(`= (-?\d+)`)
 )
