@@ -178,12 +178,15 @@ CREATE TABLE settings (
 -- Winners' identities, recorded with a payment from the identity threshold
 -- on. Personal data: kept out of the journal (its claim entry records their
 -- SHA-256), out of exports unless asked, never shown at a counter.
+-- skeleton is the name's confusable skeleton (Unicode TR39: core.NameSkeleton),
+-- kept beside it so that look-alikes of one name meet; written as upgrade
+-- step 2→3's ALTER TABLE leaves it (sqlite/migrate.go).
 CREATE TABLE identities (
     claim      INTEGER PRIMARY KEY REFERENCES journal (id),
     name       TEXT NOT NULL,
     doc_type   TEXT NOT NULL,
     doc_number TEXT NOT NULL
-);
+, skeleton   TEXT NOT NULL DEFAULT '');
 
 -- Nothing of the record is changed in place or deleted.
 CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal

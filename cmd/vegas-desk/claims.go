@@ -197,7 +197,7 @@ func withWinner(m any, ids map[int64]ledger.Winner, entry int64) any {
 		return m
 	}
 	mm := m.(map[string]any)
-	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber, "skeleton": ledger.NameSkeleton(w.Name)}
+	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber, "skeleton": w.Skeleton}
 	return mm
 }
 

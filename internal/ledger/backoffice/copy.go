@@ -27,7 +27,7 @@ var copyTables = []struct {
 	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at, guesses", "id", 100, ""},
 	{"desk_certs", "desk, serial, not_after", "desk, serial", 200, ""},
 	{"settings", "key, value", "key", 100, ""},
-	{"identities", "claim, name, doc_type, doc_number", "claim", 200, ""},
+	{"identities", "claim, name, doc_type, doc_number, skeleton", "claim", 200, ""},
 }
 
 // Meta lists the meta rows of the ledger that a copy keeps: its id, what

@@ -567,8 +567,8 @@ func (im *importer) pay(ctx context.Context, x *core.Entry, keepPaid, keepWinner
 	}
 	im.rep.Recorded++
 	if keepWinner {
-		if _, err := core.Exec(ctx, im.tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
-			x.ID, winner.Name, winner.DocType, winner.DocNumber); err != nil {
+		if _, err := core.Exec(ctx, im.tx, "INSERT INTO identities (claim, name, doc_type, doc_number, skeleton) VALUES (?, ?, ?, ?, ?)",
+			x.ID, winner.Name, winner.DocType, winner.DocNumber, core.NameSkeleton(winner.Name)); err != nil {
 			return im.o.classify(err)
 		}
 	}

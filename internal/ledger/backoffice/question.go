@@ -180,12 +180,22 @@ func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome
 		return o.classify(err)
 	}
 	if w := out.Winner; w.Given() {
-		_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
-			e.ID, w.Name, w.DocType, w.DocNumber)
+		if _, ok := o.E.(skeletonless); ok {
+			_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
+				e.ID, w.Name, w.DocType, w.DocNumber)
+			return o.classify(err)
+		}
+		_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number, skeleton) VALUES (?, ?, ?, ?, ?)",
+			e.ID, w.Name, w.DocType, w.DocNumber, core.NameSkeleton(w.Name))
 		return o.classify(err)
 	}
 	return nil
 }
+
+// skeletonless is an Engine whose identities keep no skeleton: a sealed
+// counter ledger's, whose payments' identities the back office keeps, with
+// their skeletons, when it imports them.
+type skeletonless interface{ Skeletonless() }
 
 // CountGuess counts guess e with its desk, in write transaction tx: the
 // desk's row read again (locked, on PostgreSQL: LockRows), and core's

@@ -89,13 +89,14 @@ func (o *Store) Identities(ctx context.Context) (map[int64]core.Winner, error) {
 		Name      string `db:"name"`
 		DocType   string `db:"doc_type"`
 		DocNumber string `db:"doc_number"`
+		Skeleton  string `db:"skeleton"`
 	}
-	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT claim, name, doc_type, doc_number FROM identities ORDER BY claim"); err != nil {
+	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT claim, name, doc_type, doc_number, skeleton FROM identities ORDER BY claim"); err != nil {
 		return nil, fmt.Errorf("winners' identities: %w", o.classify(err))
 	}
 	out := make(map[int64]core.Winner, len(rows))
 	for _, r := range rows {
-		out[r.Claim] = core.Winner{Name: r.Name, DocType: r.DocType, DocNumber: r.DocNumber}
+		out[r.Claim] = core.Winner{Name: r.Name, DocType: r.DocType, DocNumber: r.DocNumber, Skeleton: r.Skeleton}
 	}
 	return out, nil
 }

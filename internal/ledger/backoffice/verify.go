@@ -365,6 +365,9 @@ func (o *Store) verifyJournal(ctx context.Context, tx core.Querier, rep *core.Ve
 	if err := CheckIdentities(ctx, tx, rep, func(d string) string { return d }, false); err != nil {
 		return err
 	}
+	if err := checkSkeletons(ctx, tx, rep); err != nil {
+		return err
+	}
 	ps, err := o.E.Storage(ctx, tx, false, core.MaxProblems)
 	for _, p := range ps {
 		rep.Add(p.Where, "%s", p.What)
@@ -432,6 +435,25 @@ func readKept(ctx context.Context, q core.Querier) (core.Kept, error) {
 		k.Settings[s.Key] = s.Value
 	}
 	return k, nil
+}
+
+// checkSkeletons reports the identities whose kept skeleton is not their
+// name's (core.NameSkeleton): look-alikes would no longer meet.
+func checkSkeletons(ctx context.Context, q core.Querier, rep *core.VerifyReport) error {
+	var rows []struct {
+		Claim    int64  `db:"claim"`
+		Name     string `db:"name"`
+		Skeleton string `db:"skeleton"`
+	}
+	if err := core.Select(ctx, q, &rows, "SELECT claim, name, skeleton FROM identities ORDER BY claim"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if want := core.NameSkeleton(r.Name); r.Skeleton != want {
+			rep.Add(fmt.Sprintf("journal entry %d", r.Claim), "keeps the skeleton %q beside the winner's name, whose skeleton is %q", r.Skeleton, want)
+		}
+	}
+	return nil
 }
 
 // CheckIdentities reports the winners' identities that are not what a

@@ -17,7 +17,7 @@ import (
 func WriteCSV(w io.Writer, claims []Claim) error { return writeClaimsCSV(w, claims, nil) }
 
 // WriteCSVWithIdentity is WriteCSV with four more columns, winner_name,
-// winner_doc, winner_doc_number and winner_skeleton (NameSkeleton: the
+// winner_doc, winner_doc_number and winner_skeleton (kept beside the name: NameSkeleton, the
 // look-alikes of one name have the same), from ids (Identities), empty
 // for a payment without one. Personal data: only when asked for.
 func WriteCSVWithIdentity(w io.Writer, claims []Claim, ids map[int64]Winner) error {
@@ -43,11 +43,8 @@ func writeClaimsCSV(w io.Writer, claims []Claim, ids map[int64]Winner) error {
 			strconv.Itoa(cl.Game), strconv.Itoa(cl.Block), strconv.Itoa(cl.Position), strconv.Itoa(cl.Amount),
 			cl.Desk, cl.Operator, cl.Method, strconv.FormatBool(cl.Voided), cl.VoidReason, cl.VoidedBy, va}
 		if ids != nil {
-			id, skeleton := ids[cl.Entry], ""
-			if id.Name != "" {
-				skeleton = NameSkeleton(id.Name)
-			}
-			row = append(row, id.Name, id.DocType, id.DocNumber, skeleton)
+			id := ids[cl.Entry]
+			row = append(row, id.Name, id.DocType, id.DocNumber, id.Skeleton)
 		}
 		for i := range row {
 			row[i] = CSVCell(row[i])

@@ -106,3 +106,21 @@ func SyncRename(tmp, dst string) error {
 	}
 	return nil
 }
+
+// KeepSkeletons writes, in an upgrade's transaction, the skeleton of each
+// identity of table that has none yet (NameSkeleton of its name).
+func KeepSkeletons(ctx context.Context, tx *sqlx.Tx, table string) error {
+	var rows []struct {
+		Claim int64  `db:"claim"`
+		Name  string `db:"name"`
+	}
+	if err := tx.SelectContext(ctx, &rows, "SELECT claim, name FROM "+table+" WHERE skeleton = ''"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if _, err := tx.ExecContext(ctx, tx.Rebind("UPDATE "+table+" SET skeleton = ? WHERE claim = ?"), NameSkeleton(r.Name), r.Claim); err != nil {
+			return err
+		}
+	}
+	return nil
+}

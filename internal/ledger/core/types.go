@@ -130,8 +130,10 @@ const (
 )
 
 // Winner is a winner's identity, recorded with a payment from the identity
-// threshold on.
-type Winner struct{ Name, DocType, DocNumber string }
+// threshold on. Skeleton is what the ledger keeps beside it, read back: the
+// name's confusable skeleton (NameSkeleton), the same for look-alikes of
+// one name; a claim does not give it.
+type Winner struct{ Name, DocType, DocNumber, Skeleton string }
 
 // ClaimRequest is one payment asked for.
 type ClaimRequest struct {

@@ -352,6 +352,10 @@ func (b *Backend) CheckHead(ctx context.Context, head string) (core.Anchor, erro
 // settings): a file's, but it keeps its own tables.
 type engine struct{ sqlite.Engine }
 
+// Skeletonless: a counter ledger's identities keep no skeleton
+// (counter.sql); the back office keeps it when it imports them.
+func (engine) Skeletonless() {}
+
 func (e engine) Storage(ctx context.Context, q core.Querier, journalOnly bool, limit int) ([]core.Problem, error) {
 	tables := []sqlite.StorageTable{sqlite.JournalStorage, sqlite.Paid, keptPackStates, sqlite.Settings, sqlite.Identities}
 	if journalOnly {

@@ -111,7 +111,7 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
 		claims, packs = claims || e.Kind == "claim", packs || e.Kind == "packs"
 		if e.Kind == "claim" && w.Name.Valid {
-			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String)
+			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String, core.NameSkeleton(w.Name.String))
 		}
 	}
 	if err := insertChained(ctx, tx, rows, claims, packs); err != nil {
@@ -119,12 +119,12 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 	}
 	if len(idents) > 0 {
 		var b strings.Builder
-		b.WriteString("INSERT INTO vegas.identities (claim, name, doc_type, doc_number) VALUES ")
-		for i := 0; i < len(idents); i += 4 {
+		b.WriteString("INSERT INTO vegas.identities (claim, name, doc_type, doc_number, skeleton) VALUES ")
+		for i := 0; i < len(idents); i += 5 {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, "($%d, $%d, $%d, $%d)", i+1, i+2, i+3, i+4)
+			fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d)", i+1, i+2, i+3, i+4, i+5)
 		}
 		if _, err := tx.ExecContext(ctx, b.String(), idents...); err != nil {
 			return fmt.Errorf("chain: %w", err)

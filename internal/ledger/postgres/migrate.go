@@ -30,14 +30,28 @@ var Steps = []core.Step{
 		Run: retireCounterLogins},
 	{From: 6, Says: "keep each desk's lock-out count on its row (desks.guesses) and drop the journal's index by kind " +
 		"and time (issue 28); add the table desk_certs: a desk accepts only the certificates listed for it (issue 29), " +
-		"so every desk then needs a new desk file (desks cert ID --out FILE) before its counter asks again",
+		"so every desk then needs a new desk file (desks cert ID --out FILE) before its counter asks again; keep each " +
+		"winner's name's confusable skeleton beside it (identities.skeleton, issue 29)",
 		SQL: `ALTER TABLE vegas.desks ADD COLUMN guesses text NOT NULL DEFAULT '';
+ALTER TABLE vegas.identities ADD COLUMN skeleton text NOT NULL DEFAULT '';
 DROP INDEX vegas.journal_by_kind;
 CREATE TABLE vegas.desk_certs (
     desk      text NOT NULL REFERENCES vegas.desks (id),
     serial    text NOT NULL,
     not_after text NOT NULL,
-    PRIMARY KEY (desk, serial))`},
+    PRIMARY KEY (desk, serial))`,
+		Run: func(ctx context.Context, tx *sqlx.Tx) ([]string, error) {
+			// The identities kept before their skeletons: the trigger that
+			// refuses every change is off for the step's transaction alone.
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE vegas.identities DISABLE TRIGGER identities_no_change"); err != nil {
+				return nil, err
+			}
+			if err := core.KeepSkeletons(ctx, tx, "vegas.identities"); err != nil {
+				return nil, err
+			}
+			_, err := tx.ExecContext(ctx, "ALTER TABLE vegas.identities ENABLE TRIGGER identities_no_change")
+			return nil, err
+		}},
 }
 
 // retireCounterLogins is the step from version 5: what version 6 no

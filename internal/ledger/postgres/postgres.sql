@@ -139,7 +139,8 @@ CREATE TABLE vegas.identities (
     claim      bigint PRIMARY KEY REFERENCES vegas.journal (id),
     name       text   NOT NULL,
     doc_type   text   NOT NULL,
-    doc_number text   NOT NULL
+    doc_number text   NOT NULL,
+    skeleton   text   NOT NULL DEFAULT '' -- the name's confusable skeleton (schema.sql)
 );
 
 -- The entries recorded and not yet chained: the journal's columns but

@@ -21,7 +21,7 @@ import (
 // SchemaDigest is the digest of sqlite_master in a back office's file
 // (Schema.Digest). A change of schema.sql changes it: TestSchemaDigests
 // prints the new one.
-const SchemaDigest = "983e61e76b695d3b79909c417541f872d1a71a4d8828a75cafd52a36fbc86544"
+const SchemaDigest = "f8a3641c1597c7029f7b918934bdc5caf651b70afa304e024f24b93a24d40a8f"
 
 // LedgerSchema is a back office's file's schema (schema.sql).
 var LedgerSchema = NewSchema(vegasdesk.Schema, SchemaDigest)

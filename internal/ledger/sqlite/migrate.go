@@ -25,9 +25,12 @@ var Steps = []core.Step{
 	{From: 2, Says: "keep each desk's lock-out count on its row (desks.guesses), find a desk's request id by an index " +
 		"(journal_by_request) and drop the journal's index by kind and time (issue 28); add the table desk_certs: " +
 		"a desk accepts only the certificates listed for it (issue 29), so every desk then needs a new desk file " +
-		"(desks cert ID --out FILE) before its counter asks again",
-		// desks.guesses as ALTER TABLE writes it, which schema.sql copies.
+		"(desks cert ID --out FILE) before its counter asks again; keep each winner's name's confusable skeleton beside it " +
+		"(identities.skeleton, issue 29)",
+		// desks.guesses and identities.skeleton as ALTER TABLE writes
+		// them, which schema.sql copies.
 		SQL: `ALTER TABLE desks ADD COLUMN guesses      TEXT    NOT NULL DEFAULT '';
+ALTER TABLE identities ADD COLUMN skeleton   TEXT NOT NULL DEFAULT '';
 DROP INDEX journal_by_kind;
 CREATE INDEX journal_by_request ON journal (desk, request) WHERE request <> '';
 CREATE TABLE desk_certs (
@@ -35,7 +38,23 @@ CREATE TABLE desk_certs (
     serial    TEXT NOT NULL,
     not_after TEXT NOT NULL,
     PRIMARY KEY (desk, serial)
-) WITHOUT ROWID`},
+) WITHOUT ROWID`,
+		Run: keepSkeletons},
+}
+
+// keepSkeletons writes the skeleton of each identity kept before it had
+// one: its trigger, which refuses every change, is dropped for the step
+// and made again as schema.sql makes it, in the step's transaction.
+func keepSkeletons(ctx context.Context, tx *sqlx.Tx) ([]string, error) {
+	if _, err := tx.ExecContext(ctx, "DROP TRIGGER identities_no_update"); err != nil {
+		return nil, err
+	}
+	if err := core.KeepSkeletons(ctx, tx, "identities"); err != nil {
+		return nil, err
+	}
+	_, err := tx.ExecContext(ctx, `CREATE TRIGGER identities_no_update BEFORE UPDATE ON identities
+BEGIN SELECT RAISE(ABORT, 'identities are never changed'); END`)
+	return nil, err
 }
 
 // Upgrade upgrades the back office's ledger file at path to this
