@@ -72,7 +72,7 @@ service_check() {
 	local h=
 	until_ok 20 curl -fsS --max-time 2 http://127.0.0.1:19464/healthz && h=$(curl -fsS http://127.0.0.1:19464/healthz 2>&1)
 	[[ $h == *'"ok":true'* ]] && ok "the service's /healthz: $h" || bad "the service's /healthz: $h"
-	vx - 0 '^PAY ' '' --server https://127.0.0.1:18443 --desk-cert "$DOCS"'\S1.desk' claim "$(serial 12 "$C/winners.txt")"
+	vx - 0 '^PAY(EZ)? ' '' --server https://127.0.0.1:18443 --desk-cert "$DOCS"'\S1.desk' claim "$(serial 12 "$C/winners.txt")"
 	vx - 0 'service vegas-desk: stopped' '' service stop
 	local log=$W/prefix/drive_c/ProgramData/vegas-desk/serve.log
 	grep -q 'msg=serving' "$log" && grep -q 'question=claim .*verdict=paid' "$log" && grep -q 'msg=stopped' "$log" &&
@@ -121,7 +121,7 @@ cli_suite() {
 	: > "$C/cli.txt"
 	mkdir -p "$UDOCS"
 	local L=$C/linux/vegas-desk-cli LDB=$C/linux/ledger.db
-	vx - 0 '^usage: vegas-desk' '' --help
+	vx - 0 'VEGAS ledger|registre VEGAS' '' --help
 	vx "$DB" 0 'block 531/1: .* tickets' '' generate --demo --seed "$SEED"
 	[ -f "$UDOCS/caisse été.db" ] && ok "the ledger is C:\\users\\root\\Mes documents\\caisse été.db" || bad "no ledger file in $UDOCS"
 	# the Linux build makes the same block from the same seed
@@ -148,13 +148,13 @@ cli_suite() {
 	serial 7 "$C/winners.txt" > "$C/gui-serial.txt"     # paid in the app
 	serial 8 "$C/winners.txt" > "$C/gui-cli-serial.txt" # paid by a command while the app is open
 	vx "$DB" 0 'verdict +payable' '' lookup "$s1"
-	vx "$DB" 2 '' 'check digit does not match' lookup "${s1%?}$(( (${s1: -1} + 1) % 10 ))"
-	vx "$DB" 0 '^PAY ' '' claim "$s1" --desk D --operator ann
-	vx "$DB" 1 '' 'already claimed' claim "$s1" --desk D --operator ann
+	vx "$DB" 2 '' 'check digit does not match|clé de contrôle ne correspond pas' lookup "${s1%?}$(( (${s1: -1} + 1) % 10 ))"
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
+	vx "$DB" 1 '' 'already claimed|déjà payé' claim "$s1" --desk D --operator ann
 	vx "$DB" 0 'payment 1 voided' '' void 1 --reason 'erreur de saisie'
-	vx "$DB" 0 '^PAY ' '' claim "$s1" --desk D --operator ann
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
 	# no --operator: the Windows user's name, without its DOMAIN\ part
-	vx "$DB" 0 '^PAY ' '' claim "$s2" --desk D
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s2" --desk D
 	vx "$DB" 0 "$s2" '' claims --csv
 	grep "$s2" "$OUT" | grep -q '\\' && bad "the operator keeps a DOMAIN\\ part: $(grep "$s2" "$OUT")" ||
 		ok "the default operator has no DOMAIN\\ part"
@@ -168,7 +168,7 @@ cli_suite() {
 	cat "$C"/conc-*.txt >> "$C/cli.txt"
 	local paid refused
 	paid=$(cat "$C"/conc-*.txt | grep -c '^\[exit 0\]' || true)
-	refused=$(cat "$C"/conc-*.txt | grep -c 'already claimed' || true)
+	refused=$(cat "$C"/conc-*.txt | grep -cE 'already claimed|déjà payé' || true)
 	[ "$paid" = 2 ] && [ "$refused" = 2 ] && ok "4 claims at once on 2 tickets: 2 paid, 2 refused" ||
 		bad "4 claims at once on 2 tickets: $paid paid, $refused refused"
 	vx "$DB" 0 '^OK: 1 block' '' verify
@@ -186,8 +186,8 @@ cli_suite() {
 	# a counter ledger for desk C, a payment on it, brought home
 	vx "$DB" 0 'counter ledger .* for desk C' '' counter-ledger --desk C --limit 100 --block 1 \
 		--key-file "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt' -o "$DOCS"'\guichet C.db'
-	vx "$DOCS"'\guichet C.db' 0 '^PAY ' '' claim "$s5" --operator cat
-	vx "$DOCS"'\guichet C.db' 1 '' 'already claimed' claim "$s5" --operator cat
+	vx "$DOCS"'\guichet C.db' 0 '^PAY(EZ)? ' '' claim "$s5" --operator cat
+	vx "$DOCS"'\guichet C.db' 1 '' 'already claimed|déjà payé' claim "$s5" --operator cat
 	vx "$DOCS"'\guichet C.db' 0 '' '' claims --jsonl
 	cp "$OUT" "$UDOCS/guichet C.jsonl"
 	vx "$DB" 0 '1 recorded now' '' import-claims "$DOCS"'\guichet C.jsonl'
@@ -197,7 +197,7 @@ cli_suite() {
 	# forward slashes name the same file
 	vx 'C:/users/root/Mes documents/caisse été.db' 0 '531/1' '' blocks
 	# no --db: the ledger in %LOCALAPPDATA%\vegas-desk, where a copy makes one
-	vx - 2 '' 'no ledger at C:\\users\\root\\AppData\\Local\\vegas-desk\\ledger\.db' blocks
+	vx - 2 '' '(no ledger at|pas de registre à) C:\\users\\root\\AppData\\Local\\vegas-desk\\ledger\.db' blocks
 	vx - 0 '' '' copy "$DB" "$WU"'\AppData\Local\vegas-desk\ledger.db'
 	vx - 0 '531/1' '' blocks
 }
@@ -324,7 +324,7 @@ app_check() {
 	fi
 	import -window root "$C/shot-4-paid.png"
 	# a command on the same ledger while the app has it open
-	vx "$DB" 0 '^PAY ' '' claim "$(cat "$C/gui-cli-serial.txt")" --desk D --operator cli
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$(cat "$C/gui-cli-serial.txt")" --desk D --operator cli
 	kill -0 "$GUI_PID" 2>/dev/null && ok "the app still runs" || bad "the app exited: $(cat "$C/app.log")"
 	# the app closes (wine's processes end) before the uninstaller runs
 	kill "$GUI_PID" 2>/dev/null

@@ -112,8 +112,8 @@ func TestDurableAnswers(t *testing.T) {
 		lines := bufio.NewScanner(stderr)
 		var url string
 		for url == "" && lines.Scan() {
-			if m := regexp.MustCompile(`on (https://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-				url = m[1]
+			if m := regexp.MustCompile(`msg=serving .*listen=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+				url = "https://" + m[1] // serve's log line (log/slog's text)
 			}
 		}
 		if url == "" {
