@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/ledger/ledgertest"
 )
@@ -237,4 +238,35 @@ func shellWords(t *testing.T, s string) []string {
 		t.Fatalf("%s: %v", s, err)
 	}
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// Every help text of the tree (a command's, a flag's) has its French,
+// but for cobra's long texts of completion's scripts (their commands are
+// the same in every language).
+func TestFrenchHelpComplete(t *testing.T) {
+	root := (&cli{}).commands()
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	missing := map[string]bool{}
+	check := func(s string) {
+		if _, ok := frenchMessages[strings.ReplaceAll(s, "%", "%%")]; s != "" && !ok {
+			missing[s] = true
+		}
+	}
+	var walk func(*cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		check(cmd.Short)
+		if cmd.Parent() == nil || cmd.Parent().Name() != "completion" && cmd.Name() != "completion" {
+			check(cmd.Long)
+		}
+		cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) { check(f.Usage) })
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) { check(f.Usage) })
+	walk(root)
+	for s := range missing {
+		t.Errorf("no French for %q", s)
+	}
 }

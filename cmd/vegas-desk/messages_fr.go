@@ -203,6 +203,9 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"the back office's public key, as keygen printed it (required)":                                                                                 "la clé publique du siège, telle que keygen l'a écrite (obligatoire)",
 	"write the signed text to FILE (default: standard output)":                                                                                      "écrire le texte signé dans FICHIER (par défaut : la sortie standard)",
 
+	"write the payment's receipt, the original, to this PDF file":                          "écrire le reçu du paiement, l'original, dans ce fichier PDF",
+	"print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)": "imprimer le reçu du paiement, l'original, sur cette file CUPS (lpstat -e les liste)",
+
 	// Usage errors.
 	"%v (see vegas-desk %s--help)":                                                       "%v (voir vegas-desk %s--help)",
 	"%s: want %s, got %d argument(s) (see vegas-desk %s --help)":                         "%[1]s : il faut %[2]s, reçu %[3]d argument(s) (voir vegas-desk %[4]s --help)",

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/printer"
 )
@@ -80,21 +81,12 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 			return err
 		}
 		defer l.Close()
-		r, err := l.Receipt(c.ctx, number)
+		// Every receipt of this command is printed again: DUPLICATA. The
+		// original is the one claim --receipt writes as it pays (the app's:
+		// the first printed by the desk that just paid).
+		r, p, err := c.writeReceipt(l, number, *out, *queue, true)
 		if err != nil {
 			return err
-		}
-		p := paper.ReceiptOf(r, time.Local)
-		if *out != "" {
-			if err := c.writeOut(*out, func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
-				return err
-			}
-		}
-		if *queue != "" {
-			if err := c.toPrinter(*queue, fmt.Sprintf("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
-				func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
-				return err
-			}
 		}
 		if *asJSON {
 			m := map[string]any{"payment": p.Payment, "game": p.Game, "game_name": p.GameName, "serial": p.Serial,
@@ -114,6 +106,29 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 		}
 		return nil
 	}
+}
+
+// writeReceipt writes payment number's receipt to out and/or prints it
+// on queue, marked DUPLICATA when duplicate.
+func (c *cli) writeReceipt(l *ledger.Ledger, number int64, out, queue string, duplicate bool) (ledger.ReceiptFacts, paper.Receipt, error) {
+	r, err := l.Receipt(c.ctx, number)
+	if err != nil {
+		return r, paper.Receipt{}, err
+	}
+	p := paper.ReceiptOf(r, time.Local)
+	p.Duplicate = duplicate
+	if out != "" {
+		if err := c.writeOut(out, func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
+			return r, p, err
+		}
+	}
+	if queue != "" {
+		if err := c.toPrinter(queue, fmt.Sprintf("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
+			func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
+			return r, p, err
+		}
+	}
+	return r, p, nil
 }
 
 // format is one of a report's output forms.

@@ -198,6 +198,8 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
 	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+ledger.DocumentTypes())
 	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it")
+	receipt := fs.String("receipt", "", "write the payment's receipt, the original, to this PDF file")
+	queue := fs.String("printer", "", "print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	return func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one SERIAL")
@@ -206,6 +208,12 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		}
 		if _, err := game.ParseSerial(pos[0]); err != nil {
 			return err // it names the serial, what is wrong and what to do
+		}
+		if *receipt == "-" {
+			return badInput("claim: --receipt -: the standard output has the verdict; give a file name")
+		}
+		if err := c.checkOut(*receipt); err != nil {
+			return fmt.Errorf("claim: --receipt: %w", err)
 		}
 		if *method != ledger.MethodSerial && *method != ledger.MethodContents {
 			return badInput("--method %q: want serial or contents", *method)
@@ -238,10 +246,16 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 			return c.refused(*asJSON, identityWords(err, req.Winner))
 		}
 		if *asJSON {
-			return c.json(claimJSON(&cl))
+			err = c.json(claimJSON(&cl))
+		} else {
+			fmt.Fprint(c.stdout, c.tr("PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), c.describeClaim(&cl), cl.Hash))
 		}
-		fmt.Fprint(c.stdout, c.tr("PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), c.describeClaim(&cl), cl.Hash))
-		return nil
+		if err == nil && (*receipt != "" || *queue != "") {
+			if _, _, err := c.writeReceipt(l, cl.Number, *receipt, *queue, false); err != nil {
+				return fmt.Errorf("payment %d is recorded, but its receipt is not written: %w (receipt %d writes it again, as DUPLICATA)", cl.Number, err, cl.Number)
+			}
+		}
+		return err
 	}
 }
 
