@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"time"
 
@@ -65,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.p = message.NewPrinter(c.lang)
 	root := c.commands()
 	c.translateHelp(root)
-	root.SetArgs(args)
+	root.SetArgs(goFlags(args))
 	root.SetIn(stdin)
 	root.SetOut(c.stdout)
 	root.SetErr(stderr)
@@ -83,6 +84,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return c.fail(err)
+}
+
+// goFlags rewrites the flags written as Go's flag package took them
+// before cobra, -name, as --name: scripts written so go on working. A
+// one-letter flag (-o) and "-" are kept; after "--", nothing is changed.
+func goFlags(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if len(a) > 2 && a[0] == '-' && 'a' <= a[1] && a[1] <= 'z' {
+			out[i] = "-" + a
+		}
+	}
+	return out
 }
 
 // defaultGame is the game code of VEGAS in a new ledger.

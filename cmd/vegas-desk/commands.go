@@ -37,7 +37,7 @@ func (c *cli) commands() *cobra.Command {
 		Use:           programName(),
 		Short:         "the VEGAS ledger: the desktop app, or a command",
 		Long:          rootLong,
-		Example:       "  vegas-desk --db shop.db claim 531-0001-0000042-12345678901-3\n  vegas-desk claim --help",
+		Example:       "  vegas-desk --db shop.db claim 531-0001-0000042-1554-0477-0488-4562-7\n  vegas-desk claim --help",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(*cobra.Command, []string) error {
@@ -55,6 +55,10 @@ func (c *cli) commands() *cobra.Command {
 	g.StringVar(&c.db, "db", c.db, "the ledger: a file or a postgres:// URL (env VEGAS_DESK_DB)")
 	g.StringVar(&c.server, "server", c.server, "a validation server's https:// URL, asked instead of --db (env VEGAS_DESK_SERVER)")
 	g.StringVar(&c.deskCert, "desk-cert", c.deskCert, "(--server) the desk file it is asked with (env VEGAS_DESK_CERT)")
+	for name, v := range map[string]string{"db": "PATH|URL", "server": "URL", "desk-cert": "FILE"} {
+		f := g.Lookup(name)
+		f.Value = named{f.Value, v}
+	}
 
 	leaf := func(parent *cobra.Command, use, short, example string, define func(*pflag.FlagSet) func([]string) error) *cobra.Command {
 		cmd := &cobra.Command{Use: use, Short: short, Example: example}
@@ -68,6 +72,9 @@ func (c *cli) commands() *cobra.Command {
 			if f.Name == "o" { // -o FILE, as every command names the file it writes
 				f.Name, f.Shorthand = "output", "o"
 			}
+			if v, ok := valueNames[f.Name]; ok && f.Value.Type() != "bool" {
+				f.Value = named{f.Value, v}
+			}
 		})
 		cmd.Flags().AddFlagSet(fs)
 		cmd.RunE = func(_ *cobra.Command, args []string) error { return run(args) }
@@ -80,6 +87,9 @@ func (c *cli) commands() *cobra.Command {
 			// packs sell --block 1: the unknown word is the mistake to name.
 			FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if len(args) == 1 && args[0] == "help" {
+					return cmd.Help()
+				}
 				if len(args) == 0 {
 					return badInput("%s: %s (see vegas-desk %s --help)", cmd.Name(), c.text(want), cmd.Name())
 				}
@@ -94,11 +104,11 @@ func (c *cli) commands() *cobra.Command {
 		"  vegas-desk --db shop.db generate --demo", c.generate)
 	leaf(root, "blocks", "list the blocks", "  vegas-desk blocks --json", c.blocks)
 	leaf(root, "lookup SERIAL", "a ticket by serial, and what a claim would answer",
-		"  vegas-desk lookup 531-0001-0000042-12345678901-3 --desk C1", c.lookup)
+		"  vegas-desk lookup 531-0001-0000042-1554-0477-0488-4562-7 --desk C1", c.lookup)
 	leaf(root, "check FILE|-", "check one ticket in the interchange format (- for standard input)",
 		"  vegas-desk check ticket.json --desk C1", c.check)
 	leaf(root, "claim SERIAL", "pay a winning ticket (its verdict: PAID, or why not)",
-		"  vegas-desk claim 531-0001-0000042-12345678901-3 --desk C1 --operator anne\n"+
+		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-7 --desk C1 --operator anne\n"+
 			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc CNI --winner-doc-number X4RTBPFW4", c.claim)
 	leaf(root, "void PAYMENT", "void a payment (its number, as claims shows it)",
 		"  vegas-desk void 12 --reason \"paid twice by mistake\"", c.void)
@@ -127,7 +137,7 @@ func (c *cli) commands() *cobra.Command {
 	leaf(root, "verify", "check every ticket, digest and the journal",
 		"  vegas-desk verify --block 1 --head 8f3a…", c.verify)
 	leaf(root, "catalogue", "the ways to win of a block", "  vegas-desk catalogue", c.catalogue)
-	leaf(root, "render SERIAL", "draw a ticket as PNG", "  vegas-desk render 531-0001-0000042-12345678901-3 -o ticket.png", c.render)
+	leaf(root, "render SERIAL", "draw a ticket as PNG", "  vegas-desk render 531-0001-0000042-1554-0477-0488-4562-7 -o ticket.png", c.render)
 
 	// Packs.
 	packs := group("packs", "move packs between the stock and the counters, list them, print their labels",
@@ -208,6 +218,27 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 		"  vegas-desk checkpoint --key-file backoffice.key -o head.txt", c.checkpoint)
 	return root
 }
+
+// valueNames name the values of the flags in the help (--desk ID, not
+// --desk string), by flag.
+var valueNames = map[string]string{
+	"operator": "NAME", "desk": "ID", "output": "FILE", "game": "CODE", "passphrase-file": "FILE", "dir": "DIR",
+	"reason": "TEXT", "printer": "QUEUE", "block": "N", "since": "DATE", "until": "DATE", "day": "DATE", "packs": "A-B",
+	"key": "FILE", "out": "FILE", "cert": "FILE", "backup-dir": "DIR", "winner-name": "NAME", "winner-doc": "TYPE",
+	"winner-doc-number": "NUMBER", "unit-user": "NAME", "state": "STATE", "server": "URL", "seed": "HEX", "seconds": "S",
+	"request": "ID", "receipt": "FILE", "pgpass": "FILE", "on-sale": "DATE", "end-of-sale": "DATE", "deadline": "DATE",
+	"metrics": "HOST:PORT", "listen": "HOST:PORT", "method": "serial|contents", "max-conns": "N", "log-format": "text|json",
+	"key-file": "FILE", "keep": "N", "identity-threshold": "EUROS", "host": "H,H", "head": "HEX", "counters": "N",
+	"commission": "PERCENT", "claim-days": "N", "backup-keep": "N", "backup-every": "DURATION", "limit": "EUROS",
+}
+
+// named is a flag's value under the name of valueNames.
+type named struct {
+	pflag.Value
+	name string
+}
+
+func (n named) Type() string { return n.name }
 
 // programName is the command's name in its help and its completion
 // scripts: vegas-desk, or on Windows vegas-desk-cli for the console build

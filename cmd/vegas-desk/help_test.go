@@ -52,12 +52,14 @@ func TestEveryCommandHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"claim", "--help"}, []string{"vegas-desk claim SERIAL [flags]", `--method string`, `(default "serial")`, "--winner-doc-number", "--db string"}},
+		{[]string{"claim", "--help"}, []string{"vegas-desk claim SERIAL [flags]", `--method serial|contents`, `(default serial)`, "--winner-doc-number NUMBER", "--db PATH|URL", "--desk ID"}},
 		{[]string{"desks", "--help"}, []string{"add", "cert", "revoke", "unlock", "limit"}},
-		{[]string{"desks", "add", "--help"}, []string{"--limit int", "(default 150)", "--out", "vegas-desk desks add C1"}},
-		{[]string{"receipt", "--help"}, []string{"-o, --output string", "--printer"}},
+		{[]string{"desks", "add", "--help"}, []string{"--limit EUROS", "(default 150)", "--out FILE", "vegas-desk desks add C1"}},
+		{[]string{"receipt", "--help"}, []string{"-o, --output FILE", "--printer QUEUE"}},
 		{[]string{"help"}, []string{"Exit status: 0 ok, 1 refused", "claim", "serve", "completion"}},
 		{[]string{"help", "packs"}, []string{"deliver", "labels", "PACK is a pack number"}},
+		{[]string{"packs", "help"}, []string{"deliver", "labels", "PACK is a pack number"}},
+		{[]string{"claim", "-help"}, []string{"vegas-desk claim SERIAL [flags]"}}, // Go's flag package's way
 	} {
 		out, errs, code := vdNone(t, tc.args...)
 		for _, w := range tc.want {
@@ -162,8 +164,8 @@ func TestFrench(t *testing.T) {
 		}{
 			{[]string{"claim", "--help"}, 0, pick("pay a winning ticket (its verdict: PAID, or why not)\n\nUsage:\n  vegas-desk claim SERIAL [flags]",
 				"payer un billet gagnant (son verdict : PAYÉ, ou pourquoi pas)\n\nUtilisation :\n  vegas-desk claim SERIAL [options]"), ""},
-			{[]string{"claim", "--help"}, 0, pick(`--method string              how the ticket was identified: serial or contents (default "serial")`,
-				`--method string              comment le billet a été identifié : serial (numéro) ou contents (contenu) (par défaut "serial")`), ""},
+			{[]string{"claim", "--help"}, 0, pick(`--method serial|contents     how the ticket was identified: serial or contents (default serial)`,
+				`--method serial|contents     comment le billet a été identifié : serial (numéro) ou contents (contenu) (par défaut serial)`), ""},
 			{[]string{"desks"}, 2, "", pick("vegas-desk: desks: want add, cert, revoke, list, disable, enable, unlock or limit (see vegas-desk desks --help)\n",
 				"vegas-desk: desks : il faut add, cert, revoke, list, disable, enable, unlock ou limit (voir vegas-desk desks --help)\n")},
 			{[]string{"claim"}, 2, "", pick("vegas-desk: claim: want one SERIAL, got 0 argument(s) (see vegas-desk claim --help)\n",

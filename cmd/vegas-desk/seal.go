@@ -101,7 +101,12 @@ func groups(h string) string {
 // blockList is a repeatable --block flag.
 type blockList []int
 
-func (b *blockList) String() string { return fmt.Sprint(*b) }
+func (b *blockList) String() string {
+	if len(*b) == 0 {
+		return "" // no default to show
+	}
+	return fmt.Sprint(*b)
+}
 func (b *blockList) Type() string   { return "N" }
 func (b *blockList) Set(s string) error {
 	for _, f := range strings.Split(s, ",") {

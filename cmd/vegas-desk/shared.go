@@ -69,7 +69,7 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 		if *f.asJSON {
 			return c.json(deskJSON(d))
 		}
-		fmt.Fprintf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
+		fmt.Fprint(c.stdout, c.tr("desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit)))
 		return nil
 	}
 }
@@ -118,7 +118,7 @@ func (c *cli) deskList(f deskFlags) func([]string) error {
 			}
 		}
 		if len(ds) == 0 {
-			fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
+			fmt.Fprint(c.stdout, c.tr("no desks yet: vegas-desk desks add ID\n"))
 		}
 		return nil
 	}
@@ -165,7 +165,7 @@ func (c *cli) deskLimit(f deskFlags) func([]string) error {
 		if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
+		fmt.Fprint(c.stdout, c.tr("desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit)))
 		return nil
 	}
 }
