@@ -107,7 +107,7 @@ func (b *blockList) String() string {
 	}
 	return fmt.Sprint(*b)
 }
-func (b *blockList) Type() string   { return "N" }
+func (b *blockList) Type() string { return "N" }
 func (b *blockList) Set(s string) error {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
