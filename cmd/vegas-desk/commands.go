@@ -30,9 +30,10 @@ asks the validation server (vegas-desk serve) as the desk of its desk file, inst
 through the spooler: QUEUE is a printer's name as Windows lists it.
 Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.`
 
+func init() { cobra.EnableCommandSorting = false } // the help lists them as commands does, by kind
+
 // commands is the command line's tree, on c.
 func (c *cli) commands() *cobra.Command {
-	cobra.EnableCommandSorting = false // the help lists them as below, by kind
 	root := &cobra.Command{
 		Use:           programName(),
 		Short:         "the VEGAS ledger: the desktop app, or a command",

@@ -50,6 +50,8 @@ func tagOf(locale string) language.Tag {
 }
 
 func init() {
+	// fr is the French help template's: cobra's own words in its lines.
+	cobra.AddTemplateFunc("fr", strings.NewReplacer("[flags]", "[options]", "(default ", "(par défaut ").Replace)
 	for en, fr := range frenchMessages {
 		if err := message.SetString(language.French, en, fr); err != nil {
 			panic(err)
@@ -84,7 +86,6 @@ func (c *cli) translateHelp(root *cobra.Command) {
 	}
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
-	cobra.AddTemplateFunc("fr", strings.NewReplacer("[flags]", "[options]", "(default ", "(par défaut ").Replace)
 	root.SetUsageTemplate(strings.NewReplacer(
 		"{{.UseLine}}", "{{fr .UseLine}}", "trimTrailingWhitespaces}}", "trimTrailingWhitespaces | fr}}",
 		"Usage:", "Utilisation :", "Aliases:", "Alias :", "Examples:", "Exemples :",

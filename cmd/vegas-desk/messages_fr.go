@@ -22,8 +22,8 @@ défaut $XDG_DATA_HOME/vegas-desk/ledger.db (Windows : %%LOCALAPPDATA%%\vegas-de
 guichet interroge le serveur de validation (vegas-desk serve) comme le guichet de son fichier,
 au lieu de --db (qui refuse une adresse http(s)://).
 --game CODE (531 par défaut) choisit le jeu où un bloc est nommé.
---printer FILE imprime par CUPS (lp -d FILE) ; lpstat -e liste les files. Sous Windows par le
-spouleur : FILE est le nom d'une imprimante telle que Windows la liste.
+--printer IMPRIMANTE imprime par CUPS (lp -d IMPRIMANTE) ; lpstat -e liste les files. Sous
+Windows par le spouleur : IMPRIMANTE est son nom tel que Windows le liste.
 Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, vérification en échec), 2 saisie erronée.`,
 
 	// The commands.
@@ -253,10 +253,10 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"no passphrase: type it at a terminal, or give --passphrase-file FILE or VEGAS_DESK_PASSPHRASE":          "pas de phrase secrète : tapez-la dans un terminal, ou donnez --passphrase-file FICHIER ou VEGAS_DESK_PASSPHRASE",
 	"packs deliver: --desk ID is required: the counter the packs go to":                                      "packs deliver : --desk ID est obligatoire : le guichet où vont les carnets",
 	"packs labels: %d packs at most at once (a block's)":                                                     "packs labels : %d carnets au plus à la fois (ceux d'un bloc)",
-	"packs labels: -o FILE.pdf or --printer QUEUE is required":                                               "packs labels : -o FICHIER.pdf ou --printer FILE est obligatoire",
+	"packs labels: -o FILE.pdf or --printer QUEUE is required":                                               "packs labels : -o FICHIER.pdf ou --printer IMPRIMANTE est obligatoire",
 	"packs labels: name the packs: --block N --packs A-B, or pack codes":                                     "packs labels : nommez les carnets : --block N --packs A-B, ou des codes de carnet",
 	"packs list: --state %q: want one of %s":                                                                 "packs list : --state « %s » : il faut l'un de %s",
-	"receipt: -o FILE.pdf or --printer QUEUE is required (or --json)":                                        "receipt : -o FICHIER.pdf ou --printer FILE est obligatoire (ou --json)",
+	"receipt: -o FILE.pdf or --printer QUEUE is required (or --json)":                                        "receipt : -o FICHIER.pdf ou --printer IMPRIMANTE est obligatoire (ou --json)",
 	"receipt: payment number %q: want the number the claims command shows":                                   "receipt : numéro de paiement « %s » : il faut le numéro que montre la commande claims",
 	"render: -o FILE is required":                                                                            "render : -o FICHIER est obligatoire",
 	"serve --init: --host names no host":                                                                     "serve --init : --host ne nomme aucun hôte",
