@@ -272,3 +272,41 @@ func TestFrenchHelpComplete(t *testing.T) {
 		t.Errorf("no French for %q", s)
 	}
 }
+
+// A validation server's refusals of the desk, in French: what they mean
+// and whom to call, then the server's own words.
+func TestFrenchServerRefusals(t *testing.T) {
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	file := ledgertest.Copy(t, ledgertest.Block)
+	dir := filepath.Join(t.TempDir(), "ca")
+	desk := filepath.Join(t.TempDir(), "C1.desk")
+	for _, args := range [][]string{{"serve", "--init", "--dir", dir, "--host", "127.0.0.1"}, {"desks", "add", "C1", "--out", desk, "--dir", dir}} {
+		if out, errs, code := vd(t, file, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	_, _, url := startServer(t, file, dir)
+	claim := func() (string, int) {
+		_, errs, code := vd(t, file, "", "--server", url, "--desk-cert", desk, "claim", serials(t).Winners[15][4])
+		return errs, code
+	}
+	if _, errs, code := vd(t, file, "", "desks", "disable", "C1"); code != 0 {
+		t.Fatal(errs)
+	}
+	t.Setenv("LANG", "fr_FR.UTF-8")
+	if errs, code := claim(); code != 1 || !strings.HasPrefix(errs, "vegas-desk: ce guichet est désactivé : appelez le siège (") || !strings.Contains(errs, "C1") {
+		t.Errorf("a disabled desk's claim: exit %d %s", code, errs)
+	}
+	t.Setenv("LANG", "C")
+	if errs, code := claim(); code != 1 || strings.Contains(errs, "siège") || !strings.Contains(errs, "disabled") {
+		t.Errorf("a disabled desk's claim, in English: exit %d %s", code, errs)
+	}
+	vd(t, file, "", "desks", "enable", "C1")
+	if _, errs, code := vd(t, file, "", "desks", "cert", "C1", "--out", filepath.Join(t.TempDir(), "new.desk"), "--dir", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	t.Setenv("LANG", "fr_FR.UTF-8")
+	if errs, code := claim(); code != 1 || !strings.HasPrefix(errs, "vegas-desk: ce fichier de guichet est révoqué : demandez le nouveau au siège (") {
+		t.Errorf("a revoked desk file's claim: exit %d %s", code, errs)
+	}
+}

@@ -148,12 +148,30 @@ func (c *cli) say(err error) string {
 	if errors.As(err, &r) {
 		return strings.Replace(s, r.Error(), c.refusal(r), 1)
 	}
+	for _, w := range serverWords {
+		if errors.Is(err, w.err) && !strings.Contains(s, w.err.Error()) {
+			// A server's words, which name the desk: the French first.
+			return c.text(w.say) + " (" + s + ")"
+		}
+	}
 	for _, e := range ledgerErrors {
 		if errors.Is(err, e) {
 			s = strings.Replace(s, e.Error(), c.text(e.Error()), 1)
 		}
 	}
 	return s
+}
+
+// serverWords say what a validation server's refusal of the desk means
+// and whom to call, where its own words are a sentence of their own.
+var serverWords = []struct {
+	err error
+	say string
+}{
+	{ledger.ErrDeskDisabled, "this desk is disabled: call the back office"},
+	{ledger.ErrDeskRevoked, "this desk file is revoked: ask the back office for the new one"},
+	{ledger.ErrDeskUnknown, "the server knows no such desk: call the back office"},
+	{ledger.ErrOtherLedger, "the server serves another ledger than this desk file's: call the back office"},
 }
 
 // ledgerErrors are the ledger's errors the catalogue translates where
