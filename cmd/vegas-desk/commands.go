@@ -167,11 +167,11 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 		"want add, cert, revoke, list, disable, enable, unlock or limit")
 	leaf(desks, "add ID", "add a counter (with serve: --out writes its desk file)",
 		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks add C2 --out C2.desk --dir ./ca", c.deskCommand((*cli).deskAdd))
-	leaf(desks, "list", "the counters, their state and certificates (serial, expiry)", "  vegas-desk desks list", c.deskCommand((*cli).deskList))
-	leaf(desks, "disable ID", "refuse a counter's claims", "  vegas-desk desks disable C1", c.deskCommand((*cli).deskChange))
-	leaf(desks, "enable ID", "accept a disabled counter's claims again", "  vegas-desk desks enable C1", c.deskCommand((*cli).deskChange))
-	leaf(desks, "unlock ID", "end a counter's lock-out (after refused attempts)", "  vegas-desk desks unlock C1", c.deskCommand((*cli).deskChange))
-	leaf(desks, "limit ID EUROS", "set a counter's payout limit", "  vegas-desk desks limit C1 300", c.deskCommand((*cli).deskLimit))
+	leaf(desks, "list", "the counters, their state and certificates (serial, expiry)", "  vegas-desk desks list", c.deskCommand(deskRun((*cli).deskList)))
+	leaf(desks, "disable ID", "refuse a counter's claims", "  vegas-desk desks disable C1", c.deskCommand(deskRun((*cli).deskChange)))
+	leaf(desks, "enable ID", "accept a disabled counter's claims again", "  vegas-desk desks enable C1", c.deskCommand(deskRun((*cli).deskChange)))
+	leaf(desks, "unlock ID", "end a counter's lock-out (after refused attempts)", "  vegas-desk desks unlock C1", c.deskCommand(deskRun((*cli).deskChange)))
+	leaf(desks, "limit ID EUROS", "set a counter's payout limit", "  vegas-desk desks limit C1 300", c.deskCommand(deskRun((*cli).deskLimit)))
 	leaf(desks, "cert ID", "a new desk file; its earlier ones revoked unless --keep-old",
 		"  vegas-desk desks cert C1 --out C1.desk", c.desksCert)
 	leaf(desks, "revoke ID", "refuse one of a desk's certificates (a desk file stolen)",

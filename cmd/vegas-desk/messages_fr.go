@@ -275,7 +275,6 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"one FILE: a certificate (text, JSON or PDF), a checkpoint or a counter ledger":                          "un FICHIER : un certificat (texte, JSON ou PDF), un point de contrôle ou un registre de guichet",
 	"one FILE written by vegas-desk claims --jsonl on a counter ledger (- for standard input)":               "un FICHIER écrit par vegas-desk claims --jsonl sur un registre de guichet (- pour l'entrée standard)",
 	"desk %s added, payout limit %s\n":                                                                       "guichet %s ajouté, plafond de paiement %s\n",
-	"no desks yet: vegas-desk desks add ID\n":                                                                "aucun guichet encore : vegas-desk desks add ID\n",
 	"payment %d voided %s by %s: %s\n":                                                                       "paiement %d annulé le %s par %s : %s\n",
 	"desk %s pays up to %s\n":                                                                                "le guichet %s paie jusqu'à %s\n",
 

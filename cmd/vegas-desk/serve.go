@@ -46,7 +46,7 @@ func shellWord(s string) string {
 func (c *cli) serveWith(args []string) error {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	run := c.serve(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(goFlags(args)); err != nil {
 		return badInput("serve: %v", err)
 	}
 	return run(fs.Args())

@@ -28,12 +28,19 @@ type deskFlags struct {
 func (f deskFlags) who() ledger.Identity { return defaultIdentity("", *f.operator) }
 
 // deskCommand declares the flags every desks subcommand has on fs, named
-// "desks SUB", and then run's own.
+// "desks SUB", and then run's own (deskAdd's).
 func (c *cli) deskCommand(run func(*cli, deskFlags) func([]string) error) func(*pflag.FlagSet) func([]string) error {
 	return func(fs *pflag.FlagSet) func([]string) error {
 		f := deskFlags{fs: fs, sub: strings.TrimPrefix(fs.Name(), "desks "), asJSON: fs.Bool("json", false, "JSON output"),
 			operator: fs.String("operator", "", "operator name (default: $USER)")}
 		return run(c, f)
+	}
+}
+
+// deskRun is a desks subcommand of no flags of its own.
+func deskRun(run func(*cli, deskFlags, []string) error) func(*cli, deskFlags) func([]string) error {
+	return func(c *cli, f deskFlags) func([]string) error {
+		return func(args []string) error { return run(c, f, args) }
 	}
 }
 
@@ -74,100 +81,94 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 	}
 }
 
-func (c *cli) deskList(f deskFlags) func([]string) error {
-	return func(args []string) error {
-		if _, err := c.positional(f.fs, args, 0, "no argument"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		ds, err := l.Desks(c.ctx)
-		if err != nil {
-			return err
-		}
-		certs, err := deskCerts(c, l)
-		if err != nil {
-			return err
-		}
-		if *f.asJSON {
-			out := []any{}
-			for _, d := range ds {
-				m := deskJSON(d)
-				m["certificates"] = certsJSON(certs[d.ID])
-				out = append(out, m)
-			}
-			return c.json(out)
-		}
-		for _, d := range ds {
-			state := "active"
-			switch {
-			case d.Disabled:
-				state = "disabled"
-			case !d.LockedUntil.IsZero():
-				state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
-			}
-			fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
-			for _, x := range certs[d.ID] {
-				fmt.Fprintf(c.stdout, "%-16s certificate %s until %s\n", "", x.Serial, x.Expires().Local().Format("2006-01-02"))
-			}
-			if certs != nil && len(certs[d.ID]) == 0 {
-				fmt.Fprintf(c.stdout, "%-16s no certificate: desks cert %s --out FILE writes its desk file\n", "", terminal(d.ID))
-			}
-		}
-		if len(ds) == 0 {
-			fmt.Fprint(c.stdout, c.tr("no desks yet: vegas-desk desks add ID\n"))
-		}
-		return nil
+func (c *cli) deskList(f deskFlags, args []string) error {
+	if _, err := c.positional(f.fs, args, 0, "no argument"); err != nil {
+		return err
 	}
+	l, err := c.read()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	ds, err := l.Desks(c.ctx)
+	if err != nil {
+		return err
+	}
+	certs, err := deskCerts(c, l)
+	if err != nil {
+		return err
+	}
+	if *f.asJSON {
+		out := []any{}
+		for _, d := range ds {
+			m := deskJSON(d)
+			m["certificates"] = certsJSON(certs[d.ID])
+			out = append(out, m)
+		}
+		return c.json(out)
+	}
+	for _, d := range ds {
+		state := "active"
+		switch {
+		case d.Disabled:
+			state = "disabled"
+		case !d.LockedUntil.IsZero():
+			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
+		for _, x := range certs[d.ID] {
+			fmt.Fprintf(c.stdout, "%-16s certificate %s until %s\n", "", x.Serial, x.Expires().Local().Format("2006-01-02"))
+		}
+		if certs != nil && len(certs[d.ID]) == 0 {
+			fmt.Fprintf(c.stdout, "%-16s no certificate: desks cert %s --out FILE writes its desk file\n", "", terminal(d.ID))
+		}
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
+	}
+	return nil
 }
 
 // deskChange disables, enables or unlocks a desk.
-func (c *cli) deskChange(f deskFlags) func([]string) error {
-	return func(args []string) error {
-		pos, err := c.positional(f.fs, args, 1, "one desk ID")
-		if err != nil {
-			return err
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		change := map[string]func(context.Context, string, ledger.Identity) error{
-			"disable": l.DisableDesk, "enable": l.EnableDesk, "unlock": l.UnlockDesk,
-		}[f.sub]
-		if err := change(c.ctx, pos[0], f.who()); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "desk %s %sd\n", terminal(pos[0]), f.sub)
-		return nil
+func (c *cli) deskChange(f deskFlags, args []string) error {
+	pos, err := c.positional(f.fs, args, 1, "one desk ID")
+	if err != nil {
+		return err
 	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	change := map[string]func(context.Context, string, ledger.Identity) error{
+		"disable": l.DisableDesk, "enable": l.EnableDesk, "unlock": l.UnlockDesk,
+	}[f.sub]
+	if err := change(c.ctx, pos[0], f.who()); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "desk %s %sd\n", terminal(pos[0]), f.sub)
+	return nil
 }
 
-func (c *cli) deskLimit(f deskFlags) func([]string) error {
-	return func(args []string) error {
-		pos, err := c.positional(f.fs, args, 2, "a desk ID and a limit in euros")
-		if err != nil {
-			return err
-		}
-		limit, err := strconv.Atoi(pos[1])
-		if err != nil || limit < 0 {
-			return badInput("desks limit: %q is not a number of euros", pos[1])
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
-			return err
-		}
-		fmt.Fprint(c.stdout, c.tr("desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit)))
-		return nil
+func (c *cli) deskLimit(f deskFlags, args []string) error {
+	pos, err := c.positional(f.fs, args, 2, "a desk ID and a limit in euros")
+	if err != nil {
+		return err
 	}
+	limit, err := strconv.Atoi(pos[1])
+	if err != nil || limit < 0 {
+		return badInput("desks limit: %q is not a number of euros", pos[1])
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
+		return err
+	}
+	fmt.Fprint(c.stdout, c.tr("desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit)))
+	return nil
 }
 
 // deskCerts are the certificates each desk accepts, by desk; nil on a
