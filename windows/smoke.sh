@@ -151,7 +151,7 @@ cli_suite() {
 	vx "$DB" 2 '' 'check digit does not match|clé de contrôle ne correspond pas' lookup "${s1%?}$(( (${s1: -1} + 1) % 10 ))"
 	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
 	vx "$DB" 1 '' 'already claimed|déjà payé' claim "$s1" --desk D --operator ann
-	vx "$DB" 0 'payment 1 voided' '' void 1 --reason 'erreur de saisie'
+	vx "$DB" 0 'payment 1 voided|paiement 1 annulé' '' void 1 --reason 'erreur de saisie'
 	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
 	# no --operator: the Windows user's name, without its DOMAIN\ part
 	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s2" --desk D
@@ -172,7 +172,7 @@ cli_suite() {
 	[ "$paid" = 2 ] && [ "$refused" = 2 ] && ok "4 claims at once on 2 tickets: 2 paid, 2 refused" ||
 		bad "4 claims at once on 2 tickets: $paid paid, $refused refused"
 	vx "$DB" 0 '^OK: 1 block' '' verify
-	vx "$DB" 0 '' 'receipt of payment 2 written' receipt 2 -o "$DOCS"'\reçu 2.pdf'
+	vx "$DB" 0 '' 'receipt of payment 2 written|reçu du paiement 2 écrit' receipt 2 -o "$DOCS"'\reçu 2.pdf'
 	[ "$(head -c 5 "$UDOCS/reçu 2.pdf" 2>/dev/null)" = "%PDF-" ] && ok "the receipt is a PDF" || bad "no receipt PDF"
 	vx "$DB" 0 '' '' render "$s1" -o "$DOCS"'\ticket.png'
 	file "$UDOCS/ticket.png" | grep -q 'PNG image' && ok "the ticket's picture is a PNG" || bad "no ticket picture"
@@ -181,7 +181,7 @@ cli_suite() {
 	vx "$DB" 0 'public key  [0-9a-f]{64}' '' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
 	vx "$DB" 2 '' 'never replaced' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
 	# no passphrase and no console to type it at: said plainly, no "Linux only"
-	vx "$DB" 2 '' 'type it at a terminal, or give --passphrase-file' keygen -o "$DOCS"'\autre.key'
+	vx "$DB" 2 '' 'type it at a terminal, or give --passphrase-file|tapez-la dans un terminal, ou donnez --passphrase-file' keygen -o "$DOCS"'\autre.key'
 	grep -q 'Linux' "$ERR" && bad "keygen still says typing a passphrase is for Linux" || true
 	# a counter ledger for desk C, a payment on it, brought home
 	vx "$DB" 0 'counter ledger .* for desk C' '' counter-ledger --desk C --limit 100 --block 1 \

@@ -172,6 +172,8 @@ func TestFrench(t *testing.T) {
 				"vegas-desk: claim : il faut un NUMÉRO de billet, reçu 0 argument(s) (voir vegas-desk claim --help)\n")},
 			{[]string{"claim", "--frob"}, 2, "", pick("vegas-desk: unknown flag: --frob (see vegas-desk claim --help)\n",
 				"vegas-desk: option inconnue : --frob (voir vegas-desk claim --help)\n")},
+			{[]string{"lookup", "531-0001-00"}, 2, "", pick(`vegas-desk: serial "531-0001-00": not a serial: 9 digits where a serial has 31`,
+				`vegas-desk: billet "531-0001-00" : pas un numéro : 9 chiffres là où un numéro en a 31`)},
 			{[]string{"claim", loser}, 1, "", pick("vegas-desk: serial "+loser+": this ticket loses, there is nothing to pay\n",
 				"vegas-desk: billet "+loser+" : ce billet est perdant, il n'y a rien à payer\n")},
 			{[]string{"claim", winner, "--desk", "C9", "--operator", "anne"}, 0, pick("PAY 15 €\npayment 1: 15 € paid ", "PAYEZ 15 €\npaiement 1 : 15 € payé le "), ""},

@@ -154,12 +154,38 @@ func (c *cli) say(err error) string {
 			return c.text(w.say) + " (" + s + ")"
 		}
 	}
+	if errors.Is(err, game.ErrCheckDigit) || errors.Is(err, game.ErrSerialFormat) {
+		for _, x := range serialErrors {
+			if x.re.MatchString(s) {
+				return x.re.ReplaceAllString(s, x.fr)
+			}
+		}
+	}
 	for _, e := range ledgerErrors {
-		if errors.Is(err, e) {
-			s = strings.Replace(s, e.Error(), c.text(e.Error()), 1)
+		if s == e.Error() { // within an English sentence, it stays English
+			return c.text(s)
 		}
 	}
 	return s
+}
+
+// serialErrors are game.ParseSerial's messages, in French.
+var serialErrors = []struct {
+	re *regexp.Regexp
+	fr string
+}{
+	{regexp.MustCompile(`^serial (".*"): check digit does not match: a digit was mistyped; type the serial again$`),
+		`billet $1 : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; retapez le numéro`},
+	{regexp.MustCompile(`^serial (".*"): not a serial: (\d+) digits where a serial has (\d+) \((.*)\); type all of them$`),
+		`billet $1 : pas un numéro : $2 chiffres là où un numéro en a $3 ($4) ; tapez-les tous`},
+	{regexp.MustCompile(`^serial (".*"): not a serial: (".*") is not a digit; type its (\d+) digits \(spaces and dashes may separate them\)$`),
+		`billet $1 : pas un numéro : $2 n'est pas un chiffre ; tapez ses $3 chiffres (des espaces et des tirets peuvent les séparer)`},
+	{regexp.MustCompile(`^serial (".*"): not a serial: game code (\d+) does not exist \(codes go from (\d+) to (\d+)\); check the first 3 digits$`),
+		`billet $1 : pas un numéro : le code de jeu $2 n'existe pas (les codes vont de $3 à $4) ; vérifiez les 3 premiers chiffres`},
+	{regexp.MustCompile(`^serial (".*"): not a serial: block 0000 does not exist \(blocks start at 0001\); check digits 4 to 7$`),
+		`billet $1 : pas un numéro : le bloc 0000 n'existe pas (les blocs commencent à 0001) ; vérifiez les chiffres 4 à 7`},
+	{regexp.MustCompile(`^serial (".*"): not a serial: position (\d+) is past the block's last ticket, (\d+); check digits 8 to 14$`),
+		`billet $1 : pas un numéro : la position $2 dépasse le dernier billet du bloc, $3 ; vérifiez les chiffres 8 à 14`},
 }
 
 // serverWords say what a validation server's refusal of the desk means
@@ -180,7 +206,6 @@ var ledgerErrors = []error{
 	ledger.ErrNotLedger, ledger.ErrTooNew, ledger.ErrTooOld, ledger.ErrNoLedger, ledger.ErrNotDemo, ledger.ErrNotFound,
 	ledger.ErrReadOnly, ledger.ErrUnreachable, ledger.ErrCounterOnly, ledger.ErrDeskMismatch, ledger.ErrDeskDisabled,
 	ledger.ErrDeskUnknown, ledger.ErrDeskRevoked, ledger.ErrOtherLedger, ledger.ErrRequestReused,
-	game.ErrCheckDigit, game.ErrSerialFormat,
 }
 
 // refusal is a refused claim's or lookup's message (ledger.Refusal's), in

@@ -299,7 +299,6 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"desk certificate revoked":                        "certificat de guichet révoqué",
 	"another ledger":                                  "un autre registre",
 	"request id already used for another ticket":      "identifiant de demande déjà pris pour un autre billet",
-	"check digit does not match: a digit was mistyped; type the serial again":                         "la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; retapez le numéro",
 	"serial %s: unknown serial: no ticket of the ledger has this serial; check it against the ticket": "billet %s : numéro inconnu : aucun billet du registre n'a ce numéro ; comparez-le au billet",
 	"no ticket of the ledger shows these contents; check every zone against the ticket":               "aucun billet du registre ne montre ce contenu ; comparez chaque zone au billet",
 	"desk locked out until %s after too many unknown serials; the back office can unlock it":          "guichet bloqué jusqu'à %s après trop de numéros inconnus ; le siège peut le débloquer",
@@ -316,6 +315,20 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 
 	// Hints.
 	"next: add a counter, which writes its desk file, then serve (--listen: an address the counters reach):\n  %s\n  %s\n": "ensuite : ajoutez un guichet, ce qui écrit son fichier de guichet, puis servez (--listen : une adresse que les guichets joignent) :\n  %s\n  %s\n",
+
+	"receipt of payment %d written to %s\n": "reçu du paiement %d écrit dans %s\n",
+	"receipt of payment %d":                 "reçu du paiement %d",
+	"%s printed on %s (job %s)\n":           "%s imprimé sur %s (tâche %s)\n",
+	"%s %s: %s\n":                           "%[2]s %[1]s : %[3]s\n",
+	"pack":                                  "carnet",
+	"packs":                                 "carnets",
+	"delivered":                             "livré(s)",
+	"received":                              "reçu(s)",
+	"activated (on sale)":                   "mis en vente",
+	"settled":                               "réglé(s)",
+	"returned":                              "rendu(s)",
+	"reported stolen":                       "déclaré(s) volé(s)",
+	"reported destroyed":                    "déclaré(s) détruit(s)",
 
 	// Verdict lines.
 	"PAY %s\n%s\njournal  %s\n":                      "PAYEZ %s\n%s\njournal  %s\n",

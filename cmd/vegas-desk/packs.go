@@ -74,7 +74,7 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 					"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
 				continue
 			}
-			fmt.Fprintf(c.stdout, "%s %s: %s\n", pastTense[move], count(s.Count(), "pack"), s)
+			fmt.Fprint(c.stdout, c.tr("%s %s: %s\n", c.text(pastTense[move]), game.GroupDigits(s.Count())+" "+c.text(plural(s.Count(), "pack", "packs")), s))
 		}
 		if *asJSON {
 			return c.json(done)

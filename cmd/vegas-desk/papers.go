@@ -56,7 +56,7 @@ func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) e
 	if job == "" {
 		job = "sent"
 	}
-	fmt.Fprintf(c.stderr, "%s printed on %s (job %s)\n", what, queue, job)
+	fmt.Fprint(c.stderr, c.tr("%s printed on %s (job %s)\n", what, queue, job))
 	return nil
 }
 
@@ -102,7 +102,7 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 			return c.json(m)
 		}
 		if *out != "" && *out != "-" {
-			fmt.Fprintf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
+			fmt.Fprint(c.stderr, c.tr("receipt of payment %d written to %s\n", number, *out))
 		}
 		return nil
 	}
@@ -123,7 +123,7 @@ func (c *cli) writeReceipt(l *ledger.Ledger, number int64, out, queue string, du
 		}
 	}
 	if queue != "" {
-		if err := c.toPrinter(queue, fmt.Sprintf("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
+		if err := c.toPrinter(queue, c.tr("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
 			func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
 			return r, p, err
 		}
