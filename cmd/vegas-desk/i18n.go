@@ -69,10 +69,7 @@ func (c *cli) tr(format string, args ...any) string {
 
 // text translates a text that is no format (a help text).
 func (c *cli) text(s string) string {
-	if s == "" {
-		return s
-	}
-	if c.p == nil {
+	if s == "" || c.p == nil {
 		return s
 	}
 	return c.p.Sprintf(strings.ReplaceAll(s, "%", "%%"))
