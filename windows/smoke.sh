@@ -72,7 +72,7 @@ service_check() {
 	local h=
 	until_ok 20 curl -fsS --max-time 2 http://127.0.0.1:19464/healthz && h=$(curl -fsS http://127.0.0.1:19464/healthz 2>&1)
 	[[ $h == *'"ok":true'* ]] && ok "the service's /healthz: $h" || bad "the service's /healthz: $h"
-	vx - 0 '^PAY ' '' --server https://127.0.0.1:18443 --desk-cert "$DOCS"'\S1.desk' claim "$(serial 12 "$C/winners.txt")"
+	vx - 0 '^PAY(EZ)? ' '' --server https://127.0.0.1:18443 --desk-cert "$DOCS"'\S1.desk' claim "$(serial 12 "$C/winners.txt")"
 	vx - 0 'service vegas-desk: stopped' '' service stop
 	local log=$W/prefix/drive_c/ProgramData/vegas-desk/serve.log
 	grep -q 'msg=serving' "$log" && grep -q 'question=claim .*verdict=paid' "$log" && grep -q 'msg=stopped' "$log" &&
@@ -121,7 +121,7 @@ cli_suite() {
 	: > "$C/cli.txt"
 	mkdir -p "$UDOCS"
 	local L=$C/linux/vegas-desk-cli LDB=$C/linux/ledger.db
-	vx - 0 '^usage: vegas-desk' '' --help
+	vx - 0 'VEGAS ledger|registre VEGAS' '' --help
 	vx "$DB" 0 'block 531/1: .* tickets' '' generate --demo --seed "$SEED"
 	[ -f "$UDOCS/caisse été.db" ] && ok "the ledger is C:\\users\\root\\Mes documents\\caisse été.db" || bad "no ledger file in $UDOCS"
 	# the Linux build makes the same block from the same seed
@@ -148,13 +148,13 @@ cli_suite() {
 	serial 7 "$C/winners.txt" > "$C/gui-serial.txt"     # paid in the app
 	serial 8 "$C/winners.txt" > "$C/gui-cli-serial.txt" # paid by a command while the app is open
 	vx "$DB" 0 'verdict +payable' '' lookup "$s1"
-	vx "$DB" 2 '' 'check digit does not match' lookup "${s1%?}$(( (${s1: -1} + 1) % 10 ))"
-	vx "$DB" 0 '^PAY ' '' claim "$s1" --desk D --operator ann
-	vx "$DB" 1 '' 'already claimed' claim "$s1" --desk D --operator ann
-	vx "$DB" 0 'payment 1 voided' '' void 1 --reason 'erreur de saisie'
-	vx "$DB" 0 '^PAY ' '' claim "$s1" --desk D --operator ann
+	vx "$DB" 2 '' 'check digit does not match|clé de contrôle ne correspond pas' lookup "${s1%?}$(( (${s1: -1} + 1) % 10 ))"
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
+	vx "$DB" 1 '' 'already claimed|déjà payé' claim "$s1" --desk D --operator ann
+	vx "$DB" 0 'payment 1 voided|paiement 1 annulé' '' void 1 --reason 'erreur de saisie'
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
 	# no --operator: the Windows user's name, without its DOMAIN\ part
-	vx "$DB" 0 '^PAY ' '' claim "$s2" --desk D
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s2" --desk D
 	vx "$DB" 0 "$s2" '' claims --csv
 	grep "$s2" "$OUT" | grep -q '\\' && bad "the operator keeps a DOMAIN\\ part: $(grep "$s2" "$OUT")" ||
 		ok "the default operator has no DOMAIN\\ part"
@@ -168,11 +168,11 @@ cli_suite() {
 	cat "$C"/conc-*.txt >> "$C/cli.txt"
 	local paid refused
 	paid=$(cat "$C"/conc-*.txt | grep -c '^\[exit 0\]' || true)
-	refused=$(cat "$C"/conc-*.txt | grep -c 'already claimed' || true)
+	refused=$(cat "$C"/conc-*.txt | grep -cE 'already claimed|déjà payé' || true)
 	[ "$paid" = 2 ] && [ "$refused" = 2 ] && ok "4 claims at once on 2 tickets: 2 paid, 2 refused" ||
 		bad "4 claims at once on 2 tickets: $paid paid, $refused refused"
 	vx "$DB" 0 '^OK: 1 block' '' verify
-	vx "$DB" 0 '' 'receipt of payment 2 written' receipt 2 -o "$DOCS"'\reçu 2.pdf'
+	vx "$DB" 0 '' 'receipt of payment 2 written|reçu du paiement 2 écrit' receipt 2 -o "$DOCS"'\reçu 2.pdf'
 	[ "$(head -c 5 "$UDOCS/reçu 2.pdf" 2>/dev/null)" = "%PDF-" ] && ok "the receipt is a PDF" || bad "no receipt PDF"
 	vx "$DB" 0 '' '' render "$s1" -o "$DOCS"'\ticket.png'
 	file "$UDOCS/ticket.png" | grep -q 'PNG image' && ok "the ticket's picture is a PNG" || bad "no ticket picture"
@@ -181,13 +181,13 @@ cli_suite() {
 	vx "$DB" 0 'public key  [0-9a-f]{64}' '' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
 	vx "$DB" 2 '' 'never replaced' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
 	# no passphrase and no console to type it at: said plainly, no "Linux only"
-	vx "$DB" 2 '' 'type it at a terminal, or give --passphrase-file' keygen -o "$DOCS"'\autre.key'
+	vx "$DB" 2 '' 'type it at a terminal, or give --passphrase-file|tapez-la dans un terminal, ou donnez --passphrase-file' keygen -o "$DOCS"'\autre.key'
 	grep -q 'Linux' "$ERR" && bad "keygen still says typing a passphrase is for Linux" || true
 	# a counter ledger for desk C, a payment on it, brought home
 	vx "$DB" 0 'counter ledger .* for desk C' '' counter-ledger --desk C --limit 100 --block 1 \
 		--key-file "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt' -o "$DOCS"'\guichet C.db'
-	vx "$DOCS"'\guichet C.db' 0 '^PAY ' '' claim "$s5" --operator cat
-	vx "$DOCS"'\guichet C.db' 1 '' 'already claimed' claim "$s5" --operator cat
+	vx "$DOCS"'\guichet C.db' 0 '^PAY(EZ)? ' '' claim "$s5" --operator cat
+	vx "$DOCS"'\guichet C.db' 1 '' 'already claimed|déjà payé' claim "$s5" --operator cat
 	vx "$DOCS"'\guichet C.db' 0 '' '' claims --jsonl
 	cp "$OUT" "$UDOCS/guichet C.jsonl"
 	vx "$DB" 0 '1 recorded now' '' import-claims "$DOCS"'\guichet C.jsonl'
@@ -197,7 +197,7 @@ cli_suite() {
 	# forward slashes name the same file
 	vx 'C:/users/root/Mes documents/caisse été.db' 0 '531/1' '' blocks
 	# no --db: the ledger in %LOCALAPPDATA%\vegas-desk, where a copy makes one
-	vx - 2 '' 'no ledger at C:\\users\\root\\AppData\\Local\\vegas-desk\\ledger\.db' blocks
+	vx - 2 '' '(no ledger at|pas de registre à) C:\\users\\root\\AppData\\Local\\vegas-desk\\ledger\.db' blocks
 	vx - 0 '' '' copy "$DB" "$WU"'\AppData\Local\vegas-desk\ledger.db'
 	vx - 0 '531/1' '' blocks
 }
@@ -324,7 +324,7 @@ app_check() {
 	fi
 	import -window root "$C/shot-4-paid.png"
 	# a command on the same ledger while the app has it open
-	vx "$DB" 0 '^PAY ' '' claim "$(cat "$C/gui-cli-serial.txt")" --desk D --operator cli
+	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$(cat "$C/gui-cli-serial.txt")" --desk D --operator cli
 	kill -0 "$GUI_PID" 2>/dev/null && ok "the app still runs" || bad "the app exited: $(cat "$C/app.log")"
 	# the app closes (wine's processes end) before the uninstaller runs
 	kill "$GUI_PID" 2>/dev/null

@@ -2,41 +2,43 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/ledger"
 )
 
 // backup takes a verified backup of the ledger of --db into --dir
 // (Ledger.Backup), while counters keep paying through serve.
-func (c *cli) backup(args []string) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+func (c *cli) backup(fs *pflag.FlagSet) func([]string) error {
 	dir := fs.String("dir", "", "the directory of the backups")
 	keep := fs.Int("keep", 0, "keep only the N most recent backups of this ledger in --dir (0: all)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		if *dir == "" {
+			return badInput("backup: give --dir, the directory of the backups")
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		b, err := l.Backup(c.ctx, *dir, *keep)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.json(b)
+		}
+		fmt.Fprintln(c.stdout, backupLine(b))
+		return nil
 	}
-	if *dir == "" {
-		return badInput("backup: give --dir, the directory of the backups")
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	b, err := l.Backup(c.ctx, *dir, *keep)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return c.json(b)
-	}
-	fmt.Fprintln(c.stdout, backupLine(b))
-	return nil
 }
 
 func backupLine(b ledger.BackupInfo) string {

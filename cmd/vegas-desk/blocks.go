@@ -3,74 +3,76 @@ package main
 import (
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/signing"
 )
 
-func (c *cli) generate(args []string) error {
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 	seedHex := fs.String("seed", "", "64 hex digits (default: a random seed)")
 	code := fs.Int("game", defaultGame, "game code")
 	activate := fs.Bool("activate", false, "put every pack on sale at once (demonstrations)")
 	demo := fs.Bool("demo", false, "a demonstration ledger: a new file, whose packs go on sale at once")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	var seed game.Seed
-	if *seedHex != "" {
-		b, err := hex.DecodeString(*seedHex)
-		if err != nil || len(b) != len(seed) {
-			return badInput("--seed %q: want %d hex digits", *seedHex, 2*len(seed))
-		}
-		copy(seed[:], b)
-	} else {
-		var err error
-		if seed, err = game.NewSeed(); err != nil {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-	}
-	open := c.create
-	if *demo {
-		open = func(bool) (*ledger.Ledger, error) { return ledger.CreateDemo(c.dbPath()) }
-	}
-	l, err := open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	var progress func(done, total int)
-	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
-		progress = func(done, total int) {
-			if done%(50*game.ChunkSize) == 0 || done == total {
-				fmt.Fprintf(c.stderr, "\rgenerating: %3d %%", done*100/total)
+		var seed game.Seed
+		if *seedHex != "" {
+			b, err := hex.DecodeString(*seedHex)
+			if err != nil || len(b) != len(seed) {
+				return badInput("--seed %q: want %d hex digits", *seedHex, 2*len(seed))
 			}
-			if done == total {
-				fmt.Fprintln(c.stderr)
+			copy(seed[:], b)
+		} else {
+			var err error
+			if seed, err = game.NewSeed(); err != nil {
+				return err
 			}
 		}
+		open := c.create
+		if *demo {
+			open = func(bool) (*ledger.Ledger, error) { return ledger.CreateDemo(c.dbPath()) }
+		}
+		l, err := open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		var progress func(done, total int)
+		if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
+			progress = func(done, total int) {
+				if done%(50*game.ChunkSize) == 0 || done == total {
+					fmt.Fprintf(c.stderr, "\rgenerating: %3d %%", done*100/total)
+				}
+				if done == total {
+					fmt.Fprintln(c.stderr)
+				}
+			}
+		}
+		t0 := time.Now()
+		b, err := l.Generate(c.ctx, *code, seed, ledger.GenerateOptions{Activate: *activate || *demo,
+			Who: defaultIdentity("", *operator), Progress: progress})
+		if err != nil {
+			return err
+		}
+		secs := time.Since(t0).Seconds()
+		if *asJSON {
+			return c.json(map[string]any{"game": b.Game, "block": b.Number, "tickets": b.Tickets,
+				"winners": b.Winners, "payout": b.Payout, "digest": b.Digest, "seconds": secs})
+		}
+		fmt.Fprintf(c.stdout, "block %s: %s tickets, %s winners, %s € of prizes\ndigest %s\n%.2f s\n",
+			b.Name(), game.GroupDigits(b.Tickets), game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.Digest, secs)
+		return nil
 	}
-	t0 := time.Now()
-	b, err := l.Generate(c.ctx, *code, seed, ledger.GenerateOptions{Activate: *activate || *demo,
-		Who: defaultIdentity("", *operator), Progress: progress})
-	if err != nil {
-		return err
-	}
-	secs := time.Since(t0).Seconds()
-	if *asJSON {
-		return c.json(map[string]any{"game": b.Game, "block": b.Number, "tickets": b.Tickets,
-			"winners": b.Winners, "payout": b.Payout, "digest": b.Digest, "seconds": secs})
-	}
-	fmt.Fprintf(c.stdout, "block %s: %s tickets, %s winners, %s € of prizes\ndigest %s\n%.2f s\n",
-		b.Name(), game.GroupDigits(b.Tickets), game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.Digest, secs)
-	return nil
 }
 
 func blockJSON(b ledger.Block) map[string]any {
@@ -78,201 +80,206 @@ func blockJSON(b ledger.Block) map[string]any {
 		"payout": b.Payout, "pack_size": b.PackSize, "digest": b.Digest, "created_at": b.CreatedAt}
 }
 
-func (c *cli) blocks(args []string) error {
-	fs := flag.NewFlagSet("blocks", flag.ContinueOnError)
+func (c *cli) blocks(fs *pflag.FlagSet) func([]string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	bs, err := l.Blocks(c.ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := []map[string]any{}
-		for _, b := range bs {
-			out = append(out, blockJSON(b))
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		return c.json(out)
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		bs, err := l.Blocks(c.ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := []map[string]any{}
+			for _, b := range bs {
+				out = append(out, blockJSON(b))
+			}
+			return c.json(out)
+		}
+		for _, b := range bs {
+			fmt.Fprintf(c.stdout, "%-9s %s tickets  %s winners  %s €  %s  %s\n", b.Name(), game.GroupDigits(b.Tickets),
+				game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.CreatedAt.Local().Format("2006-01-02 15:04"), b.Digest)
+		}
+		if len(bs) == 0 {
+			fmt.Fprintln(c.stdout, "no blocks yet: vegas-desk generate")
+		}
+		return nil
 	}
-	for _, b := range bs {
-		fmt.Fprintf(c.stdout, "%-9s %s tickets  %s winners  %s €  %s  %s\n", b.Name(), game.GroupDigits(b.Tickets),
-			game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.CreatedAt.Local().Format("2006-01-02 15:04"), b.Digest)
-	}
-	if len(bs) == 0 {
-		fmt.Fprintln(c.stdout, "no blocks yet: vegas-desk generate")
-	}
-	return nil
 }
 
-func blockFlags(fs *flag.FlagSet) (*int, *int) {
+func blockFlags(fs *pflag.FlagSet) (*int, *int) {
 	return fs.Int("game", defaultGame, "game code"), fs.Int("block", 0, "block number")
 }
 
-func (c *cli) report(args []string) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+func (c *cli) report(fs *pflag.FlagSet) func([]string) error {
 	code, block := blockFlags(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	if *block <= 0 {
-		return badInput("report: --block N is required (see vegas-desk blocks)")
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	r, err := l.Report(c.ctx, *code, *block)
-	if err != nil {
-		return err
-	}
-	line := func(t ledger.TierLine) map[string]any {
-		return map[string]any{"prize": t.Prize, "table": t.Table, "generated": t.Generated, "claimed": t.Claimed,
-			"claimed_sum": t.ClaimedSum, "outstanding": t.Outstanding, "liability": t.Liability}
-	}
-	if *asJSON {
-		tiers := []any{}
-		for _, t := range r.Tiers {
-			tiers = append(tiers, line(t))
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		return c.json(map[string]any{"block": blockJSON(r.Block), "tiers": tiers, "total": line(r.Total)})
-	}
-	fmt.Fprintf(c.stdout, "block %s  digest %s\n%10s %9s %10s %9s %12s %12s %14s\n", r.Block.Name(), r.Block.Digest,
-		"prize €", "table", "generated", "claimed", "claimed €", "outstanding", "liability €")
-	for _, t := range append(r.Tiers, r.Total) {
-		p := game.GroupDigits(t.Prize)
-		if t == r.Total {
-			p = "total"
+		if *block <= 0 {
+			return badInput("report: --block N is required (see vegas-desk blocks)")
 		}
-		fmt.Fprintf(c.stdout, "%10s %9s %10s %9s %12s %12s %14s\n", p, game.GroupDigits(t.Table), game.GroupDigits(t.Generated),
-			game.GroupDigits(t.Claimed), game.GroupDigits(t.ClaimedSum), game.GroupDigits(t.Outstanding), game.GroupDigits(t.Liability))
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		r, err := l.Report(c.ctx, *code, *block)
+		if err != nil {
+			return err
+		}
+		line := func(t ledger.TierLine) map[string]any {
+			return map[string]any{"prize": t.Prize, "table": t.Table, "generated": t.Generated, "claimed": t.Claimed,
+				"claimed_sum": t.ClaimedSum, "outstanding": t.Outstanding, "liability": t.Liability}
+		}
+		if *asJSON {
+			tiers := []any{}
+			for _, t := range r.Tiers {
+				tiers = append(tiers, line(t))
+			}
+			return c.json(map[string]any{"block": blockJSON(r.Block), "tiers": tiers, "total": line(r.Total)})
+		}
+		fmt.Fprintf(c.stdout, "block %s  digest %s\n%10s %9s %10s %9s %12s %12s %14s\n", r.Block.Name(), r.Block.Digest,
+			"prize €", "table", "generated", "claimed", "claimed €", "outstanding", "liability €")
+		for _, t := range append(r.Tiers, r.Total) {
+			p := game.GroupDigits(t.Prize)
+			if t == r.Total {
+				p = "total"
+			}
+			fmt.Fprintf(c.stdout, "%10s %9s %10s %9s %12s %12s %14s\n", p, game.GroupDigits(t.Table), game.GroupDigits(t.Generated),
+				game.GroupDigits(t.Claimed), game.GroupDigits(t.ClaimedSum), game.GroupDigits(t.Outstanding), game.GroupDigits(t.Liability))
+		}
+		return nil
 	}
-	return nil
 }
 
-func (c *cli) export(args []string) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+func (c *cli) export(fs *pflag.FlagSet) func([]string) error {
 	code, block := blockFlags(fs)
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		if *block <= 0 {
+			return badInput("export: --block N is required (see vegas-desk blocks)")
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		if l.Kind() == "back-office" {
+			fmt.Fprintln(c.stderr, "vegas-desk: export: WARNING: the output gives every ticket's full serial and prize; whoever reads it can claim every unpaid winner: keep it like cash, and never on a counter")
+		}
+		return l.Export(c.ctx, *code, *block, c.stdout, nil)
 	}
-	if *block <= 0 {
-		return badInput("export: --block N is required (see vegas-desk blocks)")
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	if l.Kind() == "back-office" {
-		fmt.Fprintln(c.stderr, "vegas-desk: export: WARNING: the output gives every ticket's full serial and prize; whoever reads it can claim every unpaid winner: keep it like cash, and never on a counter")
-	}
-	return l.Export(c.ctx, *code, *block, c.stdout, nil)
 }
 
-func (c *cli) verify(args []string) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+func (c *cli) verify(fs *pflag.FlagSet) func([]string) error {
 	code, block := blockFlags(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	head := fs.String("head", "", "a journal head kept outside the ledger (a receipt, a checkpoint): the chain must still hold it unchanged")
 	keyHex := fs.String("key", "", "a counter ledger: the back office's public key, which must have signed its seal")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	g := *code
-	if *block == 0 && !flagSet(fs, "game") {
-		g = 0
-	}
-	r, err := l.Verify(c.ctx, g, *block, nil)
-	if err != nil {
-		return err
-	}
-	if *keyHex != "" {
-		key, err := signing.ParsePublicKey(*keyHex)
-		if err != nil {
-			return badInput("verify: --key: %v", err)
-		}
-		if l.Kind() != "counter" {
-			return badInput("verify: --key checks a counter ledger's seal; this is the back office's ledger")
-		}
-		if r.Key != key.String() {
-			r.Problems = append(r.Problems, ledger.Problem{Where: "seal", What: fmt.Sprintf("signed by key %s, not by %s", r.Key, key)})
-		}
-	}
-	var anchor *ledger.Anchor
-	if *head != "" {
-		a, err := l.CheckHead(c.ctx, *head)
-		switch {
-		case errors.Is(err, ledger.ErrNotAnchored):
-			r.Problems = append(r.Problems, ledger.Problem{Where: "journal head " + *head, What: err.Error()})
-		case err != nil:
-			return badInput("verify: --head: %v", err)
-		default:
-			anchor = &a
-		}
-	}
-	if *asJSON {
-		probs := []any{}
-		for _, p := range r.Problems {
-			probs = append(probs, map[string]any{"where": p.Where, "what": p.What})
-		}
-		out := map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}
-		if r.Key != "" {
-			out["sealed_by"] = r.Key
-		}
-		if err := c.json(out); err != nil {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-	} else {
-		for _, p := range r.Problems {
-			fmt.Fprintln(c.stdout, terminal(p.String()))
+		l, err := c.read()
+		if err != nil {
+			return err
 		}
-		status := "OK"
+		defer l.Close()
+		g := *code
+		if *block == 0 && !flagSet(fs, "game") {
+			g = 0
+		}
+		r, err := l.Verify(c.ctx, g, *block, nil)
+		if err != nil {
+			return err
+		}
+		if *keyHex != "" {
+			key, err := signing.ParsePublicKey(*keyHex)
+			if err != nil {
+				return badInput("verify: --key: %v", err)
+			}
+			if l.Kind() != "counter" {
+				return badInput("verify: --key checks a counter ledger's seal; this is the back office's ledger")
+			}
+			if r.Key != key.String() {
+				r.Problems = append(r.Problems, ledger.Problem{Where: "seal", What: fmt.Sprintf("signed by key %s, not by %s", r.Key, key)})
+			}
+		}
+		var anchor *ledger.Anchor
+		if *head != "" {
+			a, err := l.CheckHead(c.ctx, *head)
+			switch {
+			case errors.Is(err, ledger.ErrNotAnchored):
+				r.Problems = append(r.Problems, ledger.Problem{Where: "journal head " + *head, What: err.Error()})
+			case err != nil:
+				return badInput("verify: --head: %v", err)
+			default:
+				anchor = &a
+			}
+		}
+		if *asJSON {
+			probs := []any{}
+			for _, p := range r.Problems {
+				probs = append(probs, map[string]any{"where": p.Where, "what": p.What})
+			}
+			out := map[string]any{"ok": r.OK(), "blocks": r.Blocks, "tickets": r.Tickets, "entries": r.Entries, "head": r.Head, "problems": probs}
+			if r.Key != "" {
+				out["sealed_by"] = r.Key
+			}
+			if err := c.json(out); err != nil {
+				return err
+			}
+		} else {
+			for _, p := range r.Problems {
+				fmt.Fprintln(c.stdout, terminal(p.String()))
+			}
+			status := "OK"
+			if !r.OK() {
+				status = fmt.Sprintf("%d PROBLEM(S)", len(r.Problems))
+			}
+			fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
+			if r.Key != "" {
+				fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", terminal(l.CounterDesk()), r.Key)
+			}
+			if anchor != nil {
+				fmt.Fprintf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, anchor.Kind,
+					anchor.At.Local().Format("2006-01-02 15:04:05"))
+			}
+			if r.Head != "" {
+				fmt.Fprintf(c.stdout, "journal head %s (keep it outside the file: verify --head %s must pass later)\n", r.Head, r.Head)
+			}
+		}
 		if !r.OK() {
-			status = fmt.Sprintf("%d PROBLEM(S)", len(r.Problems))
+			fmt.Fprintf(c.stderr, "vegas-desk: verify: %d problem(s): the ledger does not match its records\n", len(r.Problems))
+			return errRefused
 		}
-		fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
-		if r.Key != "" {
-			fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", terminal(l.CounterDesk()), r.Key)
-		}
-		if anchor != nil {
-			fmt.Fprintf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, anchor.Kind,
-				anchor.At.Local().Format("2006-01-02 15:04:05"))
-		}
-		if r.Head != "" {
-			fmt.Fprintf(c.stdout, "journal head %s (keep it outside the file: verify --head %s must pass later)\n", r.Head, r.Head)
-		}
+		return nil
 	}
-	if !r.OK() {
-		fmt.Fprintf(c.stderr, "vegas-desk: verify: %d problem(s): the ledger does not match its records\n", len(r.Problems))
-		return errRefused
-	}
-	return nil
 }
 
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// flagSet reports whether the command line gave fs's flag name.
+func flagSet(fs *pflag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	return f != nil && f.Changed
 }
 
-func (c *cli) catalogue(args []string) error {
-	fs := flag.NewFlagSet("catalogue", flag.ContinueOnError)
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
+func (c *cli) catalogue(fs *pflag.FlagSet) func([]string) error {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		fmt.Fprint(c.stdout, game.CatalogueText())
+		return nil
 	}
-	fmt.Fprint(c.stdout, game.CatalogueText())
-	return nil
 }

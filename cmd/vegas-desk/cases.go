@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -13,74 +14,73 @@ import (
 // cases lists the double payments (a ticket a counter paid offline that
 // another payment paid already: ledger.Case), open ones unless --all;
 // "cases close PAYMENT --reason TEXT" closes one by a recorded decision.
-func (c *cli) cases(args []string) error {
-	if len(args) > 0 && args[0] == "close" {
-		return c.closeCase(args[1:])
-	}
-	fs := flag.NewFlagSet("cases", flag.ContinueOnError)
+func (c *cli) cases(fs *pflag.FlagSet) func([]string) error {
 	all := fs.Bool("all", false, "the closed cases too")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument (or: close PAYMENT --reason TEXT)"); err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	cs, err := l.Cases(c.ctx)
-	if err != nil {
-		return err
-	}
-	var shown []ledger.Case
-	for _, k := range cs {
-		if *all || !k.Closed {
-			shown = append(shown, k)
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument (or: close PAYMENT --reason TEXT)"); err != nil {
+			return err
 		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		cs, err := l.Cases(c.ctx)
+		if err != nil {
+			return err
+		}
+		var shown []ledger.Case
+		for _, k := range cs {
+			if *all || !k.Closed {
+				shown = append(shown, k)
+			}
+		}
+		if *asJSON {
+			return c.json(casesJSON(shown))
+		}
+		for i := range shown {
+			fmt.Fprint(c.stdout, c.describeCase(&shown[i]))
+		}
+		if len(shown) == 0 {
+			fmt.Fprintln(c.stdout, "no open double payment")
+		}
+		return nil
 	}
-	if *asJSON {
-		return c.json(casesJSON(shown))
-	}
-	for i := range shown {
-		fmt.Fprint(c.stdout, describeCase(&shown[i]))
-	}
-	if len(shown) == 0 {
-		fmt.Fprintln(c.stdout, "no open double payment")
-	}
-	return nil
 }
 
-func (c *cli) closeCase(args []string) error {
-	fs := flag.NewFlagSet("cases close", flag.ContinueOnError)
+func (c *cli) closeCase(fs *pflag.FlagSet) func([]string) error {
 	reason := fs.String("reason", "", "the decision that closes the case: the money recovered, written off… (required)")
 	desk := fs.String("desk", "", "desk ID")
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.positional(fs, args, 1, "one PAYMENT number (the double payment's, as the cases command shows)")
-	if err != nil {
-		return err
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one PAYMENT number (the double payment's, as the cases command shows)")
+		if err != nil {
+			return err
+		}
+		id, err := strconv.ParseInt(pos[0], 10, 64)
+		if err != nil || id <= 0 {
+			return badInput("cases close: payment number %q: want the number the cases command shows", pos[0])
+		}
+		if strings.TrimSpace(*reason) == "" {
+			return badInput("cases close: --reason is required: say what was decided (the money recovered, written off…)")
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		k, err := l.CloseCase(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.json(caseJSON(&k))
+		}
+		fmt.Fprintf(c.stdout, "case %d closed %s by %s: %s\n", k.Number, k.ClosedAt.Local().Format(timeLayout), terminal(k.ClosedBy), terminal(k.Decision))
+		return nil
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || id <= 0 {
-		return badInput("cases close: payment number %q: want the number the cases command shows", pos[0])
-	}
-	if strings.TrimSpace(*reason) == "" {
-		return badInput("cases close: --reason is required: say what was decided (the money recovered, written off…)")
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	k, err := l.CloseCase(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return c.json(caseJSON(&k))
-	}
-	fmt.Fprintf(c.stdout, "case %d closed %s by %s: %s\n", k.Number, k.ClosedAt.Local().Format(timeLayout), terminal(k.ClosedBy), terminal(k.Decision))
-	return nil
 }
 
 // casesJSON is cases' JSON, [] for none.
@@ -103,7 +103,7 @@ func caseJSON(k *ledger.Case) map[string]any {
 
 // describeCase is a case's lines: the amount to recover, both payments,
 // the decision or how to record one.
-func describeCase(k *ledger.Case) string {
+func (c *cli) describeCase(k *ledger.Case) string {
 	var b strings.Builder
 	state := "OPEN"
 	if k.Closed {
@@ -111,7 +111,7 @@ func describeCase(k *ledger.Case) string {
 	}
 	fmt.Fprintf(&b, "case %d: ticket %s paid twice, %s € to recover — %s\n", k.Number, k.Serial, game.GroupDigits(k.Amount), state)
 	for _, p := range []*ledger.Claim{&k.First, &k.Second} {
-		line := "  " + describeClaim(p)
+		line := "  " + c.describeClaim(p)
 		if p.Voided {
 			line += fmt.Sprintf("  VOIDED by %q: %s", p.VoidedBy, terminal(p.VoidReason))
 		}

@@ -1,49 +1,51 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 )
 
-func (c *cli) void(args []string) error {
-	fs := flag.NewFlagSet("void", flag.ContinueOnError)
+func (c *cli) void(fs *pflag.FlagSet) func([]string) error {
 	reason := fs.String("reason", "", "why the claim is voided (required)")
 	desk := fs.String("desk", "", "desk ID")
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.positional(fs, args, 1, "one PAYMENT number")
-	if err != nil {
-		return err
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one PAYMENT number")
+		if err != nil {
+			return err
+		}
+		id, err := strconv.ParseInt(pos[0], 10, 64)
+		if err != nil || id <= 0 {
+			return badInput("void: payment number %q: want the number the claims command shows", pos[0])
+		}
+		if strings.TrimSpace(*reason) == "" {
+			return badInput("void: --reason is required: say why the claim is voided")
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		cl, err := l.Void(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return c.json(claimJSON(&cl))
+		}
+		fmt.Fprint(c.stdout, c.tr("payment %d voided %s by %s: %s\n", cl.Number, cl.VoidedAt.Local().Format(timeLayout), terminal(cl.VoidedBy), terminal(cl.VoidReason)))
+		return nil
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || id <= 0 {
-		return badInput("void: payment number %q: want the number the claims command shows", pos[0])
-	}
-	if strings.TrimSpace(*reason) == "" {
-		return badInput("void: --reason is required: say why the claim is voided")
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	cl, err := l.Void(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return c.json(claimJSON(&cl))
-	}
-	fmt.Fprintf(c.stdout, "payment %d voided %s by %s: %s\n", cl.Number, cl.VoidedAt.Local().Format(timeLayout), terminal(cl.VoidedBy), terminal(cl.VoidReason))
-	return nil
 }
 
-func (c *cli) claimFilter(fs *flag.FlagSet) func() (ledger.ClaimFilter, error) {
+func (c *cli) claimFilter(fs *pflag.FlagSet) func() (ledger.ClaimFilter, error) {
 	code := fs.Int("game", 0, "game code (default: all)")
 	block := fs.Int("block", 0, "block number (default: all)")
 	since := fs.String("since", "", "from this date (local time)")
@@ -63,130 +65,132 @@ func (c *cli) claimFilter(fs *flag.FlagSet) func() (ledger.ClaimFilter, error) {
 	}
 }
 
-func (c *cli) claims(args []string) error {
-	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+func (c *cli) claims(fs *pflag.FlagSet) func([]string) error {
 	filter := c.claimFilter(fs)
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
 	withIdentity := fs.Bool("with-identity", false, "add the winners' identities (personal data) to --csv or --json")
 	asJSONL := fs.Bool("jsonl", false, "a counter ledger's journal with its hashes, for import-claims at the back office")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	if *asCSV && *asJSON || *asJSONL && (*asCSV || *asJSON) {
-		return badInput("claims: choose one of --csv, --json and --jsonl")
-	}
-	if *withIdentity && !*asCSV && !*asJSON {
-		return badInput("claims: --with-identity goes with --csv or --json")
-	}
-	f, err := filter()
-	if err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	if *asJSONL {
-		if f != (ledger.ClaimFilter{}) {
-			return badInput("claims --jsonl: the export is the whole journal; drop --block, --since, --until and --desk")
-		}
-		return l.ExportJournal(c.ctx, c.stdout)
-	}
-	cs, err := l.Claims(c.ctx, f)
-	if err != nil {
-		return err
-	}
-	var ids map[int64]ledger.Winner
-	if *withIdentity {
-		if ids, err = l.Identities(c.ctx); err != nil {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-	}
-	switch {
-	case *asJSON:
-		out := []any{}
-		for i := range cs {
-			out = append(out, withWinner(claimJSON(&cs[i]), ids, cs[i].Entry))
+		if *asCSV && *asJSON || *asJSONL && (*asCSV || *asJSON) {
+			return badInput("claims: choose one of --csv, --json and --jsonl")
 		}
-		return c.json(out)
-	case *asCSV && ids != nil:
-		return ledger.WriteCSVWithIdentity(c.stdout, cs, ids)
-	case *asCSV:
-		return ledger.WriteCSV(c.stdout, cs)
-	}
-	doubles := map[int64]ledger.Case{} // by either payment's number
-	if l.CounterDesk() == "" {
-		ks, err := l.Cases(c.ctx)
+		if *withIdentity && !*asCSV && !*asJSON {
+			return badInput("claims: --with-identity goes with --csv or --json")
+		}
+		f, err := filter()
 		if err != nil {
 			return err
 		}
-		for _, k := range ks {
-			doubles[k.First.Number], doubles[k.Second.Number] = k, k
+		l, err := c.read()
+		if err != nil {
+			return err
 		}
+		defer l.Close()
+		if *asJSONL {
+			if f != (ledger.ClaimFilter{}) {
+				return badInput("claims --jsonl: the export is the whole journal; drop --block, --since, --until and --desk")
+			}
+			return l.ExportJournal(c.ctx, c.stdout)
+		}
+		cs, err := l.Claims(c.ctx, f)
+		if err != nil {
+			return err
+		}
+		var ids map[int64]ledger.Winner
+		if *withIdentity {
+			if ids, err = l.Identities(c.ctx); err != nil {
+				return err
+			}
+		}
+		switch {
+		case *asJSON:
+			out := []any{}
+			for i := range cs {
+				out = append(out, withWinner(claimJSON(&cs[i]), ids, cs[i].Entry))
+			}
+			return c.json(out)
+		case *asCSV && ids != nil:
+			return ledger.WriteCSVWithIdentity(c.stdout, cs, ids)
+		case *asCSV:
+			return ledger.WriteCSV(c.stdout, cs)
+		}
+		doubles := map[int64]ledger.Case{} // by either payment's number
+		if l.CounterDesk() == "" {
+			ks, err := l.Cases(c.ctx)
+			if err != nil {
+				return err
+			}
+			for _, k := range ks {
+				doubles[k.First.Number], doubles[k.Second.Number] = k, k
+			}
+		}
+		for _, cl := range cs {
+			line := c.describeClaim(&cl) + "  " + cl.Serial
+			if cl.Voided {
+				line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
+			}
+			if k, ok := doubles[cl.Number]; ok && !k.Closed {
+				line += fmt.Sprintf("  DOUBLE PAYMENT: case %d open (vegas-desk cases)", k.Number)
+			}
+			fmt.Fprintln(c.stdout, line)
+		}
+		return nil
 	}
-	for _, cl := range cs {
-		line := describeClaim(&cl) + "  " + cl.Serial
-		if cl.Voided {
-			line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
-		}
-		if k, ok := doubles[cl.Number]; ok && !k.Closed {
-			line += fmt.Sprintf("  DOUBLE PAYMENT: case %d open (vegas-desk cases)", k.Number)
-		}
-		fmt.Fprintln(c.stdout, line)
-	}
-	return nil
 }
 
-func (c *cli) daily(args []string) error {
-	fs := flag.NewFlagSet("daily", flag.ContinueOnError)
+func (c *cli) daily(fs *pflag.FlagSet) func([]string) error {
 	filter := c.claimFilter(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	day := fs.String("day", "", "one counter's day report (with --desk)")
 	out := fs.String("o", "", "the day report as PDF (with --day)")
 	asCSV := fs.Bool("csv", false, "the day report as CSV (with --day)")
 	queue := fs.String("printer", "", "print the day report on this CUPS queue (with --day; lpstat -e lists them)")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	f, err := filter()
-	if err != nil {
-		return err
-	}
-	if *day != "" {
-		return c.dayReport(f.Desk, *day, *out, *queue, *asJSON, *asCSV)
-	}
-	if *out != "" || *asCSV || *queue != "" {
-		return badInput("daily: -o, --csv and --printer go with --day DATE (a counter's day report)")
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	ds, err := l.DailyReport(c.ctx, f)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := []any{}
-		for _, d := range ds {
-			out = append(out, map[string]any{"day": d.Day, "desk": d.Desk, "count": d.Count, "sum": d.Sum})
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		return c.json(out)
+		f, err := filter()
+		if err != nil {
+			return err
+		}
+		if *day != "" {
+			return c.dayReport(f.Desk, *day, *out, *queue, *asJSON, *asCSV)
+		}
+		if *out != "" || *asCSV || *queue != "" {
+			return badInput("daily: -o, --csv and --printer go with --day DATE (a counter's day report)")
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		ds, err := l.DailyReport(c.ctx, f)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := []any{}
+			for _, d := range ds {
+				out = append(out, map[string]any{"day": d.Day, "desk": d.Desk, "count": d.Count, "sum": d.Sum})
+			}
+			return c.json(out)
+		}
+		// Every day and desk, then the total, also when no claim stands.
+		line := func(day, desk string, n, sum int) {
+			fmt.Fprintf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, terminal(desk), n, plural(n, "claim", "claims"), game.GroupDigits(sum))
+		}
+		n, sum := 0, 0
+		for _, d := range ds {
+			line(d.Day, d.Desk, d.Count, d.Sum)
+			n, sum = n+d.Count, sum+d.Sum
+		}
+		line("total", "", n, sum)
+		return nil
 	}
-	// Every day and desk, then the total, also when no claim stands.
-	line := func(day, desk string, n, sum int) {
-		fmt.Fprintf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, terminal(desk), n, plural(n, "claim", "claims"), game.GroupDigits(sum))
-	}
-	n, sum := 0, 0
-	for _, d := range ds {
-		line(d.Day, d.Desk, d.Count, d.Sum)
-		n, sum = n+d.Count, sum+d.Sum
-	}
-	line("total", "", n, sum)
-	return nil
 }
 
 // withWinner adds the winner's identity of claim entry to a claim's JSON,

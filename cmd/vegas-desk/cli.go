@@ -4,98 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/platform"
 )
-
-const usage = `usage: vegas-desk [--db PATH] [COMMAND [ARGS]]
-
-With no command, opens the desktop app (on the ledger of --db or VEGAS_DESK_DB,
-else the one last chosen in the app's settings).
-
-  generate [--seed HEX] [--game CODE] [--activate] [--demo] [--json]   generate the next block of a game
-  blocks [--json]                                list the blocks
-  lookup SERIAL [--desk ID] [--limit EUROS] [--json]   a ticket by serial, and what a claim would answer
-  check [--desk ID] [--limit EUROS] [--json] FILE|-    check one ticket in the interchange format
-  claim SERIAL [--desk ID] [--operator NAME] [--method serial|contents] [--request ID] [--limit EUROS]
-        [--winner-name NAME --winner-doc CNI|passeport|"titre de séjour"|"permis de conduire" --winner-doc-number N] [--json]
-  void PAYMENT --reason TEXT [--desk ID] [--operator NAME]   void a payment (its number)
-  claims [--block N] [--since DATE] [--until DATE] [--desk ID] [--csv|--json|--jsonl] [--with-identity]
-  daily [--since DATE] [--until DATE] [--desk ID] [--json]   claims per day and desk
-  daily --desk ID --day DATE [-o FILE.pdf|--csv|--json] [--printer QUEUE]   a counter's day report
-  emission [--game CODE] [--on-sale DAY] [--end-of-sale DAY] [--deadline DAY] [--json]
-                                                 show or set the emission's dates
-  packs deliver --block N --packs A-B --desk ID  send packs to a counter
-  packs receive|activate|settle|return|stolen|destroyed [--block N] PACK...
-                                                 move packs (numbers, ranges A-B or pack codes)
-  packs list [--block N] [--desk ID] [--state S] [--json]    where the packs are
-  packs labels --block N --packs A-B (-o FILE.pdf|--printer QUEUE) [--roll]   a label per pack, with its barcode
-  attempts [--reason R] [--since DATE] [--desk ID] [--json]  refused attempts (stolen: flagged)
-  referrals [--json]                             prizes above a counter's limit, to pay here
-  cases [--all] [--json]                         double payments (a counter's imported payment of a ticket paid already)
-  cases close PAYMENT --reason TEXT [--desk ID] [--operator NAME]   close one by a recorded decision
-  receipt PAYMENT (-o FILE.pdf|--printer QUEUE) [--json]   a payment's receipt, written or printed
-  settlement --desk ID --since DAY --until DAY [-o FILE.pdf|--csv|--json]
-                                                 what a counter and the operator owe each other
-  settings [--identity-threshold EUROS] [--commission PERCENT] [--claim-days N] [--json]
-  print --block N --packs A-B -o FILE.pdf [--operator NAME]   demonstration sheets, 4 tickets an A4 page
-                                                 (a real ledger: packs in stock only, serials covered, packs destroyed)
-  report --block N [--json]                      a block's prizes, claims and liability
-  export --block N                               a block as JSON Lines on stdout
-  verify [--block N] [--head HEX] [--key PUBKEY] [--json]   check every ticket, digest and the journal
-  catalogue                                      the ways to win of a block
-  render SERIAL -o FILE                          draw a ticket as PNG
-  desks add ID [--limit EUROS] [--json]          add a counter (a row; its desk file: --out, below)
-  desks list [--json]                            the counters, their state and certificates (serial, expiry)
-  desks disable|enable|unlock ID | desks limit ID EUROS
-  copy FROM TO [--json]                          copy a whole ledger (file or postgres:// URL): a new ledger, an id of its own
-  copy --restore FROM TO [--json]                a copy that replaces the original (its id, desk files; the original serves no more)
-  backup --dir DIR [--keep N] [--json]           a verified backup of the ledger, while it serves
-  upgrade [--backup-dir DIR] [--dry-run] [--json]   upgrade a ledger of an earlier vegas-desk in place
-  load --server URL [--dir DIR] [--counters N] [--seconds S] [--json] [--yes-this-is-a-test]
-                                                 a ledger's capacity test, through vegas-desk serve of --db
-  serve --init [--dir DIR] [--host H,H] [--cert F --key F]   make the ledger's certificate authority
-  serve [--listen HOST:PORT] [--dir DIR] [--cert F --key F] [--log-format text|json] [--metrics HOST:PORT]
-                                                 the validation server counters ask (mTLS); its log on
-                                                 the standard error, /metrics and /healthz on --metrics
-        [--backup-dir DIR --backup-every 1h --backup-keep N]   with a verified backup on a schedule
-  serve --check [serve's flags]                  check the settings (ledger, authority, key, addresses), exit
-  serve --install-unit [--unit-user NAME] [--pgpass FILE] [serve's flags]   print a systemd unit of serve
-  service install [serve's flags] | service remove|start|stop    (Windows) serve as a Windows service
-  desks add ID --out ID.desk [--dir DIR] [--limit EUROS]     (with serve) the counter's desk file
-  desks cert ID --out ID.desk [--dir DIR] [--keep-old]       a new desk file; its earlier ones revoked unless --keep-old
-  desks revoke ID --cert SERIAL|FILE                         refuse one of a desk's certificates (a desk file stolen)
-
-  keygen -o FILE                                 make the back office's signing key (asks a passphrase)
-  counter-ledger --desk ID [--block N ...] [--limit EUROS] --key-file F -o FILE
-                                                 seal blocks into a ledger for one offline counter
-  claims --jsonl                                 (on a counter ledger) its journal, for import-claims
-  import-claims FILE [--json]                    record a counter's payments at the back office
-  certificate --block N --key-file F [-o FILE.pdf] [--json]   sign a block's certificate
-  verify-certificate FILE --key PUBKEY           check a certificate, checkpoint or counter ledger
-  checkpoint --key-file F [-o FILE]              sign the journal head, to keep outside the ledger
-
---game CODE (default 531) picks the game where a block is named.
---db PATH|URL (or VEGAS_DESK_DB) picks the ledger: a file, or a shared PostgreSQL ledger
-(postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass); commands default to
-$XDG_DATA_HOME/vegas-desk/ledger.db (Windows: %LOCALAPPDATA%\vegas-desk\ledger.db).
---server https://HOST:PORT --desk-cert FILE (or VEGAS_DESK_SERVER, VEGAS_DESK_CERT): a counter
-asks the validation server (vegas-desk serve) as the desk of its desk file, instead of --db
-(which refuses an http(s):// address).
---printer QUEUE prints through CUPS (lp -d QUEUE); lpstat -e lists the queues. On Windows
-through the spooler: QUEUE is a printer's name as Windows lists it.
-Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mismatch), 2 bad input.
-`
 
 // exit codes
 const (
@@ -105,11 +30,16 @@ const (
 )
 
 // usageError is bad input or usage: exit 2.
-type usageError struct{ msg string }
+// Its format and arguments are kept: the message is translated as it is
+// printed (cli.say).
+type usageError struct {
+	format string
+	args   []any
+}
 
-func (e usageError) Error() string { return e.msg }
+func (e usageError) Error() string { return fmt.Sprintf(e.format, e.args...) }
 
-func badInput(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func badInput(format string, args ...any) error { return usageError{format, args} }
 
 // cli holds one run's streams and global options.
 type cli struct {
@@ -120,6 +50,9 @@ type cli struct {
 	// to ask it with (--server, --desk-cert).
 	server, deskCert string
 	ctx              context.Context
+	// lang and p: the command line's language, and its messages' printer.
+	lang language.Tag
+	p    *message.Printer
 }
 
 // run executes one command line and returns the exit status.
@@ -129,71 +62,44 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c.ctx = ctx
-	// Global flags come before the command.
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		name, val, has := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
-		switch name {
-		case "db":
-			if !has {
-				if len(args) < 2 {
-					return c.fail(badInput("--db needs a file name"))
-				}
-				val, args = args[1], args[1:]
-			}
-			c.db = val
-		case "server", "desk-cert":
-			if !has {
-				if len(args) < 2 {
-					return c.fail(badInput("--%s needs a value", name))
-				}
-				val, args = args[1], args[1:]
-			}
-			if name == "server" {
-				c.server = val
-			} else {
-				c.deskCert = val
-			}
-		case "h", "help":
-			fmt.Fprint(stdout, usage)
-			return exitOK
-		default:
-			return c.fail(badInput("unknown option %s before the command\n%s", args[0], usage))
+	c.lang = cliLanguage()
+	c.p = message.NewPrinter(c.lang)
+	root := c.commands()
+	c.translateHelp(root)
+	root.SetArgs(goFlags(args))
+	root.SetIn(stdin)
+	root.SetOut(c.stdout)
+	root.SetErr(stderr)
+	ran := false
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		ran = true
+		return checkDB(c.db)
+	}
+	err := root.ExecuteContext(ctx)
+	if err != nil && !ran {
+		// cobra's own: an unknown command or flag, a flag's bad value.
+		var ue usageError
+		if !errors.As(err, &ue) {
+			err = badInput("%v (see vegas-desk %s--help)", err, helpPath(root, args))
 		}
-		args = args[1:]
 	}
-	if err := checkDB(c.db); err != nil {
-		return c.fail(err)
-	}
-	if len(args) == 0 {
-		if c.server != "" {
-			// The app asks the server with the desk file of --desk-cert.
-			os.Setenv("VEGAS_DESK_CERT", c.deskCert)
-			return c.fail(openApp(c.server))
+	return c.fail(err)
+}
+
+// goFlags rewrites the flags written as Go's flag package took them
+// before cobra, -name, as --name: scripts written so go on working. A
+// one-letter flag (-o) and "-" are kept; after "--", nothing is changed.
+func goFlags(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "--" {
+			break
 		}
-		// Without --db or VEGAS_DESK_DB the app reopens the ledger last
-		// chosen in its settings, or its own default.
-		return c.fail(openApp(c.db))
+		if len(a) > 2 && a[0] == '-' && 'a' <= a[1] && a[1] <= 'z' {
+			out[i] = "-" + a
+		}
 	}
-	cmds := map[string]func([]string) error{
-		"generate": c.generate, "blocks": c.blocks, "lookup": c.lookup, "check": c.check,
-		"claim": c.claim, "void": c.void, "claims": c.claims, "daily": c.daily, "report": c.report,
-		"export": c.export, "verify": c.verify, "catalogue": c.catalogue, "render": c.render,
-		"desks": c.desks, "copy": c.copyLedger,
-		"emission": c.emission, "packs": c.packs, "attempts": c.attempts, "referrals": c.referrals, "cases": c.cases,
-		"receipt": c.receipt, "settlement": c.settlement, "settings": c.settings, "print": c.print,
-		"keygen": c.keygen, "counter-ledger": c.counterLedger, "import-claims": c.importClaims,
-		"certificate": c.certificate, "verify-certificate": c.verifyCertificate, "checkpoint": c.checkpoint,
-		"load": c.load, "serve": c.serve, "service": c.service, "upgrade": c.upgrade, "backup": c.backup,
-	}
-	if args[0] == "help" {
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	f, ok := cmds[args[0]]
-	if !ok {
-		return c.fail(badInput("unknown command %q\n%s", args[0], usage))
-	}
-	return c.fail(f(args[1:]))
+	return out
 }
 
 // defaultGame is the game code of VEGAS in a new ledger.
@@ -213,7 +119,7 @@ func (c *cli) fail(err error) int {
 	if c.readerGone() {
 		return exitOK // the reader of the output had what it wanted (pipe.go)
 	}
-	fmt.Fprintln(c.stderr, "vegas-desk:", termLines(err.Error()))
+	fmt.Fprintln(c.stderr, "vegas-desk:", termLines(c.say(err)))
 	var ue usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat),
@@ -331,46 +237,25 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 	return w.Lookup(c.ctx, serial, who, limit) // recorded now
 }
 
-// flags parses a command's flags wherever they are among its positional
-// arguments and returns the positional ones. --db is accepted everywhere.
-// Every command names the file it writes -o, which checkOut checks here,
-// before any work: no command can write a document over a ledger.
-func (c *cli) flags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.db, "db", c.db, "ledger file")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, badInput("%s: %v (see vegas-desk help)", fs.Name(), err)
+// flags checks a command's flags, parsed by cobra, and returns its
+// positional arguments. Every command names the file it writes -o, which
+// checkOut checks here, before any work: no command can write a document
+// over a ledger.
+func (c *cli) flags(fs *pflag.FlagSet, args []string) ([]string, error) {
+	if out := fs.Lookup("o"); out != nil {
+		if err := c.checkOut(out.Value.String()); err != nil {
+			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
 		}
-		args = fs.Args()
-		if len(args) == 0 || args[0] == "--" {
-			if len(args) > 0 {
-				pos = append(pos, args[1:]...)
-			}
-			if err := checkDB(c.db); err != nil {
-				return nil, err
-			}
-			if out := fs.Lookup("o"); out != nil {
-				if err := c.checkOut(out.Value.String()); err != nil {
-					return nil, fmt.Errorf("%s: %w", fs.Name(), err)
-				}
-			}
-			return pos, nil
-		}
-		pos, args = append(pos, args[0]), args[1:]
 	}
+	return args, nil
 }
 
-func (c *cli) positional(fs *flag.FlagSet, args []string, n int, what string) ([]string, error) {
-	pos, err := c.flags(fs, args)
-	if err != nil {
-		return nil, err
+// positional is flags, and wants n positional arguments (what).
+func (c *cli) positional(fs *pflag.FlagSet, args []string, n int, what string) ([]string, error) {
+	if len(args) != n {
+		return nil, badInput("%s: want %s, got %d argument(s) (see vegas-desk %s --help)", fs.Name(), c.text(what), len(args), fs.Name())
 	}
-	if len(pos) != n {
-		return nil, badInput("%s: want %s, got %d argument(s) (see vegas-desk help)", fs.Name(), what, len(pos))
-	}
-	return pos, nil
+	return c.flags(fs, args)
 }
 
 func (c *cli) json(v any) error {
@@ -433,8 +318,10 @@ func (f *limitFlag) Set(s string) error {
 	return nil
 }
 
+func (f *limitFlag) Type() string { return "EUROS" }
+
 // addLimitFlag defines --limit on fs.
-func addLimitFlag(fs *flag.FlagSet, usage string) *limitFlag {
+func addLimitFlag(fs *pflag.FlagSet, usage string) *limitFlag {
 	f := &limitFlag{ledger.NoLimit}
 	fs.Var(f, "limit", usage)
 	return f

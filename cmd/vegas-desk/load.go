@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -26,8 +27,7 @@ import (
 // so it refuses a ledger that is not a demonstration ledger unless told,
 // and then claims only tickets of stock packs it delivers to its own
 // desks (stockFor).
-func (c *cli) load(args []string) (err error) {
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 	counters := fs.Int("counters", 4, "how many counters claim at once (1–64)")
 	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
 	asJSON := fs.Bool("json", false, "JSON output (the progress lines go to the standard error)")
@@ -35,79 +35,81 @@ func (c *cli) load(args []string) (err error) {
 	server := fs.String("server", "", "measure the validation server at this URL (vegas-desk serve of --db), its counters with desk files")
 	dir := fs.String("dir", defaultServeDir(), "(--server) the authority's directory, which signs the counters' desk files")
 	pass := fs.String("passphrase-file", "", "(--server) the file holding the authority key's passphrase")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	if c.server != "" && *server == "" {
-		*server = c.server
-	}
-	c.server = "" // --db is the back office's ledger, which knows the serials
-	switch {
-	case *server == "":
-		return badInput("load: give --server https://HOST:PORT, the validation server (vegas-desk serve) of --db: a load test measures it, as counters ask it (they have no database login)")
-	case *counters < 1 || *counters > 64:
-		return badInput("load: --counters %d: give 1 to 64", *counters)
-	case *seconds <= 0 || *seconds > 3600:
-		return badInput("load: --seconds %g: give more than 0, at most 3600", *seconds)
-	}
-	bo, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer bo.Close()
-	if !bo.Demo() && !*yes {
-		return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
-	}
-	var own *ownPacks
-	if !bo.Demo() {
-		if own, err = stockFor(c.ctx, bo, *counters); err != nil {
+	return func(args []string) (err error) {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		// A real ledger: only packs of its stock that load delivers to its
-		// own desks, destroyed after (their tickets claimed), and its desks
-		// disabled, even when the test fails or is interrupted.
-		defer func() { err = errors.Join(err, own.leave(context.WithoutCancel(c.ctx), bo, c.stderr)) }()
-	}
-	logins, err := serverDesks(c, bo, *counters, *server, *dir, *pass)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, l := range logins {
-			l.Close()
+		if c.server != "" && *server == "" {
+			*server = c.server
 		}
-	}()
-	var packs [][]int
-	var b ledger.Block
-	if bo.Demo() {
-		var all []int
-		if all, b, err = onSale(c.ctx, bo); err != nil {
+		c.server = "" // --db is the back office's ledger, which knows the serials
+		switch {
+		case *server == "":
+			return badInput("load: give --server https://HOST:PORT, the validation server (vegas-desk serve) of --db: a load test measures it, as counters ask it (they have no database login)")
+		case *counters < 1 || *counters > 64:
+			return badInput("load: --counters %d: give 1 to 64", *counters)
+		case *seconds <= 0 || *seconds > 3600:
+			return badInput("load: --seconds %g: give more than 0, at most 3600", *seconds)
+		}
+		bo, err := c.open(true)
+		if err != nil {
 			return err
 		}
-		for range logins {
-			packs = append(packs, all)
+		defer bo.Close()
+		if !bo.Demo() && !*yes {
+			return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
 		}
-	} else {
-		if err = own.deliver(c.ctx, bo); err != nil {
+		var own *ownPacks
+		if !bo.Demo() {
+			if own, err = stockFor(c.ctx, bo, *counters); err != nil {
+				return err
+			}
+			// A real ledger: only packs of its stock that load delivers to its
+			// own desks, destroyed after (their tickets claimed), and its desks
+			// disabled, even when the test fails or is interrupted.
+			defer func() { err = errors.Join(err, own.leave(context.WithoutCancel(c.ctx), bo, c.stderr)) }()
+		}
+		logins, err := serverDesks(c, bo, *counters, *server, *dir, *pass)
+		if err != nil {
 			return err
 		}
-		packs, b = own.packs, own.block
+		defer func() {
+			for _, l := range logins {
+				l.Close()
+			}
+		}()
+		var packs [][]int
+		var b ledger.Block
+		if bo.Demo() {
+			var all []int
+			if all, b, err = onSale(c.ctx, bo); err != nil {
+				return err
+			}
+			for range logins {
+				packs = append(packs, all)
+			}
+		} else {
+			if err = own.deliver(c.ctx, bo); err != nil {
+				return err
+			}
+			packs, b = own.packs, own.block
+		}
+		progress := c.stdout
+		if *asJSON {
+			progress = c.stderr
+		}
+		r := runLoad(c.ctx, logins, b, packs, time.Duration(*seconds*float64(time.Second)), progress)
+		if r.err != nil {
+			return r.err
+		}
+		s := r.summary(*counters)
+		if *asJSON {
+			return c.json(s)
+		}
+		fmt.Fprintf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
+			*counters, s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
+		return nil
 	}
-	progress := c.stdout
-	if *asJSON {
-		progress = c.stderr
-	}
-	r := runLoad(c.ctx, logins, b, packs, time.Duration(*seconds*float64(time.Second)), progress)
-	if r.err != nil {
-		return r.err
-	}
-	s := r.summary(*counters)
-	if *asJSON {
-		return c.json(s)
-	}
-	fmt.Fprintf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
-		*counters, s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
-	return nil
 }
 
 // onSale lists the packs on sale of the ledger's first block that has

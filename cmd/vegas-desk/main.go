@@ -1,5 +1,6 @@
 // Command vegas-desk is the VEGAS ledger: with no command it opens the
-// desktop app; with a command it works without a window (see usage).
+// desktop app; with a command it works without a window (see commands.go,
+// or vegas-desk help).
 package main
 
 import (

@@ -1,48 +1,18 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/paper"
 )
-
-// packsUsage is the packs command's own help.
-const packsUsage = `usage:
-  vegas-desk packs deliver --block N --packs A-B --desk ID [--game CODE] [--operator NAME] [--json]
-  vegas-desk packs receive|activate|settle|return|stolen|destroyed [--block N] [--desk ID] [--reason TEXT] PACK... [--json]
-  vegas-desk packs list [--block N] [--desk ID] [--state S] [--json]
-  vegas-desk packs labels --block N --packs A-B (-o FILE.pdf | --printer QUEUE) [--roll]
-
-PACK is a pack number (0–9999, with --block), a range A-B, or a scanned pack
-code GGG-BBBB-PPPP-C (which names its game and block). States: stock,
-delivered, received, on-sale, settled, returned, stolen, destroyed.
-labels prints a label per pack, with its code and barcode: A4 sheets of
-3 × 8 labels of 70 × 37 mm, or with --roll one 62 × 29 mm label a page.`
-
-// packs runs "packs MOVE …" and "packs list …".
-func (c *cli) packs(args []string) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		if len(args) == 0 {
-			return badInput("packs: name a move or list\n%s", packsUsage)
-		}
-		fmt.Fprintln(c.stdout, packsUsage)
-		return nil
-	}
-	switch args[0] {
-	case "list":
-		return c.packsList(args[1:])
-	case "labels":
-		return c.packsLabels(args[1:])
-	}
-	return c.packsMove(args[0], args[1:])
-}
 
 // parsePacks reads PACK arguments (game.ParsePacks); a fault is bad input.
 func parsePacks(args []string, gameCode, block int) ([]game.PackRange, error) {
@@ -59,58 +29,58 @@ func parsePacks(args []string, gameCode, block int) ([]game.PackRange, error) {
 var pastTense = map[string]string{"deliver": "delivered", "receive": "received", "activate": "activated (on sale)",
 	"settle": "settled", "return": "returned", "stolen": "reported stolen", "destroyed": "reported destroyed"}
 
-func (c *cli) packsMove(move string, args []string) error {
-	if _, ok := pastTense[move]; !ok {
-		return badInput("packs %s: want deliver, receive, activate, settle, return, stolen, destroyed or list\n%s", move, packsUsage)
-	}
-	fs := flag.NewFlagSet("packs "+move, flag.ContinueOnError)
+// packsMove moves packs: fs's name is "packs MOVE".
+func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
+	move := strings.TrimPrefix(fs.Name(), "packs ")
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
 	desk := fs.String("desk", "", "the counter: the one packs are delivered to, or that holds them")
 	reason := fs.String("reason", "", "why (return, stolen, destroyed)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.flags(fs, args)
-	if err != nil {
-		return err
-	}
-	if *span != "" {
-		pos = append(pos, *span)
-	}
-	spans, err := parsePacks(pos, *code, *block)
-	if err != nil {
-		return err
-	}
-	if move == "deliver" && strings.TrimSpace(*desk) == "" {
-		return badInput("packs deliver: --desk ID is required: the counter the packs go to")
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	who := c.who(l, "", *operator)
-	var done []any
-	for i, s := range spans {
-		err := l.MovePacks(c.ctx, ledger.PackMove{Game: s.Game, Block: s.Block, First: s.First, Last: s.Last, Move: move,
-			Desk: *desk, Reason: *reason}, who)
+	return func(args []string) error {
+		pos, err := c.flags(fs, args)
 		if err != nil {
-			if i > 0 {
-				fmt.Fprintf(c.stderr, "vegas-desk: packs %s: %d of %d group(s) of packs moved before this one\n", move, i, len(spans))
-			}
 			return err
 		}
-		if *asJSON {
-			done = append(done, map[string]any{"game": s.Game, "block": s.Block, "first": s.First, "last": s.Last,
-				"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
-			continue
+		if *span != "" {
+			pos = append(pos, *span)
 		}
-		fmt.Fprintf(c.stdout, "%s %s: %s\n", pastTense[move], count(s.Count(), "pack"), s)
+		spans, err := parsePacks(pos, *code, *block)
+		if err != nil {
+			return err
+		}
+		if move == "deliver" && strings.TrimSpace(*desk) == "" {
+			return badInput("packs deliver: --desk ID is required: the counter the packs go to")
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		who := c.who(l, "", *operator)
+		var done []any
+		for i, s := range spans {
+			err := l.MovePacks(c.ctx, ledger.PackMove{Game: s.Game, Block: s.Block, First: s.First, Last: s.Last, Move: move,
+				Desk: *desk, Reason: *reason}, who)
+			if err != nil {
+				if i > 0 {
+					fmt.Fprintf(c.stderr, "vegas-desk: packs %s: %d of %d group(s) of packs moved before this one\n", move, i, len(spans))
+				}
+				return err
+			}
+			if *asJSON {
+				done = append(done, map[string]any{"game": s.Game, "block": s.Block, "first": s.First, "last": s.Last,
+					"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
+				continue
+			}
+			fmt.Fprint(c.stdout, c.tr("%s %s: %s\n", c.text(pastTense[move]), game.GroupDigits(s.Count())+" "+c.text(plural(s.Count(), "pack", "packs")), s))
+		}
+		if *asJSON {
+			return c.json(done)
+		}
+		return nil
 	}
-	if *asJSON {
-		return c.json(done)
-	}
-	return nil
 }
 
 // count is "1 pack", "3 packs".
@@ -132,59 +102,60 @@ func packRunJSON(r ledger.PackRun) map[string]any {
 	return m
 }
 
-func (c *cli) packsList(args []string) error {
-	fs := flag.NewFlagSet("packs list", flag.ContinueOnError)
+func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
 	code := fs.Int("game", 0, "game code (default: all)")
 	block := fs.Int("block", 0, "block number (default: all)")
 	desk := fs.String("desk", "", "this counter's packs only")
 	state := fs.String("state", "", "packs in this state only (stock lists the packs never moved)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	if *block != 0 && *code == 0 {
-		*code = defaultGame
-	}
-	if *state != "" && !slices.Contains(ledger.PackStates, *state) {
-		return badInput("packs list: --state %q: want one of %s", *state, strings.Join(ledger.PackStates, ", "))
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	runs, err := l.Packs(c.ctx, ledger.PackFilter{Game: *code, Block: *block, Desk: *desk, State: *state})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := []any{}
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		if *block != 0 && *code == 0 {
+			*code = defaultGame
+		}
+		if *state != "" && !slices.Contains(ledger.PackStates, *state) {
+			return badInput("packs list: --state %q: want one of %s", *state, strings.Join(ledger.PackStates, ", "))
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		runs, err := l.Packs(c.ctx, ledger.PackFilter{Game: *code, Block: *block, Desk: *desk, State: *state})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := []any{}
+			for _, r := range runs {
+				out = append(out, packRunJSON(r))
+			}
+			return c.json(out)
+		}
+		total := 0
 		for _, r := range runs {
-			out = append(out, packRunJSON(r))
+			total += r.Count()
+			line := fmt.Sprintf("%-36s %12s  %-10s", game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last}, count(r.Count(), "pack"), r.State)
+			if r.Desk != "" {
+				line += "  desk " + r.Desk
+			}
+			if r.Entry != 0 {
+				line += fmt.Sprintf("  %s %s by %s", r.Move, r.At.Local().Format(time.DateTime), r.Operator)
+			}
+			fmt.Fprintln(c.stdout, strings.TrimRight(line, " "))
 		}
-		return c.json(out)
-	}
-	total := 0
-	for _, r := range runs {
-		total += r.Count()
-		line := fmt.Sprintf("%-36s %12s  %-10s", game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last}, count(r.Count(), "pack"), r.State)
-		if r.Desk != "" {
-			line += "  desk " + r.Desk
+		switch {
+		case len(runs) == 0 && *state == "":
+			fmt.Fprintln(c.stdout, "no pack has left the stock (packs list --state stock lists the stock)")
+		case len(runs) == 0:
+			fmt.Fprintln(c.stdout, "no pack")
+		default:
+			fmt.Fprintf(c.stdout, "%s\n", count(total, "pack"))
 		}
-		if r.Entry != 0 {
-			line += fmt.Sprintf("  %s %s by %s", r.Move, r.At.Local().Format(time.DateTime), r.Operator)
-		}
-		fmt.Fprintln(c.stdout, strings.TrimRight(line, " "))
+		return nil
 	}
-	switch {
-	case len(runs) == 0 && *state == "":
-		fmt.Fprintln(c.stdout, "no pack has left the stock (packs list --state stock lists the stock)")
-	case len(runs) == 0:
-		fmt.Fprintln(c.stdout, "no pack")
-	default:
-		fmt.Fprintf(c.stdout, "%s\n", count(total, "pack"))
-	}
-	return nil
 }
 
 // maxLabels bounds one print of labels: a block's 10,000 packs, 417 A4
@@ -193,60 +164,61 @@ const maxLabels = game.Packs
 
 // packsLabels prints a label per pack: its code with the check digit, its
 // game, block and tickets, and the Code 128 barcode a counter scans.
-func (c *cli) packsLabels(args []string) error {
-	fs := flag.NewFlagSet("packs labels", flag.ContinueOnError)
+func (c *cli) packsLabels(fs *pflag.FlagSet) func([]string) error {
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
 	out := fs.String("o", "", "PDF file to write")
 	roll := fs.Bool("roll", false, "one label a page, for a roll of 62 × 29 mm labels (default: A4 sheets of 3 × 8)")
 	queue := fs.String("printer", "", "print them on this CUPS queue (lpstat -e lists them)")
-	pos, err := c.flags(fs, args)
-	if err != nil {
-		return err
-	}
-	if *span != "" {
-		pos = append(pos, *span)
-	}
-	if *out == "" && *queue == "" {
-		return badInput("packs labels: -o FILE.pdf or --printer QUEUE is required")
-	}
-	if len(pos) == 0 {
-		return badInput("packs labels: name the packs: --block N --packs A-B, or pack codes")
-	}
-	spans, err := parsePacks(pos, *code, *block)
-	if err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	labels := paper.Labels{Roll: *roll, PrintedAt: time.Now()}
-	for _, s := range spans {
-		if _, err := l.Block(c.ctx, s.Game, s.Block); err != nil {
-			return err
-		}
-		em, err := l.Emission(c.ctx, s.Game)
+	return func(args []string) error {
+		pos, err := c.flags(fs, args)
 		if err != nil {
 			return err
 		}
-		labels.GameName = em.Name
-		for p := s.First; p <= s.Last; p++ {
-			labels.Packs = append(labels.Packs, paper.Pack{Game: s.Game, Block: s.Block, Pack: p})
+		if *span != "" {
+			pos = append(pos, *span)
 		}
-		if len(labels.Packs) > maxLabels {
-			return badInput("packs labels: %d packs at most at once (a block's)", maxLabels)
+		if *out == "" && *queue == "" {
+			return badInput("packs labels: -o FILE.pdf or --printer QUEUE is required")
 		}
-	}
-	write := func(w io.Writer) error { return paper.WriteLabels(w, labels) }
-	if *out != "" {
-		if err := c.writeOut(*out, write); err != nil {
+		if len(pos) == 0 {
+			return badInput("packs labels: name the packs: --block N --packs A-B, or pack codes")
+		}
+		spans, err := parsePacks(pos, *code, *block)
+		if err != nil {
 			return err
 		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		labels := paper.Labels{Roll: *roll, PrintedAt: time.Now()}
+		for _, s := range spans {
+			if _, err := l.Block(c.ctx, s.Game, s.Block); err != nil {
+				return err
+			}
+			em, err := l.Emission(c.ctx, s.Game)
+			if err != nil {
+				return err
+			}
+			labels.GameName = em.Name
+			for p := s.First; p <= s.Last; p++ {
+				labels.Packs = append(labels.Packs, paper.Pack{Game: s.Game, Block: s.Block, Pack: p})
+			}
+			if len(labels.Packs) > maxLabels {
+				return badInput("packs labels: %d packs at most at once (a block's)", maxLabels)
+			}
+		}
+		write := func(w io.Writer) error { return paper.WriteLabels(w, labels) }
+		if *out != "" {
+			if err := c.writeOut(*out, write); err != nil {
+				return err
+			}
+		}
+		if *queue != "" {
+			return c.toPrinter(*queue, "labels of "+count(len(labels.Packs), "pack"), "etiquettes.pdf", write)
+		}
+		return nil
 	}
-	if *queue != "" {
-		return c.toPrinter(*queue, "labels of "+count(len(labels.Packs), "pack"), "etiquettes.pdf", write)
-	}
-	return nil
 }

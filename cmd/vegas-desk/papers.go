@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/printer"
 )
@@ -54,64 +56,79 @@ func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) e
 	if job == "" {
 		job = "sent"
 	}
-	fmt.Fprintf(c.stderr, "%s printed on %s (job %s)\n", what, queue, job)
+	fmt.Fprint(c.stderr, c.tr("%s printed on %s (job %s)\n", what, queue, job))
 	return nil
 }
 
-func (c *cli) receipt(args []string) error {
-	fs := flag.NewFlagSet("receipt", flag.ContinueOnError)
+func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 	out := fs.String("o", "", "PDF file to write (- for standard output)")
 	queue := fs.String("printer", "", "print it on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "what the receipt says, as JSON")
-	pos, err := c.positional(fs, args, 1, "one PAYMENT number")
-	if err != nil {
-		return err
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one PAYMENT number")
+		if err != nil {
+			return err
+		}
+		number, err := strconv.ParseInt(pos[0], 10, 64)
+		if err != nil || number <= 0 {
+			return badInput("receipt: payment number %q: want the number the claims command shows", pos[0])
+		}
+		if *out == "" && !*asJSON && *queue == "" {
+			return badInput("receipt: -o FILE.pdf or --printer QUEUE is required (or --json)")
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		// Every receipt of this command is printed again: DUPLICATA. The
+		// original is the one claim --receipt writes as it pays (the app's:
+		// the first printed by the desk that just paid).
+		r, p, err := c.writeReceipt(l, number, *out, *queue, true)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			m := map[string]any{"payment": p.Payment, "game": p.Game, "game_name": p.GameName, "serial": p.Serial,
+				"amount": p.Amount, "amount_words": game.AmountWords(p.Amount), "paid_at": r.Claim.At, "desk": p.Desk,
+				"cashier": p.Cashier, "entry_hash": p.EntryHash, "journal_head": p.JournalHead, "printed_at": r.PrintedAt,
+				"voided": p.Voided}
+			if p.Voided {
+				m["voided_at"], m["voided_by"], m["void_reason"] = r.Claim.VoidedAt, p.VoidedBy, p.VoidReason
+			}
+			if *out == "-" {
+				return nil // the PDF went to standard output
+			}
+			return c.json(m)
+		}
+		if *out != "" && *out != "-" {
+			fmt.Fprint(c.stderr, c.tr("receipt of payment %d written to %s\n", number, *out))
+		}
+		return nil
 	}
-	number, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || number <= 0 {
-		return badInput("receipt: payment number %q: want the number the claims command shows", pos[0])
-	}
-	if *out == "" && !*asJSON && *queue == "" {
-		return badInput("receipt: -o FILE.pdf or --printer QUEUE is required (or --json)")
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
+}
+
+// writeReceipt writes payment number's receipt to out and/or prints it
+// on queue, marked DUPLICATA when duplicate.
+func (c *cli) writeReceipt(l *ledger.Ledger, number int64, out, queue string, duplicate bool) (ledger.ReceiptFacts, paper.Receipt, error) {
 	r, err := l.Receipt(c.ctx, number)
 	if err != nil {
-		return err
+		return r, paper.Receipt{}, err
 	}
 	p := paper.ReceiptOf(r, time.Local)
-	if *out != "" {
-		if err := c.writeOut(*out, func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
-			return err
+	p.Duplicate = duplicate
+	if out != "" {
+		if err := c.writeOut(out, func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
+			return r, p, err
 		}
 	}
-	if *queue != "" {
-		if err := c.toPrinter(*queue, fmt.Sprintf("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
+	if queue != "" {
+		if err := c.toPrinter(queue, c.tr("receipt of payment %d", number), fmt.Sprintf("recu-%d.pdf", number),
 			func(w io.Writer) error { return paper.WriteReceipt(w, p) }); err != nil {
-			return err
+			return r, p, err
 		}
 	}
-	if *asJSON {
-		m := map[string]any{"payment": p.Payment, "game": p.Game, "game_name": p.GameName, "serial": p.Serial,
-			"amount": p.Amount, "amount_words": game.AmountWords(p.Amount), "paid_at": r.Claim.At, "desk": p.Desk,
-			"cashier": p.Cashier, "entry_hash": p.EntryHash, "journal_head": p.JournalHead, "printed_at": r.PrintedAt,
-			"voided": p.Voided}
-		if p.Voided {
-			m["voided_at"], m["voided_by"], m["void_reason"] = r.Claim.VoidedAt, p.VoidedBy, p.VoidReason
-		}
-		if *out == "-" {
-			return nil // the PDF went to standard output
-		}
-		return c.json(m)
-	}
-	if *out != "" && *out != "-" {
-		fmt.Fprintf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
-	}
-	return nil
+	return r, p, nil
 }
 
 // format is one of a report's output forms.
@@ -135,8 +152,7 @@ func reportFormat(asJSON, asCSV bool, out string) (string, error) {
 	return "text", nil
 }
 
-func (c *cli) settlement(args []string) error {
-	fs := flag.NewFlagSet("settlement", flag.ContinueOnError)
+func (c *cli) settlement(fs *pflag.FlagSet) func([]string) error {
 	code := fs.Int("game", defaultGame, "game code")
 	desk := fs.String("desk", "", "the counter (required)")
 	since := fs.String("since", "", "first day of the period (required)")
@@ -144,76 +160,78 @@ func (c *cli) settlement(args []string) error {
 	out := fs.String("o", "", "PDF file to write")
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	format, err := reportFormat(*asJSON, *asCSV, *out)
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(*desk) == "" || *since == "" || *until == "" {
-		return badInput("settlement: --desk ID, --since DATE and --until DATE are required")
-	}
-	from, err := parseDay("since", *since)
-	if err != nil {
-		return err
-	}
-	to, err := parseDay("until", *until)
-	if err != nil {
-		return err
-	}
-	if to.Before(from) {
-		return badInput("settlement: --until %s comes before --since %s", *until, *since)
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	s, err := l.Settlement(c.ctx, *desk, *code, from, to)
-	if err != nil {
-		return err
-	}
-	p := paper.SettlementOf(s, time.Local)
-	f := p.Figures()
-	switch format {
-	case "pdf":
-		return c.writeOut(*out, func(w io.Writer) error { return paper.WriteSettlement(w, p) })
-	case "csv":
-		return paper.WriteSettlementCSV(c.stdout, p)
-	case "json":
-		packs := []string{}
-		for _, pc := range s.Packs {
-			packs = append(packs, pc.String())
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		payments := []any{}
-		for i := range s.Payments {
-			payments = append(payments, claimJSON(&s.Payments[i]))
+		format, err := reportFormat(*asJSON, *asCSV, *out)
+		if err != nil {
+			return err
 		}
-		by, to := "", ""
-		switch {
-		case f.Balance > 0:
-			by, to = "retailer", "operator"
-		case f.Balance < 0:
-			by, to = "operator", "retailer"
+		if strings.TrimSpace(*desk) == "" || *since == "" || *until == "" {
+			return badInput("settlement: --desk ID, --since DATE and --until DATE are required")
 		}
-		return c.json(map[string]any{"desk": s.Desk, "game": s.Game, "from": dayText(s.From), "to": dayText(s.To),
-			"packs": packs, "pack_count": f.Packs, "pack_size": f.PackSize, "tickets": f.Tickets,
-			"ticket_price_cents": int64(f.Price), "sales_cents": int64(f.Sales), "prize_count": f.PrizeCount,
-			"prizes_cents": int64(f.Prizes), "commission_rate": f.Rate, "commission_cents": int64(f.Commission),
-			"balance_cents": int64(f.Balance), "owed_by": by, "owed_to": to, "payments": payments, "cases": casesJSON(s.Cases),
-			"printed_at": s.PrintedAt})
+		from, err := parseDay("since", *since)
+		if err != nil {
+			return err
+		}
+		to, err := parseDay("until", *until)
+		if err != nil {
+			return err
+		}
+		if to.Before(from) {
+			return badInput("settlement: --until %s comes before --since %s", *until, *since)
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		s, err := l.Settlement(c.ctx, *desk, *code, from, to)
+		if err != nil {
+			return err
+		}
+		p := paper.SettlementOf(s, time.Local)
+		f := p.Figures()
+		switch format {
+		case "pdf":
+			return c.writeOut(*out, func(w io.Writer) error { return paper.WriteSettlement(w, p) })
+		case "csv":
+			return paper.WriteSettlementCSV(c.stdout, p)
+		case "json":
+			packs := []string{}
+			for _, pc := range s.Packs {
+				packs = append(packs, pc.String())
+			}
+			payments := []any{}
+			for i := range s.Payments {
+				payments = append(payments, claimJSON(&s.Payments[i]))
+			}
+			by, to := "", ""
+			switch {
+			case f.Balance > 0:
+				by, to = "retailer", "operator"
+			case f.Balance < 0:
+				by, to = "operator", "retailer"
+			}
+			return c.json(map[string]any{"desk": s.Desk, "game": s.Game, "from": dayText(s.From), "to": dayText(s.To),
+				"packs": packs, "pack_count": f.Packs, "pack_size": f.PackSize, "tickets": f.Tickets,
+				"ticket_price_cents": int64(f.Price), "sales_cents": int64(f.Sales), "prize_count": f.PrizeCount,
+				"prizes_cents": int64(f.Prizes), "commission_rate": f.Rate, "commission_cents": int64(f.Commission),
+				"balance_cents": int64(f.Balance), "owed_by": by, "owed_to": to, "payments": payments, "cases": casesJSON(s.Cases),
+				"printed_at": s.PrintedAt})
+		}
+		fmt.Fprintf(c.stdout, "settlement of desk %s, game %d, %s to %s\n", s.Desk, s.Game, dayText(s.From), dayText(s.To))
+		fmt.Fprintf(c.stdout, "packs on sale   %d (activated in the period)\n", f.Packs)
+		fmt.Fprintf(c.stdout, "sales           %d tickets × %s = %s\n", f.Tickets, plain(f.Price), plain(f.Sales))
+		fmt.Fprintf(c.stdout, "prizes paid     %d = %s\n", f.PrizeCount, plain(f.Prizes))
+		fmt.Fprintf(c.stdout, "commission      %d.%02d %% of the sales = %s\n", f.Rate/100, f.Rate%100, plain(f.Commission))
+		fmt.Fprintf(c.stdout, "balance         %s\n%s\n", plain(f.Balance), plainOwed(f))
+		for i := range s.Cases {
+			fmt.Fprint(c.stdout, c.describeCase(&s.Cases[i]))
+		}
+		return nil
 	}
-	fmt.Fprintf(c.stdout, "settlement of desk %s, game %d, %s to %s\n", s.Desk, s.Game, dayText(s.From), dayText(s.To))
-	fmt.Fprintf(c.stdout, "packs on sale   %d (activated in the period)\n", f.Packs)
-	fmt.Fprintf(c.stdout, "sales           %d tickets × %s = %s\n", f.Tickets, plain(f.Price), plain(f.Sales))
-	fmt.Fprintf(c.stdout, "prizes paid     %d = %s\n", f.PrizeCount, plain(f.Prizes))
-	fmt.Fprintf(c.stdout, "commission      %d.%02d %% of the sales = %s\n", f.Rate/100, f.Rate%100, plain(f.Commission))
-	fmt.Fprintf(c.stdout, "balance         %s\n%s\n", plain(f.Balance), plainOwed(f))
-	for i := range s.Cases {
-		fmt.Fprint(c.stdout, describeCase(&s.Cases[i]))
-	}
-	return nil
 }
 
 // plain prints cents as "1645.00 €" for a terminal.
@@ -329,7 +347,7 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 	fmt.Fprintf(c.stdout, "packs received   %d\npacks on sale    %d = %s €\nsales less net   %s €\n",
 		len(d.Received), len(p.Sales), game.GroupDigits(f.Sales), signedDigits(f.Sales-f.Net()))
 	for i := range d.Cases {
-		fmt.Fprint(c.stdout, describeCase(&d.Cases[i]))
+		fmt.Fprint(c.stdout, c.describeCase(&d.Cases[i]))
 	}
 	fmt.Fprintf(c.stdout, "journal head %s\n", d.Head)
 	return nil

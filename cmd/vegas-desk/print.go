@@ -1,13 +1,14 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"image"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -23,63 +24,64 @@ const maxPrintPacks = 10
 // marked) with its serial under a GRATTEZ ICI panel. A demonstration
 // ledger's sheets show each serial and its barcode; any other ledger's
 // cover them, and print destroys their packs (ledger.PrintPacks).
-func (c *cli) print(args []string) error {
-	fs := flag.NewFlagSet("print", flag.ContinueOnError)
+func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
 	out := fs.String("o", "", "PDF file to write")
 	operator := fs.String("operator", "", "operator name, in the journal entry that destroys the packs (default: $USER)")
-	pos, err := c.flags(fs, args)
-	if err != nil {
-		return err
-	}
-	if *span != "" {
-		pos = append(pos, *span)
-	}
-	if *out == "" {
-		return badInput("print: -o FILE.pdf is required")
-	}
-	spans, err := parsePacks(pos, *code, *block)
-	if err != nil {
-		return err
-	}
-	var positions []int
-	var g, b int
-	for _, s := range spans {
-		if g != 0 && (s.Game != g || s.Block != b) {
-			return badInput("print: the packs of one block at a time (%d/%d and %d/%d)", g, b, s.Game, s.Block)
+	return func(args []string) error {
+		pos, err := c.flags(fs, args)
+		if err != nil {
+			return err
 		}
-		g, b = s.Game, s.Block
-		for p := s.First; p <= s.Last; p++ {
-			for i := range game.PackSize {
-				positions = append(positions, p*game.PackSize+i)
+		if *span != "" {
+			pos = append(pos, *span)
+		}
+		if *out == "" {
+			return badInput("print: -o FILE.pdf is required")
+		}
+		spans, err := parsePacks(pos, *code, *block)
+		if err != nil {
+			return err
+		}
+		var positions []int
+		var g, b int
+		for _, s := range spans {
+			if g != 0 && (s.Game != g || s.Block != b) {
+				return badInput("print: the packs of one block at a time (%d/%d and %d/%d)", g, b, s.Game, s.Block)
+			}
+			g, b = s.Game, s.Block
+			for p := s.First; p <= s.Last; p++ {
+				for i := range game.PackSize {
+					positions = append(positions, p*game.PackSize+i)
+				}
 			}
 		}
+		if n := len(positions) / game.PackSize; n > maxPrintPacks {
+			return badInput("print: %d packs is %d pages; print at most %d packs at once", n, len(positions)/4, maxPrintPacks)
+		}
+		l, err := c.read() // a missing file is refused, not created
+		if err == nil && l.ReadOnly() && !l.Demo() {
+			// Printing a real ledger's packs destroys them: read-write. A file
+			// that cannot be written opens read-only again, and PrintPacks
+			// says what it cannot do.
+			l.Close()
+			l, err = c.open(false)
+		}
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		err = l.PrintPacks(c.ctx, spans, c.who(l, "", *operator), func(cover bool) (ledger.Sheets, error) {
+			return c.stageOut(*out, func(w io.Writer) error { return paper.WriteDemoSheets(w, c.sheets(l, g, b, positions, cover)) })
+		})
+		if err != nil || l.Demo() {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
+			count(len(positions)/game.PackSize, "pack"), ledger.PrintedReason, joinRanges(spans))
+		return nil
 	}
-	if n := len(positions) / game.PackSize; n > maxPrintPacks {
-		return badInput("print: %d packs is %d pages; print at most %d packs at once", n, len(positions)/4, maxPrintPacks)
-	}
-	l, err := c.read() // a missing file is refused, not created
-	if err == nil && l.ReadOnly() && !l.Demo() {
-		// Printing a real ledger's packs destroys them: read-write. A file
-		// that cannot be written opens read-only again, and PrintPacks
-		// says what it cannot do.
-		l.Close()
-		l, err = c.open(false)
-	}
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	err = l.PrintPacks(c.ctx, spans, c.who(l, "", *operator), func(cover bool) (ledger.Sheets, error) {
-		return c.stageOut(*out, func(w io.Writer) error { return paper.WriteDemoSheets(w, c.sheets(l, g, b, positions, cover)) })
-	})
-	if err != nil || l.Demo() {
-		return err
-	}
-	fmt.Fprintf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
-		count(len(positions)/game.PackSize, "pack"), ledger.PrintedReason, joinRanges(spans))
-	return nil
 }
 
 // sheets are the demonstration sheets of the tickets at positions of block

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -37,172 +38,175 @@ func dayText(t time.Time) string {
 	return t.Local().Format(time.DateOnly)
 }
 
-func (c *cli) emission(args []string) error {
-	fs := flag.NewFlagSet("emission", flag.ContinueOnError)
+func (c *cli) emission(fs *pflag.FlagSet) func([]string) error {
 	code := fs.Int("game", defaultGame, "game code")
 	onSale := fs.String("on-sale", "", "first day of sale, from 00:00 (none: unset)")
 	endSale := fs.String("end-of-sale", "", "last day of sale, until 23:59:59 (none: unset)")
 	deadline := fs.String("deadline", "", fmt.Sprintf("last day of payment, until 23:59:59 (default, and none: the claim-days setting after the end of sale, %d unless changed)", ledger.DefaultClaimDays))
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	set := flagSet(fs, "on-sale") || flagSet(fs, "end-of-sale") || flagSet(fs, "deadline")
-	var l *ledger.Ledger
-	var err error
-	if set {
-		l, err = c.open(true)
-	} else {
-		l, err = c.read()
-	}
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	em, err := l.Emission(c.ctx, *code)
-	if err != nil {
-		return err
-	}
-	if set {
-		day := func(name, v string, last bool, cur *time.Time) error {
-			if !flagSet(fs, name) {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		set := flagSet(fs, "on-sale") || flagSet(fs, "end-of-sale") || flagSet(fs, "deadline")
+		var l *ledger.Ledger
+		var err error
+		if set {
+			l, err = c.open(true)
+		} else {
+			l, err = c.read()
+		}
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		em, err := l.Emission(c.ctx, *code)
+		if err != nil {
+			return err
+		}
+		if set {
+			day := func(name, v string, last bool, cur *time.Time) error {
+				if !flagSet(fs, name) {
+					return nil
+				}
+				if strings.TrimSpace(v) == "none" {
+					*cur = time.Time{}
+					return nil
+				}
+				t, err := parseDay(name, v)
+				if err != nil {
+					return err
+				}
+				if last {
+					t = endOfDay(t)
+				}
+				*cur = t
 				return nil
 			}
-			if strings.TrimSpace(v) == "none" {
-				*cur = time.Time{}
-				return nil
-			}
-			t, err := parseDay(name, v)
-			if err != nil {
+			if err := day("on-sale", *onSale, false, &em.OnSale); err != nil {
 				return err
 			}
-			if last {
-				t = endOfDay(t)
+			if err := day("end-of-sale", *endSale, true, &em.EndOfSale); err != nil {
+				return err
 			}
-			*cur = t
-			return nil
+			if flagSet(fs, "end-of-sale") && !flagSet(fs, "deadline") {
+				em.Deadline = time.Time{} // the default: DefaultClaimDays after the end of sale
+			}
+			if err := day("deadline", *deadline, true, &em.Deadline); err != nil {
+				return err
+			}
+			if em, err = l.SetEmission(c.ctx, *code, em, c.who(l, "", *operator)); err != nil {
+				return badInput("emission: %v", err)
+			}
 		}
-		if err := day("on-sale", *onSale, false, &em.OnSale); err != nil {
-			return err
+		if *asJSON {
+			return c.json(map[string]any{"game": em.Game, "name": em.Name, "price": em.Price, "on_sale": dayText(em.OnSale),
+				"end_of_sale": dayText(em.EndOfSale), "deadline": dayText(em.Deadline)})
 		}
-		if err := day("end-of-sale", *endSale, true, &em.EndOfSale); err != nil {
-			return err
+		or := func(s, none string) string {
+			if s == "" {
+				return none
+			}
+			return s
 		}
-		if flagSet(fs, "end-of-sale") && !flagSet(fs, "deadline") {
-			em.Deadline = time.Time{} // the default: DefaultClaimDays after the end of sale
-		}
-		if err := day("deadline", *deadline, true, &em.Deadline); err != nil {
-			return err
-		}
-		if em, err = l.SetEmission(c.ctx, *code, em, c.who(l, "", *operator)); err != nil {
-			return badInput("emission: %v", err)
-		}
+		fmt.Fprintf(c.stdout, "game         %d %s, %d € a ticket\non sale      %s\nend of sale  %s\ndeadline     %s\n",
+			em.Game, em.Name, em.Price, or(dayText(em.OnSale), "not set (claims are not refused as too early)"),
+			or(dayText(em.EndOfSale), "not set"), or(dayText(em.Deadline), "not set (claims are never refused as too late)"))
+		return nil
 	}
-	if *asJSON {
-		return c.json(map[string]any{"game": em.Game, "name": em.Name, "price": em.Price, "on_sale": dayText(em.OnSale),
-			"end_of_sale": dayText(em.EndOfSale), "deadline": dayText(em.Deadline)})
-	}
-	or := func(s, none string) string {
-		if s == "" {
-			return none
-		}
-		return s
-	}
-	fmt.Fprintf(c.stdout, "game         %d %s, %d € a ticket\non sale      %s\nend of sale  %s\ndeadline     %s\n",
-		em.Game, em.Name, em.Price, or(dayText(em.OnSale), "not set (claims are not refused as too early)"),
-		or(dayText(em.EndOfSale), "not set"), or(dayText(em.Deadline), "not set (claims are never refused as too late)"))
-	return nil
 }
 
-func (c *cli) attempts(args []string) error {
-	fs := flag.NewFlagSet("attempts", flag.ContinueOnError)
+func (c *cli) attempts(fs *pflag.FlagSet) func([]string) error {
 	reason := fs.String("reason", "", "this verdict only: stolen (a ticket of a stolen pack), unknown-serial, not-activated, expired …")
 	since := fs.String("since", "", "from this date (local time)")
 	desk := fs.String("desk", "", "this desk only")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	from, err := parseDate("since", *since)
-	if err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	all, err := l.Attempts(c.ctx, from)
-	if err != nil {
-		return err
-	}
-	out, n := []any{}, 0
-	for _, a := range all {
-		if *reason != "" && string(a.Reason) != *reason || *desk != "" && a.Desk != *desk {
-			continue
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		pack := ""
-		if s, err := game.ParseSerial(a.Serial); err == nil {
-			pack = game.PackCode{Game: s.Game, Block: s.Block, Pack: s.Pack()}.String()
+		from, err := parseDate("since", *since)
+		if err != nil {
+			return err
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		all, err := l.Attempts(c.ctx, from)
+		if err != nil {
+			return err
+		}
+		out, n := []any{}, 0
+		for _, a := range all {
+			if *reason != "" && string(a.Reason) != *reason || *desk != "" && a.Desk != *desk {
+				continue
+			}
+			pack := ""
+			if s, err := game.ParseSerial(a.Serial); err == nil {
+				pack = game.PackCode{Game: s.Game, Block: s.Block, Pack: s.Pack()}.String()
+			}
+			if *asJSON {
+				out = append(out, map[string]any{"entry": a.Entry, "at": a.At, "reason": string(a.Reason), "serial": a.Serial,
+					"pack": pack, "desk": a.Desk, "operator": a.Operator, "method": a.Method})
+				continue
+			}
+			fmt.Fprintf(c.stdout, "%s  %-18s desk %-10s by %-10s %-8s %s", a.At.Local().Format(time.DateTime), a.Reason, a.Desk, a.Operator, a.Method, a.Serial)
+			if a.Reason == ledger.Stolen {
+				fmt.Fprintf(c.stdout, "  pack %s", pack)
+			}
+			fmt.Fprintln(c.stdout)
+			n++
 		}
 		if *asJSON {
-			out = append(out, map[string]any{"entry": a.Entry, "at": a.At, "reason": string(a.Reason), "serial": a.Serial,
-				"pack": pack, "desk": a.Desk, "operator": a.Operator, "method": a.Method})
-			continue
+			return c.json(out)
 		}
-		fmt.Fprintf(c.stdout, "%s  %-18s desk %-10s by %-10s %-8s %s", a.At.Local().Format(time.DateTime), a.Reason, a.Desk, a.Operator, a.Method, a.Serial)
-		if a.Reason == ledger.Stolen {
-			fmt.Fprintf(c.stdout, "  pack %s", pack)
+		if n == 0 {
+			fmt.Fprintln(c.stdout, "no refused attempt")
 		}
-		fmt.Fprintln(c.stdout)
-		n++
+		return nil
 	}
-	if *asJSON {
-		return c.json(out)
-	}
-	if n == 0 {
-		fmt.Fprintln(c.stdout, "no refused attempt")
-	}
-	return nil
 }
 
-func (c *cli) referrals(args []string) error {
-	fs := flag.NewFlagSet("referrals", flag.ContinueOnError)
+func (c *cli) referrals(fs *pflag.FlagSet) func([]string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	rs, err := l.Referrals(c.ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := []any{}
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		rs, err := l.Referrals(c.ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := []any{}
+			for _, r := range rs {
+				out = append(out, map[string]any{"entry": r.Entry, "number": r.Number, "at": r.At, "serial": r.Serial, "game": r.Game,
+					"block": r.Block, "position": r.Position, "amount": r.Amount, "desk": r.Desk, "operator": r.Operator,
+					"tries": r.Tries, "last": r.Last})
+			}
+			return c.json(out)
+		}
 		for _, r := range rs {
-			out = append(out, map[string]any{"entry": r.Entry, "number": r.Number, "at": r.At, "serial": r.Serial, "game": r.Game,
-				"block": r.Block, "position": r.Position, "amount": r.Amount, "desk": r.Desk, "operator": r.Operator,
-				"tries": r.Tries, "last": r.Last})
+			fmt.Fprintf(c.stdout, "referral %d: %s € referred %s by desk %s (%s)", r.Number, game.GroupDigits(r.Amount),
+				r.At.Local().Format(time.DateTime), r.Desk, r.Operator)
+			if r.Tries > 1 {
+				fmt.Fprintf(c.stdout, ", %d times, last %s", r.Tries, r.Last.Local().Format(time.DateTime))
+			}
+			fmt.Fprintf(c.stdout, "\n  pay it: vegas-desk claim %s\n", r.Serial)
 		}
-		return c.json(out)
-	}
-	for _, r := range rs {
-		fmt.Fprintf(c.stdout, "referral %d: %s € referred %s by desk %s (%s)", r.Number, game.GroupDigits(r.Amount),
-			r.At.Local().Format(time.DateTime), r.Desk, r.Operator)
-		if r.Tries > 1 {
-			fmt.Fprintf(c.stdout, ", %d times, last %s", r.Tries, r.Last.Local().Format(time.DateTime))
+		if len(rs) == 0 {
+			fmt.Fprintln(c.stdout, "no open referral")
 		}
-		fmt.Fprintf(c.stdout, "\n  pay it: vegas-desk claim %s\n", r.Serial)
+		return nil
 	}
-	if len(rs) == 0 {
-		fmt.Fprintln(c.stdout, "no open referral")
-	}
-	return nil
 }
 
 // signedDigits prints n with its digits grouped and a minus sign when it
@@ -230,68 +234,69 @@ func parseRate(s string) (int, error) {
 	return w*100 + f, nil
 }
 
-func (c *cli) settings(args []string) error {
-	fs := flag.NewFlagSet("settings", flag.ContinueOnError)
+func (c *cli) settings(fs *pflag.FlagSet) func([]string) error {
 	threshold := fs.Int("identity-threshold", 0, "the prize, in euros, from which a payment records the winner's identity")
 	commission := fs.String("commission", "", "the retailers' commission on their sales, in percent (5.5)")
 	days := fs.Int("claim-days", 0, "days from the end of sale to the claim deadline when none is given")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	changes := map[string]int{}
-	if flagSet(fs, "identity-threshold") {
-		if *threshold < 1 {
-			return badInput("--identity-threshold %d: give an amount in euros, 1 or more", *threshold)
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		changes[ledger.SettingIdentityThreshold] = *threshold
-	}
-	if flagSet(fs, "commission") {
-		r, err := parseRate(*commission)
+		changes := map[string]int{}
+		if flagSet(fs, "identity-threshold") {
+			if *threshold < 1 {
+				return badInput("--identity-threshold %d: give an amount in euros, 1 or more", *threshold)
+			}
+			changes[ledger.SettingIdentityThreshold] = *threshold
+		}
+		if flagSet(fs, "commission") {
+			r, err := parseRate(*commission)
+			if err != nil {
+				return err
+			}
+			changes[ledger.SettingCommission] = r
+		}
+		if flagSet(fs, "claim-days") {
+			if *days < 1 || *days > 3660 {
+				return badInput("--claim-days %d: from 1 to 3660", *days)
+			}
+			changes[ledger.SettingClaimDays] = *days
+		}
+		var l *ledger.Ledger
+		var err error
+		if len(changes) > 0 {
+			l, err = c.open(true)
+		} else {
+			l, err = c.read()
+		}
 		if err != nil {
 			return err
 		}
-		changes[ledger.SettingCommission] = r
-	}
-	if flagSet(fs, "claim-days") {
-		if *days < 1 || *days > 3660 {
-			return badInput("--claim-days %d: from 1 to 3660", *days)
+		defer l.Close()
+		for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
+			if v, ok := changes[k]; ok {
+				if err := l.SetSetting(c.ctx, k, v, c.who(l, "", *operator)); err != nil {
+					return err
+				}
+			}
 		}
-		changes[ledger.SettingClaimDays] = *days
-	}
-	var l *ledger.Ledger
-	var err error
-	if len(changes) > 0 {
-		l, err = c.open(true)
-	} else {
-		l, err = c.read()
-	}
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
-		if v, ok := changes[k]; ok {
-			if err := l.SetSetting(c.ctx, k, v, c.who(l, "", *operator)); err != nil {
+		vals := map[string]int{}
+		for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
+			if vals[k], err = l.Setting(c.ctx, k); err != nil {
 				return err
 			}
 		}
-	}
-	vals := map[string]int{}
-	for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
-		if vals[k], err = l.Setting(c.ctx, k); err != nil {
-			return err
+		if *asJSON {
+			return c.json(map[string]any{"identity_threshold": vals[ledger.SettingIdentityThreshold],
+				"commission": vals[ledger.SettingCommission], "claim_days": vals[ledger.SettingClaimDays]})
 		}
+		r := vals[ledger.SettingCommission]
+		fmt.Fprintf(c.stdout, "identity threshold  %s € (a payment from this prize on records the winner's identity)\n",
+			game.GroupDigits(vals[ledger.SettingIdentityThreshold]))
+		fmt.Fprintf(c.stdout, "commission          %d.%02d %% of a retailer's sales\n", r/100, r%100)
+		fmt.Fprintf(c.stdout, "claim days          %d (from the end of sale to the deadline, unless one is given)\n", vals[ledger.SettingClaimDays])
+		return nil
 	}
-	if *asJSON {
-		return c.json(map[string]any{"identity_threshold": vals[ledger.SettingIdentityThreshold],
-			"commission": vals[ledger.SettingCommission], "claim_days": vals[ledger.SettingClaimDays]})
-	}
-	r := vals[ledger.SettingCommission]
-	fmt.Fprintf(c.stdout, "identity threshold  %s € (a payment from this prize on records the winner's identity)\n",
-		game.GroupDigits(vals[ledger.SettingIdentityThreshold]))
-	fmt.Fprintf(c.stdout, "commission          %d.%02d %% of a retailer's sales\n", r/100, r%100)
-	fmt.Fprintf(c.stdout, "claim days          %d (from the end of sale to the deadline, unless one is given)\n", vals[ledger.SettingClaimDays])
-	return nil
 }

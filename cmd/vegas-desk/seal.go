@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -26,7 +27,7 @@ import (
 // keyFlags are the flags of a command that signs.
 type keyFlags struct{ file, passphraseFile *string }
 
-func addKeyFlags(fs *flag.FlagSet) keyFlags {
+func addKeyFlags(fs *pflag.FlagSet) keyFlags {
 	return keyFlags{
 		file:           fs.String("key-file", os.Getenv("VEGAS_DESK_KEY_FILE"), "the back office's key file (keygen; or VEGAS_DESK_KEY_FILE)"),
 		passphraseFile: fs.String("passphrase-file", "", "read the key file's passphrase from this file (or VEGAS_DESK_PASSPHRASE; else it is asked)"),
@@ -54,37 +55,38 @@ func (c *cli) key(k keyFlags, what string) (*signing.Key, error) {
 	return key, nil
 }
 
-func (c *cli) keygen(args []string) error {
-	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+func (c *cli) keygen(fs *pflag.FlagSet) func([]string) error {
 	out := fs.String("o", "", "the key file to write (never replaced)")
 	passFile := fs.String("passphrase-file", "", "read the passphrase from this file (or VEGAS_DESK_PASSPHRASE; else it is asked twice)")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		if *out == "" {
+			return badInput("keygen: -o FILE is required: where to keep the key, outside every ledger (a removable drive, a safe)")
+		}
+		if _, err := os.Stat(*out); err == nil {
+			return badInput("keygen: %s exists: a key file is never replaced; choose another name", *out)
+		}
+		pass, err := c.passphrase(*passFile, true)
+		if err != nil {
+			return err
+		}
+		if n := len([]rune(string(pass))); n < signing.MinPassphrase {
+			return badInput("keygen: the passphrase has %d characters; give at least %d", n, signing.MinPassphrase)
+		}
+		k, err := signing.Generate()
+		if err != nil {
+			return err
+		}
+		if err := signing.WriteKeyFile(*out, k, pass); err != nil {
+			return fmt.Errorf("keygen: %w", err)
+		}
+		pub := k.Public().String()
+		fmt.Fprintf(c.stdout, "key file    %s (encrypted under the passphrase: keep both, apart)\npublic key  %s\n            %s\n", *out, pub, groups(pub))
+		fmt.Fprintln(c.stdout, "Publish the public key (print it, give it to the auditor): verify-certificate --key checks every signature against it.")
+		return nil
 	}
-	if *out == "" {
-		return badInput("keygen: -o FILE is required: where to keep the key, outside every ledger (a removable drive, a safe)")
-	}
-	if _, err := os.Stat(*out); err == nil {
-		return badInput("keygen: %s exists: a key file is never replaced; choose another name", *out)
-	}
-	pass, err := c.passphrase(*passFile, true)
-	if err != nil {
-		return err
-	}
-	if n := len([]rune(string(pass))); n < signing.MinPassphrase {
-		return badInput("keygen: the passphrase has %d characters; give at least %d", n, signing.MinPassphrase)
-	}
-	k, err := signing.Generate()
-	if err != nil {
-		return err
-	}
-	if err := signing.WriteKeyFile(*out, k, pass); err != nil {
-		return fmt.Errorf("keygen: %w", err)
-	}
-	pub := k.Public().String()
-	fmt.Fprintf(c.stdout, "key file    %s (encrypted under the passphrase: keep both, apart)\npublic key  %s\n            %s\n", *out, pub, groups(pub))
-	fmt.Fprintln(c.stdout, "Publish the public key (print it, give it to the auditor): verify-certificate --key checks every signature against it.")
-	return nil
 }
 
 // groups prints hex in groups of 8 for reading aloud and typing.
@@ -99,7 +101,13 @@ func groups(h string) string {
 // blockList is a repeatable --block flag.
 type blockList []int
 
-func (b *blockList) String() string { return fmt.Sprint(*b) }
+func (b *blockList) String() string {
+	if len(*b) == 0 {
+		return "" // no default to show
+	}
+	return fmt.Sprint(*b)
+}
+func (b *blockList) Type() string { return "N" }
 func (b *blockList) Set(s string) error {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -111,8 +119,7 @@ func (b *blockList) Set(s string) error {
 	return nil
 }
 
-func (c *cli) counterLedger(args []string) error {
-	fs := flag.NewFlagSet("counter-ledger", flag.ContinueOnError)
+func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
 	desk := fs.String("desk", "", "the counter's desk id (required)")
 	var blocks blockList
 	fs.Var(&blocks, "block", "a block to seal (repeat, or N,M; default: every block, at most 8)")
@@ -122,99 +129,102 @@ func (c *cli) counterLedger(args []string) error {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	kf := addKeyFlags(fs)
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	if *desk == "" || *out == "" {
-		return badInput("counter-ledger: give the counter's --desk ID and the file to write with -o FILE")
-	}
-	if _, err := os.Stat(*out); err == nil {
-		return badInput("counter-ledger: %s exists: a counter ledger may hold payments not yet brought home (import-claims); choose another name", *out)
-	}
-	key, err := c.key(kf, "counter-ledger")
-	if err != nil {
-		return err
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	spec := ledger.CounterSpec{Desk: *desk, Limit: limit.Limit, Key: key, Who: defaultIdentity("", *operator)}
-	for _, n := range blocks {
-		spec.Blocks = append(spec.Blocks, [2]int{*code, n})
-	}
-	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
-		last := -1
-		spec.Progress = func(done, total int) {
-			if pct := done * 100 / total; pct != last && pct%5 == 0 {
-				last = pct
-				fmt.Fprintf(c.stderr, "\rsealing: %3d %%", pct)
-			}
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
 		}
-		defer fmt.Fprintln(c.stderr)
+		if *desk == "" || *out == "" {
+			return badInput("counter-ledger: give the counter's --desk ID and the file to write with -o FILE")
+		}
+		if _, err := os.Stat(*out); err == nil {
+			return badInput("counter-ledger: %s exists: a counter ledger may hold payments not yet brought home (import-claims); choose another name", *out)
+		}
+		key, err := c.key(kf, "counter-ledger")
+		if err != nil {
+			return err
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		spec := ledger.CounterSpec{Desk: *desk, Limit: limit.Limit, Key: key, Who: defaultIdentity("", *operator)}
+		for _, n := range blocks {
+			spec.Blocks = append(spec.Blocks, [2]int{*code, n})
+		}
+		if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
+			last := -1
+			spec.Progress = func(done, total int) {
+				if pct := done * 100 / total; pct != last && pct%5 == 0 {
+					last = pct
+					fmt.Fprintf(c.stderr, "\rsealing: %3d %%", pct)
+				}
+			}
+			defer fmt.Fprintln(c.stderr)
+		}
+		t0 := time.Now()
+		is, err := l.IssueCounter(c.ctx, *out, spec)
+		if err != nil {
+			return err
+		}
+		secs := time.Since(t0).Seconds()
+		var names []string
+		for _, b := range is.Blocks {
+			names = append(names, b.Name())
+		}
+		if *asJSON {
+			return c.json(map[string]any{"file": is.Path, "ledger": is.ID, "desk": is.Desk, "blocks": names, "payout_limit": int(is.Limit),
+				"seal": is.Digest, "genesis": is.Genesis, "entry": is.Entry, "seconds": secs})
+		}
+		fmt.Fprintf(c.stdout, "counter ledger %s for desk %s: blocks %s, payout limit %s\nseal           %s (signed by %s)\n%.1f s\n",
+			is.Path, is.Desk, strings.Join(names, " "), is.Limit, is.Digest, key.Public(), secs)
+		return nil
 	}
-	t0 := time.Now()
-	is, err := l.IssueCounter(c.ctx, *out, spec)
-	if err != nil {
-		return err
-	}
-	secs := time.Since(t0).Seconds()
-	var names []string
-	for _, b := range is.Blocks {
-		names = append(names, b.Name())
-	}
-	if *asJSON {
-		return c.json(map[string]any{"file": is.Path, "ledger": is.ID, "desk": is.Desk, "blocks": names, "payout_limit": int(is.Limit),
-			"seal": is.Digest, "genesis": is.Genesis, "entry": is.Entry, "seconds": secs})
-	}
-	fmt.Fprintf(c.stdout, "counter ledger %s for desk %s: blocks %s, payout limit %s\nseal           %s (signed by %s)\n%.1f s\n",
-		is.Path, is.Desk, strings.Join(names, " "), is.Limit, is.Digest, key.Public(), secs)
-	return nil
 }
 
-func (c *cli) certificate(args []string) error {
-	fs := flag.NewFlagSet("certificate", flag.ContinueOnError)
+func (c *cli) certificate(fs *pflag.FlagSet) func([]string) error {
 	code, block := blockFlags(fs)
 	out := fs.String("o", "", "write it to FILE: a PDF when FILE ends in .pdf, else the signed text (default: the text on standard output)")
 	asJSON := fs.Bool("json", false, "JSON output (the fields, and the signed text as \"document\")")
 	kf := addKeyFlags(fs)
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		if *block <= 0 {
+			return badInput("certificate: --block N is required (see vegas-desk blocks)")
+		}
+		key, err := c.key(kf, "certificate")
+		if err != nil {
+			return err
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		cert, err := l.Certificate(c.ctx, *code, *block, key)
+		if err != nil {
+			return err
+		}
+		var write func(io.Writer) error
+		switch {
+		case *asJSON:
+			write = func(w io.Writer) error { return writeJSON(w, certificateJSON(cert)) }
+		case strings.HasSuffix(strings.ToLower(*out), ".pdf"):
+			write = func(w io.Writer) error { return paper.WriteCertificate(w, certificatePaper(cert)) }
+		default:
+			write = func(w io.Writer) error { _, err := io.WriteString(w, cert.Text); return err }
+		}
+		if *out == "" {
+			return write(c.stdout)
+		}
+		if err := writeFile(*out, write); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "certificate of block %s written to %s\n", cert.Block.Name(), *out)
+		return nil
 	}
-	if *block <= 0 {
-		return badInput("certificate: --block N is required (see vegas-desk blocks)")
-	}
-	key, err := c.key(kf, "certificate")
-	if err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	cert, err := l.Certificate(c.ctx, *code, *block, key)
-	if err != nil {
-		return err
-	}
-	var write func(io.Writer) error
-	switch {
-	case *asJSON:
-		write = func(w io.Writer) error { return writeJSON(w, certificateJSON(cert)) }
-	case strings.HasSuffix(strings.ToLower(*out), ".pdf"):
-		write = func(w io.Writer) error { return paper.WriteCertificate(w, certificatePaper(cert)) }
-	default:
-		write = func(w io.Writer) error { _, err := io.WriteString(w, cert.Text); return err }
-	}
-	if *out == "" {
-		return write(c.stdout)
-	}
-	if err := writeFile(*out, write); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.stdout, "certificate of block %s written to %s\n", cert.Block.Name(), *out)
-	return nil
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -287,99 +297,100 @@ func readCertificate(path string) ([]byte, error) {
 	return data, nil
 }
 
-func (c *cli) verifyCertificate(args []string) error {
-	fs := flag.NewFlagSet("verify-certificate", flag.ContinueOnError)
+func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 	keyHex := fs.String("key", "", "the back office's public key, as keygen printed it (required)")
-	pos, err := c.positional(fs, args, 1, "one FILE: a certificate (text, JSON or PDF), a checkpoint or a counter ledger")
-	if err != nil {
-		return err
-	}
-	if *keyHex == "" {
-		return badInput("verify-certificate: --key PUBKEY is required: the public key keygen printed, from a copy you trust")
-	}
-	key, err := signing.ParsePublicKey(*keyHex)
-	if err != nil {
-		return badInput("verify-certificate: --key: %v", err)
-	}
-	refuse := func(format string, args ...any) error {
-		fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(fmt.Sprintf(format, args...)))
-		return errRefused
-	}
-	data, err := readCertificate(pos[0])
-	switch {
-	case errors.Is(err, errTooLarge):
-		return refuse("larger than %d MB, which no certificate or checkpoint is", maxCertificate>>20)
-	case err != nil:
-		return badInput("verify-certificate: %v", err)
-	}
-	text, form := data, "text"
-	switch {
-	case bytes.HasPrefix(data, []byte("SQLite format 3\x00")):
-		return c.verifyCounterFile(pos[0], key)
-	case bytes.HasPrefix(data, []byte("%PDF")):
-		form = "PDF"
-		if text, err = ledger.AttachedText(data); err != nil {
-			return refuse("%v", err)
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one FILE: a certificate (text, JSON or PDF), a checkpoint or a counter ledger")
+		if err != nil {
+			return err
 		}
-	case bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
-		form = "JSON"
-		var doc struct{ Document string }
-		if err := json.Unmarshal(data, &doc); err != nil || doc.Document == "" {
-			return refuse("not a certificate's JSON (no \"document\")")
+		if *keyHex == "" {
+			return badInput("verify-certificate: --key PUBKEY is required: the public key keygen printed, from a copy you trust")
 		}
-		text = []byte(doc.Document)
-	}
-	s, err := signing.Verify(text, key)
-	if err != nil {
-		return refuse("%v", err)
-	}
-	switch s.Kind {
-	case "vegas-desk block certificate 1":
-		cert, err := ledger.ParseCertificate(s)
+		key, err := signing.ParsePublicKey(*keyHex)
+		if err != nil {
+			return badInput("verify-certificate: --key: %v", err)
+		}
+		refuse := func(format string, args ...any) error {
+			fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(fmt.Sprintf(format, args...)))
+			return errRefused
+		}
+		data, err := readCertificate(pos[0])
+		switch {
+		case errors.Is(err, errTooLarge):
+			return refuse("larger than %d MB, which no certificate or checkpoint is", maxCertificate>>20)
+		case err != nil:
+			return badInput("verify-certificate: %v", err)
+		}
+		text, form := data, "text"
+		switch {
+		case bytes.HasPrefix(data, []byte("SQLite format 3\x00")):
+			return c.verifyCounterFile(pos[0], key)
+		case bytes.HasPrefix(data, []byte("%PDF")):
+			form = "PDF"
+			if text, err = ledger.AttachedText(data); err != nil {
+				return refuse("%v", err)
+			}
+		case bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
+			form = "JSON"
+			var doc struct{ Document string }
+			if err := json.Unmarshal(data, &doc); err != nil || doc.Document == "" {
+				return refuse("not a certificate's JSON (no \"document\")")
+			}
+			text = []byte(doc.Document)
+		}
+		s, err := signing.Verify(text, key)
 		if err != nil {
 			return refuse("%v", err)
 		}
-		switch form {
-		case "PDF":
-			// The PDF around the signed text must be the one this text
-			// prints: nothing else on it may differ from what was signed.
-			var again bytes.Buffer
-			if err := paper.WriteCertificate(&again, certificatePaper(cert)); err != nil {
-				return err
+		switch s.Kind {
+		case "vegas-desk block certificate 1":
+			cert, err := ledger.ParseCertificate(s)
+			if err != nil {
+				return refuse("%v", err)
 			}
-			if !bytes.Equal(again.Bytes(), data) {
-				return refuse("the signed text inside is genuine, but the PDF around it is not the one it prints: trust only the text (%s)", paper.AttachmentName)
+			switch form {
+			case "PDF":
+				// The PDF around the signed text must be the one this text
+				// prints: nothing else on it may differ from what was signed.
+				var again bytes.Buffer
+				if err := paper.WriteCertificate(&again, certificatePaper(cert)); err != nil {
+					return err
+				}
+				if !bytes.Equal(again.Bytes(), data) {
+					return refuse("the signed text inside is genuine, but the PDF around it is not the one it prints: trust only the text (%s)", paper.AttachmentName)
+				}
+			case "JSON":
+				var got, want any
+				b, _ := json.Marshal(certificateJSON(cert))
+				json.Unmarshal(b, &want)
+				json.Unmarshal(data, &got)
+				if !reflect.DeepEqual(got, want) {
+					return refuse("the signed document is genuine, but the JSON's other fields differ from it")
+				}
 			}
-		case "JSON":
-			var got, want any
-			b, _ := json.Marshal(certificateJSON(cert))
-			json.Unmarshal(b, &want)
-			json.Unmarshal(data, &got)
-			if !reflect.DeepEqual(got, want) {
-				return refuse("the signed document is genuine, but the JSON's other fields differ from it")
+			fmt.Fprintf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", form, s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, terminal(cert.GameName), cert.Block.Number,
+				game.GroupDigits(cert.Block.Tickets), cert.Block.Digest)
+			for _, t := range cert.Counts {
+				fmt.Fprintf(c.stdout, "%10s € × %s\n", game.GroupDigits(t.Prize), game.GroupDigits(t.Generated))
 			}
+		case "vegas-desk checkpoint 1":
+			head, _ := s.Get("head")
+			entry, _ := s.Get("entry")
+			at, _ := s.Get("signed_at")
+			id, _ := s.Get("ledger")
+			fmt.Fprintf(c.stdout, "OK: checkpoint signed by %s at %s\nledger %s  entry %s  head %s\ncheck a ledger against it: vegas-desk verify --head %s\n",
+				s.Key, terminal(at), terminal(id), terminal(entry), terminal(head), terminal(head))
+		case "vegas-desk counter ledger 1":
+			desk, _ := s.Get("desk")
+			id, _ := s.Get("ledger")
+			fmt.Fprintf(c.stdout, "OK: counter ledger seal signed by %s\nledger %s  desk %s\n", s.Key, terminal(id), terminal(desk))
+		default:
+			return refuse("signed text of an unknown kind %q", s.Kind)
 		}
-		fmt.Fprintf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", form, s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
-		fmt.Fprintf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, terminal(cert.GameName), cert.Block.Number,
-			game.GroupDigits(cert.Block.Tickets), cert.Block.Digest)
-		for _, t := range cert.Counts {
-			fmt.Fprintf(c.stdout, "%10s € × %s\n", game.GroupDigits(t.Prize), game.GroupDigits(t.Generated))
-		}
-	case "vegas-desk checkpoint 1":
-		head, _ := s.Get("head")
-		entry, _ := s.Get("entry")
-		at, _ := s.Get("signed_at")
-		id, _ := s.Get("ledger")
-		fmt.Fprintf(c.stdout, "OK: checkpoint signed by %s at %s\nledger %s  entry %s  head %s\ncheck a ledger against it: vegas-desk verify --head %s\n",
-			s.Key, terminal(at), terminal(id), terminal(entry), terminal(head), terminal(head))
-	case "vegas-desk counter ledger 1":
-		desk, _ := s.Get("desk")
-		id, _ := s.Get("ledger")
-		fmt.Fprintf(c.stdout, "OK: counter ledger seal signed by %s\nledger %s  desk %s\n", s.Key, terminal(id), terminal(desk))
-	default:
-		return refuse("signed text of an unknown kind %q", s.Kind)
+		return nil
 	}
-	return nil
 }
 
 // verifyCounterFile verifies a counter ledger file: its seal signed by key,
@@ -412,90 +423,92 @@ func (c *cli) verifyCounterFile(path string, key signing.PublicKey) error {
 	return nil
 }
 
-func (c *cli) checkpoint(args []string) error {
-	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
+func (c *cli) checkpoint(fs *pflag.FlagSet) func([]string) error {
 	out := fs.String("o", "", "write the signed text to FILE (default: standard output)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	kf := addKeyFlags(fs)
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	key, err := c.key(kf, "checkpoint")
-	if err != nil {
-		return err
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	cp, err := l.Checkpoint(c.ctx, key, defaultIdentity("", *operator))
-	if err != nil {
-		return err
-	}
-	write := func(w io.Writer) error { _, err := io.WriteString(w, cp.Text); return err }
-	if *out == "" {
-		if err := write(c.stdout); err != nil {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-	} else if err := writeFile(*out, write); err != nil {
-		return err
+		key, err := c.key(kf, "checkpoint")
+		if err != nil {
+			return err
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		cp, err := l.Checkpoint(c.ctx, key, defaultIdentity("", *operator))
+		if err != nil {
+			return err
+		}
+		write := func(w io.Writer) error { _, err := io.WriteString(w, cp.Text); return err }
+		if *out == "" {
+			if err := write(c.stdout); err != nil {
+				return err
+			}
+		} else if err := writeFile(*out, write); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n",
+			cp.Head, cp.Entry-1, cp.Head)
+		return nil
 	}
-	fmt.Fprintf(c.stderr, "journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n",
-		cp.Head, cp.Entry-1, cp.Head)
-	return nil
 }
 
-func (c *cli) importClaims(args []string) error {
-	fs := flag.NewFlagSet("import-claims", flag.ContinueOnError)
+func (c *cli) importClaims(fs *pflag.FlagSet) func([]string) error {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.positional(fs, args, 1, "one FILE written by vegas-desk claims --jsonl on a counter ledger (- for standard input)")
-	if err != nil {
-		return err
-	}
-	var in io.Reader = c.stdin
-	if pos[0] != "-" {
-		f, err := os.Open(pos[0])
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one FILE written by vegas-desk claims --jsonl on a counter ledger (- for standard input)")
 		if err != nil {
-			return badInput("import-claims: %v", err)
-		}
-		defer f.Close()
-		in = f
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	rep, err := l.ImportClaims(c.ctx, in, defaultIdentity("", *operator))
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		flags := []any{}
-		for _, f := range rep.Flags {
-			flags = append(flags, map[string]any{"entry": f.Entry, "kind": f.Kind, "serial": f.Serial, "amount": f.Amount, "what": f.What})
-		}
-		if err := c.json(map[string]any{"ledger": rep.Ledger, "desk": rep.Desk, "entries": rep.Entries, "payments": rep.Payments,
-			"recorded": rep.Recorded, "referred": rep.Referred, "already": rep.Already, "refused_serials": rep.Refused, "head": rep.Head,
-			"rejected": rep.Rejected, "flags": flags}); err != nil {
 			return err
 		}
-	} else {
-		for _, f := range rep.Flags {
-			fmt.Fprintln(c.stdout, "FLAG "+terminal(f.String()))
+		var in io.Reader = c.stdin
+		if pos[0] != "-" {
+			f, err := os.Open(pos[0])
+			if err != nil {
+				return badInput("import-claims: %v", err)
+			}
+			defer f.Close()
+			in = f
 		}
-		if rep.Rejected {
-			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", terminal(rep.Ledger), terminal(rep.Desk))
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		rep, err := l.ImportClaims(c.ctx, in, defaultIdentity("", *operator))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			flags := []any{}
+			for _, f := range rep.Flags {
+				flags = append(flags, map[string]any{"entry": f.Entry, "kind": f.Kind, "serial": f.Serial, "amount": f.Amount, "what": f.What})
+			}
+			if err := c.json(map[string]any{"ledger": rep.Ledger, "desk": rep.Desk, "entries": rep.Entries, "payments": rep.Payments,
+				"recorded": rep.Recorded, "referred": rep.Referred, "already": rep.Already, "refused_serials": rep.Refused, "head": rep.Head,
+				"rejected": rep.Rejected, "flags": flags}); err != nil {
+				return err
+			}
 		} else {
-			fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n",
-				terminal(rep.Ledger), terminal(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Referred, rep.Refused, rep.Head)
+			for _, f := range rep.Flags {
+				fmt.Fprintln(c.stdout, "FLAG "+terminal(f.String()))
+			}
+			if rep.Rejected {
+				fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", terminal(rep.Ledger), terminal(rep.Desk))
+			} else {
+				fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n",
+					terminal(rep.Ledger), terminal(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Referred, rep.Refused, rep.Head)
+			}
 		}
+		if !rep.OK() {
+			fmt.Fprintf(c.stderr, "vegas-desk: import-claims: %d flag(s): see above\n", len(rep.Flags))
+			return errRefused
+		}
+		return nil
 	}
-	if !rep.OK() {
-		fmt.Fprintf(c.stderr, "vegas-desk: import-claims: %d flag(s): see above\n", len(rep.Flags))
-		return errRefused
-	}
-	return nil
 }

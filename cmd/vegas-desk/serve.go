@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,9 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -28,8 +30,29 @@ import (
 // defaultServeDir is the authority's directory when --dir names none.
 func defaultServeDir() string { return filepath.Join(filepath.Dir(ledger.DefaultPath()), "serve") }
 
-func (c *cli) serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+// shellWord is s as a shell reads it back: quoted unless it is a plain
+// word (a path with a space, an accent).
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return s
+	}
+	if runtime.GOOS == "windows" {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// serveWith runs serve with the flags of args (the Windows service's).
+func (c *cli) serveWith(args []string) error {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	run := c.serve(fs)
+	if err := fs.Parse(goFlags(args)); err != nil {
+		return badInput("serve: %v", err)
+	}
+	return run(fs.Args())
+}
+
+func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 	initDir := fs.Bool("init", false, "make the ledger's certificate authority and the server's certificate in --dir")
 	dir := fs.String("dir", defaultServeDir(), "the authority's directory")
 	listen := fs.String("listen", "127.0.0.1:8443", "the address to listen on (HOST:PORT)")
@@ -47,106 +70,118 @@ func (c *cli) serve(args []string) error {
 	unitUser := fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
 	pgpass := fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
 	metrics := fs.String("metrics", "", "serve GET /metrics (Prometheus) and GET /healthz on this address (HOST:PORT), plain HTTP, no desk certificate")
-	if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-		return err
-	}
-	if (*cert == "") != (*key == "") {
-		return badInput("serve: give both --cert and --key, or neither")
-	}
-	if *backupDir != "" && *backupEvery < time.Minute {
-		return badInput("serve: --backup-every %s: give a minute or more", *backupEvery)
-	}
-	if *logFormat != "text" && *logFormat != "json" {
-		return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
-	}
-	l, err := c.open(!*initDir)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	if l.CounterDesk() != "" {
-		return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
-	}
-	if *unit {
+	return func(args []string) error {
+		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
+			return err
+		}
+		if (*cert == "") != (*key == "") {
+			return badInput("serve: give both --cert and --key, or neither")
+		}
+		if *backupDir != "" && *backupEvery < time.Minute {
+			return badInput("serve: --backup-every %s: give a minute or more", *backupEvery)
+		}
+		if *logFormat != "text" && *logFormat != "json" {
+			return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
+		}
+		l, err := c.open(!*initDir)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		if l.CounterDesk() != "" {
+			return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
+		}
+		if *unit {
+			if *initDir {
+				return badInput("serve: --install-unit serves an authority made already: run serve --init first, then --install-unit")
+			}
+			text, err := c.unitOf(l, serveUnit{user: *unitUser, dir: *dir, listen: *listen, cert: *cert, key: *key, metrics: *metrics,
+				logFormat: *logFormat, pgpass: *pgpass, maxConns: *maxConns})
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(c.stdout, text)
+			return nil
+		}
 		if *initDir {
-			return badInput("serve: --install-unit serves an authority made already: run serve --init first, then --install-unit")
+			p, err := c.passphrase(*pass, true)
+			if err != nil {
+				return err
+			}
+			var hs []string
+			for _, h := range strings.Split(*hosts, ",") {
+				if h = strings.TrimSpace(h); h != "" {
+					hs = append(hs, h)
+				}
+			}
+			if len(hs) == 0 {
+				return badInput("serve --init: --host names no host")
+			}
+			if err := server.Init(*dir, l.ID(), hs, p, *cert != ""); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "authority of ledger %s made in %s (%s, %s)\n", l.ID(), *dir, server.AuthorityCert, server.AuthorityKey)
+			if *cert == "" {
+				fmt.Fprintf(c.stdout, "server certificate for %s: %s, %s\n", strings.Join(hs, ", "), server.ServerCert, server.ServerKey)
+			}
+			// The next commands, each to be run as it is written.
+			db := programName() + " --db " + shellWord(c.dbPath())
+			add, run := " --dir "+shellWord(*dir), " --dir "+shellWord(*dir)
+			if *pass != "" {
+				add += " --passphrase-file " + shellWord(*pass)
+			}
+			if *cert != "" {
+				run += " --cert " + shellWord(*cert) + " --key " + shellWord(*key)
+			}
+			fmt.Fprint(c.stdout, c.tr("next: add a counter, which writes its desk file, then serve (--listen: an address the counters reach):\n  %s\n  %s\n",
+				db+" desks add C1 --out C1.desk"+add, db+" serve"+run+" --listen "+shellWord(*listen)))
+			return nil
 		}
-		text, err := c.unitOf(l, serveUnit{user: *unitUser, dir: *dir, listen: *listen, cert: *cert, key: *key, metrics: *metrics,
-			logFormat: *logFormat, pgpass: *pgpass, maxConns: *maxConns})
+		logger := server.NewLogger(c.stderr, *logFormat)
+		s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns, Log: logger})
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(c.stdout, text)
-		return nil
-	}
-	if *initDir {
-		p, err := c.passphrase(*pass, true)
+		ln, err := net.Listen("tcp", *listen)
 		if err != nil {
-			return err
+			return badInput("serve: --listen %s: %v", *listen, err)
 		}
-		var hs []string
-		for _, h := range strings.Split(*hosts, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				hs = append(hs, h)
+		var mln net.Listener
+		if *metrics != "" {
+			if mln, err = net.Listen("tcp", *metrics); err != nil {
+				ln.Close()
+				return badInput("serve: --metrics %s: %v", *metrics, err)
 			}
 		}
-		if len(hs) == 0 {
-			return badInput("serve --init: --host names no host")
-		}
-		if err := server.Init(*dir, l.ID(), hs, p, *cert != ""); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "authority of ledger %s made in %s (%s, %s)\n", l.ID(), *dir, server.AuthorityCert, server.AuthorityKey)
-		if *cert == "" {
-			fmt.Fprintf(c.stdout, "server certificate for %s: %s, %s\n", strings.Join(hs, ", "), server.ServerCert, server.ServerKey)
-		}
-		fmt.Fprintf(c.stdout, "next: vegas-desk --db %s desks add ID --out ID.desk, then vegas-desk --db %s serve --listen HOST:PORT\n", c.dbPath(), c.dbPath())
-		return nil
-	}
-	logger := server.NewLogger(c.stderr, *logFormat)
-	s, err := server.New(l, server.Config{Dir: *dir, CertFile: *cert, KeyFile: *key, MaxConnsPerDesk: *maxConns, Log: logger})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return badInput("serve: --listen %s: %v", *listen, err)
-	}
-	var mln net.Listener
-	if *metrics != "" {
-		if mln, err = net.Listen("tcp", *metrics); err != nil {
+		if *check {
 			ln.Close()
-			return badInput("serve: --metrics %s: %v", *metrics, err)
+			if mln != nil {
+				mln.Close()
+			}
+			fmt.Fprintf(c.stdout, "serve: ready to serve ledger %s (%s) on %s\n", l.ID(), l.Location(), *listen)
+			return nil
 		}
-	}
-	if *check {
-		ln.Close()
+		ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
+		defer stop()
 		if mln != nil {
-			mln.Close()
+			mon := &http.Server{Handler: s.Monitor(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 20 * time.Second}
+			logger.Info("monitor", slog.String("metrics", "http://"+mln.Addr().String()+"/metrics"), slog.String("healthz", "http://"+mln.Addr().String()+"/healthz"))
+			go mon.Serve(mln)
+			defer mon.Close()
 		}
-		fmt.Fprintf(c.stdout, "serve: ready to serve ledger %s (%s) on %s\n", l.ID(), l.Location(), *listen)
-		return nil
+		// Told to stop (SIGTERM, Ctrl-C): the questions in flight end first.
+		if *backupDir != "" {
+			logger.Info("backups", slog.String("dir", *backupDir), slog.Duration("every", *backupEvery), slog.Int("keep", *backupKeep))
+			go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, logger)
+		}
+		defer context.AfterFunc(ctx, func() {
+			logger.Info("stopping: the questions in flight end")
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s.Shutdown(sctx)
+		})()
+		return s.Serve(ln)
 	}
-	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
-	defer stop()
-	if mln != nil {
-		mon := &http.Server{Handler: s.Monitor(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 20 * time.Second}
-		logger.Info("monitor", slog.String("metrics", "http://"+mln.Addr().String()+"/metrics"), slog.String("healthz", "http://"+mln.Addr().String()+"/healthz"))
-		go mon.Serve(mln)
-		defer mon.Close()
-	}
-	// Told to stop (SIGTERM, Ctrl-C): the questions in flight end first.
-	if *backupDir != "" {
-		logger.Info("backups", slog.String("dir", *backupDir), slog.Duration("every", *backupEvery), slog.Int("keep", *backupKeep))
-		go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, logger)
-	}
-	defer context.AfterFunc(ctx, func() {
-		logger.Info("stopping: the questions in flight end")
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(sctx)
-	})()
-	return s.Serve(ln)
 }
 
 // deskFile writes desk id's desk file to out, signed by the authority of
@@ -207,75 +242,77 @@ func (c *cli) openServer() (*ledger.Ledger, error) {
 // desksCert writes a new desk file for a desk of the ledger (a counter's
 // terminal replaced): desks cert ID --out FILE [--keep-old]. The desk's
 // earlier certificates are revoked unless --keep-old.
-func (c *cli) desksCert(args []string) error {
-	fs := flag.NewFlagSet("desks cert", flag.ContinueOnError)
+func (c *cli) desksCert(fs *pflag.FlagSet) func([]string) error {
 	out := fs.String("out", "", "the desk file to write")
 	dir := fs.String("dir", defaultServeDir(), "the authority's directory (serve --init)")
 	pass := fs.String("passphrase-file", "", "the file holding the authority key's passphrase")
 	keep := fs.Bool("keep-old", false, "keep the desk's earlier certificates (its other desk files) accepted")
-	pos, err := c.positional(fs, args, 1, "one desk ID")
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return badInput("desks cert: give --out FILE, the desk file to write")
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	ds, err := l.Desks(c.ctx)
-	if err != nil {
-		return err
-	}
-	for _, d := range ds {
-		if d.ID == pos[0] {
-			if err := c.deskFile(l, d.ID, *dir, *out, *pass, *keep); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "desk %s: desk file %s (payout limit %s)\n", d.ID, *out, game.FormatAmount(d.Limit))
-			return nil
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one desk ID")
+		if err != nil {
+			return err
 		}
+		if *out == "" {
+			return badInput("desks cert: give --out FILE, the desk file to write")
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		ds, err := l.Desks(c.ctx)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if d.ID == pos[0] {
+				if err := c.deskFile(l, d.ID, *dir, *out, *pass, *keep); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.stdout, "desk %s: desk file %s (payout limit %s)\n", d.ID, *out, game.FormatAmount(d.Limit))
+				return nil
+			}
+		}
+		return badInput("desks cert: no desk %s in the ledger (see desks list; desks add ID --out FILE adds one)", terminal(pos[0]))
 	}
-	return badInput("desks cert: no desk %s in the ledger (see desks list; desks add ID --out FILE adds one)", terminal(pos[0]))
 }
 
 // desksRevoke makes a desk refuse one of its certificates from its next
 // question on: desks revoke ID --cert SERIAL|FILE (a serial desks list
 // shows, or the desk file).
-func (c *cli) desksRevoke(args []string) error {
-	fs := flag.NewFlagSet("desks revoke", flag.ContinueOnError)
+func (c *cli) desksRevoke(fs *pflag.FlagSet) func([]string) error {
 	cert := fs.String("cert", "", "the certificate to revoke: its serial (desks list) or its desk file")
-	pos, err := c.positional(fs, args, 1, "one desk ID")
-	if err != nil {
-		return err
-	}
-	serial := *cert
-	switch {
-	case serial == "":
-		return badInput("desks revoke: give --cert SERIAL (as desks list shows it) or --cert FILE (the desk file)")
-	case strings.ContainsAny(serial, `./\`):
-		d, err := protocol.ReadDeskFile(serial)
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one desk ID")
 		if err != nil {
-			return badInput("desks revoke: --cert %s: %v", serial, err)
+			return err
 		}
-		if d.ID != pos[0] {
-			return badInput("desks revoke: %s is desk %s's desk file, not desk %s's", serial, d.ID, terminal(pos[0]))
+		serial := *cert
+		switch {
+		case serial == "":
+			return badInput("desks revoke: give --cert SERIAL (as desks list shows it) or --cert FILE (the desk file)")
+		case strings.ContainsAny(serial, `./\`):
+			d, err := protocol.ReadDeskFile(serial)
+			if err != nil {
+				return badInput("desks revoke: --cert %s: %v", serial, err)
+			}
+			if d.ID != pos[0] {
+				return badInput("desks revoke: %s is desk %s's desk file, not desk %s's", serial, d.ID, terminal(pos[0]))
+			}
+			serial = protocol.CertSerial(d.Cert.Leaf)
 		}
-		serial = protocol.CertSerial(d.Cert.Leaf)
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	if err := l.RevokeDeskCert(c.ctx, pos[0], serial, defaultIdentity("", "")); err != nil {
-		if errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrInvalid) {
-			return badInput("desks revoke: %v", err)
+		l, err := c.open(true)
+		if err != nil {
+			return err
 		}
-		return err
+		defer l.Close()
+		if err := l.RevokeDeskCert(c.ctx, pos[0], serial, defaultIdentity("", "")); err != nil {
+			if errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrInvalid) {
+				return badInput("desks revoke: %v", err)
+			}
+			return err
+		}
+		fmt.Fprintf(c.stdout, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", terminal(pos[0]), serial)
+		return nil
 	}
-	fmt.Fprintf(c.stdout, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", terminal(pos[0]), serial)
-	return nil
 }

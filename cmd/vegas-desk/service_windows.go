@@ -72,7 +72,7 @@ func (c *cli) serviceInstall(args []string) error {
 		}
 	}
 	c.db = db
-	if err := c.serve(append(slices.Clone(args), "--check")); err != nil {
+	if err := c.serveWith(append(slices.Clone(args), "--check")); err != nil {
 		return err
 	}
 	exe, err := os.Executable()
@@ -208,7 +208,7 @@ func (h *serveService) Execute(_ []string, r <-chan svc.ChangeRequest, status ch
 	defer cancel()
 	h.c.ctx = ctx
 	done := make(chan error, 1)
-	go func() { done <- h.c.serve(h.args) }()
+	go func() { done <- h.c.serveWith(h.args) }()
 	status <- svc.Status{State: svc.Running, Accepts: svc.AcceptStop | svc.AcceptShutdown}
 	for {
 		select {

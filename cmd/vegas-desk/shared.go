@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -18,7 +19,7 @@ import (
 
 // deskFlags are the flags every desks subcommand has, and its name.
 type deskFlags struct {
-	fs       *flag.FlagSet
+	fs       *pflag.FlagSet
 	sub      string
 	asJSON   *bool
 	operator *string
@@ -26,66 +27,58 @@ type deskFlags struct {
 
 func (f deskFlags) who() ledger.Identity { return defaultIdentity("", *f.operator) }
 
-// deskCommands are the subcommands of desks.
-var deskCommands = map[string]func(*cli, deskFlags, []string) error{
-	"add": (*cli).deskAdd, "list": (*cli).deskList, "limit": (*cli).deskLimit,
-	"disable": (*cli).deskChange, "enable": (*cli).deskChange, "unlock": (*cli).deskChange,
+// deskCommand declares the flags every desks subcommand has on fs, named
+// "desks SUB", and then run's own (deskAdd's).
+func (c *cli) deskCommand(run func(*cli, deskFlags) func([]string) error) func(*pflag.FlagSet) func([]string) error {
+	return func(fs *pflag.FlagSet) func([]string) error {
+		f := deskFlags{fs: fs, sub: strings.TrimPrefix(fs.Name(), "desks "), asJSON: fs.Bool("json", false, "JSON output"),
+			operator: fs.String("operator", "", "operator name (default: $USER)")}
+		return run(c, f)
+	}
 }
 
-func (c *cli) desks(args []string) error {
-	const want = "want add, cert, revoke, list, disable, enable, unlock or limit (see vegas-desk help)"
-	if len(args) == 0 {
-		return badInput("desks: " + want)
+// deskRun is a desks subcommand of no flags of its own.
+func deskRun(run func(*cli, deskFlags, []string) error) func(*cli, deskFlags) func([]string) error {
+	return func(c *cli, f deskFlags) func([]string) error {
+		return func(args []string) error { return run(c, f, args) }
 	}
-	switch args[0] {
-	case "cert":
-		return c.desksCert(args[1:])
-	case "revoke":
-		return c.desksRevoke(args[1:])
-	}
-	run, ok := deskCommands[args[0]]
-	if !ok {
-		return badInput("desks %q: %s", args[0], want)
-	}
-	fs := flag.NewFlagSet("desks "+args[0], flag.ContinueOnError)
-	f := deskFlags{fs: fs, sub: args[0], asJSON: fs.Bool("json", false, "JSON output"),
-		operator: fs.String("operator", "", "operator name (default: $USER)")}
-	return run(c, f, args[1:])
 }
 
-func (c *cli) deskAdd(f deskFlags, args []string) error {
+func (c *cli) deskAdd(f deskFlags) func([]string) error {
 	limit := f.fs.Int("limit", 150, "the counter's payout limit in euros")
 	out := f.fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
 	dir := f.fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
 	pass := f.fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
-	pos, err := c.positional(f.fs, args, 1, "one desk ID")
-	if err != nil {
-		return err
-	}
-	if *out != "" {
-		if _, err := os.Lstat(*out); err == nil {
-			return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
+	return func(args []string) error {
+		pos, err := c.positional(f.fs, args, 1, "one desk ID")
+		if err != nil {
+			return err
 		}
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	d, err := l.AddDesk(c.ctx, pos[0], *limit, f.who())
-	if err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := c.deskFile(l, d.ID, *dir, *out, *pass, false); err != nil {
-			return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
+		if *out != "" {
+			if _, err := os.Lstat(*out); err == nil {
+				return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
+			}
 		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		d, err := l.AddDesk(c.ctx, pos[0], *limit, f.who())
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			if err := c.deskFile(l, d.ID, *dir, *out, *pass, false); err != nil {
+				return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
+			}
+		}
+		if *f.asJSON {
+			return c.json(deskJSON(d))
+		}
+		fmt.Fprint(c.stdout, c.tr("desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit)))
+		return nil
 	}
-	if *f.asJSON {
-		return c.json(deskJSON(d))
-	}
-	fmt.Fprintf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
-	return nil
 }
 
 func (c *cli) deskList(f deskFlags, args []string) error {
@@ -174,7 +167,7 @@ func (c *cli) deskLimit(f deskFlags, args []string) error {
 	if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
+	fmt.Fprint(c.stdout, c.tr("desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit)))
 	return nil
 }
 
@@ -211,76 +204,77 @@ func deskJSON(d ledger.Desk) map[string]any {
 	return m
 }
 
-func (c *cli) copyLedger(args []string) error {
-	fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 	restore := fs.Bool("restore", false, "make TO the ledger FROM was copied from (or FROM itself): its id, desk files and counter ledgers; the original, if it answers, is marked replaced and serves no more")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.positional(fs, args, 2, "FROM and TO, each a file path or a postgres:// URL")
-	if err != nil {
-		return err
-	}
-	from, to := pos[0], pos[1]
-	if !ledger.IsURL(from) {
-		if _, err := os.Stat(from); err != nil {
-			return badInput("copy: no ledger at %s", from)
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 2, "FROM and TO, each a file path or a postgres:// URL")
+		if err != nil {
+			return err
 		}
-	}
-	src, err := ledger.OpenReadOnly(from)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	var progress func(done, total int)
-	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
-		progress = func(done, total int) { fmt.Fprintf(c.stderr, "\rcopying: %3d %%", done*100/max(total, 1)) }
-	}
-	var dst *ledger.Ledger
-	var r ledger.Restored
-	if *restore {
-		dst, r, err = ledger.Restore(c.ctx, src, to, progress)
-	} else {
-		dst, err = ledger.Copy(c.ctx, src, to, progress)
-	}
-	if progress != nil {
-		fmt.Fprintln(c.stderr)
-	}
-	if err != nil {
-		return err
-	}
-	defer dst.Close()
-	head, err := dst.Head(c.ctx)
-	if err != nil {
-		return err
-	}
-	bs, err := dst.Blocks(c.ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		out := []any{}
-		for _, b := range bs {
-			out = append(out, blockJSON(b))
+		from, to := pos[0], pos[1]
+		if !ledger.IsURL(from) {
+			if _, err := os.Stat(from); err != nil {
+				return badInput("copy: no ledger at %s", from)
+			}
 		}
-		m := map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head, "restore": *restore}
+		src, err := ledger.OpenReadOnly(from)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		var progress func(done, total int)
+		if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
+			progress = func(done, total int) { fmt.Fprintf(c.stderr, "\rcopying: %3d %%", done*100/max(total, 1)) }
+		}
+		var dst *ledger.Ledger
+		var r ledger.Restored
 		if *restore {
-			m["replaces"], m["original_marked"], m["original_why"] = r.Original, r.Replaced, r.Why
+			dst, r, err = ledger.Restore(c.ctx, src, to, progress)
 		} else {
-			m["copy_of"] = src.ID()
+			dst, err = ledger.Copy(c.ctx, src, to, progress)
 		}
-		return c.json(m)
-	}
-	if !*restore {
-		fmt.Fprintf(c.stdout, "copied %s to %s: a new ledger %s (a copy of %s): %d block(s), journal head %s\n"+
-			"its desks need desk files of its own (serve --init, desks cert); copy --restore makes a copy that replaces the original\n",
-			src.Location(), dst.Location(), dst.ID(), src.ID(), len(bs), head)
+		if progress != nil {
+			fmt.Fprintln(c.stderr)
+		}
+		if err != nil {
+			return err
+		}
+		defer dst.Close()
+		head, err := dst.Head(c.ctx)
+		if err != nil {
+			return err
+		}
+		bs, err := dst.Blocks(c.ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := []any{}
+			for _, b := range bs {
+				out = append(out, blockJSON(b))
+			}
+			m := map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head, "restore": *restore}
+			if *restore {
+				m["replaces"], m["original_marked"], m["original_why"] = r.Original, r.Replaced, r.Why
+			} else {
+				m["copy_of"] = src.ID()
+			}
+			return c.json(m)
+		}
+		if !*restore {
+			fmt.Fprintf(c.stdout, "copied %s to %s: a new ledger %s (a copy of %s): %d block(s), journal head %s\n"+
+				"its desks need desk files of its own (serve --init, desks cert); copy --restore makes a copy that replaces the original\n",
+				src.Location(), dst.Location(), dst.ID(), src.ID(), len(bs), head)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
+			src.Location(), dst.Location(), dst.ID(), r.Original, len(bs), head)
+		if r.Replaced {
+			fmt.Fprintf(c.stdout, "the original at %s answered and was marked replaced: no server serves it any more (restart its server on %s)\n", r.Original, dst.Location())
+		} else {
+			fmt.Fprintf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s\n", r.Original, terminal(r.Why), dst.Location())
+		}
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
-		src.Location(), dst.Location(), dst.ID(), r.Original, len(bs), head)
-	if r.Replaced {
-		fmt.Fprintf(c.stdout, "the original at %s answered and was marked replaced: no server serves it any more (restart its server on %s)\n", r.Original, dst.Location())
-	} else {
-		fmt.Fprintf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s\n", r.Original, terminal(r.Why), dst.Location())
-	}
-	return nil
 }

@@ -18,6 +18,11 @@ import (
 var pg *pgtest.Server
 
 func TestMain(m *testing.M) {
+	// The command line's messages in English, whatever the machine's
+	// locale (TestFrench sets its own).
+	os.Unsetenv("LC_ALL")
+	os.Unsetenv("LC_MESSAGES")
+	os.Setenv("LANG", "C")
 	var err error
 	pg, err = pgtest.Start()
 	if err != nil {

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"image/png"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -57,120 +58,122 @@ func ticketJSON(t ledger.Ticket) map[string]any {
 		"pack_state": t.PackState, "ticket": game.NewDoc(&t.Ticket), "claim": claimJSON(t.Claim)}
 }
 
-func describeClaim(cl *ledger.Claim) string {
+func (c *cli) describeClaim(cl *ledger.Claim) string {
 	if cl.Desk == "" { // another desk's payment, which a validation server shows by its date only
-		return "already paid on " + cl.At.Local().Format("2006-01-02") + " at another desk"
+		return c.tr("already paid on %s at another desk", cl.At.Local().Format("2006-01-02"))
 	}
-	return fmt.Sprintf("payment %d: %s € paid %s at desk %s by %s (%s)", cl.Number, game.GroupDigits(cl.Amount),
+	return c.tr("payment %d: %s € paid %s at desk %s by %s (%s)", cl.Number, game.GroupDigits(cl.Amount),
 		cl.At.Local().Format(timeLayout), terminal(cl.Desk), terminal(cl.Operator), cl.Method)
 }
 
-func (c *cli) lookup(args []string) error {
-	fs := flag.NewFlagSet("lookup", flag.ContinueOnError)
+func (c *cli) lookup(fs *pflag.FlagSet) func([]string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
 	desk := fs.String("desk", "", "desk (recorded with a refused lookup)")
 	operator := fs.String("operator", "", "operator")
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
-	pos, err := c.positional(fs, args, 1, "one SERIAL")
-	if err != nil {
-		return err
-	}
-	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return err // it names the serial, what is wrong and what to do
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), limit.Limit)
-	if err != nil {
-		return c.refused(*asJSON, err)
-	}
-	if *asJSON {
-		return c.json(ticketJSON(t))
-	}
-	fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
-		t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, t.PackState, t.Position,
-		game.FormatAmount(t.Prize), t.Status, t.Verdict)
-	if t.Claim != nil {
-		fmt.Fprintln(c.stdout, describeClaim(t.Claim))
-	}
-	doc, _ := json.Marshal(game.NewDoc(&t.Ticket))
-	fmt.Fprintf(c.stdout, "ticket   %s\n", doc)
-	return nil
-}
-
-func (c *cli) check(args []string) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "JSON output")
-	desk := fs.String("desk", "", "desk (recorded with a refused search)")
-	operator := fs.String("operator", "", "operator")
-	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
-	pos, err := c.positional(fs, args, 1, "one FILE, or - for standard input")
-	if err != nil {
-		return err
-	}
-	data, err := c.readInput(pos[0], maxTicketDoc)
-	if errors.As(err, new(tooLarge)) {
-		return badInput("check: %s holds %v, which no ticket's contents do (a few hundred bytes): give one ticket's contents, as export writes them, in the file or on standard input (-)", inputName(pos[0]), err)
-	}
-	if err != nil {
-		return badInput("check: %v", err)
-	}
-	in, err := game.ParseDoc(data)
-	if err != nil {
-		var es game.Errors
-		if errors.As(err, &es) {
-			fmt.Fprintf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
-			for _, e := range es {
-				fmt.Fprintln(c.stderr, e.Error())
-			}
-			return usageError{"check: fix the contents above and check again"}
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one SERIAL")
+		if err != nil {
+			return err
 		}
-		return badInput("check: %v", err)
-	}
-	// The ledger, when there is one, says which ticket shows these contents
-	// (ledger.CheckContents); a refused attempt is recorded when the ledger
-	// can be written.
-	v := ledger.ContentsCheck{Verdict: game.Check(&in.Ticket, in.Prize)}
-	if _, serr := os.Stat(c.dbPath()); ledger.IsURL(c.dbPath()) || serr == nil {
-		l, err := c.open(false)
+		if _, err := game.ParseSerial(pos[0]); err != nil {
+			return err // it names the serial, what is wrong and what to do
+		}
+		l, err := c.read()
 		if err != nil {
 			return err
 		}
 		defer l.Close()
-		if v, err = l.CheckContents(c.ctx, in, c.who(l, *desk, *operator), limit.Limit); err != nil {
+		t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), limit.Limit)
+		if err != nil {
+			return c.refused(*asJSON, err)
+		}
+		if *asJSON {
+			return c.json(ticketJSON(t))
+		}
+		fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
+			t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, t.PackState, t.Position,
+			game.FormatAmount(t.Prize), t.Status, t.Verdict)
+		if t.Claim != nil {
+			fmt.Fprintln(c.stdout, c.describeClaim(t.Claim))
+		}
+		doc, _ := json.Marshal(game.NewDoc(&t.Ticket))
+		fmt.Fprintf(c.stdout, "ticket   %s\n", doc)
+		return nil
+	}
+}
+
+func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
+	asJSON := fs.Bool("json", false, "JSON output")
+	desk := fs.String("desk", "", "desk (recorded with a refused search)")
+	operator := fs.String("operator", "", "operator")
+	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one FILE, or - for standard input")
+		if err != nil {
 			return err
 		}
+		data, err := c.readInput(pos[0], maxTicketDoc)
+		if errors.As(err, new(tooLarge)) {
+			return badInput("check: %s holds %v, which no ticket's contents do (a few hundred bytes): give one ticket's contents, as export writes them, in the file or on standard input (-)", inputName(pos[0]), err)
+		}
+		if err != nil {
+			return badInput("check: %v", err)
+		}
+		in, err := game.ParseDoc(data)
+		if err != nil {
+			var es game.Errors
+			if errors.As(err, &es) {
+				fmt.Fprintf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
+				for _, e := range es {
+					fmt.Fprintln(c.stderr, e.Error())
+				}
+				return badInput("check: fix the contents above and check again")
+			}
+			return badInput("check: %v", err)
+		}
+		// The ledger, when there is one, says which ticket shows these contents
+		// (ledger.CheckContents); a refused attempt is recorded when the ledger
+		// can be written.
+		v := ledger.ContentsCheck{Verdict: game.Check(&in.Ticket, in.Prize)}
+		if _, serr := os.Stat(c.dbPath()); ledger.IsURL(c.dbPath()) || serr == nil {
+			l, err := c.open(false)
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			if v, err = l.CheckContents(c.ctx, in, c.who(l, *desk, *operator), limit.Limit); err != nil {
+				return err
+			}
+		}
+		found := v.Ticket
+		out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons, "verdict": checkVerdict(v)}
+		if v.Reasons == nil {
+			out["reasons"] = []string{}
+		}
+		wins := []map[string]any{}
+		for _, w := range v.Wins {
+			wins = append(wins, map[string]any{"surface": w.Surface.String(), "zone": w.Zone(), "amount": w.Amount})
+		}
+		out["wins"] = wins
+		if found != nil {
+			out["serial"], out["status"] = found.Serial.String(), found.Status.String()
+		}
+		if *asJSON {
+			return c.json(out)
+		}
+		fmt.Fprintf(c.stdout, "prize    %s\ngenuine  %v\nverdict  %s\n", game.FormatAmount(v.Prize), v.Genuine, checkVerdict(v))
+		for _, w := range v.Wins {
+			fmt.Fprintf(c.stdout, "wins     %-8s %-18s %s\n", w.Surface, w.Zone(), game.FormatAmount(w.Amount))
+		}
+		if found != nil {
+			fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
+		}
+		for _, r := range out["reasons"].([]string) {
+			fmt.Fprintf(c.stdout, "reason   %s\n", terminal(r))
+		}
+		return nil
 	}
-	found := v.Ticket
-	out := map[string]any{"prize": v.Prize, "genuine": v.Genuine, "reasons": v.Reasons, "verdict": checkVerdict(v)}
-	if v.Reasons == nil {
-		out["reasons"] = []string{}
-	}
-	wins := []map[string]any{}
-	for _, w := range v.Wins {
-		wins = append(wins, map[string]any{"surface": w.Surface.String(), "zone": w.Zone(), "amount": w.Amount})
-	}
-	out["wins"] = wins
-	if found != nil {
-		out["serial"], out["status"] = found.Serial.String(), found.Status.String()
-	}
-	if *asJSON {
-		return c.json(out)
-	}
-	fmt.Fprintf(c.stdout, "prize    %s\ngenuine  %v\nverdict  %s\n", game.FormatAmount(v.Prize), v.Genuine, checkVerdict(v))
-	for _, w := range v.Wins {
-		fmt.Fprintf(c.stdout, "wins     %-8s %-18s %s\n", w.Surface, w.Zone(), game.FormatAmount(w.Amount))
-	}
-	if found != nil {
-		fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
-	}
-	for _, r := range out["reasons"].([]string) {
-		fmt.Fprintf(c.stdout, "reason   %s\n", terminal(r))
-	}
-	return nil
 }
 
 // checkVerdict is what a check answers: the verdict of the ledger's
@@ -186,8 +189,7 @@ func checkVerdict(v ledger.ContentsCheck) string {
 	return string(ledger.UnknownContents)
 }
 
-func (c *cli) claim(args []string) error {
-	fs := flag.NewFlagSet("claim", flag.ContinueOnError)
+func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 	desk := fs.String("desk", "", "desk ID (default: the login's desk on a shared ledger, else the host name)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	method := fs.String("method", ledger.MethodSerial, "how the ticket was identified: serial or contents")
@@ -196,49 +198,65 @@ func (c *cli) claim(args []string) error {
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
 	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+ledger.DocumentTypes())
 	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it")
+	receipt := fs.String("receipt", "", "write the payment's receipt, the original, to this PDF file")
+	queue := fs.String("printer", "", "print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := c.positional(fs, args, 1, "one SERIAL")
-	if err != nil {
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one SERIAL")
+		if err != nil {
+			return err
+		}
+		if _, err := game.ParseSerial(pos[0]); err != nil {
+			return err // it names the serial, what is wrong and what to do
+		}
+		if *receipt == "-" {
+			return badInput("claim: --receipt -: the standard output has the verdict; give a file name")
+		}
+		if err := c.checkOut(*receipt); err != nil {
+			return fmt.Errorf("claim: --receipt: %w", err)
+		}
+		if *method != ledger.MethodSerial && *method != ledger.MethodContents {
+			return badInput("--method %q: want serial or contents", *method)
+		}
+		l, err := c.open(true)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: limit.Limit}
+		if *name != "" || *docType != "" || *docNumber != "" {
+			req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber}
+		}
+		if req.Request == "" {
+			req.Request = ledger.NewRequestID()
+		}
+		ctx := c.ctx
+		if l.Shared() {
+			// A payment whose answer was lost is asked again, with the same
+			// request id, for at most 10 s (as the app does).
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+		}
+		cl, err := l.Claim(ctx, req)
+		if errors.Is(err, ledger.ErrUnreachable) {
+			return fmt.Errorf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
+		}
+		if err != nil {
+			return c.refused(*asJSON, identityWords(err, req.Winner))
+		}
+		if *asJSON {
+			err = c.json(claimJSON(&cl))
+		} else {
+			fmt.Fprint(c.stdout, c.tr("PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), c.describeClaim(&cl), cl.Hash))
+		}
+		if err == nil && (*receipt != "" || *queue != "") {
+			if _, _, err := c.writeReceipt(l, cl.Number, *receipt, *queue, false); err != nil {
+				return fmt.Errorf("payment %d is recorded, but its receipt is not written: %w (receipt %d writes it again, as DUPLICATA)", cl.Number, err, cl.Number)
+			}
+		}
 		return err
 	}
-	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return err // it names the serial, what is wrong and what to do
-	}
-	if *method != ledger.MethodSerial && *method != ledger.MethodContents {
-		return badInput("--method %q: want serial or contents", *method)
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: limit.Limit}
-	if *name != "" || *docType != "" || *docNumber != "" {
-		req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber}
-	}
-	if req.Request == "" {
-		req.Request = ledger.NewRequestID()
-	}
-	ctx := c.ctx
-	if l.Shared() {
-		// A payment whose answer was lost is asked again, with the same
-		// request id, for at most 10 s (as the app does).
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-	}
-	cl, err := l.Claim(ctx, req)
-	if errors.Is(err, ledger.ErrUnreachable) {
-		return fmt.Errorf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
-	}
-	if err != nil {
-		return c.refused(*asJSON, identityWords(err, req.Winner))
-	}
-	if *asJSON {
-		return c.json(claimJSON(&cl))
-	}
-	fmt.Fprintf(c.stdout, "PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), describeClaim(&cl), cl.Hash)
-	return nil
 }
 
 // identityWords adds to a refusal for want of the winner's identity why
@@ -256,30 +274,31 @@ func identityWords(err error, w *ledger.Winner) error {
 	return err
 }
 
-func (c *cli) render(args []string) error {
-	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+func (c *cli) render(fs *pflag.FlagSet) func([]string) error {
 	out := fs.String("o", "", "PNG file to write")
-	pos, err := c.positional(fs, args, 1, "one SERIAL")
-	if err != nil {
-		return err
+	return func(args []string) error {
+		pos, err := c.positional(fs, args, 1, "one SERIAL")
+		if err != nil {
+			return err
+		}
+		if *out == "" {
+			return badInput("render: -o FILE is required")
+		}
+		if _, err := game.ParseSerial(pos[0]); err != nil {
+			return err
+		}
+		l, err := c.read()
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		t, err := c.lookupSerial(l, pos[0], c.who(l, "", ""), ledger.NoLimit)
+		if err != nil {
+			return err
+		}
+		img := ticketart.Draw(&t.Ticket, &t.Serial, ticketart.Options{})
+		return writeFile(*out, func(w io.Writer) error { return png.Encode(w, img) })
 	}
-	if *out == "" {
-		return badInput("render: -o FILE is required")
-	}
-	if _, err := game.ParseSerial(pos[0]); err != nil {
-		return err
-	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	t, err := c.lookupSerial(l, pos[0], c.who(l, "", ""), ledger.NoLimit)
-	if err != nil {
-		return err
-	}
-	img := ticketart.Draw(&t.Ticket, &t.Serial, ticketart.Options{})
-	return writeFile(*out, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // writeFile writes path through write into a temporary file of the same
