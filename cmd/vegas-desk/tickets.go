@@ -340,8 +340,6 @@ func stageFile(path string, write func(io.Writer) error) (*staged, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-	}
 	if err != nil {
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("write %s: %w", path, err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
 	"strings"
 	"time"
@@ -240,5 +239,3 @@ func limitOf(n *int) (ledger.Limit, error) {
 	}
 	return ledger.LimitOf(*n), nil
 }
-
-func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -131,8 +131,7 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	s.http = &http.Server{Handler: s.routes(), TLSConfig: s.tls, MaxHeaderBytes: MaxHeader,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout,
 		IdleTimeout: cfg.IdleTimeout, ConnContext: s.connContext, ConnState: s.connState,
-		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}, // HTTP/1.1: one question a connection at a time
-		ErrorLog:     quietLog()}
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}} // HTTP/1.1: one question a connection at a time
 	s.watchOver()
 	return s, nil
 }
