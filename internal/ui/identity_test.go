@@ -100,7 +100,7 @@ func TestPayDialogIdentity(t *testing.T) {
 		t.Fatalf("identities %+v %v", ids, err)
 	}
 	for _, w := range ids {
-		if w != (ledger.Winner{Name: "Jean Dupont", DocType: "passeport", DocNumber: "12AB34567"}) {
+		if w != (ledger.Winner{Name: "Jean Dupont", DocType: "passeport", DocNumber: "12AB34567", Skeleton: ledger.NameSkeleton("Jean Dupont")}) {
 			t.Errorf("kept %+v", w)
 		}
 	}
