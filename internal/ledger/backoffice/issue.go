@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"vegas-desk/internal/game"
-	"vegas-desk/internal/ledger/core"
+	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
 )
 
 // CounterSource is what the back office gives a counter ledger it issues
@@ -214,4 +216,75 @@ func BlockTickets(ctx context.Context, q core.Querier, b core.Block) (codes, pri
 		return nil, nil, fmt.Errorf("block %s has %d tickets, want %d (run verify)", b.Name(), len(prizes), b.Tickets)
 	}
 	return codes, prizes, nil
+}
+
+// IssueRecord is the back office's record of a counter ledger it issued:
+// what the import of its payments trusts, rather than the file.
+type IssueRecord struct {
+	Entry         int64
+	At            time.Time
+	Desk          string
+	Seal, Genesis string
+	Limit         core.Limit     // the sealed payout limit
+	Threshold     int            // the sealed identity threshold, euros
+	Blocks        map[int64]bool // the ids of the sealed blocks
+}
+
+// ReadIssue reads the back office's record of counter ledger id. An
+// issue recorded before the threshold and the blocks were named in it
+// takes the threshold set then, and the blocks generated before it.
+func ReadIssue(ctx context.Context, q core.Querier, id string) (*IssueRecord, error) {
+	var e core.Entry
+	err := core.Get(ctx, q, &e, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'checkpoint' AND method = 'counter-ledger' AND request = ?", id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := &IssueRecord{Entry: e.ID, At: core.ParseTime(e.AtText), Desk: e.Desk, Limit: core.LimitOf(e.Amount), Threshold: -1}
+	for _, ln := range strings.Split(e.Detail, "\n") {
+		k, v, _ := strings.Cut(ln, "=")
+		switch k {
+		case "seal":
+			c.Seal = v
+		case "genesis":
+			c.Genesis = v
+		case "identity_threshold":
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+				c.Threshold = n
+			}
+		case "blocks":
+			c.Blocks = map[int64]bool{}
+			for _, f := range strings.Fields(v) {
+				if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+					c.Blocks[n] = true
+				}
+			}
+		}
+	}
+	if c.Threshold < 0 {
+		c.Threshold = core.DefaultIdentityThreshold
+		var v string
+		err := core.Get(ctx, q, &v, "SELECT detail FROM journal WHERE kind = 'setting' AND reason = ? AND id < ? ORDER BY id DESC LIMIT 1",
+			core.SettingIdentityThreshold, e.ID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			c.Threshold = n
+		}
+	}
+	if c.Blocks == nil {
+		c.Blocks = map[int64]bool{}
+		var ids []int64
+		if err := core.Select(ctx, q, &ids, `SELECT b.id FROM blocks b JOIN journal j ON j.kind = 'block' AND j.game = b.game
+			AND j.block = b.number WHERE j.id < ?`, e.ID); err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			c.Blocks[id] = true
+		}
+	}
+	return c, nil
 }
