@@ -349,20 +349,30 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 	defer tick.Stop()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	last := 0
+	// One progress line a second, and one for the last part second (a run
+	// that ends before its first tick still says how it went).
+	last, lastAt := 0, start
+	report := func() {
+		mu.Lock()
+		lat := slices.Clone(r.latency[last:])
+		ch := slices.Clone(r.chained)
+		last = len(r.latency)
+		mu.Unlock()
+		rate := float64(len(lat)) / time.Since(lastAt).Seconds()
+		lastAt = time.Now()
+		fmt.Fprintf(progress, "%4.0f s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
+			time.Since(start).Seconds(), rate, msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
+	}
 	for {
 		select {
 		case <-done:
 			r.elapsed = time.Since(start)
+			if len(r.latency) > last {
+				report()
+			}
 			return r
 		case <-tick.C:
-			mu.Lock()
-			lat := slices.Clone(r.latency[last:])
-			ch := slices.Clone(r.chained)
-			last = len(r.latency)
-			mu.Unlock()
-			fmt.Fprintf(progress, "%4.0f s  %6d answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
-				time.Since(start).Seconds(), len(lat), msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
+			report()
 		}
 	}
 }
