@@ -41,10 +41,16 @@ type Engine interface {
 	// LockRows is what a write's query appends to lock the rows it reads
 	// before it changes them ("" where a write holds the whole ledger).
 	LockRows() string
-	// Waiting lists the entries recorded and not yet chained, in the
-	// order of their records, each with id -seq (PostgreSQL's: see
-	// postgres.sql), and when the oldest was recorded.
+	// Waiting lists the entries recorded and not yet chained (PostgreSQL's:
+	// see postgres.sql), in the order of their records, each with the id
+	// and number its chain would give it after the journal's last entry,
+	// and when the oldest was recorded.
 	Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error)
+	// Paid is the SQL of the paid table as rows (ticket, claim), claim
+	// the journal id of the payment that keeps the ticket paid (an entry
+	// waiting to be chained: the id Waiting gives it). PostgreSQL's paid
+	// rows name a question's payment by its record (postgres.sql).
+	Paid() string
 }
 
 // Store is a back office's ledger.

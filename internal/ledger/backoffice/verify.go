@@ -357,7 +357,7 @@ func (o *Store) verifyJournal(ctx context.Context, tx core.Querier, rep *core.Ve
 			len(waiting), oldest.Local().Format("2006-01-02 15:04:05"), core.MaxWaiting)
 	}
 	st.Finish(rep)
-	kept, err := readKept(ctx, tx)
+	kept, err := readKept(ctx, tx, o.E.Paid())
 	if err != nil {
 		return err
 	}
@@ -387,14 +387,15 @@ func (o *Store) VerifyJournal(ctx context.Context) (core.VerifyReport, error) {
 	return rep, o.classify(o.verifyJournal(ctx, tx, &rep))
 }
 
-// readKept reads what the ledger keeps beside its journal.
-func readKept(ctx context.Context, q core.Querier) (core.Kept, error) {
+// readKept reads what the ledger keeps beside its journal, its paid rows
+// from paidRows (Engine.Paid).
+func readKept(ctx context.Context, q core.Querier, paidRows string) (core.Kept, error) {
 	k := core.Kept{Paid: map[int64]int64{}, Games: map[int]core.Dates{}, Settings: map[string]string{}}
 	var paid []struct {
 		Ticket int64 `db:"ticket"`
 		Claim  int64 `db:"claim"`
 	}
-	if err := core.Select(ctx, q, &paid, "SELECT ticket, claim FROM paid"); err != nil {
+	if err := core.Select(ctx, q, &paid, "SELECT ticket, claim FROM "+paidRows+" p"); err != nil {
 		return k, err
 	}
 	for _, p := range paid {

@@ -91,11 +91,12 @@ func (st *Replay) Apply(e *Entry, rep *VerifyReport) {
 }
 
 // ApplyWaiting applies an entry recorded and not yet chained (a shared
-// ledger's, in the order of their records), whose id is -seq and which
-// refers to another waiting one by -seq: its effects only, for the kept
-// tables already hold them; the chain's checks wait for its chaining.
+// ledger's, in the order of their records, each with the id and number
+// its chain would give it, after the journal's last): its effects only,
+// for the kept tables already hold them; the chain's checks (its hash,
+// its id and number in sequence) wait for its chaining.
 func (st *Replay) ApplyWaiting(e *Entry, rep *VerifyReport) {
-	st.effect(e, fmt.Sprintf("waiting entry %d", -e.ID), rep)
+	st.effect(e, fmt.Sprintf("entry %d, waiting to be chained", e.ID), rep)
 }
 
 // effect checks what entry e names and applies it to the state.

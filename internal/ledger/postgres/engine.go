@@ -126,15 +126,40 @@ func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) erro
 	return err
 }
 
-// Waiting lists the entries recorded and not yet chained, id -seq.
+// Waiting lists the entries recorded and not yet chained, in the order of
+// their records, each with the id and the number among its kind its chain
+// would give it if it chained what waits now (after the journal's last
+// entry, in that order: the ids entryOf gives them), and when the oldest
+// was recorded.
 func (e engine) Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error) {
 	var es []core.Entry
-	if err := core.Select(ctx, q, &es, `SELECT `+waitingCols+` FROM vegas.waiting w ORDER BY seq`); err != nil || len(es) == 0 {
+	if err := core.Select(ctx, q, &es, `SELECT (SELECT coalesce(max(id), 0) FROM journal) + row_number() OVER (ORDER BY w.seq) AS id,
+		w.kind, w.at, (SELECT coalesce(max(number), 0) FROM journal j WHERE j.kind = w.kind)
+			+ row_number() OVER (PARTITION BY w.kind ORDER BY w.seq) AS number,
+		w.ticket, w.serial, w.game, w.block, w.position, w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator,
+		w.method, `+entryOf("w.ref")+` AS ref, w.request, w.reason, w.detail, ''::bytea AS hash
+		FROM waiting w ORDER BY w.seq`); err != nil || len(es) == 0 {
 		return nil, time.Time{}, err
 	}
 	var oldest time.Time
 	err := core.Get(ctx, q, &oldest, "SELECT min(recorded) FROM vegas.waiting")
 	return es, oldest, err
+}
+
+// Paid is vegas.paid with each row's payment by its journal id (entryOf).
+func (e engine) Paid() string { return "(SELECT ticket, " + entryOf("claim") + " AS claim FROM paid)" }
+
+// entryOf is the SQL of the journal id of the entry that ref (an SQL
+// expression) names: a chained entry's id, or -seq, its record's number
+// (postgres.sql): the journal's entry of that record, or while it waits
+// the id Waiting gives it; 0 when no entry has that record. Read in one
+// snapshot (verify's), the ids of the entries waiting follow the
+// journal's, as their chain gives them.
+func entryOf(ref string) string {
+	return `(CASE WHEN ` + ref + ` IS NULL OR ` + ref + ` >= 0 THEN ` + ref + ` ELSE coalesce(
+		(SELECT j.id FROM journal j WHERE j.seq = -` + ref + `),
+		(SELECT (SELECT coalesce(max(id), 0) FROM journal) + count(*) FROM waiting w2 WHERE w2.seq <= -` + ref + `
+			HAVING bool_or(w2.seq = -` + ref + `)), 0) END)`
 }
 
 // Storage: PostgreSQL's columns hold their declared type only.

@@ -48,7 +48,7 @@ func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, 
 	if err != nil {
 		return core.Ticket{}, classified(err)
 	}
-	return out.Ticket, classified(b.chainedClaim(ctx, out.Ticket.Claim))
+	return out.Ticket, nil
 }
 
 // Find lists the tickets of the ledger with encoding code, each with its
@@ -67,16 +67,11 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 	if err != nil {
 		return nil, classified(err)
 	}
-	for i := range out.Found {
-		if err := b.chainedClaim(ctx, out.Found[i].Claim); err != nil {
-			return nil, classified(err)
-		}
-	}
 	return out.Found, nil
 }
 
-// Claim decides and records a claim, and answers once its entry (or the
-// payment it answers again) is chained.
+// Claim decides and records a claim, and answers once its entry is
+// chained.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
 	if b.ReadOnly {
 		return core.Claim{}, core.ErrReadOnly
@@ -90,17 +85,6 @@ func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimReques
 	c, err := out.Answer()
 	if q != nil && err == nil {
 		c.Chained = time.Since(q.recorded)
-	}
-	var r *core.Refusal
-	if errors.As(err, &r) {
-		if cerr := b.chainedClaim(ctx, r.First); cerr != nil {
-			return core.Claim{}, errors.Join(err, cerr)
-		}
-	}
-	if c.Entry < 0 { // a payment answered again, waiting to be chained
-		if cerr := b.chainedClaim(ctx, &c); cerr != nil {
-			return core.Claim{}, errors.Join(err, cerr)
-		}
 	}
 	return c, classified(err)
 }
@@ -279,7 +263,7 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 		}
 		return fmt.Errorf("journal: %w", Classify(err))
 	}
-	e.ID, q.seq, q.recorded = -seq, seq, time.Now()
+	q.seq, q.recorded = seq, time.Now()
 	return nil
 }
 
@@ -360,20 +344,6 @@ func (b *Backend) recorded(ctx context.Context, q *questionTx, e *core.Entry) er
 		}
 	}
 	e.ID, e.Number, e.Hash = c.ID, c.Number, c.Hash
-	return nil
-}
-
-// chainedClaim fills in a payment read while it waited to be chained
-// (entry -seq), once it is.
-func (b *Backend) chainedClaim(ctx context.Context, c *core.Claim) error {
-	if c == nil || c.Entry >= 0 {
-		return nil
-	}
-	w, err := b.seq.wait(ctx, -c.Entry)
-	if err != nil {
-		return err
-	}
-	c.Entry, c.Number, c.Hash = w.ID, w.Number, fmt.Sprintf("%x", w.Hash)
 	return nil
 }
 

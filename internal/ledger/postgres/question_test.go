@@ -211,3 +211,119 @@ func TestSequencerRounds(t *testing.T) {
 		t.Errorf("verify the journal: %v %+v", err, rep)
 	}
 }
+
+// The entries waiting to be chained, and their records' numbers, stay in
+// package postgres: while a payment waits (the chainer's lock held), a
+// question about its ticket or its request id waits for its chain rather
+// than decide on an entry with no id; once chained, every answer names
+// the payment by its journal id (a second claim's refusal, its ref, a
+// retry). verify meanwhile replays the entry waiting, and a waiting entry
+// or a paid row changed under it is caught.
+func TestWaitingStaysInside(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	db := b.DB()
+	hold, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	g1 := core.Identity{Desk: "G1", Operator: "ann"}
+	s := serial(t, serials.Winners[50][0])
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, s, claimOf(g1, "r1"), time.Time{})
+		first <- answer{c, err}
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		var n int
+		if err := db.GetContext(ctx, &n, "SELECT count(*) FROM vegas.waiting"); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the payment was not recorded")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// Its chain cannot run: a question about it waits, until its context
+	// ends, rather than answer with the payment it cannot name.
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	sn, err := b.Snapshot(short, s, "bureau", "", time.Now())
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a read of the waiting payment's ticket: %v, %+v", err, sn)
+	}
+	short, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+	sn, err = b.Snapshot(short, serial(t, serials.Losers[0]), "G1", "r1", time.Now())
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a read of the waiting payment's request id: %v, %+v", err, sn)
+	}
+
+	// verify replays it, and sees it changed.
+	rep, err := b.VerifyJournal(ctx)
+	if err != nil || len(rep.Problems) > 0 || rep.Waiting != 1 {
+		t.Fatalf("verify with the payment waiting: %v %+v", err, rep)
+	}
+	for _, tamper := range []struct{ what, do, undo string }{
+		{"its amount", "UPDATE vegas.waiting SET amount = amount + 1", "UPDATE vegas.waiting SET amount = amount - 1"},
+		{"its paid row", "UPDATE vegas.paid SET claim = claim - 1 WHERE claim < 0", "UPDATE vegas.paid SET claim = claim + 1 WHERE claim < 0"},
+	} {
+		if _, err := db.ExecContext(ctx, tamper.do); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) == 0 {
+			t.Errorf("verify with %s changed: %v %+v", tamper.what, err, rep)
+		}
+		if _, err := db.ExecContext(ctx, tamper.undo); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	second, retry := make(chan answer, 1), make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, s, claimOf(bo, ""), time.Time{})
+		second <- answer{c, err}
+	}()
+	go func() {
+		c, err := b.Claim(ctx, s, claimOf(g1, "r1"), time.Time{})
+		retry <- answer{c, err}
+	}()
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	paid := <-first
+	if paid.err != nil || paid.c.Entry <= 0 || paid.c.Number != 1 {
+		t.Fatalf("the payment: %+v, %v", paid.c, paid.err)
+	}
+	var r *core.Refusal
+	if a := <-second; !errors.As(a.err, &r) || r.Verdict != core.AlreadyClaimed || r.First == nil || r.First.Entry != paid.c.Entry || r.Entry <= 0 {
+		t.Errorf("a second claim: %+v, %v", a.c, a.err)
+	} else {
+		var ref int64
+		if err := db.GetContext(ctx, &ref, "SELECT ref FROM vegas.journal WHERE id = $1", r.Entry); err != nil || ref != paid.c.Entry {
+			t.Errorf("the refusal's entry names %d, not the payment %d: %v", ref, paid.c.Entry, err)
+		}
+	}
+	if a := <-retry; a.err != nil || a.c.Entry != paid.c.Entry || a.c.Hash != paid.c.Hash {
+		t.Errorf("the retry: %+v, %v; the payment %+v", a.c, a.err, paid.c)
+	}
+	sn, err = b.Snapshot(ctx, s, "G1", "r1", time.Now())
+	if err != nil || sn.Facts.Paid == nil || sn.Facts.Paid.Entry != paid.c.Entry || sn.Prior == nil || sn.Prior.ID != paid.c.Entry || sn.PriorClaim.Entry != paid.c.Entry {
+		t.Errorf("read once chained: %+v %+v, %v", sn, sn.Facts, err)
+	}
+	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
+		t.Errorf("verify once chained: %v %+v", err, rep)
+	}
+}

@@ -13,8 +13,11 @@ import (
 )
 
 // A question's read on PostgreSQL: the back office's tables, and what
-// waits in vegas.waiting to be chained (a payment, a request id's use),
-// whose entries are named -seq here and nowhere outside this package.
+// waits in vegas.waiting to be chained (a payment, a request id's use).
+// An entry it needs that waits (a payment of the ticket, the request id's
+// use) it waits for, chained, and reads in the journal: what core decides
+// on names chained entries only, by their ids (a refusal's ref, a claim
+// answered again), and the records' numbers (seq) stay here.
 
 // snapshot reads what a lookup or a claim of s at desk needs, in one
 // statement (its own snapshot): the ticket's facts (its block from the
@@ -64,7 +67,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, aske
 		return nil, err
 	}
 	if row.Claim.Valid {
-		if sn.Facts.Paid, err = paidClaim(ctx, b.db, row.Claim.Int64, sn.Facts.Ticket); err != nil {
+		if sn.Facts.Paid, err = b.paidClaim(ctx, b.db, row.Claim.Int64, sn.Facts.Ticket); err != nil {
 			return nil, err
 		}
 	}
@@ -75,7 +78,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, aske
 		sn.Desk = core.LockOf(row.Guesses, row.Until)
 	}
 	if row.Prior {
-		sn.Prior, sn.PriorClaim, err = priorUse(ctx, b.db, desk, request)
+		sn.Prior, sn.PriorClaim, err = b.priorUse(ctx, b.db, desk, request)
 	}
 	return sn, err
 }
@@ -93,7 +96,7 @@ func (r source) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core
 	if err != nil {
 		return nil, err
 	}
-	return backoffice.Tables{Paid: paidClaim}.FactsOf(ctx, q, blk, s.Position, s.Secret)
+	return backoffice.Tables{Paid: r.b.paidClaim}.FactsOf(ctx, q, blk, s.Position, s.Secret)
 }
 
 func (source) Rules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
@@ -104,71 +107,79 @@ func (source) Blocks(ctx context.Context, q core.Querier) ([]core.Block, error) 
 	return backoffice.ListBlocks(ctx, q)
 }
 
-func (source) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
-	return backoffice.Tables{Paid: paidClaim}.Candidates(ctx, q, b, code)
+func (r source) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
+	return backoffice.Tables{Paid: r.b.paidClaim}.Candidates(ctx, q, b, code)
 }
 
-func (source) Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
-	return priorUse(ctx, q, desk, request)
+func (r source) Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
+	return r.b.priorUse(ctx, q, desk, request)
 }
-
-// waitingCols are a row of vegas.waiting as a journal entry whose id is
-// -seq (no number, no hash yet), from table alias w.
-const waitingCols = `-w.seq AS id, w.kind, w.at, 0::bigint AS number, w.ticket, w.serial, w.game, w.block, w.position,
-	w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator, w.method, w.ref, w.request, w.reason, w.detail,
-	''::bytea AS hash`
 
 // priorUse is the entry that answers desk's request id used before (its
-// payment, else its first use), chained or waiting (one statement: one
-// snapshot, which a chain's commit moves an entry into whole), and its
-// claim when it is a payment; or nil.
-func priorUse(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
-	var e core.Entry
-	err := core.Get(ctx, q, &e, `SELECT `+core.EntryCols+` FROM (
-		SELECT `+core.EntryCols+`, 0::bigint AS wseq FROM journal
-			WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
-		UNION ALL
-		SELECT `+waitingCols+`, w.seq AS wseq FROM waiting w
-			WHERE w.desk = ? AND w.request = ? AND w.request <> '' AND w.kind IN ('claim', 'refusal', 'referral')
-		) u ORDER BY kind = 'claim' DESC, wseq, id LIMIT 1`, desk, request, desk, request)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, nil, nil
-	case err != nil || e.Kind != "claim":
-		return &e, nil, err
-	case e.ID < 0: // waiting: voided by nothing yet
-		c := e.Claim()
-		return &e, &c, nil
+// payment, else its first use), and its claim when it is a payment; or
+// nil. One waiting to be chained is waited for (chained), and read in the
+// journal.
+func (b *Backend) priorUse(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
+	for {
+		// The journal's and vegas.waiting's uses in one statement (one
+		// snapshot, which a chain's commit moves an entry into whole).
+		var e struct {
+			core.Entry
+			Seq int64 `db:"wseq"`
+		}
+		err := core.Get(ctx, q, &e, `SELECT `+core.EntryCols+`, wseq FROM (
+			SELECT `+core.EntryCols+`, 0::bigint AS wseq FROM journal
+				WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
+			UNION ALL
+			SELECT 0::bigint AS id, kind, at, 0::bigint AS number, ticket, serial, game, block, position, pack_first, pack_last,
+				state, amount, desk, operator, method, ref, request, reason, detail, ''::bytea AS hash, seq AS wseq FROM waiting
+				WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
+			) u ORDER BY kind = 'claim' DESC, wseq, id LIMIT 1`, desk, request, desk, request)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, nil, nil
+		case err != nil:
+			return nil, nil, err
+		case e.Seq > 0:
+			if _, err := b.seq.wait(ctx, e.Seq); err != nil {
+				return nil, nil, err
+			}
+			q = b.db // chained since q's snapshot (a transaction's) began
+			continue
+		case e.Kind != "claim":
+			return &e.Entry, nil, nil
+		}
+		var r backoffice.ClaimRow
+		if err := core.Get(ctx, q, &r, backoffice.ClaimSelect+" WHERE c.id = ?", e.ID); err != nil {
+			return nil, nil, err
+		}
+		c := r.Claim()
+		return &e.Entry, &c, nil
 	}
-	var r backoffice.ClaimRow
-	if err := core.Get(ctx, q, &r, backoffice.ClaimSelect+" WHERE c.id = ?", e.ID); err != nil {
-		return nil, nil, err
-	}
-	c := r.Claim()
-	return &e, &c, nil
 }
 
 // paidClaim is the payment of a ticket whose paid row names claim: a
-// chained entry, or -seq of one waiting to be chained (its entry -seq,
-// no number nor hash yet), or, chained since the paid row was read, the
-// journal's.
-func paidClaim(ctx context.Context, q core.Querier, claim, ticket int64) (*core.Claim, error) {
+// chained entry, or -seq of the record of one (postgres.sql), waited for
+// while it waits to be chained.
+func (b *Backend) paidClaim(ctx context.Context, q core.Querier, claim, ticket int64) (*core.Claim, error) {
 	if claim >= 0 {
 		return backoffice.PaidClaim(ctx, q, ticket)
 	}
-	var e core.Entry
-	err := core.Get(ctx, q, &e, "SELECT "+waitingCols+" FROM waiting w WHERE seq = ?", -claim)
-	if err == nil {
-		c := e.Claim()
-		return &c, nil
+	for try := 0; ; try++ {
+		var rows []backoffice.ClaimRow
+		if err := core.Select(ctx, q, &rows, backoffice.ClaimSelect+" WHERE c.seq = ?", -claim); err != nil {
+			return nil, fmt.Errorf("payment %d of ticket %d: %w", -claim, ticket, err)
+		}
+		if len(rows) > 0 {
+			c := rows[0].Claim()
+			return &c, nil
+		}
+		if try > 0 {
+			return nil, fmt.Errorf("payment %d of ticket %d: chained, not in the journal", -claim, ticket)
+		}
+		if _, err := b.seq.wait(ctx, -claim); err != nil {
+			return nil, err
+		}
+		q = b.db // chained since q's snapshot (a transaction's) began
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", -claim, err)
-	}
-	var rows []backoffice.ClaimRow
-	if err := core.Select(ctx, q, &rows, backoffice.ClaimSelect+" WHERE c.seq = ?", -claim); err != nil || len(rows) == 0 {
-		return nil, fmt.Errorf("payment waiting to be chained (%d): %w", -claim, errors.Join(err, sql.ErrNoRows))
-	}
-	c := rows[0].Claim()
-	return &c, nil
 }

@@ -157,5 +157,8 @@ func (e Engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time,
 	return nil, time.Time{}, nil
 }
 
+// Paid: a file's paid rows name their payments by id.
+func (e Engine) Paid() string { return "paid" }
+
 // File is the ledger's file: its connections.
 func (b *Backend) File() *File { return b.file }
