@@ -44,7 +44,12 @@ func rewriteJournal(tb testing.TB, l *Ledger, drop int64) {
 		Ticket int64 `db:"ticket"`
 		Claim  int64 `db:"claim"`
 	}
-	if err := sel(ctx, db, &paid, "SELECT ticket, claim FROM paid"); err != nil {
+	// A shared ledger's paid row may name its payment by its record (-seq).
+	paidRows := "SELECT ticket, claim FROM paid"
+	if l.Shared() {
+		paidRows = "SELECT p.ticket, coalesce(j.id, p.claim) AS claim FROM paid p LEFT JOIN journal j ON j.seq = -p.claim"
+	}
+	if err := sel(ctx, db, &paid, paidRows); err != nil {
 		tb.Fatal(err)
 	}
 	tx, err := db.Beginx()

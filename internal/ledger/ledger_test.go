@@ -826,7 +826,7 @@ func TestVerifyJournalRules(t *testing.T) {
 			t.Errorf("head %q is not a SHA-256 in hex", rep.Head)
 		}
 		// A kept table changed behind the journal's back.
-		if _, err := wdb(l).Exec(wdb(l).Rebind("DELETE FROM paid WHERE claim = ?"), first.Entry); err != nil {
+		if _, err := wdb(l).Exec(wdb(l).Rebind("DELETE FROM paid WHERE ticket = ?"), b.First()+int64(pos[0])); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := wdb(l).Exec("UPDATE pack_states SET state = 'on-sale' WHERE pack = 0"); err != nil {

@@ -94,7 +94,7 @@ func (o *Store) Void(ctx context.Context, number int64, reason string, who core.
 	if err := o.appendJournal(ctx, tx, &e); err != nil {
 		return core.Claim{}, err
 	}
-	if _, err := core.Exec(ctx, tx, "DELETE FROM paid WHERE claim = ?", r.ID); err != nil {
+	if _, err := core.Exec(ctx, tx, "DELETE FROM paid WHERE ticket = ?", ticket); err != nil {
 		return core.Claim{}, fmt.Errorf("void: %w", err)
 	}
 	// Issue 29: a ticket with any payment not voided is never payable

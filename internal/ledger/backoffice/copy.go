@@ -8,10 +8,10 @@ import (
 )
 
 // copyTables are the tables a copy carries, in an order that keeps every
-// reference to a row already copied, with their columns and key. A row
-// that names an entry still waiting to be chained (PostgreSQL's negative
-// ids: its journal row is not there yet) is not copied: the copy ends at
-// the journal's head, before that entry (where).
+// reference to a row already copied, with their columns and key. A paid
+// row, read with its payment's id (Engine.Paid), whose payment still waits
+// to be chained (PostgreSQL's: its journal row is not there yet) is not
+// copied: the copy ends at the journal's head, before that entry (where).
 var copyTables = []struct {
 	name, cols, key string
 	batch           int // rows per INSERT
@@ -22,8 +22,8 @@ var copyTables = []struct {
 	{"packs", "id, hash, prizes, codes", "id", 20, ""},
 	{"finder", "id, entries", "id", 20, ""},
 	{"journal", core.EntryCols, "id", 200, ""},
-	{"paid", "ticket, claim", "ticket", 500, " WHERE claim > 0"},
-	{"pack_states", "block, pack, state, desk, entry", "block, pack", 500, " WHERE entry > 0"},
+	{"paid", "ticket, claim", "ticket", 500, " WHERE claim IN (SELECT id FROM journal)"},
+	{"pack_states", "block, pack, state, desk, entry", "block, pack", 500, ""},
 	{"desks", "id, payout_limit, disabled, locked_until, unlocked_at, guesses", "id", 100, ""},
 	{"desk_certs", "desk, serial, not_after", "desk, serial", 200, ""},
 	{"settings", "key, value", "key", 100, ""},
@@ -76,9 +76,15 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	}
 	defer src.Rollback()
 	total := 0
+	from := func(table string) string {
+		if table == "paid" {
+			return o.E.Paid() + " p"
+		}
+		return table
+	}
 	for _, t := range copyTables {
 		var n int
-		if err := core.Get(ctx, src, &n, "SELECT count(*) FROM "+t.name+t.where); err != nil {
+		if err := core.Get(ctx, src, &n, "SELECT count(*) FROM "+from(t.name)+t.where); err != nil {
 			return o.classify(err)
 		}
 		total += n
@@ -94,7 +100,7 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	}
 	done := 0
 	for _, t := range copyTables {
-		n, err := copyTable(ctx, src, tx, t.name, t.where, t.cols, t.key, t.batch, func(n int) {
+		n, err := copyTable(ctx, src, tx, from(t.name), t.name, t.where, t.cols, t.key, t.batch, func(n int) {
 			if progress != nil {
 				progress(done+n, total)
 			}
@@ -110,10 +116,11 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	return nil
 }
 
-// copyTable streams table name's rows (those where selects) from src into dst, batch rows per
-// INSERT, and returns how many it copied.
-func copyTable(ctx context.Context, src, dst core.Querier, name, where, cols, key string, batch int, progress func(int)) (int, error) {
-	rows, err := core.Query(ctx, src, "SELECT "+cols+" FROM "+name+where+" ORDER BY "+key)
+// copyTable streams the rows of from (those where selects) from src into
+// table name of dst, batch rows per INSERT, and returns how many it
+// copied.
+func copyTable(ctx context.Context, src, dst core.Querier, from, name, where, cols, key string, batch int, progress func(int)) (int, error) {
+	rows, err := core.Query(ctx, src, "SELECT "+cols+" FROM "+from+where+" ORDER BY "+key)
 	if err != nil {
 		return 0, err
 	}

@@ -504,7 +504,7 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 		x.Kind, x.Reason, x.Ref = "import", "double-payment", sql.NullInt64{Int64: earlier.Entry, Valid: true}
 		return im.o.appendJournal(ctx, tx, &x)
 	}
-	first, err := PaidClaim(ctx, tx, e.Ticket.Int64)
+	first, err := im.o.PaidClaim(ctx, tx, e.Ticket.Int64)
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func (o *Store) CounterSource(ctx context.Context, q core.Querier, spec core.Cou
 		var paid []PaidBefore
 		first := b.TicketNumber(0)
 		if err := core.Select(ctx, q, &paid, `SELECT p.ticket, j.number, j.at, j.desk, j.operator, j.amount
-			FROM paid p JOIN journal j ON j.id = p.claim WHERE p.ticket >= ? AND p.ticket < ? ORDER BY p.ticket`,
+			FROM `+o.E.Paid()+` p JOIN journal j ON j.id = p.claim WHERE p.ticket >= ? AND p.ticket < ? ORDER BY p.ticket`,
 			first, first+int64(b.Tickets)); err != nil {
 			return nil, err
 		}

@@ -43,7 +43,7 @@ func (o *Store) Report(ctx context.Context, gameCode, number int) (core.Report, 
 	}
 	type agg struct{ N, Sum int }
 	claimed := map[int]agg{}
-	rows, err := core.Query(ctx, tx, `SELECT c.amount, count(*), sum(c.amount) FROM paid p JOIN journal c ON c.id = p.claim
+	rows, err := core.Query(ctx, tx, `SELECT c.amount, count(*), sum(c.amount) FROM `+o.E.Paid()+` p JOIN journal c ON c.id = p.claim
 		WHERE c.game = ? AND c.block = ? GROUP BY c.amount`, gameCode, number)
 	if err != nil {
 		return core.Report{}, fmt.Errorf("report: %w", err)

@@ -84,15 +84,10 @@ type RulesRow struct {
 const RulesCols = `coalesce(g.on_sale, '') AS on_sale, coalesce(g.end_of_sale, '') AS end_of_sale, coalesce(g.deadline, '') AS deadline,
 	(SELECT value FROM settings WHERE key = ?) AS threshold, (SELECT payout_limit FROM desks WHERE id = ?) AS payout_limit`
 
-// FactsOf reads the facts of the ticket at position pos of block b, in
-// one statement (its stored code and prize, its pack's state, its paid
-// row), and its payment's claim when it is paid.
-func FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int) (*core.Facts, error) {
-	return Tables{}.FactsOf(ctx, q, b, pos, b.Key.Secret(pos))
-}
-
-// FactsOf is FactsOf, the ticket's secret part given (its serial's,
-// checked: not computed twice), the payment read with t.Paid.
+// FactsOf reads the facts of the ticket at position pos of block b, whose
+// secret part is secret, in one statement (its stored code and prize, its
+// pack's state, its paid row), and its payment's claim when it is paid
+// (read with t.Paid).
 func (t Tables) FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int, secret int64) (*core.Facts, error) {
 	var row FactsRow
 	off := pos % game.PackSize
@@ -222,10 +217,19 @@ func (row RulesRow) Rules(asked core.Limit, at time.Time) (core.Rules, error) {
 }
 
 // PaidClaim returns the claim of ticket number id that no void cancels,
-// or nil.
+// or nil, in a file's tables.
 func PaidClaim(ctx context.Context, q core.Querier, id int64) (*core.Claim, error) {
+	return paidClaim(ctx, q, "paid", id)
+}
+
+// PaidClaim is the package's PaidClaim in o's tables (Engine.Paid).
+func (o *Store) PaidClaim(ctx context.Context, q core.Querier, id int64) (*core.Claim, error) {
+	return paidClaim(ctx, q, o.E.Paid(), id)
+}
+
+func paidClaim(ctx context.Context, q core.Querier, paidRows string, id int64) (*core.Claim, error) {
 	var rows []ClaimRow
-	err := core.Select(ctx, q, &rows, ClaimSelect+" WHERE c.id = (SELECT claim FROM paid WHERE ticket = ?)", id)
+	err := core.Select(ctx, q, &rows, ClaimSelect+" WHERE c.id = (SELECT claim FROM "+paidRows+" p WHERE p.ticket = ?)", id)
 	if err != nil {
 		return nil, fmt.Errorf("claims of ticket %d: %w", id, err)
 	}
@@ -258,7 +262,10 @@ func (o *Store) TicketAt(ctx context.Context, gameCode, number, position int) (c
 // ticketAt reads the ticket at position pos of block b, with its verdict
 // for the back office (no limit, the identity given).
 func (o *Store) ticketAt(ctx context.Context, q core.Querier, b core.Block, pos int) (core.Ticket, error) {
-	f, err := FactsOf(ctx, q, b, pos)
+	paid := func(ctx context.Context, q core.Querier, _, ticket int64) (*core.Claim, error) {
+		return o.PaidClaim(ctx, q, ticket)
+	}
+	f, err := Tables{Paid: paid}.FactsOf(ctx, q, b, pos, b.Key.Secret(pos))
 	if err != nil {
 		return core.Ticket{}, err
 	}

@@ -49,10 +49,10 @@ type waitingRow struct {
 const chainBatch = 1000
 
 // chainWaiting appends the entries waiting (those committed) to the
-// chain, in tx, whose caller holds the chainer's lock. Each entry's paid
-// row (a payment), its packs' states (a move) and the later entries' refs that named it -seq then name its id,
-// and a payment's winner goes to vegas.identities. It returns what each
-// entry got, by seq.
+// chain, in tx, whose caller holds the chainer's lock; a payment's winner
+// goes to vegas.identities. Its paid row, written by its question, names
+// it by its record (-seq) and stays as it is: the journal's entry keeps
+// seq. It returns what each entry got, by seq.
 func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	for {
@@ -94,14 +94,13 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 	for i := range rows {
 		numbers[rows[i].Kind] = rows[i].LastNumber
 	}
-	var claims, packs bool
 	var idents []any
 	for i := range rows {
 		w := &rows[i]
 		e := &w.Entry
 		numbers[e.Kind]++
 		e.ID, e.Number = last.ID+1, numbers[e.Kind]
-		if e.Ref.Valid && e.Ref.Int64 < 0 { // an entry that waited: its id now
+		if e.Ref.Valid && e.Ref.Int64 < 0 { // recorded by schema 7, naming one that waited
 			if err := refOf(ctx, tx, &e.Ref, out); err != nil {
 				return err
 			}
@@ -109,12 +108,11 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 		e.Hash = e.ChainHash(last.Hash)
 		last.ID, last.Hash = e.ID, e.Hash
 		out[w.Seq] = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
-		claims, packs = claims || e.Kind == "claim", packs || e.Kind == "packs"
 		if e.Kind == "claim" && w.Name.Valid {
 			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String, core.NameSkeleton(w.Name.String))
 		}
 	}
-	if err := insertChained(ctx, tx, rows, claims, packs); err != nil {
+	if err := insertChained(ctx, tx, rows); err != nil {
 		return err
 	}
 	if len(idents) > 0 {
@@ -151,13 +149,12 @@ func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int
 	return nil
 }
 
-// insertChained inserts chained rows into the journal, and names their
-// ids in the paid rows (claims) and packs' states (packs, moves) that
-// named them -seq: one statement.
-func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow, claims, packs bool) error {
+// insertChained inserts chained rows into the journal, each with its
+// record's number (seq): one statement.
+func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) error {
 	const cols = 22
 	var b strings.Builder
-	b.WriteString("WITH j AS (INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
+	b.WriteString("INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
 	args := make([]any, 0, len(rows)*cols)
 	for i := range rows {
 		e := &rows[i].Entry
@@ -174,14 +171,6 @@ func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow, clai
 		b.WriteByte(')')
 		args = append(append(args, e.Values()...), rows[i].Seq)
 	}
-	b.WriteString(" RETURNING id, seq)")
-	if claims {
-		b.WriteString(", p AS (UPDATE vegas.paid p SET claim = j.id FROM j WHERE p.claim = -j.seq)")
-	}
-	if packs {
-		b.WriteString(", s AS (UPDATE vegas.pack_states s SET entry = j.id FROM j WHERE s.entry = -j.seq)")
-	}
-	b.WriteString(" SELECT count(*) FROM j")
 	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("chain: %w", err)
 	}

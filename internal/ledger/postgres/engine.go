@@ -44,9 +44,8 @@ func (p pool) Retry(f func() error) error {
 type engine struct{ db pool }
 
 // Write opens a write transaction that holds the chainer's lock from its
-// start (what waits chained first), so that it reads the journal whole,
-// and before any row a chain may change (a paid row, a pack's state): it
-// never waits for a chain while holding one. The rows it reads to change
+// start (what waits chained first), so that it reads the journal whole
+// and never waits for a chain while holding a row. The rows it reads to change
 // them (a pack's state) it locks (LockRows): a server's question may move
 // the same packs at once.
 func (e engine) Write(ctx context.Context) (*sqlx.Tx, error) {

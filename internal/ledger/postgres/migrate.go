@@ -52,6 +52,10 @@ CREATE TABLE vegas.desk_certs (
 			_, err := tx.ExecContext(ctx, "ALTER TABLE vegas.identities ENABLE TRIGGER identities_no_change")
 			return nil, err
 		}},
+	{From: 7, Says: "write a question's paid row once: it names its payment by its record (-seq) for good, and the " +
+		"chain no longer rewrites it with the entry's id, nor looks it up by its payment (issue 28): drop paid's " +
+		"key on its claim",
+		SQL: `ALTER TABLE vegas.paid DROP CONSTRAINT paid_claim_key`},
 }
 
 // retireCounterLogins is the step from version 5: what version 6 no

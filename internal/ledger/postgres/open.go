@@ -47,9 +47,10 @@ var postgresSQL string
 // in line with the rule; version 5 and later are upgraded in place
 // (Steps), earlier ones are refused, with how to copy them (through a
 // file) into a new one. 7 also since a desk accepts the certificates
-// listed in vegas.desk_certs only (issue 29). The SQLite file's is
-// core.SchemaVersion.
-const SchemaVersion = 7
+// listed in vegas.desk_certs only (issue 29). 8 since a question's paid
+// row is written once, naming its payment by its record (-seq) for good
+// (issue 28). The SQLite file's is core.SchemaVersion.
+const SchemaVersion = 8
 
 // pgConfig prepares a PostgreSQL URL for the driver: the ledger's tables are
 // found in the schema "vegas", and a server that does not answer is given

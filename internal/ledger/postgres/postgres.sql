@@ -1,4 +1,4 @@
--- vegas-desk ledger on PostgreSQL (schema 7): the tables of schema.sql
+-- vegas-desk ledger on PostgreSQL (schema 8): the tables of schema.sql
 -- (the SQLite ledger) in the schema "vegas", and the triggers that keep
 -- the record append-only. Installed by the back office's role (the owner)
 -- in one transaction. Nothing else is here: every question is decided in
@@ -85,7 +85,7 @@ CREATE TABLE vegas.journal (
     reason     text    NOT NULL DEFAULT '',
     detail     text    NOT NULL DEFAULT '',
     hash       bytea   NOT NULL,
-    seq        bigint  UNIQUE, -- the waiting entry it was (vegas.waiting), outside the hash
+    seq        bigint  UNIQUE, -- its record's number, as it waited (vegas.waiting), outside the hash
     UNIQUE (kind, number)
 );
 CREATE INDEX journal_by_ticket ON vegas.journal (ticket) WHERE ticket IS NOT NULL;
@@ -95,11 +95,13 @@ CREATE UNIQUE INDEX journal_requests ON vegas.journal (desk, request) WHERE kind
 CREATE INDEX journal_by_request ON vegas.journal (desk, request) WHERE request <> '';
 
 -- A ticket's row here is its payment, once: a claim inserts it (ON
--- CONFLICT: a second claim of the ticket finds it). claim is the claim's
--- entry, or while the entry waits to be chained, -seq of its waiting row.
+-- CONFLICT: a second claim of the ticket finds it), written once. claim
+-- is its entry's id, or -seq, its record's number: a question's payment,
+-- recorded before it has an id (vegas.waiting), then chained with its seq
+-- (journal.seq); the row is not written again.
 CREATE TABLE vegas.paid (
     ticket bigint PRIMARY KEY,
-    claim  bigint NOT NULL UNIQUE
+    claim  bigint NOT NULL
 );
 
 CREATE TABLE vegas.pack_states (
@@ -146,8 +148,8 @@ CREATE TABLE vegas.identities (
 -- The entries recorded and not yet chained: the journal's columns but
 -- those the chain gives (id, number, hash), the time they were recorded
 -- (the server's clock: how long they wait), and a payment's winner, whom
--- the chainer writes into vegas.identities. ref names a chained entry, or
--- -seq a waiting one.
+-- the chainer writes into vegas.identities. ref names a chained entry
+-- (or, recorded before schema 8, -seq a waiting one).
 CREATE SEQUENCE vegas.waiting_seq;
 CREATE TABLE vegas.waiting (
     seq        bigint  PRIMARY KEY DEFAULT nextval('vegas.waiting_seq'),

@@ -35,6 +35,16 @@ var bo = core.Identity{Desk: "bureau", Operator: "boss"}
 // back office's (a validation server's) login, locking out desk G1.
 func office(t *testing.T) (*postgres.Backend, ledgertest.Serials) {
 	t.Helper()
+	b := open(t, database(t))
+	if _, err := b.AddDesk(context.Background(), "G1", 100, bo); err != nil {
+		t.Fatal(err)
+	}
+	return b, ledgertest.SerialsOf(t, ledgertest.Block)
+}
+
+// database is the URL of a new copy of the block fixture in PostgreSQL.
+func database(t *testing.T) string {
+	t.Helper()
 	shared.once.Do(func() {
 		if shared.s, shared.err = pgtest.Start(); shared.err == nil {
 			shared.tmpl, shared.err = ledgertest.Postgres(shared.s, ledgertest.Block)
@@ -43,18 +53,21 @@ func office(t *testing.T) (*postgres.Backend, ledgertest.Serials) {
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	l, err := postgres.Open(shared.s.URL(pgtest.Owner, shared.s.NewDatabaseFrom(t, shared.tmpl)), false, backoffice.Creation{},
-		func() time.Time { return time.Time{} })
+	return shared.s.URL(pgtest.Owner, shared.s.NewDatabaseFrom(t, shared.tmpl))
+}
+
+// open opens the shared ledger at url as the back office's login (a
+// validation server's), locking out desks.
+func open(t *testing.T, url string) *postgres.Backend {
+	t.Helper()
+	l, err := postgres.Open(url, false, backoffice.Creation{}, func() time.Time { return time.Time{} })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
 	b := l.(*postgres.Backend)
 	b.LockOutGuesses()
-	if _, err := b.AddDesk(context.Background(), "G1", 100, bo); err != nil {
-		t.Fatal(err)
-	}
-	return b, ledgertest.SerialsOf(t, ledgertest.Block)
+	return b
 }
 
 func serial(t *testing.T, s string) game.Serial {
@@ -325,5 +338,68 @@ func TestWaitingStaysInside(t *testing.T) {
 	}
 	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
 		t.Errorf("verify once chained: %v %+v", err, rep)
+	}
+}
+
+// A ticket is paid once by the paid row's key, and that row is written
+// once: by the question that pays, naming its payment by its record
+// (-seq), which the chain gives the journal's entry and does not write
+// into the row again. Claims of one ticket at once, through two backends
+// on one database (two servers), pay it once; every other answers already
+// paid, naming that payment; a void frees the ticket for a claim again.
+func TestPaidOnce(t *testing.T) {
+	ctx := context.Background()
+	url := database(t)
+	servers := []*postgres.Backend{open(t, url), open(t, url)}
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	for round, w := range serials.Winners[50][:4] {
+		s := serial(t, w)
+		const claims = 12
+		answers := make([]core.Claim, claims)
+		errs := make([]error, claims)
+		var wg sync.WaitGroup
+		for i := range claims {
+			wg.Go(func() {
+				answers[i], errs[i] = servers[i%2].Claim(ctx, s, claimOf(bo, ""), time.Time{})
+			})
+		}
+		wg.Wait()
+		var paid *core.Claim
+		for i := range answers {
+			if errs[i] == nil {
+				if paid != nil {
+					t.Fatalf("round %d: ticket %s paid twice: %+v and %+v", round, w, *paid, answers[i])
+				}
+				paid = &answers[i]
+			}
+		}
+		if paid == nil || paid.Entry <= 0 {
+			t.Fatalf("round %d: no payment: %v", round, errs)
+		}
+		for i, err := range errs {
+			var r *core.Refusal
+			if err != nil && (!errors.As(err, &r) || r.Verdict != core.AlreadyClaimed || r.First.Entry != paid.Entry) {
+				t.Errorf("round %d, claim %d: %v, want already paid by entry %d", round, i, err, paid.Entry)
+			}
+		}
+		var row struct {
+			Claim, Seq int64
+		}
+		if err := servers[0].DB().GetContext(ctx, &row, `SELECT p.claim, j.seq FROM vegas.paid p JOIN vegas.journal j ON j.id = $1
+			WHERE p.ticket = j.ticket`, paid.Entry); err != nil || row.Claim != -row.Seq || row.Seq <= 0 {
+			t.Errorf("round %d: the paid row names %d, the payment's record is %d: %v", round, row.Claim, row.Seq, err)
+		}
+		if round == 0 {
+			if _, err := servers[1].Void(ctx, paid.Number, "test", bo); err != nil {
+				t.Fatal(err)
+			}
+			again, err := servers[0].Claim(ctx, s, claimOf(bo, ""), time.Time{})
+			if err != nil || again.Entry <= paid.Entry {
+				t.Errorf("claimed again after its void: %+v, %v", again, err)
+			}
+		}
+	}
+	if rep, err := servers[0].VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
+		t.Errorf("verify the journal: %v %+v", err, rep)
 	}
 }
