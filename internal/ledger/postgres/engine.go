@@ -136,7 +136,7 @@ func (e engine) Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time
 		w.kind, w.at, (SELECT coalesce(max(number), 0) FROM journal j WHERE j.kind = w.kind)
 			+ row_number() OVER (PARTITION BY w.kind ORDER BY w.seq) AS number,
 		w.ticket, w.serial, w.game, w.block, w.position, w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator,
-		w.method, `+entryOf("w.ref")+` AS ref, w.request, w.reason, w.detail, ''::bytea AS hash
+		w.method, `+entryOf("w.ref", "(SELECT j.id FROM journal j WHERE j.seq = -w.ref)")+` AS ref, w.request, w.reason, w.detail, ''::bytea AS hash
 		FROM waiting w ORDER BY w.seq`); err != nil || len(es) == 0 {
 		return nil, time.Time{}, err
 	}
@@ -146,17 +146,19 @@ func (e engine) Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time
 }
 
 // Paid is vegas.paid with each row's payment by its journal id (entryOf).
-func (e engine) Paid() string { return "(SELECT ticket, " + entryOf("claim") + " AS claim FROM paid)" }
+func (e engine) Paid() string {
+	return `(SELECT p.ticket, ` + entryOf("p.claim", "j.id") + ` AS claim
+		FROM paid p LEFT JOIN journal j ON p.claim < 0 AND j.seq = -p.claim)`
+}
 
 // entryOf is the SQL of the journal id of the entry that ref (an SQL
 // expression) names: a chained entry's id, or -seq, its record's number
-// (postgres.sql): the journal's entry of that record, or while it waits
-// the id Waiting gives it; 0 when no entry has that record. Read in one
-// snapshot (verify's), the ids of the entries waiting follow the
-// journal's, as their chain gives them.
-func entryOf(ref string) string {
-	return `(CASE WHEN ` + ref + ` IS NULL OR ` + ref + ` >= 0 THEN ` + ref + ` ELSE coalesce(
-		(SELECT j.id FROM journal j WHERE j.seq = -` + ref + `),
+// (postgres.sql): the journal's entry of that record (chained, the SQL
+// of its id, or null), or while it waits the id Waiting gives it; 0 when
+// no entry has that record. Read in one snapshot (verify's), the ids of
+// the entries waiting follow the journal's, as their chain gives them.
+func entryOf(ref, chained string) string {
+	return `(CASE WHEN ` + ref + ` IS NULL OR ` + ref + ` >= 0 THEN ` + ref + ` ELSE coalesce(` + chained + `,
 		(SELECT (SELECT coalesce(max(id), 0) FROM journal) + count(*) FROM waiting w2 WHERE w2.seq <= -` + ref + `
 			HAVING bool_or(w2.seq = -` + ref + `)), 0) END)`
 }
