@@ -271,13 +271,13 @@ func TestWaitingStaysInside(t *testing.T) {
 
 	// Its chain cannot run: a question about it waits, until its context
 	// ends, rather than answer with the payment it cannot name.
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, time.Second)
 	sn, err := b.Snapshot(short, s, "bureau", "", time.Now())
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a read of the waiting payment's ticket: %v, %+v", err, sn)
 	}
-	short, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+	short, cancel = context.WithTimeout(ctx, time.Second)
 	sn, err = b.Snapshot(short, serial(t, serials.Losers[0]), "G1", "r1", time.Now())
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
