@@ -206,6 +206,26 @@ func TestUpgradePostgresV5(t *testing.T) {
 	}
 	checkUpgraded(t, url, head, 2)
 
+	// A payment made before schema 8 (its paid row names its id) voided,
+	// and its ticket paid again (its row names the new payment's record):
+	// the ledger verifies.
+	upgraded, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := Identity{Desk: "bureau", Operator: "boss"}
+	if _, err := upgraded.Void(ctx, 1, "upgrade test", who); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := upgraded.Claim(ctx, claimReq(winners[0], who)); err != nil || c.Number != 3 {
+		t.Fatalf("claimed again after its void: %+v, %v", c, err)
+	}
+	r, err := upgraded.Verify(ctx, 0, 0, nil)
+	upgraded.Close()
+	if err != nil || !r.OK() {
+		t.Fatalf("verify after schema 8's payment: %v %+v", err, r.Problems)
+	}
+
 	// The catalog is a new ledger's, object for object; no login is left.
 	fresh := srv.NewDatabase(t)
 	l, err := Open(srv.URL(pgtest.Owner, fresh))
