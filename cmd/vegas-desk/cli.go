@@ -41,6 +41,23 @@ func (e usageError) Error() string { return fmt.Sprintf(e.format, e.args...) }
 
 func badInput(format string, args ...any) error { return usageError{format, args} }
 
+// ownWords is an error in the command line's own words, as fmt.Errorf
+// makes it (%w wraps), whose format and arguments are kept to be
+// translated as it is printed (cli.say).
+type ownWords struct {
+	format string
+	args   []any
+	err    error
+}
+
+func (e *ownWords) Error() string { return e.err.Error() }
+func (e *ownWords) Unwrap() error { return errors.Unwrap(e.err) }
+
+// failf is fmt.Errorf, in the command line's language once printed.
+func failf(format string, args ...any) error {
+	return &ownWords{format, args, failf(format, args...)}
+}
+
 // cli holds one run's streams and global options.
 type cli struct {
 	stdin          io.Reader
@@ -244,7 +261,7 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 func (c *cli) flags(fs *pflag.FlagSet, args []string) ([]string, error) {
 	if out := fs.Lookup("o"); out != nil {
 		if err := c.checkOut(out.Value.String()); err != nil {
-			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+			return nil, failf("%s: %w", fs.Name(), err)
 		}
 	}
 	return args, nil

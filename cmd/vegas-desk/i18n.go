@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -14,6 +17,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/paper"
 	"vegas-desk/internal/platform"
 )
 
@@ -59,12 +63,105 @@ func init() {
 	}
 }
 
-// tr translates a message format and formats it.
+// tr translates a message format and formats it. The numbers are the
+// command line's to write (game.GroupDigits for amounts and counts,
+// identifiers as they are, c.decimal): a printer's own would group a
+// payment's number and write block 0001 as "0 001".
 func (c *cli) tr(format string, args ...any) string {
-	if c.p == nil {
-		return fmt.Sprintf(format, args...)
+	return fmt.Sprintf(c.format(format), args...)
+}
+
+// format is a message format in the command line's language.
+func (c *cli) format(format string) string {
+	if fr, ok := frenchMessages[format]; ok && c.lang == language.French {
+		return fr
 	}
-	return c.p.Sprintf(format, args...)
+	return format
+}
+
+// printf prints a message, translated (tr), on w.
+func (c *cli) printf(w io.Writer, format string, args ...any) {
+	fmt.Fprint(w, c.tr(format, args...))
+}
+
+// word is a word of the ledger's (a verdict, a ticket's status, a pack's
+// state or move, how a ticket was identified) in the command line's
+// language.
+func (c *cli) word(s string) string { return c.inLanguage(frenchWords, s) }
+
+// move is a move of packs in the command line's language.
+func (c *cli) move(s string) string { return c.inLanguage(frenchMoves, s) }
+
+func (c *cli) inLanguage(french map[string]string, s string) string {
+	if fr, ok := french[s]; ok && c.lang == language.French {
+		return fr
+	}
+	return s
+}
+
+// count is n and its noun, one or other, in the command line's language:
+// "1 pack", "0 packs", "2 000 packs"; in French "0 carnet", "2 carnets".
+func (c *cli) count(n int, one, other string) string {
+	return game.GroupDigits(n) + " " + c.plural(n, one, other)
+}
+
+// plural is the noun for n things, one or other, in the command line's
+// language (French: 0 and 1 take the singular).
+func (c *cli) plural(n int, one, other string) string {
+	if n == 1 || n == 0 && c.lang == language.French {
+		return c.text(one)
+	}
+	return c.text(other)
+}
+
+// day, minute and moment write a time of the ledger, in local time: a
+// day, to the minute, to the second (French: 01/05/2025 10:00:00).
+func (c *cli) day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return c.timeAs(t, time.DateOnly, "02/01/2006")
+}
+
+func (c *cli) minute(t time.Time) string { return c.timeAs(t, "2006-01-02 15:04", "02/01/2006 15:04") }
+func (c *cli) moment(t time.Time) string { return c.timeAs(t, timeLayout, "02/01/2006 15:04:05") }
+
+func (c *cli) timeAs(t time.Time, en, fr string) string {
+	if c.lang == language.French {
+		return t.Local().Format(fr)
+	}
+	return t.Local().Format(en)
+}
+
+// dayOf is a day the ledger writes 2025-05-01, as day writes it.
+func (c *cli) dayOf(s string) string {
+	t, err := time.ParseInLocation(time.DateOnly, s, time.Local)
+	if err != nil {
+		return s
+	}
+	return c.day(t)
+}
+
+// decimal writes x with prec decimals, a comma before them in French.
+func (c *cli) decimal(x float64, prec int) string {
+	s := strconv.FormatFloat(x, 'f', prec, 64)
+	if c.lang == language.French {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}
+
+// cents writes an amount of cents: "1645.00 €"; in French as the papers
+// write it, "1 645,00 €".
+func (c *cli) cents(x paper.Cents) string {
+	if c.lang != language.French {
+		return plain(x)
+	}
+	sign := ""
+	if x < 0 {
+		sign, x = "-", -x
+	}
+	return fmt.Sprintf("%s%s,%02d €", sign, game.GroupDigits(int(x/100)), x%100)
 }
 
 // text translates a text that is no format (a help text).
@@ -124,22 +221,13 @@ func (c *cli) say(err error) string {
 	if c.lang != language.French {
 		return s
 	}
+	var own *ownWords
+	if errors.As(err, &own) {
+		return strings.Replace(s, own.Error(), fmt.Sprintf(strings.ReplaceAll(c.format(own.format), "%w", "%v"), c.sayArgs(own.args)...), 1)
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		args := make([]any, len(ue.args))
-		for i, a := range ue.args {
-			if e, ok := a.(error); ok {
-				a = c.say(e)
-			}
-			if e, ok := a.(string); ok {
-				for _, x := range cobraErrors {
-					e = x.re.ReplaceAllString(e, x.fr)
-				}
-				a = e
-			}
-			args[i] = a
-		}
-		return strings.Replace(s, ue.Error(), c.tr(ue.format, args...), 1)
+		return strings.Replace(s, ue.Error(), c.tr(ue.format, c.sayArgs(ue.args)...), 1)
 	}
 	var r *ledger.Refusal
 	if errors.As(err, &r) {
@@ -164,6 +252,25 @@ func (c *cli) say(err error) string {
 		}
 	}
 	return s
+}
+
+// sayArgs are a message's arguments in the command line's language: its
+// errors said (say), cobra's words translated.
+func (c *cli) sayArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if e, ok := a.(error); ok {
+			a = c.say(e)
+		}
+		if e, ok := a.(string); ok {
+			for _, x := range cobraErrors {
+				e = x.re.ReplaceAllString(e, x.fr)
+			}
+			a = e
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // serialErrors are game.ParseSerial's messages, in French.
@@ -241,4 +348,56 @@ func (c *cli) refusal(r *ledger.Refusal) string {
 		return c.tr("serial %s: %s: a payment from the identity threshold records the winner's name and identity document", s, game.FormatAmount(r.Amount))
 	}
 	return r.Error() // voided: its request's words, which the catalogue does not hold
+}
+
+// limit is a payout limit in the command line's language.
+func (c *cli) limit(l ledger.Limit) string {
+	if l == ledger.NoLimit {
+		return c.text(l.String())
+	}
+	return l.String()
+}
+
+// importFlag is a flag of import-claims in the command line's language:
+// its kind, and its words where the catalogue below knows them (the
+// ledger's own words otherwise, which name the serial and amounts).
+func (c *cli) importFlag(f ledger.ImportFlag) string {
+	if c.lang != language.French {
+		return f.String()
+	}
+	what := f.What
+	for _, x := range flagWords {
+		if x.re.MatchString(what) {
+			what = x.re.ReplaceAllString(what, x.fr)
+			break
+		}
+	}
+	if f.Entry == 0 {
+		return c.word(f.Kind) + " : " + what
+	}
+	return fmt.Sprintf("écriture %d du guichet : %s : %s", f.Entry, c.word(f.Kind), what)
+}
+
+// flagWords are the ledger's words of an import's flags, in French.
+var flagWords = []struct {
+	re *regexp.Regexp
+	fr string
+}{
+	{regexp.MustCompile(`^pays (.+) for ticket (\S+), above the payout limit of (.+) sealed in the counter's ledger: the back office pays it$`),
+		`paie ${1} pour le billet ${2}, au-dessus du plafond de ${3} scellé dans le registre du guichet : le siège le paie`},
+	{regexp.MustCompile(`^pays (.+) for ticket (\S+), which wins (.+)$`), `paie ${1} pour le billet ${2}, qui gagne ${3}`},
+	{regexp.MustCompile(`^refers ticket (\S+), which wins (.+): not above the payout limit of (.+) sealed in the counter's ledger$`),
+		`renvoie le billet ${1}, qui gagne ${2} : pas au-dessus du plafond de ${3} scellé dans le registre du guichet`},
+	{regexp.MustCompile(`^ticket (\S+): the counter ledger paid it on (.+?) \(payment (\d+) here\) and pays it again on (.+?): a counter ledger pays a ticket once, so this entry was written outside it; not recorded as a payment$`),
+		`billet ${1} : le registre du guichet l'a payé le ${2} (paiement ${3} ici) et le paie de nouveau le ${4} : un registre de guichet ne paie un billet qu'une fois, cette écriture a donc été faite hors de lui ; pas enregistrée comme paiement`},
+	{regexp.MustCompile(`^ticket (\S+) was paid twice: (.+?) on (.+?) at desk (".*?") by (".*?") \(payment (\d+)\), and on (.+?) at desk (".*?") by (".*?") \(the counter ledger's payment (\d+), recorded here as payment (\d+)\): (.+?) to recover, an open case until a decision closes it \(vegas-desk cases\)$`),
+		`billet ${1} payé deux fois : ${2} le ${3} au guichet ${4} par ${5} (paiement ${6}), et le ${7} au guichet ${8} par ${9} (paiement ${10} du registre du guichet, enregistré ici comme paiement ${11}) : ${12} à recouvrer, un dossier ouvert jusqu'à ce qu'une décision le close (vegas-desk cases)`},
+	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): before the emission's on-sale date$`), `billet ${1} payé le ${2} : avant la mise en vente de l'émission`},
+	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): after the claim deadline$`), `billet ${1} payé le ${2} : après la forclusion`},
+	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): its pack was reported stolen$`), `billet ${1} payé le ${2} : son carnet a été déclaré volé`},
+	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): its pack was not on sale then$`), `billet ${1} payé le ${2} : son carnet n'était pas en vente`},
+	{regexp.MustCompile(`^pays (.+) for ticket (\S+) without the winner's identity, required from (.+)$`),
+		`paie ${1} pour le billet ${2} sans l'identité du gagnant, requise à partir de ${3}`},
+	{regexp.MustCompile(`^the payment records a winner's identity that is none \((.*)\)$`), `le paiement enregistre une identité du gagnant qui n'en est pas une (${1})`},
+	{regexp.MustCompile(`^the payment records a winner's identity that the file does not hold$`), `le paiement enregistre une identité du gagnant que le fichier ne tient pas`},
 }
