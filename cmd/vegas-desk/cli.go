@@ -55,7 +55,7 @@ func (e *ownWords) Unwrap() error { return errors.Unwrap(e.err) }
 
 // failf is fmt.Errorf, in the command line's language once printed.
 func failf(format string, args ...any) error {
-	return &ownWords{format, args, failf(format, args...)}
+	return &ownWords{format, args, fmt.Errorf(format, args...)}
 }
 
 // cli holds one run's streams and global options.

@@ -5,10 +5,14 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"vegas-desk/internal/ledger/ledgertest"
 )
 
 // words finds a word in a message: two letters, once the program's name
@@ -106,5 +110,141 @@ func TestFrenchCatalogueComplete(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// A line's words, for telling English from French: its letters, without
+// numbers, hexadecimal digests and keys, serials and paths.
+var (
+	notWords = regexp.MustCompile(`\S*/\S*|\b[0-9a-f]*[0-9][0-9a-f]*\b`)
+	aWord    = regexp.MustCompile(`\pL{2,}`)
+)
+
+func skeleton(line string) string {
+	if strings.HasPrefix(strings.TrimSpace(line), "vegas-desk --") {
+		return "" // a command to run
+	}
+	return strings.Join(aWord.FindAllString(notWords.ReplaceAllString(strings.ToLower(line), " "), -1), " ")
+}
+
+// sameWords are the words of lines the same in both languages.
+var sameWords = map[string]bool{
+	"":        true,
+	"total":   true, // report's last row
+	"journal": true, // a payment's journal entry, under its verdict
+}
+
+// Every command's lines for a person are French under a French locale:
+// one round of the back office's and a counter's day (pay, refuse, refer,
+// void, list, report, settle, move packs, bring a counter ledger home and
+// close its double payment, the desks and their files, backups, copies,
+// certificates) runs under LANG=C and under LANG=fr_FR.UTF-8, each on its
+// own copy of the sealed fixture, and no line of the French round has the
+// words of an English one. TestFrenchCatalogueComplete finds a message
+// written past the catalogue; this finds a word of the ledger's or of a
+// value printed as it is.
+func TestFrenchLines(t *testing.T) {
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	ss := ledgertest.SerialsOf(t, ledgertest.Sealed)
+	key := filepath.Join(ledgertest.MustDir(t, ledgertest.Sealed), "key")
+	pub := ledgertest.Key.Public().String()
+	today := time.Now().Format(time.DateOnly)
+	type step struct {
+		db   string // "bo" (the back office's), "c1" (counter C1's sealed ledger)
+		args []string
+		code int
+	}
+	round := func(lang string) [][]string {
+		t.Setenv("LANG", lang)
+		dir := t.TempDir()
+		dbs := map[string]string{"bo": ledgertest.Copy(t, ledgertest.Sealed), "c1": ledgertest.Copy(t, ledgertest.Sealed, "C1.db")}
+		in := func(name string) string { return filepath.Join(dir, name) }
+		steps := []step{
+			{"bo", []string{"blocks"}, 0},
+			{"bo", []string{"report", "--block", "1"}, 0},
+			{"bo", []string{"lookup", ss.Winners[15][0]}, 0},
+			{"bo", []string{"claim", ss.Winners[15][0], "--desk", "C9", "--operator", "anne"}, 0},
+			{"bo", []string{"lookup", ss.Winners[15][0]}, 0},
+			{"bo", []string{"lookup", ss.Losers[0]}, 0},
+			{"bo", []string{"claim", ss.Winners[15][1], "--desk", "C9", "--operator", "anne", "--limit", "10"}, 1},
+			{"bo", []string{"claim", ss.Winners[6][0], "--desk", "C9", "--operator", "anne"}, 0},
+			{"bo", []string{"claim", ss.Winners[9][0], "--desk", "C9", "--operator", "anne"}, 0},
+			{"bo", []string{"void", "3", "--reason", "erreur", "--operator", "anne"}, 0},
+			{"bo", []string{"referrals"}, 0},
+			{"bo", []string{"attempts"}, 0},
+			{"bo", []string{"claims"}, 0},
+			{"bo", []string{"daily"}, 0},
+			{"bo", []string{"daily", "--desk", "C9", "--day", today}, 0},
+			{"bo", []string{"settlement", "--desk", "C9", "--since", "2020-01-01", "--until", today}, 0},
+			{"bo", []string{"emission"}, 0},
+			{"bo", []string{"settings"}, 0},
+			{"bo", []string{"packs", "return", "--block", "1", "--packs", "100-101", "--reason", "retour"}, 0},
+			{"bo", []string{"packs", "stolen", "--block", "1", "--packs", "102", "--reason", "vol"}, 0},
+			{"bo", []string{"packs", "list", "--block", "1"}, 0},
+			{"bo", []string{"packs", "list", "--state", "destroyed"}, 0},
+			{"c1", []string{"claim", ss.Winners[50][0], "--operator", "anne"}, 0},
+			{"c1", []string{"claim", ss.Winners[1000][0], "--operator", "anne"}, 1},
+			{"bo", []string{"claim", ss.Winners[50][0], "--desk", "C9", "--operator", "anne"}, 0},
+			{"c1", []string{"claims"}, 0},
+			{"c1", []string{"verify"}, 0},
+			{"c1", []string{"verify", "--key", pub}, 0},
+			{"bo", []string{"import-claims", "C1.jsonl"}, 1},
+			{"bo", []string{"cases"}, 0},
+			{"bo", []string{"cases", "close", "5", "--reason", "récupéré"}, 0},
+			{"bo", []string{"cases", "--all"}, 0},
+			{"bo", []string{"claims", "--desk", "C1"}, 0},
+			{"bo", []string{"verify"}, 0},
+			{"bo", []string{"checkpoint", "--key-file", key, "-o", in("head.txt")}, 0},
+			{"bo", []string{"verify-certificate", "--key", pub, in("head.txt")}, 0},
+			{"bo", []string{"certificate", "--block", "1", "--key-file", key, "-o", in("cert.txt")}, 0},
+			{"bo", []string{"verify-certificate", "--key", pub, in("cert.txt")}, 0},
+			{"bo", []string{"verify-certificate", "--key", pub, dbs["c1"]}, 0},
+			{"bo", []string{"keygen", "-o", in("new.key")}, 0},
+			{"bo", []string{"serve", "--init", "--dir", in("ca"), "--host", "127.0.0.1"}, 0},
+			{"bo", []string{"serve", "--check", "--dir", in("ca"), "--listen", "127.0.0.1:0"}, 0},
+			{"bo", []string{"desks", "add", "D1", "--limit", "500"}, 0},
+			{"bo", []string{"desks", "add", "D2", "--out", in("D2.desk"), "--dir", in("ca")}, 0},
+			{"bo", []string{"desks", "cert", "D2", "--out", in("D2b.desk"), "--dir", in("ca")}, 0},
+			{"bo", []string{"desks", "disable", "D1"}, 0},
+			{"bo", []string{"desks", "list"}, 0},
+			{"bo", []string{"desks", "enable", "D1"}, 0},
+			{"bo", []string{"desks", "unlock", "D1"}, 0},
+			{"bo", []string{"desks", "limit", "D1", "300"}, 0},
+			{"bo", []string{"desks", "revoke", "D2", "--cert", in("D2b.desk")}, 0},
+			{"bo", []string{"backup", "--dir", in("backups")}, 0},
+			{"bo", []string{"upgrade"}, 0},
+			{"bo", []string{"copy", dbs["bo"], in("copy.db")}, 0},
+		}
+		var lines [][]string
+		for _, s := range steps {
+			stdin := ""
+			if s.args[0] == "import-claims" {
+				out, errs, code := vd(t, dbs["c1"], "", "claims", "--jsonl")
+				if code != 0 {
+					t.Fatalf("claims --jsonl: exit %d\n%s", code, errs)
+				}
+				stdin, s.args = out, []string{"import-claims", "-"}
+			}
+			out, errs, code := vd(t, dbs[s.db], stdin, s.args...)
+			if code != s.code {
+				t.Fatalf("%s %v: exit %d, want %d\n%s%s\n(the steps before: %q)", lang, s.args, code, s.code, out, errs, lines)
+			}
+			lines = append(lines, strings.Split(strings.TrimSpace(out+errs), "\n"))
+		}
+		return lines
+	}
+	english, french := round("C"), round("fr_FR.UTF-8")
+	for i := range english {
+		words := map[string]bool{}
+		for _, l := range english[i] {
+			words[skeleton(l)] = true
+		}
+		for _, l := range french[i] {
+			if s := skeleton(l); words[s] && !sameWords[s] {
+				t.Errorf("step %d: %q is English under LANG=fr_FR.UTF-8 (English:\n%s)", i, l, strings.Join(english[i], "\n"))
+			}
+		}
 	}
 }
