@@ -40,7 +40,7 @@ func (c *cli) void(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			return c.json(claimJSON(&cl))
 		}
-		fmt.Fprint(c.stdout, c.tr("payment %d voided %s by %s: %s\n", cl.Number, cl.VoidedAt.Local().Format(timeLayout), terminal(cl.VoidedBy), terminal(cl.VoidReason)))
+		c.printf(c.stdout, "payment %d voided %s by %s: %s\n", cl.Number, c.moment(cl.VoidedAt), terminal(cl.VoidedBy), terminal(cl.VoidReason))
 		return nil
 	}
 }

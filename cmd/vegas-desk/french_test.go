@@ -127,6 +127,22 @@ func skeleton(line string) string {
 	return strings.Join(aWord.FindAllString(notWords.ReplaceAllString(strings.ToLower(line), " "), -1), " ")
 }
 
+// englishWord is an English word no French line holds, once a line is
+// rid of its commands, JSON, identifiers and paths (frenchText): a value
+// printed as it is in a French sentence.
+var englishWord = regexp.MustCompile(`\b(the|to|of|by|at|and|is|not|no|with|from|for|paid|payment|payments|ticket|tickets|pack|packs|block|blocks|desk|winners|prize|entries|entry|head|ledger|claim|claims|referral|referrals|voided|until|written|none|serial|loser|unpaid|payable|stolen|returned|delivered|received|settled|destroyed|generate|deliver|activate|return|active|disabled|locked)\b`)
+
+func frenchText(line string) string {
+	line = regexp.MustCompile(`\{.*\}|vegas-desk [^:]*$`).ReplaceAllString(line, "")
+	var kept []string
+	for _, f := range strings.Fields(line) {
+		if !strings.ContainsAny(f, "-/0123456789\"«»") {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
 // sameWords are the words of lines the same in both languages.
 var sameWords = map[string]bool{
 	"":        true,
@@ -244,6 +260,8 @@ func TestFrenchLines(t *testing.T) {
 		for _, l := range french[i] {
 			if s := skeleton(l); words[s] && !sameWords[s] {
 				t.Errorf("step %d: %q is English under LANG=fr_FR.UTF-8 (English:\n%s)", i, l, strings.Join(english[i], "\n"))
+			} else if w := englishWord.FindString(frenchText(l)); w != "" {
+				t.Errorf("step %d: %q holds the English %q under LANG=fr_FR.UTF-8", i, l, w)
 			}
 		}
 	}

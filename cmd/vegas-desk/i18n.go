@@ -114,6 +114,16 @@ func (c *cli) plural(n int, one, other string) string {
 	return c.text(other)
 }
 
+// packRange is a range of packs: "531-0001-0100-0 to 531-0001-0101-3", in
+// French "… à …".
+func (c *cli) packRange(r game.PackRange) string {
+	first := game.PackCode{Game: r.Game, Block: r.Block, Pack: r.First}
+	if r.First == r.Last {
+		return first.String()
+	}
+	return c.tr("%s to %s", first, game.PackCode{Game: r.Game, Block: r.Block, Pack: r.Last})
+}
+
 // day, minute and moment write a time of the ledger, in local time: a
 // day, to the minute, to the second (French: 01/05/2025 10:00:00).
 func (c *cli) day(t time.Time) string {
@@ -390,8 +400,8 @@ var flagWords = []struct {
 		`renvoie le billet ${1}, qui gagne ${2} : pas au-dessus du plafond de ${3} scellé dans le registre du guichet`},
 	{regexp.MustCompile(`^ticket (\S+): the counter ledger paid it on (.+?) \(payment (\d+) here\) and pays it again on (.+?): a counter ledger pays a ticket once, so this entry was written outside it; not recorded as a payment$`),
 		`billet ${1} : le registre du guichet l'a payé le ${2} (paiement ${3} ici) et le paie de nouveau le ${4} : un registre de guichet ne paie un billet qu'une fois, cette écriture a donc été faite hors de lui ; pas enregistrée comme paiement`},
-	{regexp.MustCompile(`^ticket (\S+) was paid twice: (.+?) on (.+?) at desk (".*?") by (".*?") \(payment (\d+)\), and on (.+?) at desk (".*?") by (".*?") \(the counter ledger's payment (\d+), recorded here as payment (\d+)\): (.+?) to recover, an open case until a decision closes it \(vegas-desk cases\)$`),
-		`billet ${1} payé deux fois : ${2} le ${3} au guichet ${4} par ${5} (paiement ${6}), et le ${7} au guichet ${8} par ${9} (paiement ${10} du registre du guichet, enregistré ici comme paiement ${11}) : ${12} à recouvrer, un dossier ouvert jusqu'à ce qu'une décision le close (vegas-desk cases)`},
+	{regexp.MustCompile(`^ticket (\S+) was paid twice: (.+?) on (.+?) at desk "(.*?)" by "(.*?)" \(payment (\d+)\), and on (.+?) at desk "(.*?)" by "(.*?)" \(the counter ledger's payment (\d+), recorded here as payment (\d+)\): (.+?) to recover, an open case until a decision closes it \(vegas-desk cases\)$`),
+		`billet ${1} payé deux fois : ${2} le ${3} au guichet « ${4} » par « ${5} » (paiement ${6}), et le ${7} au guichet « ${8} » par « ${9} » (paiement ${10} du registre du guichet, enregistré ici comme paiement ${11}) : ${12} à recouvrer, un dossier ouvert jusqu'à ce qu'une décision le close (vegas-desk cases)`},
 	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): before the emission's on-sale date$`), `billet ${1} payé le ${2} : avant la mise en vente de l'émission`},
 	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): after the claim deadline$`), `billet ${1} payé le ${2} : après la forclusion`},
 	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): its pack was reported stolen$`), `billet ${1} payé le ${2} : son carnet a été déclaré volé`},

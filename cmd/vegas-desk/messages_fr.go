@@ -431,7 +431,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n": "tête du journal %s signée (écriture %d) ; gardez le texte hors du registre : verify --head %s prouve l'historique inchangé jusqu'à elle\n",
 	"FLAG %s\n": "ALERTE %s\n",
 	"counter ledger %s (desk %s): REFUSED, nothing recorded\n": "registre de guichet %s (guichet %s) : REFUSÉ, rien n'est enregistré\n",
-	"counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n": "registre de guichet %s (guichet %s) : %d écritures, %d paiements : %d enregistrés maintenant, %d avant ; %d renvois enregistrés maintenant ; %d numéros refusés au guichet\ntête du journal du guichet %s\n",
+	"counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n": "registre de guichet %s (guichet %s) : %d écritures, %d paiement(s) : %d enregistré(s) maintenant, %d avant ; %d renvoi(s) enregistré(s) maintenant ; %d numéro(s) refusé(s) au guichet\ntête du journal du guichet %s\n",
 	"vegas-desk: import-claims: %d flag(s): see above\n":                                           "vegas-desk: import-claims : %d alerte(s) : voir ci-dessus\n",
 	"serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n": "numéro    %s\nbloc      %s  carnet %s (%s)  position %d\ngain      %s\nétat      %s\nverdict   %s\n",
 	"ticket   %s\n": "billet    %s\n",
@@ -565,6 +565,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"verify: --key: %v": "verify : --key : %v",
 	"write %s: %w":      "écriture de %s : %w",
 	"write %s: %w; the finished file is %s: rename it": "écriture de %s : %w ; le fichier fini est %s : renommez-le",
+	"%s to %s": "%s à %s",
 }
 
 // frenchWords are the ledger's words the command line prints (c.word): the
@@ -581,7 +582,7 @@ var frenchWords = map[string]string{
 	"serial": "numéro", "contents": "contenu",
 	"block": "bloc", "claim": "paiement", "void": "annulation", "refusal": "refus", "packs": "carnets",
 	"emission": "émission", "desk": "guichet", "referral": "renvoi", "setting": "réglage", "import": "import",
-	"checkpoint": "point de contrôle", "issue": "émission du registre",
+	"checkpoint": "point de contrôle", "issue": "émission du registre", "text": "texte",
 	// the kinds of import-claims' flags besides the verdicts
 	"double-payment": "double paiement", "identity-missing": "identité manquante", "not-issued": "pas émis ici",
 	"broken-chain": "chaîne rompue", "rewritten": "journal réécrit", "forged": "falsifié", "bad-time": "date fausse",

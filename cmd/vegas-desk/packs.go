@@ -74,7 +74,7 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 					"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
 				continue
 			}
-			c.printf(c.stdout, "%s %s: %s\n", c.text(pastTense[move]), c.count(s.Count(), "pack", "packs"), s)
+			c.printf(c.stdout, "%s %s: %s\n", c.text(pastTense[move]), c.count(s.Count(), "pack", "packs"), c.packRange(s))
 		}
 		if *asJSON {
 			return c.json(done)
@@ -129,7 +129,7 @@ func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
 		total := 0
 		for _, r := range runs {
 			total += r.Count()
-			line := fmt.Sprintf("%-36s %12s  %-10s", game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last},
+			line := fmt.Sprintf("%-36s %12s  %-10s", c.packRange(game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last}),
 				c.count(r.Count(), "pack", "packs"), c.word(r.State))
 			if r.Desk != "" {
 				line += c.tr("  desk %s", r.Desk)

@@ -56,7 +56,7 @@ func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) e
 	if job == "" {
 		job = "sent"
 	}
-	fmt.Fprint(c.stderr, c.tr("%s printed on %s (job %s)\n", what, queue, job))
+	c.printf(c.stderr, "%s printed on %s (job %s)\n", what, queue, job)
 	return nil
 }
 
@@ -102,7 +102,7 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 			return c.json(m)
 		}
 		if *out != "" && *out != "-" {
-			fmt.Fprint(c.stderr, c.tr("receipt of payment %d written to %s\n", number, *out))
+			c.printf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
 		}
 		return nil
 	}

@@ -79,7 +79,7 @@ func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
 			return err
 		}
 		c.printf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
-			c.count(len(positions)/game.PackSize, "pack", "packs"), c.text(ledger.PrintedReason), joinRanges(spans))
+			c.count(len(positions)/game.PackSize, "pack", "packs"), c.text(ledger.PrintedReason), c.joinRanges(spans))
 		return nil
 	}
 }
@@ -111,10 +111,10 @@ func (c *cli) sheets(l *ledger.Ledger, g, b int, positions []int, cover bool) pa
 }
 
 // joinRanges names packs.
-func joinRanges(rs []game.PackRange) string {
+func (c *cli) joinRanges(rs []game.PackRange) string {
 	names := make([]string, len(rs))
 	for i, r := range rs {
-		names[i] = r.String()
+		names[i] = c.packRange(r)
 	}
 	return strings.Join(names, ", ")
 }

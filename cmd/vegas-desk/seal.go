@@ -369,7 +369,7 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 					return refuse("the signed document is genuine, but the JSON's other fields differ from it")
 				}
 			}
-			c.printf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", form, s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
+			c.printf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", c.word(form), s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
 			c.printf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, terminal(cert.GameName), cert.Block.Number,
 				game.GroupDigits(cert.Block.Tickets), cert.Block.Digest)
 			for _, t := range cert.Counts {

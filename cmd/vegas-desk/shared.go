@@ -76,7 +76,7 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 		if *f.asJSON {
 			return c.json(deskJSON(d))
 		}
-		fmt.Fprint(c.stdout, c.tr("desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit)))
+		c.printf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
 		return nil
 	}
 }
@@ -168,7 +168,7 @@ func (c *cli) deskLimit(f deskFlags, args []string) error {
 	if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
 		return err
 	}
-	fmt.Fprint(c.stdout, c.tr("desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit)))
+	c.printf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
 	return nil
 }
 
