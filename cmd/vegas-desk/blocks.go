@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/text/language"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -279,7 +282,17 @@ func (c *cli) catalogue(fs *pflag.FlagSet) func([]string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		fmt.Fprint(c.stdout, game.CatalogueText())
+		text := game.CatalogueText()
+		if c.lang == language.French {
+			const header = "| prize | way to win | tickets per block | share of the tier |"
+			text = strings.NewReplacer(header, c.text(header), "loses everywhere", c.text("loses everywhere")).Replace(text)
+			text = share.ReplaceAllString(text, "$1,$2 %")
+		}
+		fmt.Fprint(c.stdout, text)
 		return nil
 	}
 }
+
+// share is a share of the catalogue (12.5 %), whose point French writes
+// as a comma.
+var share = regexp.MustCompile(`(\d+)\.(\d) %`)

@@ -566,6 +566,8 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"write %s: %w":      "écriture de %s : %w",
 	"write %s: %w; the finished file is %s: rename it": "écriture de %s : %w ; le fichier fini est %s : renommez-le",
 	"%s to %s": "%s à %s",
+	"| prize | way to win | tickets per block | share of the tier |": "| gain | façon de gagner | billets par bloc | part du rang |",
+	"loses everywhere": "perd partout",
 }
 
 // frenchWords are the ledger's words the command line prints (c.word): the
