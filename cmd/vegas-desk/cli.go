@@ -329,13 +329,16 @@ func (f *limitFlag) String() string {
 func (f *limitFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return errors.New("give a payout limit of 0 or more euros (0 refers every winner to the back office)")
+		return errors.New(limitWords)
 	}
 	f.Limit = ledger.LimitOf(n)
 	return nil
 }
 
 func (f *limitFlag) Type() string { return "EUROS" }
+
+// limitWords say what --limit takes.
+const limitWords = "give a payout limit of 0 or more euros (0 refers every winner to the back office)"
 
 // addLimitFlag defines --limit on fs.
 func addLimitFlag(fs *pflag.FlagSet, usage string) *limitFlag {

@@ -44,12 +44,16 @@ func literal(e ast.Expr) (string, bool) {
 	return "", false
 }
 
-// untranslated are the lines left in English, written where no cli is at
-// hand: load's progress and what its clean-up left behind (load.go,
-// runLoad and cleanup).
+// untranslated are the texts left in English: load's progress and what
+// its clean-up left behind, written where no cli is at hand (load.go,
+// runLoad and cleanup); a Windows service's log line; sentinel errors,
+// never printed.
 var untranslated = map[string]bool{
 	"%4.0f s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n":                              true,
 	"load: left behind: %s; desks load-1 … load-%d disabled (the journal keeps them; the next load enables them)\n": true,
+	"serve ended": true,
+	"refused":     true,
+	"too large":   true,
 }
 
 // Every message the command line writes for a person goes through the
@@ -86,11 +90,11 @@ func TestFrenchCatalogueComplete(t *testing.T) {
 				texts = []int{1}
 			case name == "count" || name == "plural":
 				texts = []int{1, 2}
-			case pkg == "fmt" && (strings.HasPrefix(name, "Fprint") || name == "Errorf"):
+			case pkg == "fmt" && (strings.HasPrefix(name, "Fprint") || name == "Errorf"), pkg == "errors" && name == "New":
 				for _, a := range call.Args {
 					if s, ok := literal(a); ok && hasWords(s) && !untranslated[s] {
-						t.Errorf("%s: fmt.%s writes %q: write it through c.printf (or c.tr), and put its French in messages_fr.go",
-							fset.Position(a.Pos()), name, s)
+						t.Errorf("%s: %s.%s writes %q: write it through c.printf, c.tr or failf, and put its French in messages_fr.go",
+							fset.Position(a.Pos()), pkg, name, s)
 					}
 				}
 			}

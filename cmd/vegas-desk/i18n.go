@@ -219,6 +219,9 @@ var cobraErrors = []struct {
 	re *regexp.Regexp
 	fr string
 }{
+	{regexp.MustCompile(`strconv\.Parse(?:Int|Uint|Float|Bool): parsing ".*?": invalid syntax$`), `pas un nombre`},
+	{regexp.MustCompile(`strconv\.Parse(?:Int|Uint|Float): parsing ".*?": value out of range$`), `nombre trop grand`},
+	{regexp.MustCompile(`time: (?:invalid|missing unit in) duration ".*"$`), `pas une durée (écrivez 30m, 2h)`},
 	{regexp.MustCompile(`^unknown command "(.*)" for "(.*)"`), `commande inconnue « $1 » de $2`},
 	{regexp.MustCompile(`^unknown (?:shorthand )?flag: '?(.*?)'?( in .*)?$`), `option inconnue : $1`},
 	{regexp.MustCompile(`^flag needs an argument: '?(.*?)'?( in .*)?$`), `l'option $1 demande une valeur`},
@@ -276,7 +279,7 @@ func (c *cli) sayArgs(args []any) []any {
 			for _, x := range cobraErrors {
 				e = x.re.ReplaceAllString(e, x.fr)
 			}
-			a = e
+			a = strings.Replace(e, limitWords, c.text(limitWords), 1)
 		}
 		out[i] = a
 	}

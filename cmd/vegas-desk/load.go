@@ -134,7 +134,7 @@ func onSale(ctx context.Context, bo *ledger.Ledger) ([]int, ledger.Block, error)
 			return packs, b, nil
 		}
 	}
-	return nil, ledger.Block{}, errors.New("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
+	return nil, ledger.Block{}, failf("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
 }
 
 // serverDesks gives desks load-1 … load-n (added when missing) new desk
