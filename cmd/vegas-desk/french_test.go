@@ -199,6 +199,8 @@ func TestFrenchLines(t *testing.T) {
 			{"bo", []string{"void", "3", "--reason", "erreur", "--operator", "anne"}, 0},
 			{"bo", []string{"receipt", "1", "-o", in("receipt.pdf")}, 0},
 			{"bo", []string{"check", "-"}, 0},
+			{"bo", []string{"check", "-", "wrong prize"}, 0},
+			{"bo", []string{"check", "-", "faults"}, 2},
 			{"bo", []string{"referrals"}, 0},
 			{"bo", []string{"attempts"}, 0},
 			{"bo", []string{"claims"}, 0},
@@ -250,6 +252,15 @@ func TestFrenchLines(t *testing.T) {
 			switch s.args[0] {
 			case "check":
 				stdin = docLine(t, dbs["bo"], ss.Winners[100][0])
+				if len(s.args) == 3 {
+					doc := stdin
+					stdin = map[string]string{"wrong prize": strings.Replace(doc, `"prize":100`, `"prize":50`, 1),
+						"faults": strings.Replace(strings.Replace(doc, "{", `{"extra":1,`, 1), `"bonus":`, `"bonus":7,"x":`, 1)}[s.args[2]]
+					if stdin == doc || !strings.Contains(stdin, `"x":`) && s.args[2] == "faults" {
+						t.Fatalf("check %s: the contents are unchanged: %s", s.args[2], doc)
+					}
+					s.args = s.args[:2]
+				}
 			case "import-claims":
 				out, errs, code := vd(t, dbs["c1"], "", "claims", "--jsonl")
 				if code != 0 {

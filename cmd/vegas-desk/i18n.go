@@ -414,3 +414,56 @@ var flagWords = []struct {
 	{regexp.MustCompile(`^the payment records a winner's identity that is none \((.*)\)$`), `le paiement enregistre une identité du gagnant qui n'en est pas une (${1})`},
 	{regexp.MustCompile(`^the payment records a winner's identity that the file does not hold$`), `le paiement enregistre une identité du gagnant que le fichier ne tient pas`},
 }
+
+// fault is a fault of typed-in contents (check's) in the command line's
+// language: in French, its field and value and what kind of fault it is,
+// as the app says it.
+func (c *cli) fault(e *game.FieldError) string {
+	if c.lang != language.French {
+		return e.Error()
+	}
+	what := map[game.Kind]string{
+		game.KindSyntax:     "n'est pas un objet JSON : donnez le contenu d'un billet, tel qu'export l'écrit",
+		game.KindUnknownKey: "n'est pas une clé du format des billets",
+		game.KindMissing:    "manque",
+		game.KindType:       "n'est pas du bon type",
+		game.KindCount:      "n'a pas le bon nombre d'éléments",
+		game.KindValue:      "n'est pas une valeur que le jeu montre ici",
+		game.KindRepeat:     "est répété",
+		game.KindSerial:     "n'est pas un numéro de billet",
+	}[e.Kind]
+	if what == "" {
+		return e.Error()
+	}
+	if e.Value == "" {
+		return e.Field + " : " + what
+	}
+	return e.Field + " : " + e.Value + " " + what
+}
+
+// reasonWords are the reasons of a check that no genuine ticket of the
+// ledger shows the contents (the game's and the ledger's), in French.
+var reasonWords = []struct {
+	re *regexp.Regexp
+	fr string
+}{
+	{regexp.MustCompile(`^the zones add up to (.+) € \((.*)\), which is not a prize of the game: no genuine ticket shows it$`),
+		`les zones totalisent ${1} € (${2}), qui n'est pas un gain du jeu : aucun billet authentique ne le montre`},
+	{regexp.MustCompile(`^the stated prize (.+) € differs from the rules' (.+) €$`), `le gain indiqué, ${1} €, diffère de celui des règles, ${2} €`},
+	{regexp.MustCompile(`^the ledger's ticket (\S+) shows other contents$`), `le billet ${1} du registre montre un autre contenu`},
+	{regexp.MustCompile(`^the given serial (\S+) is not the serial of the ledger's ticket with these contents \((\S+)\)$`),
+		`le numéro donné, ${1}, n'est pas celui du billet du registre qui a ce contenu (${2})`},
+	{regexp.MustCompile(`^no ticket of the ledger shows these contents$`), `aucun billet du registre ne montre ce contenu`},
+}
+
+// reason is a check's reason in the command line's language.
+func (c *cli) reason(r string) string {
+	if c.lang == language.French {
+		for _, x := range reasonWords {
+			if x.re.MatchString(r) {
+				return x.re.ReplaceAllString(r, x.fr)
+			}
+		}
+	}
+	return r
+}

@@ -127,7 +127,7 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 			if errors.As(err, &es) {
 				c.printf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
 				for _, e := range es {
-					fmt.Fprintln(c.stderr, e.Error())
+					fmt.Fprintln(c.stderr, c.fault(e))
 				}
 				return badInput("check: fix the contents above and check again")
 			}
@@ -171,7 +171,7 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, c.word(found.Status.String()))
 		}
 		for _, r := range out["reasons"].([]string) {
-			c.printf(c.stdout, "reason   %s\n", terminal(r))
+			c.printf(c.stdout, "reason   %s\n", terminal(c.reason(r)))
 		}
 		return nil
 	}
