@@ -23,11 +23,14 @@ import (
 
 // The command line speaks French where the locale is French, English
 // elsewhere. Its messages are written in English and looked up in the
-// French catalogue of golang.org/x/text/message (messages_fr.go), whose
-// keys are the English format strings; a message without a translation
-// stays English. The ledger's own refusals and errors are translated here,
-// at the edge, by what they are (errors.Is, errors.As), not by rewriting
-// the ledger's messages.
+// French catalogue (messages_fr.go), whose keys are the English format
+// strings: help texts through golang.org/x/text/message's printer (text),
+// the lines and errors (tr, printf, badInput, failf) formatted by fmt, with
+// dates, amounts and plurals written here for the language. A message
+// without a translation stays English; TestFrenchCatalogueComplete finds
+// one. The ledger's own refusals, errors and words are translated here, at
+// the edge, by what they are (errors.Is, errors.As, a verdict, a state, an
+// import flag's kind), not by rewriting the ledger's messages.
 
 // cliLanguage is the command line's language: the locale's (LC_ALL, else
 // LC_MESSAGES, else LANG, as POSIX orders them), else the user's Windows
@@ -214,11 +217,25 @@ func (c *cli) translateHelp(root *cobra.Command) {
 	walk(root)
 }
 
-// cobraErrors are cobra's and pflag's own usage errors, in French.
-var cobraErrors = []struct {
+// rewrite is one message of another's (cobra's, the game's, the
+// ledger's), in French: what it matches, and its French (regexp.Expand's).
+type rewrite struct {
 	re *regexp.Regexp
 	fr string
-}{
+}
+
+// rewritten is s rewritten by the first of rs that matches it.
+func rewritten(rs []rewrite, s string) (string, bool) {
+	for _, x := range rs {
+		if x.re.MatchString(s) {
+			return x.re.ReplaceAllString(s, x.fr), true
+		}
+	}
+	return s, false
+}
+
+// cobraErrors are cobra's and pflag's own usage errors, in French.
+var cobraErrors = []rewrite{
 	{regexp.MustCompile(`strconv\.Parse(?:Int|Uint|Float|Bool): parsing ".*?": invalid syntax$`), `pas un nombre`},
 	{regexp.MustCompile(`strconv\.Parse(?:Int|Uint|Float): parsing ".*?": value out of range$`), `nombre trop grand`},
 	{regexp.MustCompile(`time: (?:invalid|missing unit in) duration ".*"$`), `pas une durée (écrivez 30m, 2h)`},
@@ -253,10 +270,8 @@ func (c *cli) say(err error) string {
 		}
 	}
 	if errors.Is(err, game.ErrCheckDigit) || errors.Is(err, game.ErrSerialFormat) {
-		for _, x := range serialErrors {
-			if x.re.MatchString(s) {
-				return x.re.ReplaceAllString(s, x.fr)
-			}
+		if fr, ok := rewritten(serialErrors, s); ok {
+			return fr
 		}
 	}
 	for _, e := range ledgerErrors {
@@ -287,10 +302,7 @@ func (c *cli) sayArgs(args []any) []any {
 }
 
 // serialErrors are game.ParseSerial's messages, in French.
-var serialErrors = []struct {
-	re *regexp.Regexp
-	fr string
-}{
+var serialErrors = []rewrite{
 	{regexp.MustCompile(`^serial (".*"): check digit does not match: a digit was mistyped; type the serial again$`),
 		`billet $1 : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; retapez le numéro`},
 	{regexp.MustCompile(`^serial (".*"): not a serial: (\d+) digits where a serial has (\d+) \((.*)\); type all of them$`),
@@ -378,13 +390,7 @@ func (c *cli) importFlag(f ledger.ImportFlag) string {
 	if c.lang != language.French {
 		return f.String()
 	}
-	what := f.What
-	for _, x := range flagWords {
-		if x.re.MatchString(what) {
-			what = x.re.ReplaceAllString(what, x.fr)
-			break
-		}
-	}
+	what, _ := rewritten(flagWords, f.What)
 	if f.Entry == 0 {
 		return c.word(f.Kind) + " : " + what
 	}
@@ -392,10 +398,7 @@ func (c *cli) importFlag(f ledger.ImportFlag) string {
 }
 
 // flagWords are the ledger's words of an import's flags, in French.
-var flagWords = []struct {
-	re *regexp.Regexp
-	fr string
-}{
+var flagWords = []rewrite{
 	{regexp.MustCompile(`^pays (.+) for ticket (\S+), above the payout limit of (.+) sealed in the counter's ledger: the back office pays it$`),
 		`paie ${1} pour le billet ${2}, au-dessus du plafond de ${3} scellé dans le registre du guichet : le siège le paie`},
 	{regexp.MustCompile(`^pays (.+) for ticket (\S+), which wins (.+)$`), `paie ${1} pour le billet ${2}, qui gagne ${3}`},
@@ -443,10 +446,7 @@ func (c *cli) fault(e *game.FieldError) string {
 
 // reasonWords are the reasons of a check that no genuine ticket of the
 // ledger shows the contents (the game's and the ledger's), in French.
-var reasonWords = []struct {
-	re *regexp.Regexp
-	fr string
-}{
+var reasonWords = []rewrite{
 	{regexp.MustCompile(`^the zones add up to (.+) € \((.*)\), which is not a prize of the game: no genuine ticket shows it$`),
 		`les zones totalisent ${1} € (${2}), qui n'est pas un gain du jeu : aucun billet authentique ne le montre`},
 	{regexp.MustCompile(`^the stated prize (.+) € differs from the rules' (.+) €$`), `le gain indiqué, ${1} €, diffère de celui des règles, ${2} €`},
@@ -459,11 +459,7 @@ var reasonWords = []struct {
 // reason is a check's reason in the command line's language.
 func (c *cli) reason(r string) string {
 	if c.lang == language.French {
-		for _, x := range reasonWords {
-			if x.re.MatchString(r) {
-				return x.re.ReplaceAllString(r, x.fr)
-			}
-		}
+		r, _ = rewritten(reasonWords, r)
 	}
 	return r
 }
