@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -322,6 +323,36 @@ func TestFrenchLines(t *testing.T) {
 				t.Errorf("step %d: %q is English under LANG=fr_FR.UTF-8 (English:\n%s)", i, l, strings.Join(english[i], "\n"))
 			} else if w := englishWord.FindString(frenchText(l)); w != "" {
 				t.Errorf("step %d: %q holds the English %q under LANG=fr_FR.UTF-8", i, l, w)
+			}
+		}
+	}
+}
+
+// Each French format takes the English one's arguments: formatted with
+// arguments of the English verbs' types, neither says %!.
+func TestFrenchFormats(t *testing.T) {
+	verb := regexp.MustCompile(`%[-+# 0]*\d*(\.\d+)?([a-zA-Z%])`)
+	for en, fr := range frenchMessages {
+		var args []any
+		for _, m := range verb.FindAllStringSubmatch(en, -1) {
+			switch m[2] {
+			case "%":
+			case "d", "x":
+				args = append(args, 7)
+			case "f", "g":
+				args = append(args, 1.5)
+			case "w":
+				args = append(args, errRefused)
+			case "t":
+				args = append(args, true)
+			default:
+				args = append(args, "s")
+			}
+		}
+		en, fr := strings.ReplaceAll(en, "%w", "%v"), strings.ReplaceAll(fr, "%w", "%v")
+		for _, out := range []string{fmt.Sprintf(en, args...), fmt.Sprintf(fr, args...)} {
+			if strings.Contains(out, "%!") {
+				t.Errorf("%q → %q: %s", en, fr, out)
 			}
 		}
 	}
