@@ -269,8 +269,20 @@ func (c *cli) say(err error) string {
 			return c.text(w.say) + " (" + s + ")"
 		}
 	}
+	if errors.Is(err, ledger.ErrPackMove) {
+		for _, x := range packMoveWords {
+			if m := x.re.FindStringSubmatchIndex(s); m != nil {
+				return s[:m[0]] + x.fr(c, x.re.FindStringSubmatch(s[m[0]:]))
+			}
+		}
+	}
 	if errors.Is(err, game.ErrCheckDigit) || errors.Is(err, game.ErrSerialFormat) {
 		if fr, ok := rewritten(serialErrors, s); ok {
+			return fr
+		}
+	}
+	if errors.Is(err, game.ErrCheckDigit) || errors.Is(err, game.ErrPackCodeFormat) {
+		if fr, ok := rewritten(packCodeWords, s); ok {
 			return fr
 		}
 	}
@@ -462,4 +474,63 @@ func (c *cli) reason(r string) string {
 		r, _ = rewritten(reasonWords, r)
 	}
 	return r
+}
+
+// packMoveWords are the ledger's refusals of a move of packs, in French:
+// what they match, and the French of their parts (states in words).
+var packMoveWords = []struct {
+	re *regexp.Regexp
+	fr func(c *cli, m []string) string
+}{
+	{regexp.MustCompile(`pack move not allowed: pack (\S+) is (\S+); (\S+) needs it (.+)$`), func(c *cli, m []string) string {
+		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s est %s ; %s : il le faut %s", m[1], c.word(m[2]), c.move(m[3]), c.words(m[4]))
+	}},
+	{regexp.MustCompile(`pack move not allowed: pack (\S+) is (\S+); this move takes packs that are (.+) only$`), func(c *cli, m []string) string {
+		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s est %s ; ce mouvement ne prend que des carnets %s", m[1], c.word(m[2]), c.words(m[3]))
+	}},
+	{regexp.MustCompile(`pack move not allowed: pack (\S+) was not delivered to desk (\S+): ask the back office$`), func(c *cli, m []string) string {
+		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s n'a pas été livré au guichet %s : demandez au siège", m[1], m[2])
+	}},
+	{regexp.MustCompile(`pack move not allowed: pack (\S+) was delivered to desk (\S+), not (\S+)$`), func(c *cli, m []string) string {
+		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s a été livré au guichet %s, pas %s", m[1], c.word(m[2]), m[3])
+	}},
+	{regexp.MustCompile(`pack move not allowed: packs (\S+) and (\S+) are desk (\S+)'s and desk (\S+)'s: move them one counter at a time$`), func(c *cli, m []string) string {
+		return fmt.Sprintf("déplacement de carnets refusé : les carnets %s et %s sont au guichet %s et au guichet %s : déplacez-les un guichet à la fois",
+			m[1], m[2], c.word(m[3]), c.word(m[4]))
+	}},
+	{regexp.MustCompile(`pack move not allowed: packs (\d+)–(\d+) of block (\S+): packs go from 0 to (\d+)$`), func(c *cli, m []string) string {
+		return fmt.Sprintf("déplacement de carnets refusé : carnets %s–%s du bloc %s : les carnets vont de 0 à %s", m[1], m[2], m[3], m[4])
+	}},
+}
+
+// words are the ledger's words joined by " or ", in the command line's
+// language.
+func (c *cli) words(s string) string {
+	ws := strings.Split(s, " or ")
+	for i, w := range ws {
+		ws[i] = c.word(w)
+	}
+	return strings.Join(ws, c.tr(" or "))
+}
+
+// packCodeWords are game.ParsePacks' messages, in French.
+var packCodeWords = []rewrite{
+	{regexp.MustCompile(`pack code: ['"](.*)['"] is not a digit; type the (\d+) digits printed under the pack's barcode \(spaces and dashes allowed\): not a pack code$`),
+		`code de carnet : « ${1} » n'est pas un chiffre ; tapez les ${2} chiffres imprimés sous le code-barres du carnet (espaces et tirets permis)`},
+	{regexp.MustCompile(`pack code: (\d+) digits, want (\d+) \((.*)\): not a pack code$`), `code de carnet : ${1} chiffres, il en faut ${2} (${3})`},
+	{regexp.MustCompile(`pack code: .*: a digit was mistyped; scan or type the code again$`),
+		`code de carnet : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; scannez ou tapez de nouveau le code`},
+	{regexp.MustCompile(`pack code: game code (\d+) is not a game code \((\d+) to (\d+)\): not a pack code$`),
+		`code de carnet : ${1} n'est pas un code de jeu (de ${2} à ${3})`},
+	{regexp.MustCompile(`pack code: block 0000 does not exist, blocks start at 0001: not a pack code$`),
+		`code de carnet : le bloc 0000 n'existe pas, les blocs commencent à 0001`},
+	{regexp.MustCompile(`pack code: pack (\d+) is past the block's (\d+) packs: not a pack code$`),
+		`code de carnet : le carnet ${1} dépasse les ${2} carnets du bloc`},
+	{regexp.MustCompile(`pack (\S+) is of block (\S+), not of block (\S+): not a pack code$`), `le carnet ${1} est du bloc ${2}, pas du bloc ${3}`},
+	{regexp.MustCompile(`pack "(.*)": want a pack number 0–(\d+), a range A-B or a pack code (\S+): not a pack code$`),
+		`carnet « ${1} » : il faut un numéro de carnet de 0 à ${2}, une plage A-B ou un code de carnet ${3}`},
+	{regexp.MustCompile(`pack "(.*)": a pack number needs its block \(or scan the pack's code\): not a pack code$`),
+		`carnet « ${1} » : un numéro de carnet demande son bloc (ou scannez le code du carnet)`},
+	{regexp.MustCompile(`no pack given: type pack numbers, ranges A-B or scan pack codes: not a pack code$`),
+		`aucun carnet donné : tapez des numéros de carnet, des plages A-B ou scannez des codes de carnet`},
 }

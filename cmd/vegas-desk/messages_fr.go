@@ -322,13 +322,6 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"%s %s: %s\n":                           "%[2]s %[1]s : %[3]s\n",
 	"pack":                                  "carnet",
 	"packs":                                 "carnets",
-	"delivered":                             "livré(s)",
-	"received":                              "reçu(s)",
-	"activated (on sale)":                   "mis en vente",
-	"settled":                               "réglé(s)",
-	"returned":                              "rendu(s)",
-	"reported stolen":                       "déclaré(s) volé(s)",
-	"reported destroyed":                    "déclaré(s) détruit(s)",
 
 	// Verdict lines.
 	"PAY %s\n%s\njournal  %s\n":                                           "PAYEZ %s\n%s\njournal  %s\n",
@@ -570,6 +563,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"loses everywhere": "perd partout",
 	"this build of vegas-desk is the command line alone (-tags nogui); use the full build (make build) for the desktop app": "cette version de vegas-desk est la ligne de commande seule (-tags nogui) ; prenez la version complète (make build) pour l'application",
 	"load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)":     "load : aucun carnet du registre n'est en vente : un essai de capacité paie des billets en vente (generate --demo met un bloc en vente)",
+	" or ": " ou ",
 }
 
 // frenchWords are the ledger's words the command line prints (c.word): the
@@ -586,11 +580,19 @@ var frenchWords = map[string]string{
 	"serial": "numéro", "contents": "contenu",
 	"block": "bloc", "claim": "paiement", "void": "annulation", "refusal": "refus", "packs": "carnets",
 	"emission": "émission", "desk": "guichet", "referral": "renvoi", "setting": "réglage", "import": "import",
-	"checkpoint": "point de contrôle", "issue": "émission du registre", "text": "texte",
+	"checkpoint": "point de contrôle", "issue": "émission du registre", "text": "texte", "none": "aucun",
 	// the kinds of import-claims' flags besides the verdicts
 	"double-payment": "double paiement", "identity-missing": "identité manquante", "not-issued": "pas émis ici",
 	"broken-chain": "chaîne rompue", "rewritten": "journal réécrit", "forged": "falsifié", "bad-time": "date fausse",
 	"amount-mismatch": "montant faux", "serial-mismatch": "numéro faux", "not-sealed": "bloc non scellé",
+}
+
+// frenchDone say a move of packs done (c.done), for one pack and for
+// several.
+var frenchDone = map[string][2]string{
+	"deliver": {"livré", "livrés"}, "receive": {"reçu", "reçus"}, "activate": {"mis en vente", "mis en vente"},
+	"settle": {"réglé", "réglés"}, "return": {"rendu", "rendus"}, "stolen": {"déclaré volé", "déclarés volés"},
+	"destroyed": {"déclaré détruit", "déclarés détruits"},
 }
 
 // frenchMoves are the moves of packs (c.move).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/text/language"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -24,6 +25,14 @@ func parsePacks(args []string, gameCode, block int) ([]game.PackRange, error) {
 		return nil, badInput("%v", err)
 	}
 	return rs, nil
+}
+
+// done says move done to n packs: "returned"; in French "rendu", "rendus".
+func (c *cli) done(move string, n int) string {
+	if fr, ok := frenchDone[move]; ok && c.lang == language.French {
+		return fr[min(max(n, 1), 2)-1]
+	}
+	return pastTense[move]
 }
 
 var pastTense = map[string]string{"deliver": "delivered", "receive": "received", "activate": "activated (on sale)",
@@ -74,7 +83,7 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 					"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
 				continue
 			}
-			c.printf(c.stdout, "%s %s: %s\n", c.text(pastTense[move]), c.count(s.Count(), "pack", "packs"), c.packRange(s))
+			c.printf(c.stdout, "%s %s: %s\n", c.done(move, s.Count()), c.count(s.Count(), "pack", "packs"), c.packRange(s))
 		}
 		if *asJSON {
 			return c.json(done)
