@@ -137,8 +137,9 @@ func skeleton(line string) string {
 
 // englishWord is an English word no French line holds, once a line is
 // rid of its commands, JSON, identifiers and paths (frenchText): a value
-// printed as it is in a French sentence.
-var englishWord = regexp.MustCompile(`\b(the|to|of|by|at|and|is|not|no|with|from|for|paid|payment|payments|ticket|tickets|pack|packs|block|blocks|desk|winners|prize|entries|entry|head|ledger|claim|claims|referral|referrals|voided|until|written|none|serial|loser|unpaid|payable|stolen|returned|delivered|received|settled|destroyed|generate|deliver|activate|return|active|disabled|locked)\b`)
+// printed as it is in a French sentence. (Not the commands' names, which
+// French sentences name: claim, claims, verify…)
+var englishWord = regexp.MustCompile(`\b(the|to|of|by|at|and|is|not|no|with|from|for|paid|payment|payments|ticket|tickets|pack|packs|block|blocks|desk|winners|prize|entries|entry|head|ledger|referral|referrals|voided|until|written|none|serial|loser|unpaid|payable|stolen|returned|delivered|received|settled|destroyed|generate|deliver|activate|return|active|disabled|locked)\b`)
 
 func frenchText(line string) string {
 	line = regexp.MustCompile(`\{.*\}|vegas-desk [^:]*$`).ReplaceAllString(line, "")
@@ -198,6 +199,8 @@ func TestFrenchLines(t *testing.T) {
 			{"bo", []string{"claim", ss.Winners[6][0], "--desk", "C9", "--operator", "anne"}, 0},
 			{"bo", []string{"claim", ss.Winners[9][0], "--desk", "C9", "--operator", "anne"}, 0},
 			{"bo", []string{"void", "3", "--reason", "erreur", "--operator", "anne"}, 0},
+			{"bo", []string{"void", "3", "--reason", "encore"}, 1},
+			{"bo", []string{"void", "99", "--reason", "x"}, 2},
 			{"bo", []string{"receipt", "1", "-o", in("receipt.pdf")}, 0},
 			{"bo", []string{"check", "-"}, 0},
 			{"bo", []string{"check", "-", "wrong prize"}, 0},
@@ -209,6 +212,8 @@ func TestFrenchLines(t *testing.T) {
 			{"bo", []string{"daily", "--desk", "C9", "--day", today}, 0},
 			{"bo", []string{"settlement", "--desk", "C9", "--since", "2020-01-01", "--until", today}, 0},
 			{"bo", []string{"emission"}, 0},
+			{"bo", []string{"emission", "--on-sale", "2025-06-01", "--end-of-sale", "2025-05-01"}, 2},
+			{"bo", []string{"report", "--block", "9"}, 2},
 			{"bo", []string{"settings"}, 0},
 			{"bo", []string{"packs", "return", "--block", "1", "--packs", "100-101", "--reason", "retour"}, 0},
 			{"bo", []string{"packs", "stolen", "--block", "1", "--packs", "102", "--reason", "vol"}, 0},
@@ -224,6 +229,7 @@ func TestFrenchLines(t *testing.T) {
 			{"c1", []string{"verify", "--key", pub}, 0},
 			{"bo", []string{"import-claims", "C1.jsonl"}, 1},
 			{"bo", []string{"cases"}, 0},
+			{"bo", []string{"cases", "close", "1", "--reason", "récupéré"}, 2},
 			{"bo", []string{"cases", "close", "5", "--reason", "récupéré"}, 0},
 			{"bo", []string{"cases", "--all"}, 0},
 			{"bo", []string{"claims", "--desk", "C1"}, 0},
@@ -239,6 +245,8 @@ func TestFrenchLines(t *testing.T) {
 			{"bo", []string{"desks", "add", "D1", "--limit", "500"}, 0},
 			{"bo", []string{"desks", "add", "D2", "--out", in("D2.desk"), "--dir", in("ca")}, 0},
 			{"bo", []string{"desks", "cert", "D2", "--out", in("D2b.desk"), "--dir", in("ca")}, 0},
+			{"bo", []string{"desks", "add", "D1"}, 1},
+			{"bo", []string{"desks", "disable", "ZZ"}, 2},
 			{"bo", []string{"desks", "disable", "D1"}, 0},
 			{"bo", []string{"desks", "list"}, 0},
 			{"bo", []string{"desks", "enable", "D1"}, 0},

@@ -286,6 +286,9 @@ func (c *cli) say(err error) string {
 			return fr
 		}
 	}
+	if fr, ok := rewritten(ledgerWords, s); ok {
+		return fr
+	}
 	for _, e := range ledgerErrors {
 		if s == e.Error() { // within an English sentence, it stays English
 			return c.text(s)
@@ -533,4 +536,22 @@ var packCodeWords = []rewrite{
 		`carnet « ${1} » : un numéro de carnet demande son bloc (ou scannez le code du carnet)`},
 	{regexp.MustCompile(`no pack given: type pack numbers, ranges A-B or scan pack codes: not a pack code$`),
 		`aucun carnet donné : tapez des numéros de carnet, des plages A-B ou scannez des codes de carnet`},
+}
+
+// ledgerWords are the ledger's errors that carry their own context (a
+// payment's number, a desk), in French.
+var ledgerWords = []rewrite{
+	{regexp.MustCompile(`void payment (\d+): not found: no payment has this number \(see the claims command\)$`),
+		`annulation du paiement ${1} : introuvable : aucun paiement n'a ce numéro (voir la commande claims)`},
+	{regexp.MustCompile(`void payment (\d+): already voided on (\S+ \S+) by "(.*)": "(.*)"$`), `annulation du paiement ${1} : déjà annulé le ${2} par « ${3} » : « ${4} »`},
+	{regexp.MustCompile(`payment (\d+): not found: no payment has this number \(see the claims command\)$`),
+		`paiement ${1} : introuvable : aucun paiement n'a ce numéro (voir la commande claims)`},
+	{regexp.MustCompile(`desk (\S+) exists already \(see desks list\)$`), `le guichet ${1} existe déjà (voir desks list)`},
+	{regexp.MustCompile(`desk (\S+): not found: no such desk \(see desks list\)$`), `guichet ${1} : introuvable : le registre n'a pas ce guichet (voir desks list)`},
+	{regexp.MustCompile(`close case (\d+): not found: payment (\d+) is no double payment \(see the cases command\)$`),
+		`clôture du dossier ${1} : introuvable : le paiement ${2} n'est pas un double paiement (voir la commande cases)`},
+	{regexp.MustCompile(`the end of sale comes before the on-sale date: give dates in order$`),
+		`la fin de vente vient avant la mise en vente : donnez les dates dans l'ordre`},
+	{regexp.MustCompile(`block (\d+/\d+): not found$`), `bloc ${1} : introuvable`},
+	{regexp.MustCompile(`game (\d+): not found: the ledger knows no such game$`), `jeu ${1} : introuvable : le registre ne connaît pas ce jeu`},
 }
