@@ -177,7 +177,7 @@ func TestFrenchLines(t *testing.T) {
 	pub := ledgertest.Key.Public().String()
 	today := time.Now().Format(time.DateOnly)
 	type step struct {
-		db   string // "bo" (the back office's), "c1" (counter C1's sealed ledger)
+		db   string // "bo" (the back office's), "c1" (counter C1's sealed ledger), "stock" (a ledger of packs in stock)
 		args []string
 		code int
 	}
@@ -185,7 +185,8 @@ func TestFrenchLines(t *testing.T) {
 	round := func(lang string) [][]string {
 		t.Setenv("LANG", lang)
 		dir := t.TempDir()
-		dbs := map[string]string{"bo": ledgertest.Copy(t, ledgertest.Sealed), "c1": ledgertest.Copy(t, ledgertest.Sealed, "C1.db")}
+		dbs := map[string]string{"bo": ledgertest.Copy(t, ledgertest.Sealed), "c1": ledgertest.Copy(t, ledgertest.Sealed, "C1.db"),
+			"stock": ledgertest.Copy(t, ledgertest.Stock)}
 		in := func(name string) string { return filepath.Join(dir, name) }
 		steps := []step{
 			{"bo", []string{"blocks"}, 0},
@@ -218,6 +219,11 @@ func TestFrenchLines(t *testing.T) {
 			{"bo", []string{"packs", "return", "--block", "1", "--packs", "100-101", "--reason", "retour"}, 0},
 			{"bo", []string{"packs", "stolen", "--block", "1", "--packs", "102", "--reason", "vol"}, 0},
 			{"bo", []string{"packs", "deliver", "--block", "1", "--packs", "5", "--desk", "C3"}, 1},
+			{"stock", []string{"desks", "add", "C1"}, 0},
+			{"stock", []string{"packs", "deliver", "--block", "1", "--packs", "5", "--desk", "C3"}, 2},
+			{"stock", []string{"packs", "deliver", "--block", "1", "--packs", "5-6", "--desk", "C1"}, 0},
+			{"stock", []string{"packs", "receive", "--block", "1", "--packs", "5", "--desk", "C1"}, 0},
+			{"stock", []string{"packs", "list"}, 0},
 			{"bo", []string{"packs", "return", "5"}, 2},
 			{"bo", []string{"packs", "return", "53x-0001-0005-0"}, 2},
 			{"bo", []string{"packs", "list", "--block", "1"}, 0},
@@ -301,8 +307,6 @@ func TestFrenchLines(t *testing.T) {
 		"service":         "Windows only",
 		"help":            "TestFrench, TestFrenchHelpComplete",
 		"completion":      "a shell's script",
-		"packs deliver":   "the lines of packs return",
-		"packs receive":   "the lines of packs return",
 		"packs activate":  "the lines of packs return",
 		"packs settle":    "the lines of packs return",
 		"packs destroyed": "the lines of packs stolen",

@@ -546,6 +546,8 @@ var ledgerWords = []rewrite{
 	{regexp.MustCompile(`void payment (\d+): already voided on (\S+ \S+) by "(.*)": "(.*)"$`), `annulation du paiement ${1} : déjà annulé le ${2} par « ${3} » : « ${4} »`},
 	{regexp.MustCompile(`payment (\d+): not found: no payment has this number \(see the claims command\)$`),
 		`paiement ${1} : introuvable : aucun paiement n'a ce numéro (voir la commande claims)`},
+	{regexp.MustCompile(`deliver packs: desk (\S+): not found: the ledger lists no such desk; check its name \(desks list\), or add it first \(desks add (\S+)\)$`),
+		`livraison de carnets : guichet ${1} : introuvable : le registre n'a pas ce guichet ; vérifiez son nom (desks list), ou ajoutez-le d'abord (desks add ${2})`},
 	{regexp.MustCompile(`desk (\S+) exists already \(see desks list\)$`), `le guichet ${1} existe déjà (voir desks list)`},
 	{regexp.MustCompile(`desk (\S+): not found: no such desk \(see desks list\)$`), `guichet ${1} : introuvable : le registre n'a pas ce guichet (voir desks list)`},
 	{regexp.MustCompile(`close case (\d+): not found: payment (\d+) is no double payment \(see the cases command\)$`),
