@@ -564,6 +564,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"this build of vegas-desk is the command line alone (-tags nogui); use the full build (make build) for the desktop app": "cette version de vegas-desk est la ligne de commande seule (-tags nogui) ; prenez la version complète (make build) pour l'application",
 	"load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)":     "load : aucun carnet du registre n'est en vente : un essai de capacité paie des billets en vente (generate --demo met un bloc en vente)",
 	" or ": " ou ",
+	"sent": "envoyée",
 }
 
 // frenchWords are the ledger's words the command line prints (c.word): the

@@ -54,7 +54,7 @@ func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) e
 		return failf("%s: %w", what, err)
 	}
 	if job == "" {
-		job = "sent"
+		job = c.text("sent")
 	}
 	c.printf(c.stderr, "%s printed on %s (job %s)\n", what, queue, job)
 	return nil
