@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -36,14 +35,10 @@ func (c *cli) backup(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			return c.json(b)
 		}
-		fmt.Fprintln(c.stdout, backupLine(b))
+		c.printf(c.stdout, "backup %s: %d block(s), %d entries, journal head %s, verified (restore: vegas-desk copy --restore %s NEW-FILE-OR-URL)\n",
+			b.File, b.Blocks, b.Entries, b.Head, b.File)
 		return nil
 	}
-}
-
-func backupLine(b ledger.BackupInfo) string {
-	return fmt.Sprintf("backup %s: %d block(s), %d entries, journal head %s, verified (restore: vegas-desk copy --restore %s NEW-FILE-OR-URL)",
-		b.File, b.Blocks, b.Entries, b.Head, b.File)
 }
 
 // backups takes a backup of l into dir every period until ctx ends,

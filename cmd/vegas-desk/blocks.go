@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/text/language"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -51,7 +54,7 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 		if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 			progress = func(done, total int) {
 				if done%(50*game.ChunkSize) == 0 || done == total {
-					fmt.Fprintf(c.stderr, "\rgenerating: %3d %%", done*100/total)
+					c.printf(c.stderr, "\rgenerating: %3d %%", done*100/total)
 				}
 				if done == total {
 					fmt.Fprintln(c.stderr)
@@ -69,8 +72,8 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 			return c.json(map[string]any{"game": b.Game, "block": b.Number, "tickets": b.Tickets,
 				"winners": b.Winners, "payout": b.Payout, "digest": b.Digest, "seconds": secs})
 		}
-		fmt.Fprintf(c.stdout, "block %s: %s tickets, %s winners, %s € of prizes\ndigest %s\n%.2f s\n",
-			b.Name(), game.GroupDigits(b.Tickets), game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.Digest, secs)
+		c.printf(c.stdout, "block %s: %s tickets, %s winners, %s € of prizes\ndigest %s\n%s s\n",
+			b.Name(), game.GroupDigits(b.Tickets), game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.Digest, c.decimal(secs, 2))
 		return nil
 	}
 }
@@ -103,11 +106,11 @@ func (c *cli) blocks(fs *pflag.FlagSet) func([]string) error {
 			return c.json(out)
 		}
 		for _, b := range bs {
-			fmt.Fprintf(c.stdout, "%-9s %s tickets  %s winners  %s €  %s  %s\n", b.Name(), game.GroupDigits(b.Tickets),
-				game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.CreatedAt.Local().Format("2006-01-02 15:04"), b.Digest)
+			c.printf(c.stdout, "%-9s %s tickets  %s winners  %s €  %s  %s\n", b.Name(), game.GroupDigits(b.Tickets),
+				game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), c.minute(b.CreatedAt), b.Digest)
 		}
 		if len(bs) == 0 {
-			fmt.Fprintln(c.stdout, "no blocks yet: vegas-desk generate")
+			c.printf(c.stdout, "no blocks yet: vegas-desk generate\n")
 		}
 		return nil
 	}
@@ -147,12 +150,13 @@ func (c *cli) report(fs *pflag.FlagSet) func([]string) error {
 			}
 			return c.json(map[string]any{"block": blockJSON(r.Block), "tiers": tiers, "total": line(r.Total)})
 		}
-		fmt.Fprintf(c.stdout, "block %s  digest %s\n%10s %9s %10s %9s %12s %12s %14s\n", r.Block.Name(), r.Block.Digest,
-			"prize €", "table", "generated", "claimed", "claimed €", "outstanding", "liability €")
+		c.printf(c.stdout, "block %s  digest %s\n", r.Block.Name(), r.Block.Digest)
+		fmt.Fprintf(c.stdout, "%10s %9s %10s %9s %12s %12s %14s\n", c.text("prize €"), c.text("table"), c.text("generated"), c.text("claimed"),
+			c.text("claimed €"), c.text("outstanding"), c.text("liability €"))
 		for _, t := range append(r.Tiers, r.Total) {
 			p := game.GroupDigits(t.Prize)
 			if t == r.Total {
-				p = "total"
+				p = c.text("total")
 			}
 			fmt.Fprintf(c.stdout, "%10s %9s %10s %9s %12s %12s %14s\n", p, game.GroupDigits(t.Table), game.GroupDigits(t.Generated),
 				game.GroupDigits(t.Claimed), game.GroupDigits(t.ClaimedSum), game.GroupDigits(t.Outstanding), game.GroupDigits(t.Liability))
@@ -176,7 +180,7 @@ func (c *cli) export(fs *pflag.FlagSet) func([]string) error {
 		}
 		defer l.Close()
 		if l.Kind() == "back-office" {
-			fmt.Fprintln(c.stderr, "vegas-desk: export: WARNING: the output gives every ticket's full serial and prize; whoever reads it can claim every unpaid winner: keep it like cash, and never on a counter")
+			c.printf(c.stderr, "vegas-desk: export: WARNING: the output gives every ticket's full serial and prize; whoever reads it can claim every unpaid winner: keep it like cash, and never on a counter\n")
 		}
 		return l.Export(c.ctx, *code, *block, c.stdout, nil)
 	}
@@ -246,22 +250,21 @@ func (c *cli) verify(fs *pflag.FlagSet) func([]string) error {
 			}
 			status := "OK"
 			if !r.OK() {
-				status = fmt.Sprintf("%d PROBLEM(S)", len(r.Problems))
+				status = c.tr("%d PROBLEM(S)", len(r.Problems))
 			}
-			fmt.Fprintf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
+			c.printf(c.stdout, "%s: %d block(s), %s tickets, %d journal entries\n", status, r.Blocks, game.GroupDigits(r.Tickets), r.Entries)
 			if r.Key != "" {
-				fmt.Fprintf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", terminal(l.CounterDesk()), r.Key)
+				c.printf(c.stdout, "counter ledger of desk %s, sealed by key %s (give the back office's with --key to check it)\n", terminal(l.CounterDesk()), r.Key)
 			}
 			if anchor != nil {
-				fmt.Fprintf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, anchor.Kind,
-					anchor.At.Local().Format("2006-01-02 15:04:05"))
+				c.printf(c.stdout, "head %s is entry %d (%s, %s), unchanged in the chain\n", *head, anchor.Entry, c.word(anchor.Kind), c.moment(anchor.At))
 			}
 			if r.Head != "" {
-				fmt.Fprintf(c.stdout, "journal head %s (keep it outside the file: verify --head %s must pass later)\n", r.Head, r.Head)
+				c.printf(c.stdout, "journal head %s (keep it outside the file: verify --head %s must pass later)\n", r.Head, r.Head)
 			}
 		}
 		if !r.OK() {
-			fmt.Fprintf(c.stderr, "vegas-desk: verify: %d problem(s): the ledger does not match its records\n", len(r.Problems))
+			c.printf(c.stderr, "vegas-desk: verify: %d problem(s): the ledger does not match its records\n", len(r.Problems))
 			return errRefused
 		}
 		return nil
@@ -279,7 +282,17 @@ func (c *cli) catalogue(fs *pflag.FlagSet) func([]string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		fmt.Fprint(c.stdout, game.CatalogueText())
+		text := game.CatalogueText()
+		if c.lang == language.French {
+			const header = "| prize | way to win | tickets per block | share of the tier |"
+			text = strings.NewReplacer(header, c.text(header), "loses everywhere", c.text("loses everywhere")).Replace(text)
+			text = share.ReplaceAllString(text, "$1,$2 %")
+		}
+		fmt.Fprint(c.stdout, text)
 		return nil
 	}
 }
+
+// share is a share of the catalogue (12.5 %), whose point French writes
+// as a comma.
+var share = regexp.MustCompile(`(\d+)\.(\d) %`)

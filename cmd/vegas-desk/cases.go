@@ -43,7 +43,7 @@ func (c *cli) cases(fs *pflag.FlagSet) func([]string) error {
 			fmt.Fprint(c.stdout, c.describeCase(&shown[i]))
 		}
 		if len(shown) == 0 {
-			fmt.Fprintln(c.stdout, "no open double payment")
+			c.printf(c.stdout, "no open double payment\n")
 		}
 		return nil
 	}
@@ -78,7 +78,7 @@ func (c *cli) closeCase(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			return c.json(caseJSON(&k))
 		}
-		fmt.Fprintf(c.stdout, "case %d closed %s by %s: %s\n", k.Number, k.ClosedAt.Local().Format(timeLayout), terminal(k.ClosedBy), terminal(k.Decision))
+		c.printf(c.stdout, "case %d closed %s by %s: %s\n", k.Number, c.moment(k.ClosedAt), terminal(k.ClosedBy), terminal(k.Decision))
 		return nil
 	}
 }
@@ -105,22 +105,22 @@ func caseJSON(k *ledger.Case) map[string]any {
 // the decision or how to record one.
 func (c *cli) describeCase(k *ledger.Case) string {
 	var b strings.Builder
-	state := "OPEN"
+	state := c.tr("OPEN")
 	if k.Closed {
-		state = "CLOSED"
+		state = c.tr("CLOSED")
 	}
-	fmt.Fprintf(&b, "case %d: ticket %s paid twice, %s € to recover — %s\n", k.Number, k.Serial, game.GroupDigits(k.Amount), state)
+	c.printf(&b, "case %d: ticket %s paid twice, %s € to recover — %s\n", k.Number, k.Serial, game.GroupDigits(k.Amount), state)
 	for _, p := range []*ledger.Claim{&k.First, &k.Second} {
 		line := "  " + c.describeClaim(p)
 		if p.Voided {
-			line += fmt.Sprintf("  VOIDED by %q: %s", p.VoidedBy, terminal(p.VoidReason))
+			line += c.tr("  VOIDED by %q: %s", p.VoidedBy, terminal(p.VoidReason))
 		}
 		fmt.Fprintln(&b, line)
 	}
 	if k.Closed {
-		fmt.Fprintf(&b, "  closed %s by %s: %s\n", k.ClosedAt.Local().Format(timeLayout), terminal(k.ClosedBy), terminal(k.Decision))
+		c.printf(&b, "  closed %s by %s: %s\n", c.moment(k.ClosedAt), terminal(k.ClosedBy), terminal(k.Decision))
 	} else {
-		fmt.Fprintf(&b, "  close it: vegas-desk cases close %d --reason TEXT\n", k.Number)
+		c.printf(&b, "  close it: vegas-desk cases close %d --reason TEXT\n", k.Number)
 	}
 	return b.String()
 }

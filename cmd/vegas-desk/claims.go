@@ -40,7 +40,7 @@ func (c *cli) void(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			return c.json(claimJSON(&cl))
 		}
-		fmt.Fprint(c.stdout, c.tr("payment %d voided %s by %s: %s\n", cl.Number, cl.VoidedAt.Local().Format(timeLayout), terminal(cl.VoidedBy), terminal(cl.VoidReason)))
+		c.printf(c.stdout, "payment %d voided %s by %s: %s\n", cl.Number, c.moment(cl.VoidedAt), terminal(cl.VoidedBy), terminal(cl.VoidReason))
 		return nil
 	}
 }
@@ -131,10 +131,10 @@ func (c *cli) claims(fs *pflag.FlagSet) func([]string) error {
 		for _, cl := range cs {
 			line := c.describeClaim(&cl) + "  " + cl.Serial
 			if cl.Voided {
-				line += fmt.Sprintf("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
+				line += c.tr("  VOIDED by %q: %s", cl.VoidedBy, terminal(cl.VoidReason))
 			}
 			if k, ok := doubles[cl.Number]; ok && !k.Closed {
-				line += fmt.Sprintf("  DOUBLE PAYMENT: case %d open (vegas-desk cases)", k.Number)
+				line += c.tr("  DOUBLE PAYMENT: case %d open (vegas-desk cases)", k.Number)
 			}
 			fmt.Fprintln(c.stdout, line)
 		}
@@ -181,14 +181,14 @@ func (c *cli) daily(fs *pflag.FlagSet) func([]string) error {
 		}
 		// Every day and desk, then the total, also when no claim stands.
 		line := func(day, desk string, n, sum int) {
-			fmt.Fprintf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, terminal(desk), n, plural(n, "claim", "claims"), game.GroupDigits(sum))
+			c.printf(c.stdout, "%-10s  %-16s %6d %-6s %12s €\n", day, terminal(desk), n, c.plural(n, "claim", "claims"), game.GroupDigits(sum))
 		}
 		n, sum := 0, 0
 		for _, d := range ds {
-			line(d.Day, d.Desk, d.Count, d.Sum)
+			line(c.dayOf(d.Day), d.Desk, d.Count, d.Sum)
 			n, sum = n+d.Count, sum+d.Sum
 		}
-		line("total", "", n, sum)
+		line(c.text("total"), "", n, sum)
 		return nil
 	}
 }
@@ -203,12 +203,4 @@ func withWinner(m any, ids map[int64]ledger.Winner, entry int64) any {
 	mm := m.(map[string]any)
 	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber, "skeleton": w.Skeleton}
 	return mm
-}
-
-// plural picks the English form for n things.
-func plural(n int, one, other string) string {
-	if n == 1 {
-		return one
-	}
-	return other
 }

@@ -41,6 +41,23 @@ func (e usageError) Error() string { return fmt.Sprintf(e.format, e.args...) }
 
 func badInput(format string, args ...any) error { return usageError{format, args} }
 
+// ownWords is an error in the command line's own words, as fmt.Errorf
+// makes it (%w wraps), whose format and arguments are kept to be
+// translated as it is printed (cli.say).
+type ownWords struct {
+	format string
+	args   []any
+	err    error
+}
+
+func (e *ownWords) Error() string { return e.err.Error() }
+func (e *ownWords) Unwrap() error { return errors.Unwrap(e.err) }
+
+// failf is fmt.Errorf, in the command line's language once printed.
+func failf(format string, args ...any) error {
+	return &ownWords{format, args, fmt.Errorf(format, args...)}
+}
+
 // cli holds one run's streams and global options.
 type cli struct {
 	stdin          io.Reader
@@ -244,7 +261,7 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 func (c *cli) flags(fs *pflag.FlagSet, args []string) ([]string, error) {
 	if out := fs.Lookup("o"); out != nil {
 		if err := c.checkOut(out.Value.String()); err != nil {
-			return nil, fmt.Errorf("%s: %w", fs.Name(), err)
+			return nil, failf("%s: %w", fs.Name(), err)
 		}
 	}
 	return args, nil
@@ -312,13 +329,16 @@ func (f *limitFlag) String() string {
 func (f *limitFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return errors.New("give a payout limit of 0 or more euros (0 refers every winner to the back office)")
+		return errors.New(limitWords)
 	}
 	f.Limit = ledger.LimitOf(n)
 	return nil
 }
 
 func (f *limitFlag) Type() string { return "EUROS" }
+
+// limitWords say what --limit takes.
+const limitWords = "give a payout limit of 0 or more euros (0 refers every winner to the back office)"
 
 // addLimitFlag defines --limit on fs.
 func addLimitFlag(fs *pflag.FlagSet, usage string) *limitFlag {

@@ -106,7 +106,7 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		if *asJSON {
 			return c.json(s)
 		}
-		fmt.Fprintf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
+		c.printf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
 			*counters, s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
 		return nil
 	}
@@ -134,7 +134,7 @@ func onSale(ctx context.Context, bo *ledger.Ledger) ([]int, ledger.Block, error)
 			return packs, b, nil
 		}
 	}
-	return nil, ledger.Block{}, errors.New("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
+	return nil, ledger.Block{}, failf("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
 }
 
 // serverDesks gives desks load-1 … load-n (added when missing) new desk
@@ -187,7 +187,7 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 			l, err = ledger.OpenServer(url, file)
 		}
 		if err != nil {
-			err = fmt.Errorf("load: desk %s: %w", id, err)
+			err = failf("load: desk %s: %w", id, err)
 			break
 		}
 		logins = append(logins, l)
@@ -198,7 +198,7 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		}
 		return nil, err
 	}
-	fmt.Fprintf(c.stderr, "load: desks load-1 … load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
+	c.printf(c.stderr, "load: desks load-1 … load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
 	return logins, nil
 }
 
@@ -263,7 +263,7 @@ func (o *ownPacks) deliver(ctx context.Context, bo *ledger.Ledger) error {
 		for _, move := range []string{"deliver", "receive", "activate"} {
 			m.Move = move
 			if err := bo.MovePacks(ctx, m, loadWho); err != nil {
-				return fmt.Errorf("load: packs %d–%d of block %d/%d to %s (%s): %w", m.First, m.Last, o.block.Game, o.block.Number, m.Desk, move, err)
+				return failf("load: packs %d–%d of block %d/%d to %s (%s): %w", m.First, m.Last, o.block.Game, o.block.Number, m.Desk, move, err)
 			}
 			o.last = m.Last
 		}
@@ -290,7 +290,7 @@ func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) er
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks load-1 … load-%d): %w", o.first, o.last,
+		return failf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks load-1 … load-%d): %w", o.first, o.last,
 			o.block.Game, o.block.Number, n, err)
 	}
 	packs := "no pack (none was delivered)"
@@ -337,7 +337,7 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 					r.paid++
 					r.chained = append(r.chained, cl.Chained)
 				case !errors.As(err, &ref) && r.err == nil:
-					r.err = fmt.Errorf("load: %w", err)
+					r.err = failf("load: %w", err)
 					cancel()
 				}
 				r.latency = append(r.latency, took)

@@ -2,10 +2,8 @@
 
 package main
 
-import "errors"
-
 // The nogui build (make cli) is the command line alone, for scripts: it
 // links no Fyne, so a command process starts in a third of the time.
-var errNoGUI = errors.New("this build of vegas-desk is the command line alone (-tags nogui); use the full build (make build) for the desktop app")
-
-func openApp(string) error { return badInput("%v", errNoGUI) }
+func openApp(string) error {
+	return badInput("this build of vegas-desk is the command line alone (-tags nogui); use the full build (make build) for the desktop app")
+}

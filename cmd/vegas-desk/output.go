@@ -89,14 +89,14 @@ func (c *cli) passphrase(file string, confirm bool) ([]byte, error) {
 	if !ok || !isTerminal(in) {
 		return nil, badInput("no passphrase: type it at a terminal, or give --passphrase-file FILE or VEGAS_DESK_PASSPHRASE")
 	}
-	fmt.Fprint(c.stderr, "passphrase: ")
+	c.printf(c.stderr, "passphrase: ")
 	p, err := readHidden(in)
 	fmt.Fprintln(c.stderr)
 	if err != nil {
 		return nil, err
 	}
 	if confirm {
-		fmt.Fprint(c.stderr, "passphrase again: ")
+		c.printf(c.stderr, "passphrase again: ")
 		again, err := readHidden(in)
 		fmt.Fprintln(c.stderr)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/text/language"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -24,6 +25,14 @@ func parsePacks(args []string, gameCode, block int) ([]game.PackRange, error) {
 		return nil, badInput("%v", err)
 	}
 	return rs, nil
+}
+
+// done says move done to n packs: "returned"; in French "rendu", "rendus".
+func (c *cli) done(move string, n int) string {
+	if fr, ok := frenchDone[move]; ok && c.lang == language.French {
+		return fr[min(max(n, 1), 2)-1]
+	}
+	return pastTense[move]
 }
 
 var pastTense = map[string]string{"deliver": "delivered", "receive": "received", "activate": "activated (on sale)",
@@ -65,7 +74,7 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 				Desk: *desk, Reason: *reason}, who)
 			if err != nil {
 				if i > 0 {
-					fmt.Fprintf(c.stderr, "vegas-desk: packs %s: %d of %d group(s) of packs moved before this one\n", move, i, len(spans))
+					c.printf(c.stderr, "vegas-desk: packs %s: %d of %d group(s) of packs moved before this one\n", move, i, len(spans))
 				}
 				return err
 			}
@@ -74,21 +83,13 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 					"count": s.Count(), "move": move, "first_code": game.PackCode{Game: s.Game, Block: s.Block, Pack: s.First}.String()})
 				continue
 			}
-			fmt.Fprint(c.stdout, c.tr("%s %s: %s\n", c.text(pastTense[move]), game.GroupDigits(s.Count())+" "+c.text(plural(s.Count(), "pack", "packs")), s))
+			c.printf(c.stdout, "%s %s: %s\n", c.done(move, s.Count()), c.count(s.Count(), "pack", "packs"), c.packRange(s))
 		}
 		if *asJSON {
 			return c.json(done)
 		}
 		return nil
 	}
-}
-
-// count is "1 pack", "3 packs".
-func count(n int, noun string) string {
-	if n != 1 {
-		noun += "s"
-	}
-	return game.GroupDigits(n) + " " + noun
 }
 
 func packRunJSON(r ledger.PackRun) map[string]any {
@@ -137,22 +138,23 @@ func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
 		total := 0
 		for _, r := range runs {
 			total += r.Count()
-			line := fmt.Sprintf("%-36s %12s  %-10s", game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last}, count(r.Count(), "pack"), r.State)
+			line := fmt.Sprintf("%-36s %12s  %-10s", c.packRange(game.PackRange{Game: r.Game, Block: r.Block, First: r.First, Last: r.Last}),
+				c.count(r.Count(), "pack", "packs"), c.word(r.State))
 			if r.Desk != "" {
-				line += "  desk " + r.Desk
+				line += c.tr("  desk %s", r.Desk)
 			}
 			if r.Entry != 0 {
-				line += fmt.Sprintf("  %s %s by %s", r.Move, r.At.Local().Format(time.DateTime), r.Operator)
+				line += c.tr("  %s %s by %s", c.move(r.Move), c.moment(r.At), r.Operator)
 			}
 			fmt.Fprintln(c.stdout, strings.TrimRight(line, " "))
 		}
 		switch {
 		case len(runs) == 0 && *state == "":
-			fmt.Fprintln(c.stdout, "no pack has left the stock (packs list --state stock lists the stock)")
+			c.printf(c.stdout, "no pack has left the stock (packs list --state stock lists the stock)\n")
 		case len(runs) == 0:
-			fmt.Fprintln(c.stdout, "no pack")
+			c.printf(c.stdout, "no pack\n")
 		default:
-			fmt.Fprintf(c.stdout, "%s\n", count(total, "pack"))
+			fmt.Fprintln(c.stdout, c.count(total, "pack", "packs"))
 		}
 		return nil
 	}
@@ -217,7 +219,7 @@ func (c *cli) packsLabels(fs *pflag.FlagSet) func([]string) error {
 			}
 		}
 		if *queue != "" {
-			return c.toPrinter(*queue, "labels of "+count(len(labels.Packs), "pack"), "etiquettes.pdf", write)
+			return c.toPrinter(*queue, c.tr("labels of %s", c.count(len(labels.Packs), "pack", "packs")), "etiquettes.pdf", write)
 		}
 		return nil
 	}

@@ -47,16 +47,16 @@ func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) e
 		}
 		return badInput("%s: printer %q does not exist: give a queue that lpstat -e lists (here: %s)", what, queue, known)
 	case errors.As(err, &pe) && errors.Is(err, printer.ErrRefused):
-		return fmt.Errorf("%s: printer %q refused the job (%s): check the printer and its queue (cupsenable, cupsaccept), then print again", what, queue, pe.Detail)
+		return failf("%s: printer %q refused the job (%s): check the printer and its queue (cupsenable, cupsaccept), then print again", what, queue, pe.Detail)
 	case errors.As(err, &pe):
-		return fmt.Errorf("%s: cannot print on %q: %s; or write the PDF with -o FILE.pdf and print it elsewhere", what, queue, pe.Detail)
+		return failf("%s: cannot print on %q: %s; or write the PDF with -o FILE.pdf and print it elsewhere", what, queue, pe.Detail)
 	case err != nil:
-		return fmt.Errorf("%s: %w", what, err)
+		return failf("%s: %w", what, err)
 	}
 	if job == "" {
-		job = "sent"
+		job = c.text("sent")
 	}
-	fmt.Fprint(c.stderr, c.tr("%s printed on %s (job %s)\n", what, queue, job))
+	c.printf(c.stderr, "%s printed on %s (job %s)\n", what, queue, job)
 	return nil
 }
 
@@ -102,7 +102,7 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 			return c.json(m)
 		}
 		if *out != "" && *out != "-" {
-			fmt.Fprint(c.stderr, c.tr("receipt of payment %d written to %s\n", number, *out))
+			c.printf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
 		}
 		return nil
 	}
@@ -221,12 +221,20 @@ func (c *cli) settlement(fs *pflag.FlagSet) func([]string) error {
 				"balance_cents": int64(f.Balance), "owed_by": by, "owed_to": to, "payments": payments, "cases": casesJSON(s.Cases),
 				"printed_at": s.PrintedAt})
 		}
-		fmt.Fprintf(c.stdout, "settlement of desk %s, game %d, %s to %s\n", s.Desk, s.Game, dayText(s.From), dayText(s.To))
-		fmt.Fprintf(c.stdout, "packs on sale   %d (activated in the period)\n", f.Packs)
-		fmt.Fprintf(c.stdout, "sales           %d tickets × %s = %s\n", f.Tickets, plain(f.Price), plain(f.Sales))
-		fmt.Fprintf(c.stdout, "prizes paid     %d = %s\n", f.PrizeCount, plain(f.Prizes))
-		fmt.Fprintf(c.stdout, "commission      %d.%02d %% of the sales = %s\n", f.Rate/100, f.Rate%100, plain(f.Commission))
-		fmt.Fprintf(c.stdout, "balance         %s\n%s\n", plain(f.Balance), plainOwed(f))
+		c.printf(c.stdout, "settlement of desk %s, game %d, %s to %s\n", s.Desk, s.Game, c.day(s.From), c.day(s.To))
+		c.printf(c.stdout, "packs on sale   %d (activated in the period)\n", f.Packs)
+		c.printf(c.stdout, "sales           %d tickets × %s = %s\n", f.Tickets, c.cents(f.Price), c.cents(f.Sales))
+		c.printf(c.stdout, "prizes paid     %d = %s\n", f.PrizeCount, c.cents(f.Prizes))
+		c.printf(c.stdout, "commission      %d.%02d %% of the sales = %s\n", f.Rate/100, f.Rate%100, c.cents(f.Commission))
+		c.printf(c.stdout, "balance         %s\n", c.cents(f.Balance))
+		switch {
+		case f.Balance > 0:
+			c.printf(c.stdout, "the retailer owes the operator %s\n", c.cents(f.Balance))
+		case f.Balance < 0:
+			c.printf(c.stdout, "the operator owes the retailer %s\n", c.cents(-f.Balance))
+		default:
+			c.printf(c.stdout, "nobody owes anything\n")
+		}
 		for i := range s.Cases {
 			fmt.Fprint(c.stdout, c.describeCase(&s.Cases[i]))
 		}
@@ -241,16 +249,6 @@ func plain(c paper.Cents) string {
 		sign, c = "-", -c
 	}
 	return fmt.Sprintf("%s%d.%02d €", sign, c/100, c%100)
-}
-
-func plainOwed(f paper.Figures) string {
-	switch {
-	case f.Balance > 0:
-		return "the retailer owes the operator " + plain(f.Balance)
-	case f.Balance < 0:
-		return "the operator owes the retailer " + plain(-f.Balance)
-	}
-	return "nobody owes anything"
 }
 
 // dayReport is daily --day: one counter's day as text, JSON, CSV or PDF,
@@ -278,7 +276,7 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 	}
 	p := paper.DayReportOf(d, time.Local)
 	if queue != "" {
-		if err := c.toPrinter(queue, fmt.Sprintf("day report of desk %s, %s", d.Desk, dayText(d.Day)),
+		if err := c.toPrinter(queue, c.tr("day report of desk %s, %s", d.Desk, c.day(d.Day)),
 			fmt.Sprintf("jour-%s-%s.pdf", d.Desk, d.Day.Format(time.DateOnly)),
 			func(w io.Writer) error { return paper.WriteDayReport(w, p) }); err != nil {
 			return err
@@ -325,30 +323,29 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 			"sales": sales, "sales_value": f.Sales, "sales_less_net": f.Sales - f.Net(), "cases": casesJSON(d.Cases),
 			"packs_received": codes(d.Received), "packs_activated": codes(d.Activated), "journal_head": d.Head})
 	}
-	fmt.Fprintf(c.stdout, "desk %s, %s\n", d.Desk, dayText(d.Day))
+	c.printf(c.stdout, "desk %s, %s\n", d.Desk, c.day(d.Day))
 	for _, x := range p.Payments {
-		fmt.Fprintf(c.stdout, "%s  payment  %-6d %s  %8s €  %s\n", x.At.Format(time.TimeOnly), x.Number, x.Serial, game.GroupDigits(x.Amount), terminal(x.Cashier))
+		c.printf(c.stdout, "%s  payment  %-6d %s  %8s €  %s\n", x.At.Format(time.TimeOnly), x.Number, x.Serial, game.GroupDigits(x.Amount), terminal(x.Cashier))
 	}
 	for _, x := range p.Voids {
-		fmt.Fprintf(c.stdout, "%s  void     %-6d %s  %8s €  %s: %s\n", x.At.Format(time.TimeOnly), x.Payment, x.Serial, game.GroupDigits(x.Amount),
+		c.printf(c.stdout, "%s  void     %-6d %s  %8s €  %s: %s\n", x.At.Format(time.TimeOnly), x.Payment, x.Serial, game.GroupDigits(x.Amount),
 			terminal(x.By), terminal(x.Reason))
 	}
 	for _, x := range p.Referrals {
-		amount := "(not kept)"
+		amount := c.tr("(not kept)")
 		if x.Amount > 0 {
 			amount = game.GroupDigits(x.Amount) + " €"
 		}
-		fmt.Fprintf(c.stdout, "%s  referral %-6s %s  %10s  %s, shown %d×\n", x.At.Format(time.TimeOnly), "", x.Serial, amount, terminal(x.Cashier), x.Tries)
+		c.printf(c.stdout, "%s  referral %-6s %s  %10s  %s, shown %d×\n", x.At.Format(time.TimeOnly), "", x.Serial, amount, terminal(x.Cashier), x.Tries)
 	}
-	fmt.Fprintf(c.stdout, "%s, %s voided: %s € net\n", count(len(p.Payments), "payment"), count(len(p.Voids), "payment"),
+	c.printf(c.stdout, "%s, %s voided: %s € net\n", c.count(len(p.Payments), "payment", "payments"), c.count(len(p.Voids), "payment", "payments"),
 		game.GroupDigits(f.Net()))
-	referred := fmt.Sprintf("%d = %s €, paid by the back office", len(p.Referrals), game.GroupDigits(f.Referred))
-	fmt.Fprintf(c.stdout, "referrals        %s\n", referred)
-	fmt.Fprintf(c.stdout, "packs received   %d\npacks on sale    %d = %s €\nsales less net   %s €\n",
+	c.printf(c.stdout, "referrals        %d = %s €, paid by the back office\n", len(p.Referrals), game.GroupDigits(f.Referred))
+	c.printf(c.stdout, "packs received   %d\npacks on sale    %d = %s €\nsales less net   %s €\n",
 		len(d.Received), len(p.Sales), game.GroupDigits(f.Sales), signedDigits(f.Sales-f.Net()))
 	for i := range d.Cases {
 		fmt.Fprint(c.stdout, c.describeCase(&d.Cases[i]))
 	}
-	fmt.Fprintf(c.stdout, "journal head %s\n", d.Head)
+	c.printf(c.stdout, "journal head %s\n", d.Head)
 	return nil
 }

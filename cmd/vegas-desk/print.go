@@ -78,8 +78,8 @@ func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
 		if err != nil || l.Demo() {
 			return err
 		}
-		fmt.Fprintf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
-			count(len(positions)/game.PackSize, "pack"), ledger.PrintedReason, joinRanges(spans))
+		c.printf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
+			c.count(len(positions)/game.PackSize, "pack", "packs"), c.text(ledger.PrintedReason), c.joinRanges(spans))
 		return nil
 	}
 }
@@ -90,7 +90,7 @@ func (c *cli) sheets(l *ledger.Ledger, g, b int, positions []int, cover bool) pa
 	progress := func(int) {}
 	if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 		progress = func(i int) {
-			fmt.Fprintf(c.stderr, "\rdrawing: %d/%d tickets", i+1, len(positions))
+			c.printf(c.stderr, "\rdrawing: %d/%d tickets", i+1, len(positions))
 			if i+1 == len(positions) {
 				fmt.Fprintln(c.stderr)
 			}
@@ -111,10 +111,10 @@ func (c *cli) sheets(l *ledger.Ledger, g, b int, positions []int, cover bool) pa
 }
 
 // joinRanges names packs.
-func joinRanges(rs []game.PackRange) string {
+func (c *cli) joinRanges(rs []game.PackRange) string {
 	names := make([]string, len(rs))
 	for i, r := range rs {
-		names[i] = r.String()
+		names[i] = c.packRange(r)
 	}
 	return strings.Join(names, ", ")
 }

@@ -110,9 +110,9 @@ func (c *cli) emission(fs *pflag.FlagSet) func([]string) error {
 			}
 			return s
 		}
-		fmt.Fprintf(c.stdout, "game         %d %s, %d € a ticket\non sale      %s\nend of sale  %s\ndeadline     %s\n",
-			em.Game, em.Name, em.Price, or(dayText(em.OnSale), "not set (claims are not refused as too early)"),
-			or(dayText(em.EndOfSale), "not set"), or(dayText(em.Deadline), "not set (claims are never refused as too late)"))
+		c.printf(c.stdout, "game         %d %s, %d € a ticket\non sale      %s\nend of sale  %s\ndeadline     %s\n",
+			em.Game, em.Name, em.Price, or(c.day(em.OnSale), c.tr("not set (claims are not refused as too early)")),
+			or(c.day(em.EndOfSale), c.tr("not set")), or(c.day(em.Deadline), c.tr("not set (claims are never refused as too late)")))
 		return nil
 	}
 }
@@ -153,9 +153,9 @@ func (c *cli) attempts(fs *pflag.FlagSet) func([]string) error {
 					"pack": pack, "desk": a.Desk, "operator": a.Operator, "method": a.Method})
 				continue
 			}
-			fmt.Fprintf(c.stdout, "%s  %-18s desk %-10s by %-10s %-8s %s", a.At.Local().Format(time.DateTime), a.Reason, a.Desk, a.Operator, a.Method, a.Serial)
+			c.printf(c.stdout, "%s  %-18s desk %-10s by %-10s %-8s %s", c.moment(a.At), c.word(string(a.Reason)), a.Desk, a.Operator, c.word(a.Method), a.Serial)
 			if a.Reason == ledger.Stolen {
-				fmt.Fprintf(c.stdout, "  pack %s", pack)
+				c.printf(c.stdout, "  pack %s", pack)
 			}
 			fmt.Fprintln(c.stdout)
 			n++
@@ -164,7 +164,7 @@ func (c *cli) attempts(fs *pflag.FlagSet) func([]string) error {
 			return c.json(out)
 		}
 		if n == 0 {
-			fmt.Fprintln(c.stdout, "no refused attempt")
+			c.printf(c.stdout, "no refused attempt\n")
 		}
 		return nil
 	}
@@ -195,15 +195,15 @@ func (c *cli) referrals(fs *pflag.FlagSet) func([]string) error {
 			return c.json(out)
 		}
 		for _, r := range rs {
-			fmt.Fprintf(c.stdout, "referral %d: %s € referred %s by desk %s (%s)", r.Number, game.GroupDigits(r.Amount),
-				r.At.Local().Format(time.DateTime), r.Desk, r.Operator)
+			c.printf(c.stdout, "referral %d: %s € referred %s by desk %s (%s)", r.Number, game.GroupDigits(r.Amount),
+				c.moment(r.At), r.Desk, r.Operator)
 			if r.Tries > 1 {
-				fmt.Fprintf(c.stdout, ", %d times, last %s", r.Tries, r.Last.Local().Format(time.DateTime))
+				c.printf(c.stdout, ", %d times, last %s", r.Tries, c.moment(r.Last))
 			}
-			fmt.Fprintf(c.stdout, "\n  pay it: vegas-desk claim %s\n", r.Serial)
+			c.printf(c.stdout, "\n  pay it: vegas-desk claim %s\n", r.Serial)
 		}
 		if len(rs) == 0 {
-			fmt.Fprintln(c.stdout, "no open referral")
+			c.printf(c.stdout, "no open referral\n")
 		}
 		return nil
 	}
@@ -293,10 +293,10 @@ func (c *cli) settings(fs *pflag.FlagSet) func([]string) error {
 				"commission": vals[ledger.SettingCommission], "claim_days": vals[ledger.SettingClaimDays]})
 		}
 		r := vals[ledger.SettingCommission]
-		fmt.Fprintf(c.stdout, "identity threshold  %s € (a payment from this prize on records the winner's identity)\n",
+		c.printf(c.stdout, "identity threshold  %s € (a payment from this prize on records the winner's identity)\n",
 			game.GroupDigits(vals[ledger.SettingIdentityThreshold]))
-		fmt.Fprintf(c.stdout, "commission          %d.%02d %% of a retailer's sales\n", r/100, r%100)
-		fmt.Fprintf(c.stdout, "claim days          %d (from the end of sale to the deadline, unless one is given)\n", vals[ledger.SettingClaimDays])
+		c.printf(c.stdout, "commission          %d.%02d %% of a retailer's sales\n", r/100, r%100)
+		c.printf(c.stdout, "claim days          %d (from the end of sale to the deadline, unless one is given)\n", vals[ledger.SettingClaimDays])
 		return nil
 	}
 }

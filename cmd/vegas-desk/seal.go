@@ -50,7 +50,7 @@ func (c *cli) key(k keyFlags, what string) (*signing.Key, error) {
 	case errors.Is(err, signing.ErrNotKeyFile), errors.Is(err, os.ErrNotExist):
 		return nil, badInput("%s: %v: give the file vegas-desk keygen made", what, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, failf("%s: %w", what, err)
 	}
 	return key, nil
 }
@@ -80,11 +80,11 @@ func (c *cli) keygen(fs *pflag.FlagSet) func([]string) error {
 			return err
 		}
 		if err := signing.WriteKeyFile(*out, k, pass); err != nil {
-			return fmt.Errorf("keygen: %w", err)
+			return failf("keygen: %w", err)
 		}
 		pub := k.Public().String()
-		fmt.Fprintf(c.stdout, "key file    %s (encrypted under the passphrase: keep both, apart)\npublic key  %s\n            %s\n", *out, pub, groups(pub))
-		fmt.Fprintln(c.stdout, "Publish the public key (print it, give it to the auditor): verify-certificate --key checks every signature against it.")
+		c.printf(c.stdout, "key file    %s (encrypted under the passphrase: keep both, apart)\npublic key  %s\n            %s\n", *out, pub, groups(pub))
+		c.printf(c.stdout, "Publish the public key (print it, give it to the auditor): verify-certificate --key checks every signature against it.\n")
 		return nil
 	}
 }
@@ -112,7 +112,7 @@ func (b *blockList) Set(s string) error {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
-			return fmt.Errorf("block %q: give a block number", f)
+			return failf("block %q: give a block number", f)
 		}
 		*b = append(*b, n)
 	}
@@ -157,7 +157,7 @@ func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
 			spec.Progress = func(done, total int) {
 				if pct := done * 100 / total; pct != last && pct%5 == 0 {
 					last = pct
-					fmt.Fprintf(c.stderr, "\rsealing: %3d %%", pct)
+					c.printf(c.stderr, "\rsealing: %3d %%", pct)
 				}
 			}
 			defer fmt.Fprintln(c.stderr)
@@ -176,8 +176,8 @@ func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
 			return c.json(map[string]any{"file": is.Path, "ledger": is.ID, "desk": is.Desk, "blocks": names, "payout_limit": int(is.Limit),
 				"seal": is.Digest, "genesis": is.Genesis, "entry": is.Entry, "seconds": secs})
 		}
-		fmt.Fprintf(c.stdout, "counter ledger %s for desk %s: blocks %s, payout limit %s\nseal           %s (signed by %s)\n%.1f s\n",
-			is.Path, is.Desk, strings.Join(names, " "), is.Limit, is.Digest, key.Public(), secs)
+		c.printf(c.stdout, "counter ledger %s for desk %s: blocks %s, payout limit %s\nseal           %s (signed by %s)\n%s s\n",
+			is.Path, is.Desk, strings.Join(names, " "), c.limit(is.Limit), is.Digest, key.Public(), c.decimal(secs, 1))
 		return nil
 	}
 }
@@ -222,7 +222,7 @@ func (c *cli) certificate(fs *pflag.FlagSet) func([]string) error {
 		if err := writeFile(*out, write); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "certificate of block %s written to %s\n", cert.Block.Name(), *out)
+		c.printf(c.stdout, "certificate of block %s written to %s\n", cert.Block.Name(), *out)
 		return nil
 	}
 }
@@ -312,7 +312,7 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 			return badInput("verify-certificate: --key: %v", err)
 		}
 		refuse := func(format string, args ...any) error {
-			fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(fmt.Sprintf(format, args...)))
+			c.printf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(c.tr(format, args...)))
 			return errRefused
 		}
 		data, err := readCertificate(pos[0])
@@ -369,8 +369,8 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 					return refuse("the signed document is genuine, but the JSON's other fields differ from it")
 				}
 			}
-			fmt.Fprintf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", form, s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
-			fmt.Fprintf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, terminal(cert.GameName), cert.Block.Number,
+			c.printf(c.stdout, "OK: block certificate (%s) signed by %s on %s\n", c.word(form), s.Key, cert.SignedAt.UTC().Format(time.RFC3339))
+			c.printf(c.stdout, "game %03d %s  block %04d  %s tickets\ndigest %s\n", cert.Block.Game, terminal(cert.GameName), cert.Block.Number,
 				game.GroupDigits(cert.Block.Tickets), cert.Block.Digest)
 			for _, t := range cert.Counts {
 				fmt.Fprintf(c.stdout, "%10s € × %s\n", game.GroupDigits(t.Prize), game.GroupDigits(t.Generated))
@@ -380,12 +380,12 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 			entry, _ := s.Get("entry")
 			at, _ := s.Get("signed_at")
 			id, _ := s.Get("ledger")
-			fmt.Fprintf(c.stdout, "OK: checkpoint signed by %s at %s\nledger %s  entry %s  head %s\ncheck a ledger against it: vegas-desk verify --head %s\n",
+			c.printf(c.stdout, "OK: checkpoint signed by %s at %s\nledger %s  entry %s  head %s\ncheck a ledger against it: vegas-desk verify --head %s\n",
 				s.Key, terminal(at), terminal(id), terminal(entry), terminal(head), terminal(head))
 		case "vegas-desk counter ledger 1":
 			desk, _ := s.Get("desk")
 			id, _ := s.Get("ledger")
-			fmt.Fprintf(c.stdout, "OK: counter ledger seal signed by %s\nledger %s  desk %s\n", s.Key, terminal(id), terminal(desk))
+			c.printf(c.stdout, "OK: counter ledger seal signed by %s\nledger %s  desk %s\n", s.Key, terminal(id), terminal(desk))
 		default:
 			return refuse("signed text of an unknown kind %q", s.Kind)
 		}
@@ -415,10 +415,10 @@ func (c *cli) verifyCounterFile(path string, key signing.PublicKey) error {
 		fmt.Fprintln(c.stdout, terminal(p.String()))
 	}
 	if !rep.OK() {
-		fmt.Fprintf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %d problem(s)\n", path, len(rep.Problems))
+		c.printf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %d problem(s)\n", path, len(rep.Problems))
 		return errRefused
 	}
-	fmt.Fprintf(c.stdout, "OK: counter ledger of desk %s sealed by %s: %d block(s), %d journal entries\njournal head %s\n",
+	c.printf(c.stdout, "OK: counter ledger of desk %s sealed by %s: %d block(s), %d journal entries\njournal head %s\n",
 		terminal(l.CounterDesk()), rep.Key, rep.Blocks, rep.Entries, rep.Head)
 	return nil
 }
@@ -452,7 +452,7 @@ func (c *cli) checkpoint(fs *pflag.FlagSet) func([]string) error {
 		} else if err := writeFile(*out, write); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stderr, "journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n",
+		c.printf(c.stderr, "journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n",
 			cp.Head, cp.Entry-1, cp.Head)
 		return nil
 	}
@@ -496,17 +496,17 @@ func (c *cli) importClaims(fs *pflag.FlagSet) func([]string) error {
 			}
 		} else {
 			for _, f := range rep.Flags {
-				fmt.Fprintln(c.stdout, "FLAG "+terminal(f.String()))
+				c.printf(c.stdout, "FLAG %s\n", terminal(c.importFlag(f)))
 			}
 			if rep.Rejected {
-				fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", terminal(rep.Ledger), terminal(rep.Desk))
+				c.printf(c.stdout, "counter ledger %s (desk %s): REFUSED, nothing recorded\n", terminal(rep.Ledger), terminal(rep.Desk))
 			} else {
-				fmt.Fprintf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n",
+				c.printf(c.stdout, "counter ledger %s (desk %s): %d entries, %d payments: %d recorded now, %d before; %d referrals recorded now; %d refused serials at the counter\ncounter journal head %s\n",
 					terminal(rep.Ledger), terminal(rep.Desk), rep.Entries, rep.Payments, rep.Recorded, rep.Already, rep.Referred, rep.Refused, rep.Head)
 			}
 		}
 		if !rep.OK() {
-			fmt.Fprintf(c.stderr, "vegas-desk: import-claims: %d flag(s): see above\n", len(rep.Flags))
+			c.printf(c.stderr, "vegas-desk: import-claims: %d flag(s): see above\n", len(rep.Flags))
 			return errRefused
 		}
 		return nil

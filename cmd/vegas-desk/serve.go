@@ -120,9 +120,9 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 			if err := server.Init(*dir, l.ID(), hs, p, *cert != ""); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "authority of ledger %s made in %s (%s, %s)\n", l.ID(), *dir, server.AuthorityCert, server.AuthorityKey)
+			c.printf(c.stdout, "authority of ledger %s made in %s (%s, %s)\n", l.ID(), *dir, server.AuthorityCert, server.AuthorityKey)
 			if *cert == "" {
-				fmt.Fprintf(c.stdout, "server certificate for %s: %s, %s\n", strings.Join(hs, ", "), server.ServerCert, server.ServerKey)
+				c.printf(c.stdout, "server certificate for %s: %s, %s\n", strings.Join(hs, ", "), server.ServerCert, server.ServerKey)
 			}
 			// The next commands, each to be run as it is written.
 			db := programName() + " --db " + shellWord(c.dbPath())
@@ -133,8 +133,8 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 			if *cert != "" {
 				run += " --cert " + shellWord(*cert) + " --key " + shellWord(*key)
 			}
-			fmt.Fprint(c.stdout, c.tr("next: add a counter, which writes its desk file, then serve (--listen: an address the counters reach):\n  %s\n  %s\n",
-				db+" desks add C1 --out C1.desk"+add, db+" serve"+run+" --listen "+shellWord(*listen)))
+			c.printf(c.stdout, "next: add a counter, which writes its desk file, then serve (--listen: an address the counters reach):\n  %s\n  %s\n",
+				db+" desks add C1 --out C1.desk"+add, db+" serve"+run+" --listen "+shellWord(*listen))
 			return nil
 		}
 		logger := server.NewLogger(c.stderr, *logFormat)
@@ -158,7 +158,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 			if mln != nil {
 				mln.Close()
 			}
-			fmt.Fprintf(c.stdout, "serve: ready to serve ledger %s (%s) on %s\n", l.ID(), l.Location(), *listen)
+			c.printf(c.stdout, "serve: ready to serve ledger %s (%s) on %s\n", l.ID(), l.Location(), *listen)
 			return nil
 		}
 		ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
@@ -217,12 +217,12 @@ func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string, keepOld 
 	}
 	revoked, err := l.AcceptDeskCert(c.ctx, id, d.Cert.Leaf, keepOld, defaultIdentity("", ""))
 	if err != nil {
-		return errors.Join(fmt.Errorf("desk %s does not accept the certificate of %s, removed: %w", id, out, err), os.Remove(out))
+		return errors.Join(failf("desk %s does not accept the certificate of %s, removed: %w", id, out, err), os.Remove(out))
 	}
-	fmt.Fprintf(c.stderr, "desk file %s written: desk %s of ledger %s, certificate %s valid until %s; give it to that counter alone\n",
-		out, id, l.ID(), protocol.CertSerial(d.Cert.Leaf), d.Cert.Leaf.NotAfter.Local().Format("2006-01-02"))
+	c.printf(c.stderr, "desk file %s written: desk %s of ledger %s, certificate %s valid until %s; give it to that counter alone\n",
+		out, id, l.ID(), protocol.CertSerial(d.Cert.Leaf), c.day(d.Cert.Leaf.NotAfter))
 	for _, r := range revoked {
-		fmt.Fprintf(c.stderr, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", id, r)
+		c.printf(c.stderr, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", id, r)
 	}
 	return nil
 }
@@ -234,7 +234,7 @@ func (c *cli) openServer() (*ledger.Ledger, error) {
 	}
 	l, err := ledger.OpenServer(c.server, c.deskCert)
 	if errors.Is(err, ledger.ErrUnreachable) {
-		return nil, fmt.Errorf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w", err)
+		return nil, failf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w", err)
 	}
 	return clocked(l, err)
 }
@@ -269,7 +269,7 @@ func (c *cli) desksCert(fs *pflag.FlagSet) func([]string) error {
 				if err := c.deskFile(l, d.ID, *dir, *out, *pass, *keep); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.stdout, "desk %s: desk file %s (payout limit %s)\n", d.ID, *out, game.FormatAmount(d.Limit))
+				c.printf(c.stdout, "desk %s: desk file %s (payout limit %s)\n", d.ID, *out, game.FormatAmount(d.Limit))
 				return nil
 			}
 		}
@@ -312,7 +312,7 @@ func (c *cli) desksRevoke(fs *pflag.FlagSet) func([]string) error {
 			}
 			return err
 		}
-		fmt.Fprintf(c.stdout, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", terminal(pos[0]), serial)
+		c.printf(c.stdout, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", terminal(pos[0]), serial)
 		return nil
 	}
 }

@@ -81,7 +81,7 @@ func (c *cli) serviceInstall(args []string) error {
 	}
 	m, err := mgr.Connect()
 	if err != nil {
-		return fmt.Errorf("service install: the service manager: %w (run it as an administrator)", err)
+		return failf("service install: the service manager: %w (run it as an administrator)", err)
 	}
 	defer m.Disconnect()
 	if s, err := m.OpenService(serviceName); err == nil {
@@ -92,7 +92,7 @@ func (c *cli) serviceInstall(args []string) error {
 		DisplayName: "vegas-desk validation server", Description: "vegas-desk serve: the validation server of the ledger " + db},
 		append([]string{"--db", db, "service", "run"}, args...)...)
 	if err != nil {
-		return fmt.Errorf("service install: %w", err)
+		return failf("service install: %w", err)
 	}
 	defer s.Close()
 	err = s.SetRecoveryActions([]mgr.RecoveryAction{{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
@@ -101,9 +101,9 @@ func (c *cli) serviceInstall(args []string) error {
 		err = s.SetRecoveryActionsOnNonCrashFailures(true)
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "service install: WARNING: the service will not be restarted after a failure: %v\n", err)
+		c.printf(c.stderr, "service install: WARNING: the service will not be restarted after a failure: %v\n", err)
 	}
-	fmt.Fprintf(c.stdout, "service %s installed: serves %s at boot (log: %s); service start starts it now\n", serviceName, db, serviceLog())
+	c.printf(c.stdout, "service %s installed: serves %s at boot (log: %s); service start starts it now\n", serviceName, db, serviceLog())
 	return nil
 }
 
@@ -112,7 +112,7 @@ func (c *cli) serviceInstall(args []string) error {
 func (c *cli) serviceControl(what string) error {
 	m, err := mgr.Connect()
 	if err != nil {
-		return fmt.Errorf("service %s: the service manager: %w (run it as an administrator)", what, err)
+		return failf("service %s: the service manager: %w (run it as an administrator)", what, err)
 	}
 	defer m.Disconnect()
 	s, err := m.OpenService(serviceName)
@@ -135,14 +135,14 @@ func (c *cli) serviceControl(what string) error {
 	}
 	if err == nil && what == "remove" {
 		if err = s.Delete(); err == nil || errors.Is(err, windows.ERROR_SERVICE_MARKED_FOR_DELETE) {
-			fmt.Fprintf(c.stdout, "service %s removed\n", serviceName)
+			c.printf(c.stdout, "service %s removed\n", serviceName)
 			return nil
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("service %s: %w", what, err)
+		return failf("service %s: %w", what, err)
 	}
-	fmt.Fprintf(c.stdout, "service %s: %s\n", serviceName, map[svc.State]string{svc.Running: "running", svc.Stopped: "stopped"}[want])
+	c.printf(c.stdout, "service %s: %s\n", serviceName, c.text(map[svc.State]string{svc.Running: "running", svc.Stopped: "stopped"}[want]))
 	return nil
 }
 
@@ -158,10 +158,10 @@ func awaitState(s *mgr.Service, want svc.State) error {
 			return nil
 		}
 		if st.State == svc.Stopped && want == svc.Running {
-			return fmt.Errorf("%s stopped (exit %d): see %s", serviceName, st.ServiceSpecificExitCode, serviceLog())
+			return failf("%s stopped (exit %d): see %s", serviceName, st.ServiceSpecificExitCode, serviceLog())
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("still not %v after 30 s", want)
+			return failf("still not %v after 30 s", want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -189,7 +189,7 @@ func (c *cli) serviceRun(args []string) error {
 	// session 0; svc.Run fails by itself when no service manager started
 	// this process.)
 	if err := svc.Run(serviceName, &serveService{c: c, args: args}); err != nil {
-		fmt.Fprintf(f, "vegas-desk: service run: %v\n", err)
+		c.printf(f, "vegas-desk: service run: %v\n", err)
 		c.stderr = stderr
 		return badInput("service run: what the service manager starts (service start); by hand, run serve (%v)", err)
 	}

@@ -70,13 +70,13 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 		}
 		if *out != "" {
 			if err := c.deskFile(l, d.ID, *dir, *out, *pass, false); err != nil {
-				return fmt.Errorf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
+				return failf("desk %s added, but its desk file was not written: %w (desks add again is refused: write one with desks cert %s --out FILE)", d.ID, err, d.ID)
 			}
 		}
 		if *f.asJSON {
 			return c.json(deskJSON(d))
 		}
-		fmt.Fprint(c.stdout, c.tr("desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit)))
+		c.printf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
 		return nil
 	}
 }
@@ -108,23 +108,23 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 		return c.json(out)
 	}
 	for _, d := range ds {
-		state := "active"
+		state := c.tr("active")
 		switch {
 		case d.Disabled:
-			state = "disabled"
+			state = c.tr("disabled")
 		case !d.LockedUntil.IsZero():
-			state = "locked until " + d.LockedUntil.Local().Format("2006-01-02 15:04") + ": " + ledger.LockReason + " (desks unlock " + terminal(d.ID) + ")"
+			state = c.tr("locked until %s: %s (desks unlock %s)", c.minute(d.LockedUntil), c.text(ledger.LockReason), terminal(d.ID))
 		}
 		fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
 		for _, x := range certs[d.ID] {
-			fmt.Fprintf(c.stdout, "%-16s certificate %s until %s\n", "", x.Serial, x.Expires().Local().Format("2006-01-02"))
+			c.printf(c.stdout, "%-16s certificate %s until %s\n", "", x.Serial, c.day(x.Expires()))
 		}
 		if certs != nil && len(certs[d.ID]) == 0 {
-			fmt.Fprintf(c.stdout, "%-16s no certificate: desks cert %s --out FILE writes its desk file\n", "", terminal(d.ID))
+			c.printf(c.stdout, "%-16s no certificate: desks cert %s --out FILE writes its desk file\n", "", terminal(d.ID))
 		}
 	}
 	if len(ds) == 0 {
-		fmt.Fprintln(c.stdout, "no desks yet: vegas-desk desks add ID")
+		c.printf(c.stdout, "no desks yet: vegas-desk desks add ID\n")
 	}
 	return nil
 }
@@ -146,7 +146,8 @@ func (c *cli) deskChange(f deskFlags, args []string) error {
 	if err := change(c.ctx, pos[0], f.who()); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "desk %s %sd\n", terminal(pos[0]), f.sub)
+	done := map[string]string{"disable": "disabled", "enable": "enabled", "unlock": "unlocked"}[f.sub]
+	c.printf(c.stdout, "desk %s %s\n", terminal(pos[0]), c.text(done))
 	return nil
 }
 
@@ -167,7 +168,7 @@ func (c *cli) deskLimit(f deskFlags, args []string) error {
 	if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
 		return err
 	}
-	fmt.Fprint(c.stdout, c.tr("desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit)))
+	c.printf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
 	return nil
 }
 
@@ -225,7 +226,7 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 		defer src.Close()
 		var progress func(done, total int)
 		if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
-			progress = func(done, total int) { fmt.Fprintf(c.stderr, "\rcopying: %3d %%", done*100/max(total, 1)) }
+			progress = func(done, total int) { c.printf(c.stderr, "\rcopying: %3d %%", done*100/max(total, 1)) }
 		}
 		var dst *ledger.Ledger
 		var r ledger.Restored
@@ -263,17 +264,17 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 			return c.json(m)
 		}
 		if !*restore {
-			fmt.Fprintf(c.stdout, "copied %s to %s: a new ledger %s (a copy of %s): %d block(s), journal head %s\n"+
+			c.printf(c.stdout, "copied %s to %s: a new ledger %s (a copy of %s): %d block(s), journal head %s\n"+
 				"its desks need desk files of its own (serve --init, desks cert); copy --restore makes a copy that replaces the original\n",
 				src.Location(), dst.Location(), dst.ID(), src.ID(), len(bs), head)
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
+		c.printf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
 			src.Location(), dst.Location(), dst.ID(), r.Original, len(bs), head)
 		if r.Replaced {
-			fmt.Fprintf(c.stdout, "the original at %s answered and was marked replaced: no server serves it any more (restart its server on %s)\n", r.Original, dst.Location())
+			c.printf(c.stdout, "the original at %s answered and was marked replaced: no server serves it any more (restart its server on %s)\n", r.Original, dst.Location())
 		} else {
-			fmt.Fprintf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s\n", r.Original, terminal(r.Why), dst.Location())
+			c.printf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s\n", r.Original, terminal(r.Why), dst.Location())
 		}
 		return nil
 	}

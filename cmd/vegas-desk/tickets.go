@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -60,10 +61,10 @@ func ticketJSON(t ledger.Ticket) map[string]any {
 
 func (c *cli) describeClaim(cl *ledger.Claim) string {
 	if cl.Desk == "" { // another desk's payment, which a validation server shows by its date only
-		return c.tr("already paid on %s at another desk", cl.At.Local().Format("2006-01-02"))
+		return c.tr("already paid on %s at another desk", c.day(cl.At))
 	}
 	return c.tr("payment %d: %s € paid %s at desk %s by %s (%s)", cl.Number, game.GroupDigits(cl.Amount),
-		cl.At.Local().Format(timeLayout), terminal(cl.Desk), terminal(cl.Operator), cl.Method)
+		c.moment(cl.At), terminal(cl.Desk), terminal(cl.Operator), c.word(cl.Method))
 }
 
 func (c *cli) lookup(fs *pflag.FlagSet) func([]string) error {
@@ -91,14 +92,14 @@ func (c *cli) lookup(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			return c.json(ticketJSON(t))
 		}
-		fmt.Fprintf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
-			t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, t.PackState, t.Position,
-			game.FormatAmount(t.Prize), t.Status, t.Verdict)
+		c.printf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
+			t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, c.word(t.PackState), t.Position,
+			game.FormatAmount(t.Prize), c.word(t.Status.String()), c.word(string(t.Verdict)))
 		if t.Claim != nil {
 			fmt.Fprintln(c.stdout, c.describeClaim(t.Claim))
 		}
 		doc, _ := json.Marshal(game.NewDoc(&t.Ticket))
-		fmt.Fprintf(c.stdout, "ticket   %s\n", doc)
+		c.printf(c.stdout, "ticket   %s\n", doc)
 		return nil
 	}
 }
@@ -124,9 +125,9 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 		if err != nil {
 			var es game.Errors
 			if errors.As(err, &es) {
-				fmt.Fprintf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
+				c.printf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
 				for _, e := range es {
-					fmt.Fprintln(c.stderr, e.Error())
+					fmt.Fprintln(c.stderr, c.fault(e))
 				}
 				return badInput("check: fix the contents above and check again")
 			}
@@ -162,15 +163,15 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			return c.json(out)
 		}
-		fmt.Fprintf(c.stdout, "prize    %s\ngenuine  %v\nverdict  %s\n", game.FormatAmount(v.Prize), v.Genuine, checkVerdict(v))
+		c.printf(c.stdout, "prize    %s\ngenuine  %s\nverdict  %s\n", game.FormatAmount(v.Prize), c.text(strconv.FormatBool(v.Genuine)), c.word(checkVerdict(v)))
 		for _, w := range v.Wins {
-			fmt.Fprintf(c.stdout, "wins     %-8s %-18s %s\n", w.Surface, w.Zone(), game.FormatAmount(w.Amount))
+			c.printf(c.stdout, "wins     %-8s %-18s %s\n", w.Surface, w.Zone(), game.FormatAmount(w.Amount))
 		}
 		if found != nil {
-			fmt.Fprintf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, found.Status)
+			c.printf(c.stdout, "serial   %s\nstatus   %s\n", found.Serial, c.word(found.Status.String()))
 		}
 		for _, r := range out["reasons"].([]string) {
-			fmt.Fprintf(c.stdout, "reason   %s\n", terminal(r))
+			c.printf(c.stdout, "reason   %s\n", terminal(c.reason(r)))
 		}
 		return nil
 	}
@@ -213,7 +214,7 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 			return badInput("claim: --receipt -: the standard output has the verdict; give a file name")
 		}
 		if err := c.checkOut(*receipt); err != nil {
-			return fmt.Errorf("claim: --receipt: %w", err)
+			return failf("claim: --receipt: %w", err)
 		}
 		if *method != ledger.MethodSerial && *method != ledger.MethodContents {
 			return badInput("--method %q: want serial or contents", *method)
@@ -240,7 +241,7 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		}
 		cl, err := l.Claim(ctx, req)
 		if errors.Is(err, ledger.ErrUnreachable) {
-			return fmt.Errorf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
+			return failf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
 		}
 		if err != nil {
 			return c.refused(*asJSON, identityWords(err, req.Winner))
@@ -252,7 +253,7 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		}
 		if err == nil && (*receipt != "" || *queue != "") {
 			if _, _, err := c.writeReceipt(l, cl.Number, *receipt, *queue, false); err != nil {
-				return fmt.Errorf("payment %d is recorded, but its receipt is not written: %w (receipt %d writes it again, as DUPLICATA)", cl.Number, err, cl.Number)
+				return failf("payment %d is recorded, but its receipt is not written: %w (receipt %d writes it again, as DUPLICATA)", cl.Number, err, cl.Number)
 			}
 		}
 		return err
@@ -269,7 +270,7 @@ func identityWords(err error, w *ledger.Winner) error {
 		return err
 	}
 	if why := w.Check(); why != nil {
-		return fmt.Errorf("%w\nthe identity given is none: %v (--winner-name, --winner-doc, --winner-doc-number)", err, why)
+		return failf("%w\nthe identity given is none: %v (--winner-name, --winner-doc, --winner-doc-number)", err, why)
 	}
 	return err
 }
@@ -313,7 +314,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	if err := f.Keep(); err != nil {
 		f.Drop()
-		return fmt.Errorf("write %s: %w", path, err)
+		return failf("write %s: %w", path, err)
 	}
 	return nil
 }
@@ -342,7 +343,7 @@ func stageFile(path string, write func(io.Writer) error) (*staged, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return nil, fmt.Errorf("write %s: %w", path, err)
+		return nil, failf("write %s: %w", path, err)
 	}
 	return &staged{f.Name(), path}, nil
 }
@@ -396,7 +397,7 @@ type keptAs struct{ *staged }
 
 func (k keptAs) Keep() error {
 	if err := k.staged.Keep(); err != nil {
-		return fmt.Errorf("write %s: %w; the finished file is %s: rename it", k.path, err, k.tmp)
+		return failf("write %s: %w; the finished file is %s: rename it", k.path, err, k.tmp)
 	}
 	return nil
 }

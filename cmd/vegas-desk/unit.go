@@ -29,7 +29,7 @@ func (c *cli) unitOf(l *ledger.Ledger, u serveUnit) (string, error) {
 		u.exe, err = filepath.EvalSymlinks(u.exe)
 	}
 	if err != nil {
-		return "", fmt.Errorf("serve --install-unit: this program's path: %w", err)
+		return "", failf("serve --install-unit: this program's path: %w", err)
 	}
 	if u.user == "" {
 		me, err := user.Current()

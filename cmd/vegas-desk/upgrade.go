@@ -35,22 +35,22 @@ func (c *cli) upgrade(fs *pflag.FlagSet) func([]string) error {
 				"backup": u.Backup, "notes": u.Notes, "done": u.Done})
 		}
 		if u.From == u.To {
-			fmt.Fprintf(c.stdout, "%s has schema version %d, this vegas-desk's: nothing to upgrade\n", u.Location, u.From)
+			c.printf(c.stdout, "%s has schema version %d, this vegas-desk's: nothing to upgrade\n", u.Location, u.From)
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "%s: schema version %d to %d\n", u.Location, u.From, u.To)
+		c.printf(c.stdout, "%s: schema version %d to %d\n", u.Location, u.From, u.To)
 		for _, s := range u.Steps {
 			fmt.Fprintf(c.stdout, "  - %s\n", s)
 		}
 		if !u.Done {
-			fmt.Fprintln(c.stdout, "nothing changed (--dry-run)")
+			c.printf(c.stdout, "nothing changed (--dry-run)\n")
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "backup before the upgrade: %s\n", u.Backup)
+		c.printf(c.stdout, "backup before the upgrade: %s\n", u.Backup)
 		for _, n := range u.Notes {
-			fmt.Fprintf(c.stdout, "note: %s\n", n)
+			c.printf(c.stdout, "note: %s\n", n)
 		}
-		fmt.Fprintln(c.stdout, "upgraded, in one transaction")
+		c.printf(c.stdout, "upgraded, in one transaction\n")
 		return nil
 	}
 }
