@@ -188,10 +188,10 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 
 // serveGCPercent is the garbage collector's target while serve serves
 // (GOGC's, unless the environment gives GOGC). An answer allocates about
-// 50 KB (four fifths of it in the database's driver) over a live heap of a
-// few megabytes: at Go's default, 100, the collector ran every hundred
-// answers or so and took a tenth of serve's processor time; at 400 it
-// runs a fifth as often, for a heap of some 30 MB (README, Performance).
+// 57 KB (four fifths of it in the database's driver) over a live heap of
+// about 7 MB: at Go's default, 100, the collector ran about every hundred
+// answers and took some 6 % of serve's processor time; at 400 it runs a
+// fifth as often, for a peak of about 40 MB (README, Performance).
 const serveGCPercent = 400
 
 // serveGC sets serveGCPercent, unless GOGC is given, until the function
