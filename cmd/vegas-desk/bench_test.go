@@ -233,10 +233,12 @@ type served struct {
 	l            *ledger.Ledger
 	s            *server.Server
 	done         chan error
+	restoreGC    func()
 }
 
 // serveForLoad makes db's authority (serve --init) and serves db as serve
-// does, on a loopback port of its own.
+// does (its garbage collector's target too: serveGC, which the load's
+// counters in this process then share), on a loopback port of its own.
 func serveForLoad(b *testing.B, db string) *served {
 	dir := filepath.Join(b.TempDir(), "ca")
 	var out, errs bytes.Buffer
@@ -255,7 +257,7 @@ func serveForLoad(b *testing.B, db string) *served {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sv := &served{db: db, dir: dir, url: "https://" + ln.Addr().String(), l: l, s: s, done: make(chan error, 1)}
+	sv := &served{db: db, dir: dir, url: "https://" + ln.Addr().String(), l: l, s: s, done: make(chan error, 1), restoreGC: serveGC()}
 	go func() { sv.done <- s.Serve(ln) }()
 	return sv
 }
@@ -282,5 +284,6 @@ func (sv *served) loadLines(b *testing.B, n, seconds int) (map[string]float64, s
 func (sv *served) stop() {
 	sv.s.Close()
 	<-sv.done
+	sv.restoreGC()
 	sv.l.Close()
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -174,6 +175,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 			logger.Info("backups", slog.String("dir", *backupDir), slog.Duration("every", *backupEvery), slog.Int("keep", *backupKeep))
 			go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, logger)
 		}
+		defer serveGC()()
 		defer context.AfterFunc(ctx, func() {
 			logger.Info("stopping: the questions in flight end")
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -182,6 +184,24 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 		})()
 		return s.Serve(ln)
 	}
+}
+
+// serveGCPercent is the garbage collector's target while serve serves
+// (GOGC's, unless the environment gives GOGC). An answer allocates about
+// 57 KB (four fifths of it in the database's driver) over a live heap of
+// about 7 MB: at Go's default, 100, the collector ran about every hundred
+// answers and took some 6 % of serve's processor time; at 400 it runs a
+// fifth as often, for a peak of about 40 MB (README, Performance).
+const serveGCPercent = 400
+
+// serveGC sets serveGCPercent, unless GOGC is given, until the function
+// it returns is called.
+func serveGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(serveGCPercent)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // deskFile writes desk id's desk file to out, signed by the authority of

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,26 @@ func TestOtherDesksPaymentCLI(t *testing.T) {
 	out, errs, code := as("C2", "claim", win)
 	if code != 1 || !strings.Contains(out+errs, "already paid on "+day) || strings.Contains(out+errs, "C1") || strings.Contains(out+errs, "secret-cashier") {
 		t.Errorf("another desk's claim: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestServeGC: serve's garbage collector's target is serveGCPercent while
+// it serves, the one before once it stops, and GOGC's when given.
+func TestServeGC(t *testing.T) {
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	before := percent()
+	for _, c := range []struct {
+		gogc string
+		want int
+	}{{"", serveGCPercent}, {"50", before}} {
+		t.Setenv("GOGC", c.gogc)
+		restore := serveGC()
+		if got := percent(); got != c.want {
+			t.Errorf("GOGC=%q: serving with a target of %d, want %d", c.gogc, got, c.want)
+		}
+		restore()
+		if got := percent(); got != before {
+			t.Errorf("GOGC=%q: after serving, a target of %d, want %d as before", c.gogc, got, before)
+		}
 	}
 }
