@@ -178,7 +178,7 @@ func TestConfirmWithKeys(t *testing.T) {
 	scan(d, serial)
 	press(d.win, fyne.KeyReturn)
 	if dialogs(d.win) != 1 {
-		t.Fatal("Enter on the empty field asks nothing")
+		t.Fatalf("Enter on the empty field asks nothing: %d dialogs, the keyboard on %T, verdict %q", dialogs(d.win), d.win.Canvas().Focused(), c.view.title.Text())
 	}
 	press(d.win, fyne.KeyEscape)
 	if dialogs(d.win) != 0 || c.view.kind != verdictWinner || status() != ledger.StatusUnpaid {
