@@ -20,8 +20,10 @@ GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 # strace: the durability tests trace a claim's process (its writes, its
 # syncs and its answer, in order). systemd, for systemd-analyze: verify and
 # security --offline check the unit of serve --install-unit (neither needs
-# systemd running as PID 1).
-TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon strace systemd
+# systemd running as PID 1). git: the upgrade tests build the vegas-desk of
+# earlier commits from the clone's history (git archive), which a clean
+# machine may lack, the clone made by other means.
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon strace systemd git
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

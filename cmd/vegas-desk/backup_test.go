@@ -28,16 +28,25 @@ func TestBackupWhileServing(t *testing.T) {
 	for _, db := range []string{ledgertest.Copy(t, ledgertest.Demo), pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Demo)))} {
 		dir, srv := serveOf(t, db)
 		backups := filepath.Join(t.TempDir(), "backups")
+		// The burst lasts until a backup was taken while load paid (one
+		// with more entries than the first backup and fewer than a later
+		// one), then is stopped as Ctrl-C stops it: on a slow machine a
+		// backup takes seconds, and a burst of fixed length could hold
+		// none whole.
+		burst, stop := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer stop()
 		done := make(chan string)
 		go func() {
-			out, errs, _ := vd(t, db, "", "load", "--server", srv, "--dir", dir, "--counters", "4", "--seconds", "8", "--json")
-			done <- out + errs
+			var out, errs bytes.Buffer
+			code := runIn(burst, []string{"--db", db, "load", "--server", srv, "--dir", dir, "--counters", "4", "--seconds", "3600", "--json"},
+				strings.NewReader(""), &out, &errs)
+			done <- fmt.Sprintf("exit %d\n%s%s", code, out.String(), errs.String())
 		}()
 		var taken []ledger.BackupInfo
-		for burst := true; burst; {
+		var load string
+		for load == "" {
 			select {
-			case <-done:
-				burst = false
+			case load = <-done:
 			default:
 			}
 			out, errs, code := vd(t, db, "", "backup", "--dir", backups, "--keep", "2", "--json")
@@ -46,6 +55,12 @@ func TestBackupWhileServing(t *testing.T) {
 				t.Fatalf("backup: exit %d\n%s%s", code, out, errs)
 			}
 			taken = append(taken, b)
+			if n := len(taken); n >= 3 && taken[n-2].Entries > taken[0].Entries && b.Entries > taken[n-2].Entries {
+				stop()
+			}
+		}
+		if !strings.HasPrefix(load, "exit 0\n") {
+			t.Fatalf("load: %s", load)
 		}
 		var v struct{ Entries int }
 		if out, _, _ := vd(t, db, "", "verify", "--json"); json.Unmarshal([]byte(out), &v) != nil {

@@ -74,9 +74,15 @@ type cli struct {
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runIn(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runIn is run until ctx ends, as Ctrl-C ends it (the tests stop a
+// command so).
+func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &cli{stdin: stdin, stdout: &pipeOut{w: stdout}, stderr: stderr, db: os.Getenv("VEGAS_DESK_DB"),
 		server: os.Getenv("VEGAS_DESK_SERVER"), deskCert: os.Getenv("VEGAS_DESK_CERT")}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	c.ctx = ctx
 	c.lang = cliLanguage()

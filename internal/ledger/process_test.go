@@ -29,9 +29,12 @@ func runChild(what string) int {
 	defer l.Close()
 	switch what {
 	case "generate":
-		// Report progress so the parent can kill at a chosen moment.
+		// Report progress, and go on when the parent says so, so that it
+		// kills at a chosen moment whatever the machine's load.
+		in := bufio.NewReader(os.Stdin)
 		_, err = l.Generate(ctx, 531, game.Seed{7}, GenerateOptions{Activate: true, Progress: func(done, total int) {
 			fmt.Printf("%d\n", done)
+			in.ReadString('\n')
 		}})
 		fmt.Println("done")
 	case "claim":
@@ -76,13 +79,22 @@ func TestKillDuringGenerate(t *testing.T) {
 		t.Run(fmt.Sprint("after ", k, " batches"), func(t *testing.T) {
 			cmd := child(t, "generate", path)
 			out, _ := cmd.StdoutPipe()
+			in, _ := cmd.StdinPipe()
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			// The child waits after each report for the word to go on:
+			// killed after k reports, it waits in the k-th, inside the
+			// generation's transaction (a child left to run could finish
+			// before a parent slowed by the machine's load kills it). After
+			// the last batch (k = 500) it goes on: the kill falls in the
+			// finder, the commit, the checkpoint, or after.
 			sc := bufio.NewScanner(out)
 			n := 0
 			for n < k && sc.Scan() {
-				n++
+				if n++; n < k || k == 500 {
+					in.Write([]byte("go on\n"))
+				}
 			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()

@@ -61,7 +61,7 @@ func TestBackupNow(t *testing.T) {
 		t.Fatalf("Tab, Tab from the folder reaches %v, not Sauvegarder maintenant", d.win.Canvas().Focused())
 	}
 	k.key(fyne.KeyReturn)
-	waitFor(t, "the failed backup", 30*time.Second, func() bool { return len(d.tasks) == 0 })
+	waitFor(t, "the failed backup", time.Minute, func() bool { return len(d.tasks) == 0 })
 	msg := dialogText(d)
 	if !strings.Contains(msg, "La sauvegarde n’a pas été faite") || !strings.Contains(msg, notDir) {
 		t.Errorf("the failure says %q", msg)

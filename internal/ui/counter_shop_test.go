@@ -48,7 +48,7 @@ func TestReceiptPrinter(t *testing.T) {
 	d := newTestDesk(t, fixture)
 	c, s, cv := d.counter, d.settings, d.win.Canvas()
 	s.listPrinters()
-	waitFor(t, "the printers", 5*time.Second, func() bool { return slices.Contains(s.printer.Options, "Recus") })
+	waitFor(t, "the printers", time.Minute, func() bool { return slices.Contains(s.printer.Options, "Recus") })
 	if s.printer.Selected != noPrinter() || !s.autoPrint.Disabled() {
 		t.Errorf("before a choice: printer %q, auto print disabled %v", s.printer.Selected, s.autoPrint.Disabled())
 	}
@@ -60,7 +60,7 @@ func TestReceiptPrinter(t *testing.T) {
 
 	jobs := func(n int) []printertest.Job {
 		t.Helper()
-		waitFor(t, "lp", 10*time.Second, func() bool {
+		waitFor(t, "lp", time.Minute, func() bool {
 			return len(cups.Jobs(t)) >= n && !strings.Contains(c.view.detail.Text, "Impression du reçu")
 		})
 		return cups.Jobs(t)
@@ -134,7 +134,7 @@ func TestReceiptPrinter(t *testing.T) {
 		d.app.Preferences().SetString(prefPrinter, tc.queue)
 		before := len(cups.Jobs(t))
 		test.Tap(c.view.receipt)
-		waitFor(t, "the printer's answer", 10*time.Second, func() bool { return strings.Contains(c.view.detail.Text, tc.says) })
+		waitFor(t, "the printer's answer", time.Minute, func() bool { return strings.Contains(c.view.detail.Text, tc.says) })
 		if len(cups.Jobs(t)) != before+1 || !c.view.receipt.Visible() {
 			t.Errorf("%s: %d jobs tried, receipt button %v", tc.queue, len(cups.Jobs(t))-before, c.view.receipt.Visible())
 		}

@@ -72,6 +72,6 @@ func payTraced(t *testing.T, path string) {
 	}
 	test.Tap(d.counter.view.pay)
 	test.Tap(findButton(t, d.win, "PAYER"))
-	waitFor(t, "PAYÉ", 20*time.Second, func() bool { return d.counter.view.kind == verdictJustPaid })
+	waitFor(t, "PAYÉ", time.Minute, func() bool { return d.counter.view.kind == verdictJustPaid })
 	os.Stdout.WriteString("PAYÉ shown\n")
 }

@@ -74,7 +74,7 @@ func TestReceiptDuplicate(t *testing.T) {
 
 	printed := func(n int) string {
 		t.Helper()
-		waitFor(t, "lp", 10*time.Second, func() bool {
+		waitFor(t, "lp", time.Minute, func() bool {
 			pump()
 			return len(cups.Jobs(t)) >= n && strings.Contains(c.view.detail.Text, "imprimé sur Recus")
 		})

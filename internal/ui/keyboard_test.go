@@ -348,7 +348,7 @@ func TestContentsReceiptByKeys(t *testing.T) {
 		}
 		k.key(fyne.KeyReturn)
 		says := "L’imprimante «\u00a0Bureau\u00a0» a refusé le reçu"
-		waitFor(t, "the printer's answer", 10*time.Second, func() bool { return strings.Contains(c.view.detail.Text, says) })
+		waitFor(t, "the printer's answer", time.Minute, func() bool { return strings.Contains(c.view.detail.Text, says) })
 		c.view.content.Refresh()
 		if need, room := c.view.detail.MinSize().Height, c.view.scroll.Size().Height; need > room {
 			t.Errorf("%v: the details need %v, the box shows %v: %q", size, need, room, c.view.detail.Text)
@@ -383,10 +383,10 @@ func TestSettingsInEffect(t *testing.T) {
 	d := newTestDesk(t, fixture)
 	s, cv := d.settings, d.win.Canvas()
 	k := newKeys(t, d.win)
-	waitFor(t, "the printers", 5*time.Second, func() bool { pump(); return slices.Contains(s.printer.Options, "Recus") })
+	waitFor(t, "the printers", time.Minute, func() bool { pump(); return slices.Contains(s.printer.Options, "Recus") })
 	cups.AddQueue(t, "Bureau")
 	k.alt(fyne.KeyR)
-	waitFor(t, "the printer added", 5*time.Second, func() bool { pump(); return slices.Contains(s.printer.Options, "Bureau") })
+	waitFor(t, "the printer added", time.Minute, func() bool { pump(); return slices.Contains(s.printer.Options, "Bureau") })
 
 	s.printer.SetSelected("Bureau")
 	if d.receiptPrinter() != "Bureau" || !d.printsEachReceipt() || !strings.Contains(s.state.Text, "s’imprime sur Bureau\u00a0: en vigueur") {
@@ -428,7 +428,7 @@ func TestPapersToPrinter(t *testing.T) {
 	movePacks(d, "deliver", "G1", "40-45")
 	jobs := func(n int) []printertest.Job {
 		t.Helper()
-		waitFor(t, "lp", 10*time.Second, func() bool { pump(); return len(cups.Jobs(t)) >= n })
+		waitFor(t, "lp", time.Minute, func() bool { pump(); return len(cups.Jobs(t)) >= n })
 		return cups.Jobs(t)
 	}
 
@@ -440,7 +440,7 @@ func TestPapersToPrinter(t *testing.T) {
 		t.Fatalf("the day report's dialog: the keyboard on %v", cv.Focused())
 	}
 	k.key(fyne.KeyReturn)
-	waitFor(t, "the information", 10*time.Second, func() bool { pump(); return shown(d.win, "imprimé sur Bureau") })
+	waitFor(t, "the information", time.Minute, func() bool { pump(); return shown(d.win, "imprimé sur Bureau") })
 	js := jobs(1)
 	if strings.Join(js[0].Args[:2], " ") != "-d Bureau" || !strings.Contains(printedText(t, js[0]), "Rapportdujour") {
 		t.Fatalf("the day report printed with %v", js[0].Args)
@@ -463,7 +463,7 @@ func TestPapersToPrinter(t *testing.T) {
 	field.SetText("")
 	k.text("30-32")
 	k.key(fyne.KeyReturn)
-	waitFor(t, "the printers", 5*time.Second, func() bool {
+	waitFor(t, "the printers", time.Minute, func() bool {
 		pump()
 		for _, x := range test.LaidOutObjects(cv.Overlays().Top()) {
 			if s, ok := x.(*keySelect); ok && slices.Contains(s.Options, "Etiquettes") {
@@ -474,7 +474,7 @@ func TestPapersToPrinter(t *testing.T) {
 		return false
 	})
 	k.key(fyne.KeyReturn)
-	waitFor(t, "the information", 10*time.Second, func() bool { pump(); return shown(d.win, "imprimé sur Etiquettes") })
+	waitFor(t, "the information", time.Minute, func() bool { pump(); return shown(d.win, "imprimé sur Etiquettes") })
 	js = jobs(2)
 	text := printedText(t, js[1])
 	if strings.Join(js[1].Args[:2], " ") != "-d Etiquettes" || !strings.Contains(text, code(30)) || !strings.Contains(text, code(32)) || strings.Contains(text, code(33)) {

@@ -178,7 +178,7 @@ func TestConfirmWithKeys(t *testing.T) {
 	scan(d, serial)
 	press(d.win, fyne.KeyReturn)
 	if dialogs(d.win) != 1 {
-		t.Fatal("Enter on the empty field asks nothing")
+		t.Fatalf("Enter on the empty field asks nothing: %d dialogs, the keyboard on %T, verdict %q", dialogs(d.win), d.win.Canvas().Focused(), c.view.title.Text())
 	}
 	press(d.win, fyne.KeyEscape)
 	if dialogs(d.win) != 0 || c.view.kind != verdictWinner || status() != ledger.StatusUnpaid {
@@ -427,7 +427,7 @@ func TestBlocksReportAndVerify(t *testing.T) {
 	b := d.blocks
 	b.reload()
 	b.list.Select(0)
-	waitFor(t, "the report", 10*time.Second, func() bool { return len(b.rep.Tiers) > 0 })
+	waitFor(t, "the report", time.Minute, func() bool { return len(b.rep.Tiers) > 0 })
 	height := d.win.Canvas().Size().Height
 	var texts []string
 	for _, o := range b.report.Objects {
@@ -556,7 +556,7 @@ func TestSamplesNextUnpaid(t *testing.T) {
 				press(d.win, fyne.KeyEscape)
 			}
 		}()
-		waitFor(t, "the serials to try", 20*time.Second, func() bool { return shown(d.win, "perdant") })
+		waitFor(t, "the serials to try", time.Minute, func() bool { return shown(d.win, "perdant") })
 		for _, o := range d.win.Canvas().Overlays().List() {
 			for _, x := range test.LaidOutObjects(o) {
 				if row, ok := x.(*fyne.Container); ok && len(row.Objects) == 3 {

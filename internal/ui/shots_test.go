@@ -99,12 +99,12 @@ func TestScreenshots(t *testing.T) {
 		k.key(fyne.KeyReturn)
 		k.key(fyne.KeyReturn)
 		settle(t, d)
-		waitFor(t, "the printer's answer", 10*time.Second, func() bool { return strings.Contains(d.contents.view.detail.Text, "refusé") })
+		waitFor(t, "the printer's answer", time.Minute, func() bool { return strings.Contains(d.contents.view.detail.Text, "refusé") })
 		s.shoot(d, "keys-contents-paid-"+w)
 
 		// Réglages: the printer in effect, a field typed not yet saved.
 		k.alt(fyne.KeyR)
-		waitFor(t, "the printers", 5*time.Second, func() bool { pump(); return len(d.settings.printer.Options) == 3 })
+		waitFor(t, "the printers", time.Minute, func() bool { pump(); return len(d.settings.printer.Options) == 3 })
 		d.settings.printer.SetSelected("Recus")
 		d.win.Canvas().Focus(d.settings.operator)
 		k.text("B")
@@ -118,7 +118,7 @@ func TestScreenshots(t *testing.T) {
 		k.text("30-32")
 		s.shoot(d, "keys-labels-"+w)
 		k.key(fyne.KeyReturn)
-		waitFor(t, "the printers", 5*time.Second, func() bool {
+		waitFor(t, "the printers", time.Minute, func() bool {
 			pump()
 			for _, x := range test.LaidOutObjects(d.win.Canvas().Overlays().Top()) {
 				if s, ok := x.(*keySelect); ok && len(s.Options) == 2 {

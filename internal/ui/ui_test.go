@@ -164,7 +164,7 @@ func asButton(o fyne.CanvasObject) *widget.Button {
 // settle waits until the payments in flight have their answer on screen.
 func settle(t *testing.T, d *desk) {
 	t.Helper()
-	waitFor(t, "the payment's answer", 20*time.Second, func() bool { return len(d.payments) == 0 })
+	waitFor(t, "the payment's answer", time.Minute, func() bool { return len(d.payments) == 0 })
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -647,7 +647,7 @@ func TestUseLedgerResetsScreens(t *testing.T) {
 	b := d.blocks
 	b.reload()
 	b.list.Select(0)
-	waitFor(t, "the report", 10*time.Second, func() bool { return len(b.rep.Tiers) > 0 })
+	waitFor(t, "the report", time.Minute, func() bool { return len(b.rep.Tiers) > 0 })
 	if b.verify.Disabled() || b.digest.Text == "" {
 		t.Fatalf("block 0 selected: verify disabled %v, digest %q", b.verify.Disabled(), b.digest.Text)
 	}
@@ -727,7 +727,7 @@ func TestBlocksGenerate(t *testing.T) {
 	if b.sel != 0 {
 		t.Errorf("new block not selected: sel %d", b.sel)
 	}
-	waitFor(t, "the report of the new block", 30*time.Second, func() bool { return len(b.rep.Tiers) == len(game.PrizeTable) })
+	waitFor(t, "the report of the new block", time.Minute, func() bool { return len(b.rep.Tiers) == len(game.PrizeTable) })
 	if b.digest.Text != b.blocks[0].Digest {
 		t.Errorf("digest shown %q", b.digest.Text)
 	}
@@ -759,7 +759,7 @@ func TestBlocksCancelExportAndVerify(t *testing.T) {
 	b := d.blocks
 	b.reload()
 	b.list.Select(0)
-	waitFor(t, "the report", 10*time.Second, func() bool { return len(b.rep.Tiers) > 0 })
+	waitFor(t, "the report", time.Minute, func() bool { return len(b.rep.Tiers) > 0 })
 
 	path := filepath.Join(t.TempDir(), "bloc.jsonl")
 	w, err := storage.Writer(storage.NewFileURI(path))
@@ -795,7 +795,7 @@ func TestBlocksCancelExportAndVerify(t *testing.T) {
 func TestSamples(t *testing.T) {
 	d := newTestDesk(t, fixture)
 	d.showSamples()
-	waitFor(t, "the serials to try", 20*time.Second, func() bool { return shown(d.win, "perdant") })
+	waitFor(t, "the serials to try", time.Minute, func() bool { return shown(d.win, "perdant") })
 	if !shown(d.win, "gagnant 1 000 €") {
 		t.Error("the serials to try lack the 1 000 € winner")
 	}
