@@ -70,7 +70,8 @@ func (s *Server) routes() http.Handler {
 // as answers rt as the desk of the request's certificate: its connection
 // counted against the desk's bound, its row and its certificates read
 // again (unknown, disabled, revoked), its lock-out honoured by the
-// questions.
+// questions. A question reads them in its own read (core.Gate); any other
+// route reads them first (gate).
 func (s *Server) as(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
