@@ -38,7 +38,8 @@ type route struct {
 	method, path string
 	h            handler
 	// question: a lookup, claim or search, refused while the desk is
-	// locked out.
+	// locked out; it reads the desk's row and certificates in its own
+	// read (core.Gate), where any other route reads them first (gate).
 	question bool
 }
 

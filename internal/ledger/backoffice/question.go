@@ -58,7 +58,7 @@ type Ask struct {
 func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a Ask) (*core.Snapshot, error) {
 	sn := &core.Snapshot{}
 	var err error
-	if sn.Desk, sn.Gate, err = o.DeskLock(ctx, q, a.Who); err != nil {
+	if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
 		return nil, err
 	}
 	if a.Serial == nil {
@@ -129,12 +129,12 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 	return &e, &c, nil
 }
 
-// DeskLock reads who's desk as a question sees it, in one statement: its
+// QuestionDesk reads who's desk as a question sees it, in one statement: its
 // lock-out, On for a desk the ledger lists when it locks desks out
 // (LockOutGuesses); and its gate when the question came with a
 // certificate (who.Cert): listed, disabled, accepting the certificate
 // (desk_certs).
-func (o *Store) DeskLock(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
+func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
 	lockOut := o.lockOut.Load() && who.Desk != ""
 	if !gate.Asked && !lockOut {

@@ -33,7 +33,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 		return nil, err
 	}
 	if err != nil || !blk.Holds(s) {
-		sn.Desk, sn.Gate, err = b.DeskLock(ctx, b.db, who)
+		sn.Desk, sn.Gate, err = b.QuestionDesk(ctx, b.db, who)
 		return sn, err
 	}
 	var row struct {
