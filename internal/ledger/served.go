@@ -61,8 +61,8 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 	return &Ledger{b: b, info: b.Info()}, nil
 }
 
-// DeskState is desk id's row as every question of the desk must see it,
-// read now (no cache, one statement): its payout limit, whether it is
+// DeskState is desk id's row as every request of the desk must see it (a
+// lookup, claim or search reads it in its own read: core.Gate), read now (no cache, one statement): its payout limit, whether it is
 // disabled, the end of its lock-out (zero when it is over), and whether
 // it accepts cert now (its certificates, listed in the ledger; nil: no).
 func (l *Ledger) DeskState(ctx context.Context, id string, cert *x509.Certificate) (Desk, bool, error) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
 )
@@ -19,9 +21,12 @@ import (
 // QuestionTimeout bounds the ledger's work on one question.
 const QuestionTimeout = 10 * time.Second
 
-// asker is what a question is given: the desk of the certificate, read now.
+// asker is what a question is given: the desk of the certificate (read
+// now by the gate, but for a question, which reads it itself: its id),
+// and the certificate's serial.
 type asker struct {
 	desk ledger.Desk
+	cert string
 }
 
 // handler answers a question of a desk: a value to write as JSON, or an
@@ -33,7 +38,8 @@ type route struct {
 	method, path string
 	h            handler
 	// question: a lookup, claim or search, refused while the desk is
-	// locked out.
+	// locked out; it reads the desk's row and certificates in its own
+	// read (core.Gate), where any other route reads them first (gate).
 	question bool
 }
 
@@ -65,7 +71,8 @@ func (s *Server) routes() http.Handler {
 // as answers rt as the desk of the request's certificate: its connection
 // counted against the desk's bound, its row and its certificates read
 // again (unknown, disabled, revoked), its lock-out honoured by the
-// questions.
+// questions. A question reads them in its own read (core.Gate); any other
+// route reads them first (gate).
 func (s *Server) as(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -96,25 +103,74 @@ func (s *Server) as(rt route) http.Handler {
 			return
 		}
 		cert := r.TLS.PeerCertificates[0]
-		d, accepts, err := s.l.DeskState(ctx, id, cert)
-		switch {
-		case errors.Is(err, ledger.ErrNotFound):
-			err = fail(protocol.CodeUnknownDesk, fmt.Sprintf("desk %s is not a desk of this ledger (see desks list)", id))
-		case err == nil && d.Disabled:
-			err = fail(protocol.CodeDeskDisabled, fmt.Sprintf("desk %s is disabled; ask the back office", id))
-		case err == nil && !accepts: // its certificates, read at every question as its row is
-			err = fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s no longer accepts this desk file's certificate (%s): it was revoked or replaced (desks cert); ask the back office for the new desk file",
-				id, protocol.CertSerial(cert)))
-		case err == nil && rt.question && !d.LockedUntil.IsZero():
-			err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+		a := asker{desk: ledger.Desk{ID: id}, cert: protocol.CertSerial(cert)}
+		if !rt.question {
+			d, err := s.gate(ctx, id, cert, false)
+			if err != nil {
+				write(w, nil, classify(err))
+				return
+			}
+			a.desk = d
 		}
-		if err != nil {
-			write(w, nil, classify(err))
-			return
+		v, err := rt.h(ctx, r, a)
+		if rt.question {
+			err = s.questionErr(ctx, id, cert, err)
 		}
-		v, err := rt.h(ctx, r, asker{desk: d})
 		write(w, v, classify(err))
 	})
+}
+
+// gate reads desk id's row and certificates now (no cache, one
+// statement) and is its refusal if the ledger does not serve it: unknown,
+// disabled, cert revoked, locked out (a question, when question).
+func (s *Server) gate(ctx context.Context, id string, cert *x509.Certificate, question bool) (ledger.Desk, error) {
+	d, accepts, err := s.l.DeskState(ctx, id, cert)
+	if errors.Is(err, ledger.ErrNotFound) {
+		err = core.Gate{Asked: true}.Refused(id)
+	} else if err == nil {
+		err = core.Gate{Asked: true, Listed: true, Disabled: d.Disabled, Accepts: accepts}.Refused(id)
+	}
+	if err == nil && question && !d.LockedUntil.IsZero() {
+		err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+	}
+	return d, refusedDesk(err, id, cert)
+}
+
+// questionErr is the answer to a question's err. A question's read reads
+// its desk's gate itself (core.Gate: the desk, its certificate, its
+// lock-out, in the statement that reads the rest): a desk it refuses is
+// answered as the gate answers it. An error that is no answer of the
+// ledger's decision (a body, a serial or a desk refused before the read,
+// a failure) is rare: the gate is read then, and its refusal answers
+// first, as it always has.
+func (s *Server) questionErr(ctx context.Context, id string, cert *x509.Certificate, err error) error {
+	var r *ledger.Refusal
+	switch {
+	case err == nil, errors.As(err, &r):
+		return err
+	case errors.Is(err, ledger.ErrDeskUnknown), errors.Is(err, ledger.ErrDeskDisabled), errors.Is(err, ledger.ErrDeskRevoked):
+		return refusedDesk(err, id, cert)
+	}
+	var ae *apiError
+	if _, gerr := s.gate(ctx, id, cert, true); errors.As(gerr, &ae) || errors.As(gerr, &r) {
+		return gerr
+	}
+	return err
+}
+
+// refusedDesk is the answer to a desk the ledger does not serve (err from
+// core.Gate), or err.
+func refusedDesk(err error, id string, cert *x509.Certificate) error {
+	switch {
+	case errors.Is(err, ledger.ErrDeskUnknown):
+		return fail(protocol.CodeUnknownDesk, fmt.Sprintf("desk %s is not a desk of this ledger (see desks list)", id))
+	case errors.Is(err, ledger.ErrDeskDisabled):
+		return fail(protocol.CodeDeskDisabled, fmt.Sprintf("desk %s is disabled; ask the back office", id))
+	case errors.Is(err, ledger.ErrDeskRevoked): // its certificates, read at every question as its row is
+		return fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s no longer accepts this desk file's certificate (%s): it was revoked or replaced (desks cert); ask the back office for the new desk file",
+			id, protocol.CertSerial(cert)))
+	}
+	return err
 }
 
 // apiError is an answer that is not one.

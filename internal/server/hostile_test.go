@@ -184,6 +184,44 @@ func TestDeskAsksOnlyAsItself(t *testing.T) {
 	}
 }
 
+// A question's read refuses its desk itself (unknown, disabled); a
+// question that fails before its read (a body that is not the question's,
+// a serial that is not one, another desk's name) is refused as its desk
+// is all the same, first, as the server's gate always answered.
+func TestDeskRefusedBeforeItsBody(t *testing.T) {
+	ctx := context.Background()
+	o, serials := office(t)
+	s := servertest.Start(t, o, server.Config{})
+	c1 := client(t, s.DeskFile(t, "C1"))
+	ghost := client(t, s.DeskFile(t, "C9"))
+	if err := o.DisableDesk(ctx, "C1", bo); err != nil {
+		t.Fatal(err)
+	}
+	serial := serials.Winners[3][0]
+	bad := serial[:len(serial)-1] + string('0'+(serial[len(serial)-1]-'0'+1)%10)
+	mark, _ := o.Head(ctx)
+	for _, q := range []struct{ what, path, body string }{
+		{"a lookup", "/v1/lookup", `{"serial":"` + serial + `","operator":"ann"}`},
+		{"a claim", "/v1/claim", `{"serial":"` + serial + `","operator":"ann"}`},
+		{"a search", "/v1/find", `{"ticket":{},"operator":"ann"}`},
+		{"a body with a field too many", "/v1/claim", `{"serial":"` + serial + `","operator":"ann","extra":1}`},
+		{"a serial whose check digit is wrong", "/v1/lookup", `{"serial":"` + bad + `","operator":"ann"}`},
+		{"another desk's name", "/v1/claim", `{"serial":"` + serial + `","operator":"ann","desk":"C2"}`},
+	} {
+		for _, d := range []struct {
+			c    *http.Client
+			code string
+		}{{c1, protocol.CodeDeskDisabled}, {ghost, protocol.CodeUnknownDesk}} {
+			if status, e := ask(t, d.c, s.URL, q.path, q.body); status != http.StatusForbidden || e.Code != d.code {
+				t.Errorf("%s: %d %+v, want %s", q.what, status, e, d.code)
+			}
+		}
+	}
+	if h, _ := o.Head(ctx); h != mark {
+		t.Error("a refused desk's question was recorded")
+	}
+}
+
 // Bodies that are not the question's: 4xx, a JSON error, nothing written.
 func TestBadBodies(t *testing.T) {
 	ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -344,4 +345,67 @@ func TestUnreachable(t *testing.T) {
 	if _, err := c.Claim(ctx, claimOf(serial, "ann")); err != nil {
 		t.Errorf("claim once back: %v", err)
 	}
+}
+
+// A served claim's first statement on PostgreSQL is its question's read:
+// the desk's row and certificate are read in it (core.Gate), not in a
+// statement of their own before it (issue 28, item 4). Counted in
+// PostgreSQL's own log of every statement (log_statement, on a server of
+// the test's own).
+func TestServedClaimStatements(t *testing.T) {
+	ctx := context.Background()
+	pg, o := ownOffice(t, pgtest.Start)
+	for _, stmt := range []string{"ALTER SYSTEM SET log_statement = 'all'", "SELECT pg_reload_conf()"} {
+		if err := pg.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := servertest.Start(t, o, server.Config{})
+	c := s.Open(t, "D1")
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	if _, err := c.Lookup(ctx, serials.Winners[6][1], ledger.Identity{Operator: "ann"}, ledger.NoLimit); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(pg.Dir, "server.log")
+	before, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Claim(ctx, claimOf(serials.Winners[6][0], "ann")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The statements, each logged as one LOG line, its parameters on a
+	// DETAIL line after it.
+	var stmts []string
+	for _, line := range strings.Split(string(data[before.Size():]), "\n") {
+		switch {
+		case strings.Contains(line, "LOG:  execute "), strings.Contains(line, "LOG:  statement: "):
+			stmts = append(stmts, line)
+		case strings.HasPrefix(line, "\t") && len(stmts) > 0:
+			stmts[len(stmts)-1] += line
+		}
+	}
+	read := slices.IndexFunc(stmts, func(s string) bool { return strings.Contains(s, "FROM packs p") })
+	if read < 0 {
+		t.Fatalf("no question's read among the claim's %d statements:\n%s", len(stmts), strings.Join(stmts, "\n"))
+	}
+	for _, s := range stmts[:read] {
+		if strings.Contains(s, "desks") || strings.Contains(s, "desk_certs") {
+			t.Errorf("the desk read before the question's read: %s", s)
+		}
+	}
+	certs := 0
+	for _, s := range stmts {
+		if strings.Contains(s, "desk_certs") {
+			certs++
+		}
+	}
+	if certs != 1 {
+		t.Errorf("%d statements of the claim read the desk's certificates, want 1 (the question's read)", certs)
+	}
+	t.Logf("a served claim: %d statements, the question's read number %d", len(stmts), read+1)
 }

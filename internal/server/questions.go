@@ -63,9 +63,10 @@ func (a asker) shownErr(err error) error {
 	return &shown
 }
 
-// who is the desk of the certificate and the operator given.
+// who is the desk of the certificate, its certificate, and the operator
+// given.
 func (a asker) who(operator string) ledger.Identity {
-	return ledger.Identity{Desk: a.desk.ID, Operator: operator}
+	return ledger.Identity{Desk: a.desk.ID, Operator: operator, Cert: a.cert}
 }
 
 func (s *Server) lookup(ctx context.Context, r *http.Request, a asker) (any, error) {

@@ -58,7 +58,7 @@ type Ask struct {
 func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a Ask) (*core.Snapshot, error) {
 	sn := &core.Snapshot{}
 	var err error
-	if sn.Desk, _, err = o.DeskLock(ctx, q, a.Who.Desk); err != nil {
+	if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
 		return nil, err
 	}
 	if a.Serial == nil {
@@ -129,12 +129,40 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 	return &e, &c, nil
 }
 
-// DeskLock reads desk's lock-out and payout limit: On for a desk the
-// ledger lists, when it locks desks out (LockOutGuesses).
-func (o *Store) DeskLock(ctx context.Context, q core.Querier, desk string) (core.Lock, int, error) {
-	return o.deskLock(ctx, q, desk, "")
+// QuestionDesk reads who's desk as a question sees it, in one statement: its
+// lock-out, On for a desk the ledger lists when it locks desks out
+// (LockOutGuesses); and its gate when the question came with a
+// certificate (who.Cert): listed, disabled, accepting the certificate
+// (desk_certs).
+func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
+	gate := core.Gate{Asked: who.Cert != ""}
+	lockOut := o.lockOut.Load() && who.Desk != ""
+	if !gate.Asked && !lockOut {
+		return core.Lock{}, gate, nil
+	}
+	var r struct {
+		Guesses  string `db:"guesses"`
+		Until    string `db:"locked_until"`
+		Disabled int    `db:"disabled"`
+		Accepts  bool   `db:"accepts"`
+	}
+	err := core.Get(ctx, q, &r, `SELECT guesses, locked_until, disabled,
+		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = desks.id AND c.serial = ?) AS accepts FROM desks WHERE id = ?`, who.Cert, who.Desk)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return core.Lock{}, gate, nil
+	case err != nil:
+		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.classify(err))
+	}
+	gate.Listed, gate.Disabled, gate.Accepts = true, r.Disabled == 1, r.Accepts
+	if !lockOut {
+		return core.Lock{}, gate, nil
+	}
+	return core.LockOf(r.Guesses, r.Until), gate, nil
 }
 
+// deskLock reads desk's lock-out and payout limit (CountGuess), its row
+// locked with lockRows.
 func (o *Store) deskLock(ctx context.Context, q core.Querier, desk, lockRows string) (core.Lock, int, error) {
 	if !o.lockOut.Load() || desk == "" {
 		return core.Lock{}, 0, nil

@@ -155,3 +155,10 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 		t.Errorf("verify the journal (the lock-out's entry replayed): %v %+v", err, rep.Problems)
 	}
 }
+
+// A served question's read refuses its desk by itself: unknown, disabled,
+// its certificate revoked (ledgertest.Gate, run on PostgreSQL too).
+func TestGate(t *testing.T) {
+	b, serials := office(t)
+	ledgertest.Gate(t, b, serials)
+}

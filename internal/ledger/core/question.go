@@ -38,8 +38,47 @@ type Snapshot struct {
 	// with its void, when it is a payment.
 	Prior      *Entry
 	PriorClaim *Claim
-	// Desk is the desk's lock-out.
+	// Desk is the desk's lock-out; Gate whether the ledger serves the
+	// desk the certificate the question came with (Identity.Cert).
 	Desk Lock
+	Gate Gate
+}
+
+// Gate is a desk as a served question's read sees it, in the same
+// statement as the rest (so a desk disabled or a certificate revoked is
+// obeyed by every question whose read starts after the change): whether
+// the ledger lists it, has disabled it, accepts the certificate the
+// question came with. Asked is false for a question that came with no
+// certificate (not through the validation server): no gate.
+type Gate struct{ Asked, Listed, Disabled, Accepts bool }
+
+// Refused is the error of a question of desk its gate refuses, in the
+// order the server answers them: unknown (ErrDeskUnknown), disabled
+// (ErrDeskDisabled), its certificate revoked (ErrDeskRevoked); or nil.
+func (g Gate) Refused(desk string) error {
+	switch {
+	case !g.Asked:
+		return nil
+	case !g.Listed:
+		return fmt.Errorf("desk %s: %w", desk, ErrDeskUnknown)
+	case g.Disabled:
+		return fmt.Errorf("desk %s: %w", desk, ErrDeskDisabled)
+	case !g.Accepts:
+		return fmt.Errorf("desk %s: %w", desk, ErrDeskRevoked)
+	}
+	return nil
+}
+
+// refused is the outcome of a question its desk's gate or lock-out
+// refuses (nothing recorded), or nil.
+func (sn *Snapshot) refused(who Identity, serial string, at time.Time) *Outcome {
+	if err := sn.Gate.Refused(who.Desk); err != nil {
+		return &Outcome{Err: err}
+	}
+	if r := sn.Desk.Locked(at, serial); r != nil {
+		return &Outcome{Err: r}
+	}
+	return nil
 }
 
 // Found is a ticket a search by contents found, with its rules.
@@ -88,7 +127,7 @@ func question(e *Entry, s game.Serial, who Identity, request string, at time.Tim
 }
 
 // DecideClaim decides a claim of s (req prepared: PrepareClaim) at at: a
-// locked-out desk is refused (nothing recorded); an unknown serial (or a
+// desk its gate refuses, or locked out, is refused (nothing recorded); an unknown serial (or a
 // wrong secret part) is refused and recorded, before the request id is
 // looked at, so that the id cannot tell a right guess from a wrong one
 // (issue 23); a request id used before answers its payment again (or that
@@ -96,8 +135,8 @@ func question(e *Entry, s game.Serial, who Identity, request string, at time.Tim
 // otherwise Decide's verdict: a payment, a referral (over the limit) or a
 // refusal, recorded.
 func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Outcome {
-	if r := sn.Desk.Locked(at, s.String()); r != nil {
-		return Outcome{Err: r}
+	if o := sn.refused(req.Who, s.String(), at); o != nil {
+		return *o
 	}
 	refuse := func(e Entry, r *Refusal) Outcome {
 		return Outcome{Record: question(&e, s, req.Who, req.Request, at), Err: r}
@@ -145,13 +184,14 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 }
 
 // DecideLookup is the ticket of s with the verdict a claim of it at
-// who.Desk would get at at; a locked-out desk is refused. An unknown
+// who.Desk would get at at; a desk its gate refuses, or locked out, is
+// refused. An unknown
 // serial (or a wrong secret part: the same) is refused and recorded, and
 // so is a ticket of a stolen pack, for the back office, though it is
 // answered.
 func DecideLookup(sn *Snapshot, s game.Serial, who Identity, at time.Time) Outcome {
-	if r := sn.Desk.Locked(at, s.String()); r != nil {
-		return Outcome{Err: r}
+	if o := sn.refused(who, s.String(), at); o != nil {
+		return *o
 	}
 	refusal := func(reason Verdict) *Entry {
 		return question(&Entry{Kind: "refusal", Method: "lookup", Reason: string(reason)}, s, who, "", at)
@@ -172,11 +212,11 @@ func DecideLookup(sn *Snapshot, s game.Serial, who Identity, at time.Time) Outco
 }
 
 // DecideFind lists the tickets found (sn.Found) with the verdict a claim
-// of each at who.Desk would get at at; a locked-out desk is refused; none
-// found is refused, and recorded.
+// of each at who.Desk would get at at; a desk its gate refuses, or locked
+// out, is refused; none found is refused, and recorded.
 func DecideFind(sn *Snapshot, who Identity, at time.Time) Outcome {
-	if r := sn.Desk.Locked(at, ""); r != nil {
-		return Outcome{Err: r}
+	if o := sn.refused(who, "", at); o != nil {
+		return *o
 	}
 	var o Outcome
 	for _, c := range sn.Found {

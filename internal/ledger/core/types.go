@@ -105,7 +105,13 @@ type Ticket struct {
 }
 
 // Identity says who acts: the desk (the counter or machine) and the operator.
-type Identity struct{ Desk, Operator string }
+type Identity struct {
+	Desk, Operator string
+	// Cert is the serial of the certificate a question came with through
+	// the validation server (protocol.CertSerial), "" for none: the
+	// question's read then reads its desk's gate too (Gate).
+	Cert string
+}
 
 // DefaultIdentity is who acts when nobody said: the desk is the host name,
 // the operator $USER, else the account's name (on Windows without its

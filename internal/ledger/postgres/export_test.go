@@ -12,9 +12,14 @@ import (
 
 var ErrRaced = errRaced
 
-// Snapshot is a question's read.
+// Snapshot is a question's read at desk.
 func (b *Backend) Snapshot(ctx context.Context, s game.Serial, desk, request string, at time.Time) (*core.Snapshot, error) {
-	return b.snapshot(ctx, s, desk, core.NoLimit, request, at)
+	return b.snapshot(ctx, s, core.Identity{Desk: desk}, core.NoLimit, request, at)
+}
+
+// SnapshotOf is a question's read as who (its certificate: who.Cert).
+func (b *Backend) SnapshotOf(ctx context.Context, s game.Serial, who core.Identity, at time.Time) (*core.Snapshot, error) {
+	return b.snapshot(ctx, s, who, core.NoLimit, "", at)
 }
 
 // Write is a question's write of out, decided on sn, and the wait for its

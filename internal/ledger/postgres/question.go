@@ -40,7 +40,7 @@ const raceRetries = 3
 // ticket are recorded, unless the login is read-only.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
 	at = clock(at)
-	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, who.Desk, asked, "", at) },
+	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, who, asked, "", at) },
 		func(sn *core.Snapshot) core.Outcome { return core.DecideLookup(sn, s, who, at) })
 	if err == nil {
 		_, err = out.Answer()
@@ -77,7 +77,7 @@ func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimReques
 		return core.Claim{}, core.ErrReadOnly
 	}
 	at = clock(at)
-	out, q, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, req.Who.Desk, req.Limit, req.Request, at) },
+	out, q, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, req.Who, req.Limit, req.Request, at) },
 		func(sn *core.Snapshot) core.Outcome { return core.DecideClaim(sn, s, req, at) })
 	if err != nil {
 		return core.Claim{}, err

@@ -403,3 +403,10 @@ func TestPaidOnce(t *testing.T) {
 		t.Errorf("verify the journal: %v %+v", err, rep)
 	}
 }
+
+// A served question's read refuses its desk by itself: unknown, disabled,
+// its certificate revoked (ledgertest.Gate, run on SQLite too).
+func TestGate(t *testing.T) {
+	b, serials := office(t)
+	ledgertest.Gate(t, b, serials)
+}

@@ -155,7 +155,11 @@ func (s *sequencer) start() {
 // next round takes the lock at once; then a transaction of its own whose
 // commit waits for the disk (an id, nothing written: PostgreSQL flushes
 // its write-ahead log up to that commit, the round's with it, sharing the
-// flush with any other commit waiting then).
+// flush with any other commit waiting then). That flush is not folded
+// into the round's transaction (a synchronous commit of it): the round
+// would then wait for the disk holding the chainer's lock, and the next
+// round, and every question's own chain, would wait for the flush too;
+// apart, it costs a round trip a round, shared by all its questions.
 func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained, error) {
 	tx, err := (engine{s.db}).Bulk(ctx)
 	if err != nil {

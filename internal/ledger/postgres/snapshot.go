@@ -22,27 +22,30 @@ import (
 // snapshot reads what a lookup or a claim of s at desk needs, in one
 // statement (its own snapshot): the ticket's facts (its block from the
 // backend's cache, checked in Go), the game's dates, the identity
-// threshold, the desk's payout limit and lock-out, and whether the
-// request id was used. A paid ticket's payment and a used request id's
+// threshold, the desk's payout limit, lock-out and gate (who.Cert: listed,
+// disabled, accepting the certificate), and whether the request id was
+// used. A paid ticket's payment and a used request id's
 // entry are read after it, only when there is one.
-func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, asked core.Limit, request string, at time.Time) (*core.Snapshot, error) {
-	sn := &core.Snapshot{}
+func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, request string, at time.Time) (*core.Snapshot, error) {
+	sn, desk := &core.Snapshot{}, who.Desk
 	blk, err := b.blocks.get(ctx, b.db, s.Game, s.Block)
 	if err != nil && !errors.Is(err, core.ErrNotFound) {
 		return nil, err
 	}
 	if err != nil || !blk.Holds(s) {
-		sn.Desk, _, err = b.DeskLock(ctx, b.db, desk)
+		sn.Desk, sn.Gate, err = b.QuestionDesk(ctx, b.db, who)
 		return sn, err
 	}
 	var row struct {
 		backoffice.FactsRow
 		backoffice.RulesRow
-		Game    sql.NullInt64 `db:"game"`
-		Listed  bool          `db:"listed"`
-		Guesses string        `db:"guesses"`
-		Until   string        `db:"locked_until"`
-		Prior   bool          `db:"prior"`
+		Game     sql.NullInt64 `db:"game"`
+		Listed   bool          `db:"listed"`
+		Guesses  string        `db:"guesses"`
+		Until    string        `db:"locked_until"`
+		Disabled int           `db:"disabled"`
+		Accepts  bool          `db:"accepts"`
+		Prior    bool          `db:"prior"`
 	}
 	pos := s.Position
 	off := pos % game.PackSize
@@ -50,11 +53,12 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, aske
 		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
 		(SELECT claim FROM paid WHERE ticket = ?) AS claim, g.code AS game, `+backoffice.RulesCols+`,
 		d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses, coalesce(d.locked_until, '') AS locked_until,
+		coalesce(d.disabled, 0) AS disabled, EXISTS (SELECT FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts,
 		(EXISTS (SELECT FROM journal WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))
 		 OR EXISTS (SELECT FROM waiting WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))) AS prior
 		FROM packs p LEFT JOIN games g ON g.code = ? LEFT JOIN desks d ON d.id = ? WHERE p.id = ?`,
 		off*game.EncodedSize+1, game.EncodedSize, off+1, blk.ID, pos/game.PackSize, blk.TicketNumber(pos),
-		core.SettingIdentityThreshold, desk, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
+		core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", blk.Name(), pos/game.PackSize)
@@ -74,6 +78,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, desk string, aske
 	if sn.Rules, err = row.RulesRow.Rules(asked, at); err != nil {
 		return nil, err
 	}
+	sn.Gate = core.Gate{Asked: who.Cert != "", Listed: row.Listed, Disabled: row.Disabled == 1, Accepts: row.Accepts}
 	if row.Listed && b.LocksOut() {
 		sn.Desk = core.LockOf(row.Guesses, row.Until)
 	}
