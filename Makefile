@@ -88,7 +88,7 @@ test: deps-test
 	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m $(PKG) \
 		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/pass.json
 	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
-		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/server/ ./cmd/vegas-desk/ \
+		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/ledger/counter/ ./internal/server/ ./cmd/vegas-desk/ \
 		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/race.json
 	@$(TEST_CACHE)/testlog -summary -start $$(cat $(TEST_CACHE)/start) $(TEST_CACHE)/pass.json $(TEST_CACHE)/race.json
 
