@@ -54,12 +54,12 @@ uninstall_check() {
 # remove unregisters it.
 SVC_DIR="$DOCS"'\autorité du serveur'
 service_check() {
-	vx "$DB" 0 'authority of ledger' '' serve --init --dir "$SVC_DIR" --host 127.0.0.1 --passphrase-file "$DOCS"'\phrase.txt'
-	vx "$DB" 0 '' 'desk file .* written' desks add S1 --limit 10000 --out "$DOCS"'\S1.desk' --dir "$SVC_DIR" --passphrase-file "$DOCS"'\phrase.txt'
-	vx 'postgres://backoffice:hunter2@127.0.0.1/pilot' 2 '' 'holds a password' service install --dir "$SVC_DIR"
-	vx "$DB" 2 '' 'serve: --listen 127.0.0.1:notaport' service install --dir "$SVC_DIR" --listen 127.0.0.1:notaport
-	vx "$DB" 0 'service vegas-desk installed' '' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443 --metrics 127.0.0.1:19464
-	vx "$DB" 2 '' 'exists already' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443
+	vx "$DB" 0 'authority of ledger|autorité du registre' '' serve --init --dir "$SVC_DIR" --host 127.0.0.1 --passphrase-file "$DOCS"'\phrase.txt'
+	vx "$DB" 0 '' 'desk file .* written|fichier de guichet .* écrit' desks add S1 --limit 10000 --out "$DOCS"'\S1.desk' --dir "$SVC_DIR" --passphrase-file "$DOCS"'\phrase.txt'
+	vx 'postgres://backoffice:hunter2@127.0.0.1/pilot' 2 '' 'holds a password|contient un mot de passe' service install --dir "$SVC_DIR"
+	vx "$DB" 2 '' 'serve ?: --listen 127.0.0.1:notaport' service install --dir "$SVC_DIR" --listen 127.0.0.1:notaport
+	vx "$DB" 0 'service vegas-desk (installed|installé)' '' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443 --metrics 127.0.0.1:19464
+	vx "$DB" 2 '' 'exists already|existe déjà' service install --dir "$SVC_DIR" --listen 127.0.0.1:18443
 	if w wine reg query 'HKLM\System\CurrentControlSet\Services\vegas-desk' /v Start 2>&1 | grep -q '0x2'; then
 		ok "vegas-desk starts at boot (its Start is 2, automatic)"
 	else
@@ -67,19 +67,19 @@ service_check() {
 	fi
 	# wine ends its services with its last program: one waits meanwhile
 	(sleep 120 | w wine cmd > /dev/null 2>&1 &)
-	vx - 0 'service vegas-desk: running' '' service start
+	vx - 0 'service vegas-desk ?: (running|en marche)' '' service start
 	# running: its process started; it answers once it listens
 	local h=
 	until_ok 20 curl -fsS --max-time 2 http://127.0.0.1:19464/healthz && h=$(curl -fsS http://127.0.0.1:19464/healthz 2>&1)
 	[[ $h == *'"ok":true'* ]] && ok "the service's /healthz: $h" || bad "the service's /healthz: $h"
 	vx - 0 '^PAY(EZ)? ' '' --server https://127.0.0.1:18443 --desk-cert "$DOCS"'\S1.desk' claim "$(serial 12 "$C/winners.txt")"
-	vx - 0 'service vegas-desk: stopped' '' service stop
+	vx - 0 'service vegas-desk ?: (stopped|arrêté)' '' service stop
 	local log=$W/prefix/drive_c/ProgramData/vegas-desk/serve.log
 	grep -q 'msg=serving' "$log" && grep -q 'question=claim .*verdict=paid' "$log" && grep -q 'msg=stopped' "$log" &&
 		ok "the service's log (C:\ProgramData\vegas-desk\serve.log): start, the claim, stop" || bad "the service's log: $(cat "$log" 2>&1 | tail -5)"
-	vx - 0 'service vegas-desk removed' '' service remove
-	vx - 2 '' 'no service vegas-desk' service start
-	vx "$DB" 2 '' 'what the service manager starts' service run
+	vx - 0 'service vegas-desk (removed|supprimé)' '' service remove
+	vx - 2 '' '(no|pas de) service vegas-desk' service start
+	vx "$DB" 2 '' 'what the service manager starts|ce que lance le gestionnaire de services' service run
 }
 
 # --- the command line ---------------------------------------------------------
@@ -122,7 +122,7 @@ cli_suite() {
 	mkdir -p "$UDOCS"
 	local L=$C/linux/vegas-desk-cli LDB=$C/linux/ledger.db
 	vx - 0 'VEGAS ledger|registre VEGAS' '' --help
-	vx "$DB" 0 'block 531/1: .* tickets' '' generate --demo --seed "$SEED"
+	vx "$DB" 0 'block 531/1: .* tickets|bloc 531/1 : .* billets' '' generate --demo --seed "$SEED"
 	[ -f "$UDOCS/caisse été.db" ] && ok "the ledger is C:\\users\\root\\Mes documents\\caisse été.db" || bad "no ledger file in $UDOCS"
 	# the Linux build makes the same block from the same seed
 	rm -f "$LDB"*
@@ -147,7 +147,7 @@ cli_suite() {
 	s4=$(serial 4 "$C/winners.txt") s5=$(serial 5 "$C/winners.txt") s6=$(serial 6 "$C/winners.txt")
 	serial 7 "$C/winners.txt" > "$C/gui-serial.txt"     # paid in the app
 	serial 8 "$C/winners.txt" > "$C/gui-cli-serial.txt" # paid by a command while the app is open
-	vx "$DB" 0 'verdict +payable' '' lookup "$s1"
+	vx "$DB" 0 'verdict +(payable|à payer)' '' lookup "$s1"
 	vx "$DB" 2 '' 'check digit does not match|clé de contrôle ne correspond pas' lookup "${s1%?}$(( (${s1: -1} + 1) % 10 ))"
 	vx "$DB" 0 '^PAY(EZ)? ' '' claim "$s1" --desk D --operator ann
 	vx "$DB" 1 '' 'already claimed|déjà payé' claim "$s1" --desk D --operator ann
@@ -171,29 +171,29 @@ cli_suite() {
 	refused=$(cat "$C"/conc-*.txt | grep -cE 'already claimed|déjà payé' || true)
 	[ "$paid" = 2 ] && [ "$refused" = 2 ] && ok "4 claims at once on 2 tickets: 2 paid, 2 refused" ||
 		bad "4 claims at once on 2 tickets: $paid paid, $refused refused"
-	vx "$DB" 0 '^OK: 1 block' '' verify
+	vx "$DB" 0 '^OK ?: 1 blo' '' verify
 	vx "$DB" 0 '' 'receipt of payment 2 written|reçu du paiement 2 écrit' receipt 2 -o "$DOCS"'\reçu 2.pdf'
 	[ "$(head -c 5 "$UDOCS/reçu 2.pdf" 2>/dev/null)" = "%PDF-" ] && ok "the receipt is a PDF" || bad "no receipt PDF"
 	vx "$DB" 0 '' '' render "$s1" -o "$DOCS"'\ticket.png'
 	file "$UDOCS/ticket.png" | grep -q 'PNG image' && ok "the ticket's picture is a PNG" || bad "no ticket picture"
 	# the back office's key (a passphrase file as Notepad writes it: CRLF)
 	printf 'une phrase de passe assez longue\r\n' > "$UDOCS/phrase.txt"
-	vx "$DB" 0 'public key  [0-9a-f]{64}' '' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
+	vx "$DB" 0 '(public key|clé publique) +[0-9a-f]{64}' '' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
 	vx "$DB" 2 '' 'never replaced' keygen -o "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt'
 	# no passphrase and no console to type it at: said plainly, no "Linux only"
 	vx "$DB" 2 '' 'type it at a terminal, or give --passphrase-file|tapez-la dans un terminal, ou donnez --passphrase-file' keygen -o "$DOCS"'\autre.key'
 	grep -q 'Linux' "$ERR" && bad "keygen still says typing a passphrase is for Linux" || true
 	# a counter ledger for desk C, a payment on it, brought home
-	vx "$DB" 0 'counter ledger .* for desk C' '' counter-ledger --desk C --limit 100 --block 1 \
+	vx "$DB" 0 'counter ledger .* for desk C|registre de guichet .* pour le guichet C' '' counter-ledger --desk C --limit 100 --block 1 \
 		--key-file "$DOCS"'\clé.key' --passphrase-file "$DOCS"'\phrase.txt' -o "$DOCS"'\guichet C.db'
 	vx "$DOCS"'\guichet C.db' 0 '^PAY(EZ)? ' '' claim "$s5" --operator cat
 	vx "$DOCS"'\guichet C.db' 1 '' 'already claimed|déjà payé' claim "$s5" --operator cat
 	vx "$DOCS"'\guichet C.db' 0 '' '' claims --jsonl
 	cp "$OUT" "$UDOCS/guichet C.jsonl"
-	vx "$DB" 0 '1 recorded now' '' import-claims "$DOCS"'\guichet C.jsonl'
-	vx "$DB" 0 '0 recorded now' '' import-claims "$DOCS"'\guichet C.jsonl'
+	vx "$DB" 0 '1 recorded now|1 enregistré\(s\) maintenant' '' import-claims "$DOCS"'\guichet C.jsonl'
+	vx "$DB" 0 '0 recorded now|0 enregistré\(s\) maintenant' '' import-claims "$DOCS"'\guichet C.jsonl'
 	vx "$DB" 0 "$s5" '' claims --desk C
-	vx "$DB" 0 '^OK: 1 block' '' verify
+	vx "$DB" 0 '^OK ?: 1 blo' '' verify
 	# forward slashes name the same file
 	vx 'C:/users/root/Mes documents/caisse été.db' 0 '531/1' '' blocks
 	# no --db: the ledger in %LOCALAPPDATA%\vegas-desk, where a copy makes one
@@ -238,7 +238,7 @@ until_ok() {
 		sleep 0.5
 	done
 }
-paid() { w wine "$EXE" --db "$DB" lookup "$1" < /dev/null 2>&1 | grep -qE '^status +paid'; }
+paid() { w wine "$EXE" --db "$DB" lookup "$1" < /dev/null 2>&1 | grep -qE '^(status +paid|état +payé)'; }
 # differ A B: A and B differ by more than a blinking caret (500 pixels).
 differ() {
 	local n
