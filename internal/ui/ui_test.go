@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/game"
@@ -966,4 +968,25 @@ func TestTranslations(t *testing.T) {
 		}
 	}
 	setLanguage("fr")
+}
+
+// lightVariant is a theme in its light variant whatever the system's, as
+// Windows' default is.
+type lightVariant struct{ fyne.Theme }
+
+func (t lightVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return t.Theme.Color(n, theme.VariantLight)
+}
+
+// A verdict's details are light on its coloured background in the light
+// variant too (they were dark grey on green under Windows' default).
+func TestVerdictReadableInLight(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	d.app.Settings().SetTheme(lightVariant{vegasTheme{}})
+	scan(d, takeWinner(t, 3))
+	test.LaidOutObjects(d.win.Canvas().Content())
+	want := vegasTheme{}.Color(theme.ColorNameForeground, theme.VariantDark)
+	if got := theme.ColorForWidget(theme.ColorNameForeground, d.counter.view.detail); got != want {
+		t.Errorf("a winner's details are drawn in %v on %v, want %v", got, d.counter.view.bg.FillColor, want)
+	}
 }

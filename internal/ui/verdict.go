@@ -160,11 +160,20 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 	v.scroll = container.NewVScroll(v.detail)
 	payRoom := canvas.NewRectangle(color.Transparent)
 	payRoom.SetMinSize(v.pay.MinSize())
-	v.content = container.NewStack(v.bg, container.NewPadded(container.NewBorder(
+	v.content = container.NewThemeOverride(container.NewStack(v.bg, container.NewPadded(container.NewBorder(
 		container.NewVBox(v.title, v.amount),
 		container.NewStack(payRoom, container.NewCenter(v.pay), container.NewCenter(v.receipt)), nil, nil,
-		container.NewStack(detailRoom, v.scroll))))
+		container.NewStack(detailRoom, v.scroll)))), darkVariant{vegasTheme{}})
 	return v
+}
+
+// darkVariant is a theme in its dark variant whatever the system's: the
+// verdict box's, so that its details are light on its coloured backgrounds
+// (in the light variant, Windows' default, they were dark grey on green).
+type darkVariant struct{ fyne.Theme }
+
+func (t darkVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return t.Theme.Color(n, theme.VariantDark)
 }
 
 // show shows a verdict; PAYER only for a winner payable here. It offers no
