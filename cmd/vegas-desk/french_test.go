@@ -112,7 +112,7 @@ func TestFrenchCatalogueComplete(t *testing.T) {
 					key = strings.ReplaceAll(s, "%", "%%")
 				}
 				if _, ok := frenchMessages[key]; !ok {
-					t.Errorf("%s: %s(%q): no French in messages_fr.go", fset.Position(call.Args[i].Pos()), name, s)
+					t.Errorf("%s: %s(%q): no French in the catalogue (messages_fr.go, help_fr.go)", fset.Position(call.Args[i].Pos()), name, s)
 				}
 			}
 			return true

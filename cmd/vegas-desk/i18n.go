@@ -23,7 +23,7 @@ import (
 
 // The command line speaks French where the locale is French, English
 // elsewhere. Its messages are written in English and looked up in the
-// French catalogue (messages_fr.go), whose keys are the English format
+// French catalogue (help_fr.go, messages_fr.go), whose keys are the English format
 // strings: help texts through golang.org/x/text/message's printer (text),
 // the lines and errors (tr, printf, badInput, failf) formatted by fmt, with
 // dates, amounts and plurals written here for the language. A message
