@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -55,13 +54,9 @@ func (c *cli) closeCase(fs *pflag.FlagSet) func([]string) error {
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
 	return func(args []string) error {
-		pos, err := c.positional(fs, args, 1, "one PAYMENT number (the double payment's, as the cases command shows)")
+		id, err := c.paymentArg(fs, args, "cases close", "cases")
 		if err != nil {
 			return err
-		}
-		id, err := strconv.ParseInt(pos[0], 10, 64)
-		if err != nil || id <= 0 {
-			return badInput("cases close: payment number %q: want the number the cases command shows", pos[0])
 		}
 		if strings.TrimSpace(*reason) == "" {
 			return badInput("cases close: --reason is required: say what was decided (the money recovered, written off…)")

@@ -11,19 +11,29 @@ import (
 	"vegas-desk/internal/ledger"
 )
 
+// paymentArg is cmd's one argument, a payment's number, which command
+// lister shows (receipt, void, cases close).
+func (c *cli) paymentArg(fs *pflag.FlagSet, args []string, cmd, lister string) (int64, error) {
+	pos, err := c.positional(fs, args, 1, "one PAYMENT number")
+	if err != nil {
+		return 0, err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return 0, badInput("%s: payment number %q: want the number the %s command shows", cmd, pos[0], lister)
+	}
+	return id, nil
+}
+
 func (c *cli) void(fs *pflag.FlagSet) func([]string) error {
 	reason := fs.String("reason", "", "why the claim is voided (required)")
 	desk := fs.String("desk", "", "desk ID")
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
 	return func(args []string) error {
-		pos, err := c.positional(fs, args, 1, "one PAYMENT number")
+		id, err := c.paymentArg(fs, args, "void", "claims")
 		if err != nil {
 			return err
-		}
-		id, err := strconv.ParseInt(pos[0], 10, 64)
-		if err != nil || id <= 0 {
-			return badInput("void: payment number %q: want the number the claims command shows", pos[0])
 		}
 		if strings.TrimSpace(*reason) == "" {
 			return badInput("void: --reason is required: say why the claim is voided")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,13 +64,9 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 	queue := fs.String("printer", "", "print it on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "what the receipt says, as JSON")
 	return func(args []string) error {
-		pos, err := c.positional(fs, args, 1, "one PAYMENT number")
+		number, err := c.paymentArg(fs, args, "receipt", "claims")
 		if err != nil {
 			return err
-		}
-		number, err := strconv.ParseInt(pos[0], 10, 64)
-		if err != nil || number <= 0 {
-			return badInput("receipt: payment number %q: want the number the claims command shows", pos[0])
 		}
 		if *out == "" && !*asJSON && *queue == "" {
 			return badInput("receipt: -o FILE.pdf or --printer QUEUE is required (or --json)")
