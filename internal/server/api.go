@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -18,8 +17,9 @@ import (
 	"vegas-desk/internal/ledger/wire"
 )
 
-// QuestionTimeout bounds the ledger's work on one question.
-const QuestionTimeout = 10 * time.Second
+// QuestionTimeout bounds the ledger's work on one question: the retry
+// policy's, shorter than a client's attempt.
+var QuestionTimeout = protocol.Retry.ServerTimeout
 
 // asker is what a question is given: the desk of the certificate (read
 // now by the gate, but for a question, which reads it itself: its id),
