@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -130,8 +131,8 @@ func (s *Server) gate(ctx context.Context, id string, cert *x509.Certificate, qu
 	} else if err == nil {
 		err = core.Gate{Asked: true, Listed: true, Disabled: d.Disabled, Accepts: accepts}.Refused(id)
 	}
-	if err == nil && question && !d.LockedUntil.IsZero() {
-		err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+	if r := d.LockedAt(time.Now()); err == nil && question && r != nil {
+		err = r
 	}
 	return d, refusedDesk(err, id, cert)
 }
