@@ -15,21 +15,12 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/platform"
 	"vegas-desk/internal/ticketart"
 )
 
-func claimJSON(cl *ledger.Claim) any {
-	if cl == nil {
-		return nil
-	}
-	m := map[string]any{"number": cl.Number, "entry": cl.Entry, "hash": cl.Hash, "serial": cl.Serial, "game": cl.Game, "block": cl.Block, "position": cl.Position,
-		"amount": cl.Amount, "desk": cl.Desk, "operator": cl.Operator, "method": cl.Method, "at": cl.At, "voided": cl.Voided}
-	if cl.Voided {
-		m["void_reason"], m["voided_by"], m["void_desk"], m["voided_at"] = cl.VoidReason, cl.VoidedBy, cl.VoidDesk, cl.VoidedAt
-	}
-	return m
-}
+func claimJSON(cl *ledger.Claim) *wire.Claim { return wire.ClaimOf(cl) }
 
 // refusalJSON is what --json prints of a refused lookup, claim or check
 // (the message goes to the standard error, the status is 1): its verdict,
