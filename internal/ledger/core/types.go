@@ -527,7 +527,7 @@ type Info struct {
 	// Served: a counter asking a validation server (package remote), the
 	// one kind whose answers can be lost on the way: its claims follow
 	// protocol.Retry, on the client only.
-	Served bool
+	Served   bool
 	ID       string // the ledger's id, which its copies keep
 	Demo     bool   // a demonstration ledger, whose unpaid winners may be listed
 	ReadOnly bool
