@@ -77,7 +77,9 @@ func (s *Server) as(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
-				write(w, nil, fail(protocol.CodeInternal, "the server failed on this question; nothing was recorded by it"))
+				e := fail(protocol.CodeInternal, "the server failed on this question; nothing was recorded by it")
+				e.detail = fmt.Sprint("panic: ", p)
+				write(w, nil, e)
 			}
 		}()
 		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
@@ -177,6 +179,11 @@ func refusedDesk(err error, id string, cert *x509.Certificate) error {
 type apiError struct {
 	code, message string
 	refusal       *wire.Refusal
+	// detail is what serve's log says of a failure the desk is told only
+	// by its code and a sentence (internal, unavailable): the driver's
+	// words name the database, its role and address, and may quote what
+	// was asked. It never goes to an answer (issue 36 item 4).
+	detail string
 }
 
 // fail is the answer of code with message.
@@ -198,7 +205,7 @@ func classify(err error) *apiError {
 	case errors.As(err, &r):
 		w := wire.RefusalOf(r)
 		w.Entry = r.Entry
-		return &apiError{protocol.CodeRefused, err.Error(), &w}
+		return &apiError{code: protocol.CodeRefused, message: err.Error(), refusal: &w}
 	case errors.As(err, &mb):
 		return fail(protocol.CodeTooLarge, fmt.Sprintf("a question's body is at most %d bytes", MaxBody))
 	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
@@ -226,21 +233,37 @@ func classify(err error) *apiError {
 	case errors.Is(err, ledger.ErrCounterOnly):
 		return fail(protocol.CodeForbidden, err.Error())
 	case errors.Is(err, ledger.ErrUnreachable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return fail(protocol.CodeUnavailable, "the ledger did not answer: "+err.Error())
+		return &apiError{code: protocol.CodeUnavailable, message: UnavailableMessage, detail: err.Error()}
 	case errors.Is(err, ledger.ErrInvalid):
 		return fail(protocol.CodeBadRequest, err.Error())
 	}
 	// Not the question's fault: the ledger failed on it (its transaction
 	// rolled back, nothing recorded by it).
-	return fail(protocol.CodeInternal, "the ledger failed on this question: "+err.Error())
+	return &apiError{code: protocol.CodeInternal, message: InternalMessage, detail: err.Error()}
 }
+
+// What a desk is told of its server's ledger's failure: a sentence, the
+// same whatever failed; the question's id (its answer's X-Request-Id)
+// finds the detail in serve's log.
+const (
+	UnavailableMessage = "the validation server answers, but its ledger (the back office's database) does not: " +
+		"nothing was recorded by this question; the back office finds why in serve's log"
+	InternalMessage = "the validation server's ledger failed on this question: nothing was recorded by it; " +
+		"the back office finds why in serve's log"
+)
 
 // write writes v as JSON, or e's answer, at once (never a part of one).
 func write(w http.ResponseWriter, v any, e *apiError) {
 	note(w, v, e)
 	status := http.StatusOK
 	if e != nil {
-		status, v = protocol.KindOf(e.code).Status, wire.Error{Code: e.code, Message: e.message, Refusal: e.refusal}
+		msg := e.message
+		if e.detail != "" {
+			if id := w.Header().Get(RequestIDHeader); id != "" {
+				msg += " (question " + id + ")"
+			}
+		}
+		status, v = protocol.KindOf(e.code).Status, wire.Error{Code: e.code, Message: msg, Refusal: e.refusal}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,7 +131,10 @@ func (out *outcome) read(v any, e *apiError) {
 		}
 	}
 	if e.code == protocol.CodeInternal || e.code == protocol.CodeUnavailable {
-		out.message = e.message
+		out.message = hideSecrets(e.detail)
+		if out.message == "" {
+			out.message = e.message
+		}
 	}
 }
 
@@ -154,6 +158,8 @@ func (out *outcome) attrs() []slog.Attr {
 func (s *Server) record(ctx context.Context, out outcome) {
 	level, msg := slog.LevelInfo, "answer"
 	switch {
+	case out.code == protocol.CodeUnavailable:
+		level, msg = slog.LevelError, "ledger unavailable"
 	case out.status >= 500:
 		level, msg = slog.LevelError, "ledger failed"
 	case out.code == protocol.CodeRefused:
@@ -191,6 +197,23 @@ func (s *Server) lockedOut(desk string, until time.Time) bool {
 	}
 	s.locks.until[desk] = until
 	return true
+}
+
+// serialText is a serial as the ledger's errors may quote it: 31 digits,
+// grouped by dashes or spaces or not.
+var serialText = regexp.MustCompile(`\b(\d{3})[- ]?(\d{4})[- ]?(\d{7})[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d\b`)
+
+// longNumber is a run of digits as long as a secret part's last 13.
+var longNumber = regexp.MustCompile(`\d{13,}`)
+
+// hideSecrets is s (a failure's words: the driver's, the ledger's) with
+// every serial quoted in it reduced to its public part, and any other run
+// of digits long enough to be a secret part (an argument of a statement)
+// masked: a serial's secret part never goes to the log (issue 44 item 5a;
+// ledger.Claim's error of a lost answer quotes the claim's serial).
+func hideSecrets(s string) string {
+	s = serialText.ReplaceAllString(s, "$1-$2-$3-••••-••••-••••-••••-•")
+	return longNumber.ReplaceAllStringFunc(s, func(d string) string { return strings.Repeat("•", len(d)) })
 }
 
 func newID() string {
