@@ -172,7 +172,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 		}
 		// Told to stop (SIGTERM, Ctrl-C): the questions in flight end first.
 		if *backupDir != "" {
-			logger.Info("backups", slog.String("dir", *backupDir), slog.Duration("every", *backupEvery), slog.Int("keep", *backupKeep))
+			logger.Info("backups", slog.String("dir", *backupDir), server.Seconds("every", *backupEvery), slog.Int("keep", *backupKeep))
 			go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, logger)
 		}
 		defer serveGC()()

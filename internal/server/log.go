@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"regexp"
@@ -58,6 +59,7 @@ func note(w http.ResponseWriter, v any, e *apiError) {
 // outcome is what a log line and the metrics say of an answer.
 type outcome struct {
 	question, desk, id, request string
+	operator                    string // the cashier the question named (not a secret)
 	status                      int
 	// verdict: the ticket's verdict, "paid", a refusal's verdict, or
 	// "ok"; code: the error's code, "" for an answer.
@@ -77,10 +79,10 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		id := newID()
 		w.Header().Set(RequestIDHeader, id)
 		o := &observed{ResponseWriter: w}
-		var request string // the claim's request id, from its body or header (noteRequest)
-		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &request))
+		var n noted // the question's request id and operator, from its body or header (noteRequest)
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &n))
 		h.ServeHTTP(o, r)
-		out := outcome{id: id, request: request, took: time.Since(start), status: o.status,
+		out := outcome{id: id, request: n.request, operator: n.operator, took: time.Since(start), status: o.status,
 			question: strings.TrimPrefix(r.Pattern, "/v1/")}
 		if out.status == 0 {
 			out.status = http.StatusOK
@@ -97,13 +99,17 @@ func (s *Server) observe(h http.Handler) http.Handler {
 }
 
 // requestKey holds, in a question's context, where noteRequest writes
-// its request id for the log line.
+// its request id and operator for the log line.
 type requestKey struct{}
 
-// noteRequest gives the log line of r's question its request id.
-func noteRequest(r *http.Request, request string) {
-	if p, ok := r.Context().Value(requestKey{}).(*string); ok {
-		*p = request
+// noted is what a question's body says that its log line names.
+type noted struct{ request, operator string }
+
+// noteRequest gives the log line of r's question its request id (a
+// claim's) and the operator it named: who paid (issue 36 item 7).
+func noteRequest(r *http.Request, request, operator string) {
+	if p, ok := r.Context().Value(requestKey{}).(*noted); ok {
+		p.request, p.operator = request, operator
 	}
 }
 
@@ -141,9 +147,9 @@ func (out *outcome) read(v any, e *apiError) {
 // attrs are out's fields of a log line.
 func (out *outcome) attrs() []slog.Attr {
 	attrs := []slog.Attr{slog.String("id", out.id), slog.String("desk", out.desk), slog.String("question", out.question),
-		slog.Int("status", out.status), slog.Duration("took", out.took)}
+		slog.Int("status", out.status), Seconds("took", out.took)}
 	for _, a := range []struct{ key, value string }{{"verdict", out.verdict}, {"code", out.code}, {"serial", out.serial},
-		{"request", out.request}, {"error", out.message}} {
+		{"request", out.request}, {"operator", out.operator}, {"error", out.message}} {
 		if a.value != "" {
 			attrs = append(attrs, slog.String(a.key, a.value))
 		}
@@ -214,6 +220,13 @@ var longNumber = regexp.MustCompile(`\d{13,}`)
 func hideSecrets(s string) string {
 	s = serialText.ReplaceAllString(s, "$1-$2-$3-••••-••••-••••-••••-•")
 	return longNumber.ReplaceAllStringFunc(s, func(d string) string { return strings.Repeat("•", len(d)) })
+}
+
+// Seconds is a duration's attribute of a log line, in seconds (a
+// number, the same in text and JSON lines; slog.Duration writes
+// nanoseconds in JSON).
+func Seconds(key string, d time.Duration) slog.Attr {
+	return slog.Float64(key, math.Round(d.Seconds()*1e6)/1e6)
 }
 
 func newID() string {
