@@ -3,7 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
 	"net/http"
 	"time"
 
@@ -33,6 +37,8 @@ type metrics struct {
 	lockouts     *prometheus.CounterVec
 	chainDelay   prometheus.Histogram
 	ledgerErrors *prometheus.CounterVec
+	// monitorRefused: connections to the monitor closed over its bound.
+	monitorRefused prometheus.Counter
 }
 
 func (s *Server) newMetrics() *metrics {
@@ -57,6 +63,8 @@ func (s *Server) newMetrics() *metrics {
 		ledgerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vegas_ledger_errors_total",
 			Help: "Questions the ledger failed on (internal) or did not answer (unavailable), and failed health checks (healthz)."},
 			[]string{"code"}),
+		monitorRefused: prometheus.NewCounter(prometheus.CounterOpts{Name: "vegas_monitor_refused_total",
+			Help: "Connections to the monitor closed at once: it held its bound of open connections."}),
 	}
 	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vegas_ledger_up",
 		Help: "1 when the ledger answered at this scrape (its journal's head read within HealthTimeout), 0 otherwise."},
@@ -66,7 +74,7 @@ func (s *Server) newMetrics() *metrics {
 			}
 			return 1
 		})
-	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors,
+	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors, m.monitorRefused,
 		connections{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -125,6 +133,84 @@ type Health struct {
 	Ledger  string  `json:"ledger"`
 	TookMS  float64 `json:"took_ms"`
 	Error   string  `json:"error,omitempty"`
+}
+
+// The monitor's listener is open to whoever reaches its address, with no
+// certificate: what one connection may hold is bounded, and all of them
+// together (issue 44 item 4a: 20,000 idle keep-alive connections once took
+// all of serve's open files, and desks timed out on their own port).
+const (
+	// MonitorMaxConns bounds its open connections: one over it is closed
+	// at once (a scrape or a health check needs one).
+	MonitorMaxConns = 64
+	// MonitorIdleTimeout closes a connection idle between two questions.
+	MonitorIdleTimeout = 10 * time.Second
+)
+
+// ServeMonitor serves the monitor (Monitor) on ln until the server is
+// closed: a question's headers within ReadHeaderTimeout, its answer within
+// WriteTimeout, a connection idle MonitorIdleTimeout closed, at most
+// MonitorMaxConns open (Config's, when given).
+func (s *Server) ServeMonitor(ln net.Listener) error {
+	idle, max := s.cfg.MonitorIdleTimeout, s.cfg.MonitorMaxConns
+	if idle <= 0 {
+		idle = MonitorIdleTimeout
+	}
+	if max <= 0 {
+		max = MonitorMaxConns
+	}
+	mon := &http.Server{Handler: s.Monitor(), MaxHeaderBytes: MaxHeader,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.WriteTimeout,
+		IdleTimeout: idle, ErrorLog: s.http.ErrorLog}
+	s.mu.Lock()
+	s.mon = mon
+	s.mu.Unlock()
+	err := mon.Serve(&capped{Listener: ln, max: int64(max), refused: s.metrics.monitorRefused})
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// capped is a listener that holds at most max connections: one more is
+// closed as soon as it is accepted (so that it holds no file, and its
+// client learns at once), and counted.
+type capped struct {
+	net.Listener
+	max     int64
+	open    atomic.Int64
+	refused prometheus.Counter
+}
+
+func (l *capped) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) > l.max {
+			l.open.Add(-1)
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0) // a reset: no TIME_WAIT kept for it
+			}
+			c.Close()
+			l.refused.Inc()
+			continue
+		}
+		return &cappedConn{Conn: c, l: l}, nil
+	}
+}
+
+// cappedConn gives its place back when closed.
+type cappedConn struct {
+	net.Conn
+	l    *capped
+	once sync.Once
+}
+
+func (c *cappedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
 }
 
 // Monitor is the monitor's handler: GET /metrics and GET /healthz (200

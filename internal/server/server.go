@@ -43,6 +43,10 @@ type Config struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxConnsPerDesk bounds one desk's open connections.
 	MaxConnsPerDesk int
+	// The monitor's listener (ServeMonitor): its open connections at
+	// most, and how long one may stay idle.
+	MonitorMaxConns    int
+	MonitorIdleTimeout time.Duration
 	// Log receives the server's lines (log.go); nil: none.
 	Log *slog.Logger
 }
@@ -53,6 +57,7 @@ type Server struct {
 	cfg    Config
 	tls    *tls.Config
 	http   *http.Server
+	mon    *http.Server // the monitor's (ServeMonitor), under mu
 	mu     sync.Mutex
 	byDesk map[string]int
 	conns  map[net.Conn]*slot
@@ -161,11 +166,28 @@ func (s *Server) Serve(ln net.Listener) error {
 	return err
 }
 
-// Shutdown stops the server, letting questions in flight end.
-func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+// Shutdown stops the server, letting questions in flight end, and its
+// monitor.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if mon := s.monitor(); mon != nil {
+		defer mon.Close()
+	}
+	return s.http.Shutdown(ctx)
+}
 
-// Close stops the server at once.
-func (s *Server) Close() error { return s.http.Close() }
+// Close stops the server and its monitor at once.
+func (s *Server) Close() error {
+	if mon := s.monitor(); mon != nil {
+		mon.Close()
+	}
+	return s.http.Close()
+}
+
+func (s *Server) monitor() *http.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mon
+}
 
 // slot is a connection's place in its desk's count.
 type slot struct {
