@@ -87,24 +87,35 @@ func (s *Server) as(rt route) http.Handler {
 			return
 		}
 		id, _, _ := protocol.Names(r.TLS.PeerCertificates[0])
-		if s.take(r, id) {
+		cert := r.TLS.PeerCertificates[0]
+		ctx, cancel := context.WithTimeout(r.Context(), QuestionTimeout)
+		defer cancel()
+		if s.take(r, id, cert) && s.evict(ctx, r, id) {
 			w.Header().Set("Connection", "close")
 			write(w, nil, fail(protocol.CodeTooMany,
 				fmt.Sprintf("desk %s holds more than %d connections to the server", id, s.cfg.MaxConnsPerDesk)))
 			return
+		}
+		// A certificate the ledger refuses (revoked, its desk disabled or
+		// unknown) holds no connection: closed after its answer, and its
+		// other connections (the desk's, disabled or unknown) at once; it
+		// never counts against the desk's bound.
+		write := func(w http.ResponseWriter, v any, e *apiError) {
+			if e != nil && (e.code == protocol.CodeDeskRevoked || e.code == protocol.CodeDeskDisabled || e.code == protocol.CodeUnknownDesk) {
+				w.Header().Set("Connection", "close")
+				s.release(r, id, cert, e.code != protocol.CodeDeskRevoked)
+			}
+			write(w, v, e)
 		}
 		if r.Method != rt.method {
 			w.Header().Set("Allow", rt.method)
 			write(w, nil, fail(protocol.CodeMethod, fmt.Sprintf("%s %s: ask with %s", r.Method, r.URL.Path, rt.method)))
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), QuestionTimeout)
-		defer cancel()
 		if err := s.checkServable(ctx); err != nil { // the desk's ledger is its restore's now
 			write(w, nil, fail(protocol.CodeOtherLedger, err.Error()))
 			return
 		}
-		cert := r.TLS.PeerCertificates[0]
 		a := asker{desk: ledger.Desk{ID: id}, cert: protocol.CertSerial(cert)}
 		if !rt.question {
 			d, err := s.gate(ctx, id, cert, false)
