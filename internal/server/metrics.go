@@ -6,9 +6,9 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
