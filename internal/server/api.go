@@ -75,6 +75,7 @@ func (s *Server) routes() http.Handler {
 // route reads them first (gate).
 func (s *Server) as(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrival := time.Now()
 		defer func() {
 			if p := recover(); p != nil {
 				e := fail(protocol.CodeInternal, "the server failed on this question; nothing was recorded by it")
@@ -105,6 +106,9 @@ func (s *Server) as(rt route) http.Handler {
 				w.Header().Set("Connection", "close")
 				s.release(r, id, cert, e.code != protocol.CodeDeskRevoked)
 			}
+			if e != nil && e.refusal != nil && e.refusal.Verdict == string(ledger.Locked) {
+				s.atQuantum(arrival)
+			}
 			write(w, v, e)
 		}
 		if r.Method != rt.method {
@@ -117,6 +121,17 @@ func (s *Server) as(rt route) http.Handler {
 			return
 		}
 		a := asker{desk: ledger.Desk{ID: id}, cert: protocol.CertSerial(cert)}
+		if rt.question && s.knownLocked(id) {
+			// A desk locked out at its last question: refused as locked
+			// from its row alone, before any ticket is read, so that the
+			// answer's time does not depend on the serial (issue 44
+			// item 5b). Unlocked since (the back office), it asks on.
+			if _, err := s.gate(ctx, id, cert, true); err != nil {
+				write(w, nil, classify(err))
+				return
+			}
+			s.forgetLock(id)
+		}
 		if !rt.question {
 			d, err := s.gate(ctx, id, cert, false)
 			if err != nil {

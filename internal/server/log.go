@@ -229,6 +229,37 @@ func Seconds(key string, d time.Duration) slog.Attr {
 	return slog.Float64(key, math.Round(d.Seconds()*1e6)/1e6)
 }
 
+// knownLocked reports whether desk was locked out at its last question
+// and its lock-out has not ended.
+func (s *Server) knownLocked(desk string) bool {
+	s.locks.mu.Lock()
+	defer s.locks.mu.Unlock()
+	return s.locks.until[desk].After(time.Now())
+}
+
+// forgetLock forgets desk's lock-out: the back office unlocked it.
+func (s *Server) forgetLock(desk string) {
+	s.locks.mu.Lock()
+	defer s.locks.mu.Unlock()
+	delete(s.locks.until, desk)
+}
+
+// LockedQuantum is the default of Config.LockedQuantum.
+const LockedQuantum = 50 * time.Millisecond
+
+// atQuantum waits until the first multiple of the locked quantum after a
+// question's arrival that is still to come: a locked answer leaves then,
+// whatever the ledger's work on it took (the first one, which read the
+// ticket before it found the desk locked, included).
+func (s *Server) atQuantum(arrival time.Time) {
+	q := s.cfg.LockedQuantum
+	if q <= 0 {
+		q = LockedQuantum
+	}
+	took := time.Since(arrival)
+	time.Sleep((took/q+1)*q - took)
+}
+
 func newID() string {
 	b := make([]byte, 8)
 	rand.Read(b)

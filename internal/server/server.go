@@ -47,6 +47,9 @@ type Config struct {
 	// most, and how long one may stay idle.
 	MonitorMaxConns    int
 	MonitorIdleTimeout time.Duration
+	// LockedQuantum: a locked-out desk's question is answered at a
+	// multiple of it after its arrival (timing).
+	LockedQuantum time.Duration
 	// Log receives the server's lines (log.go); nil: none.
 	Log *slog.Logger
 }
