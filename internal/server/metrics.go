@@ -74,6 +74,20 @@ func (s *Server) newMetrics() *metrics {
 			}
 			return 1
 		})
+	// Each series an alert rule watches starts at 0 where its label is
+	// known (issue 36 item 6: a counter born at 1 on its first event
+	// showed increase() nothing): each code's ledger errors, and each
+	// desk the ledger lists at the start, its lock-outs.
+	for _, code := range []string{protocol.CodeInternal, protocol.CodeUnavailable, "healthz"} {
+		m.ledgerErrors.WithLabelValues(code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), HealthTimeout)
+	defer cancel()
+	if desks, err := s.l.Desks(ctx); err == nil {
+		for _, d := range desks {
+			m.lockouts.WithLabelValues(d.ID)
+		}
+	}
 	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors, m.monitorRefused,
 		connections{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
