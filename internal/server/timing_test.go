@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
@@ -25,10 +27,21 @@ import (
 // (a false alarm about once in 30,000 runs), and the leak measured
 // before the fix was outside it.
 func TestLockedAnswerTiming(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		o, _ := office(t)
+		lockedTiming(t, o, "C1")
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pg, tmpl := sharedPG(t)
+		lockedTiming(t, pgOffice(t, pg, tmpl), "D1")
+	})
+}
+
+func lockedTiming(t *testing.T, o *ledger.Ledger, desk string) {
 	const pairs = 400
-	o, serials := office(t)
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
 	s := servertest.Start(t, o, server.Config{LockedQuantum: 2 * time.Millisecond})
-	c := client(t, s.DeskFile(t, "C1"))
+	c := client(t, s.DeskFile(t, desk))
 	right, err := game.ParseSerial(serials.Winners[6][1])
 	if err != nil {
 		t.Fatal(err)
