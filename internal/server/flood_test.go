@@ -8,11 +8,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -137,5 +141,61 @@ func TestMonitorFlood(t *testing.T) {
 	conns = nil
 	if st, body := get(t, "http://"+addr+"/healthz"); st != http.StatusOK {
 		t.Errorf("the monitor after the flood: %d %s", st, body)
+	}
+}
+
+// Health checks asked at once share one read of the ledger (issue 44 item
+// 4a): 32 clients ask GET /healthz 20 times each, at once; PostgreSQL's
+// own log of every statement counts the reads of the journal's head, at
+// most half of the 640 checks (one a check before).
+func TestMonitorChecksShareARead(t *testing.T) {
+	pg, o := ownOffice(t, pgtest.Start)
+	for _, stmt := range []string{"ALTER SYSTEM SET log_statement = 'all'", "SELECT pg_reload_conf()"} {
+		if err := pg.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := servertest.Start(t, o, server.Config{})
+	mon := monitor(t, s.Server)
+	if st, body := get(t, mon+"/healthz"); st != http.StatusOK {
+		t.Fatalf("healthz: %d %s", st, body)
+	}
+	log := filepath.Join(pg.Dir, "server.log")
+	before, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const clients, each = 32, 20
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range clients {
+		wg.Go(func() {
+			c := &http.Client{Timeout: 10 * time.Second}
+			for range each {
+				resp, err := c.Get(mon + "/healthz")
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d of %d health checks failed", n, clients*each)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := strings.Count(string(data[before.Size():]), "SELECT hash FROM journal ORDER BY id DESC LIMIT 1")
+	t.Logf("%d health checks at once: %d reads of the ledger", clients*each, reads)
+	if reads > clients*each/2 {
+		t.Errorf("%d health checks at once read the ledger %d times", clients*each, reads)
 	}
 }

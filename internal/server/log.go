@@ -296,6 +296,7 @@ type watch struct {
 	log     *slog.Logger
 	metrics *metrics
 	locks   lockOuts
+	health  health
 	serving atomic.Bool
 }
 

@@ -132,12 +132,43 @@ func (c connections) Collect(ch chan<- prometheus.Metric) {
 // HealthTimeout bounds the ledger's answer to a health check.
 const HealthTimeout = 5 * time.Second
 
-// ledgerAnswers reads the ledger's journal head within HealthTimeout.
+// ledgerAnswers reads the ledger's journal head within HealthTimeout. The
+// monitor's checks asked at once share one read (health): however many
+// its port gets, they hold at most one of the ledger's connections, the
+// others the desks' (issue 44 item 4a).
 func (s *Server) ledgerAnswers(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
-	defer cancel()
-	_, err := s.l.Head(ctx)
-	return err
+	h := &s.health
+	h.mu.Lock()
+	if h.wait == nil {
+		wait := make(chan struct{})
+		h.wait = wait
+		h.mu.Unlock()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HealthTimeout)
+		_, err := s.l.Head(rctx)
+		cancel()
+		h.mu.Lock()
+		h.err, h.wait = err, nil
+		h.mu.Unlock()
+		close(wait)
+		return err
+	}
+	wait := h.wait
+	h.mu.Unlock()
+	select {
+	case <-wait:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// health is the monitor's read of the ledger in flight, and its answer.
+type health struct {
+	mu   sync.Mutex
+	wait chan struct{} // closed when the read in flight is done
+	err  error
 }
 
 // Health is a health check's answer.
