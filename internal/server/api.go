@@ -258,6 +258,11 @@ func classify(err error) *apiError {
 		return fail(protocol.CodeOtherLedger, err.Error())
 	case errors.Is(err, ledger.ErrCounterOnly):
 		return fail(protocol.CodeForbidden, err.Error())
+	case errors.Is(err, ledger.ErrNotDurable):
+		// Nothing is known to be paid: the counter asks again with the
+		// same request id, answered so until the payment is durable.
+		return &apiError{code: protocol.CodeUnavailable, detail: err.Error(),
+			message: "the ledger could not make the payment durable; nothing is known to be paid: ask again with the same request id"}
 	case errors.Is(err, ledger.ErrUnreachable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &apiError{code: protocol.CodeUnavailable, message: UnavailableMessage, detail: err.Error()}
 	case errors.Is(err, ledger.ErrInvalid):

@@ -144,7 +144,10 @@ func (s *Server) ledgerAnswers(ctx context.Context) error {
 		h.wait = wait
 		h.mu.Unlock()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HealthTimeout)
-		_, err := s.l.Head(rctx)
+		err := s.l.Ping(rctx) // a file whose sync failed answers no more (issue 43)
+		if err == nil {
+			_, err = s.l.Head(rctx)
+		}
 		cancel()
 		h.mu.Lock()
 		h.err, h.wait = err, nil
