@@ -26,7 +26,7 @@ func openFiles(t *testing.T) int {
 	t.Helper()
 	es, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		t.Skip("no /proc/self/fd on this system") // Linux runs it (CI)
+		t.Fatalf("this test counts open files in /proc/self/fd (Linux): %v", err)
 	}
 	return len(es)
 }
