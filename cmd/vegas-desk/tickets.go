@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -231,15 +229,10 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		if req.Request == "" {
 			req.Request = ledger.NewRequestID()
 		}
-		ctx := c.ctx
-		if l.Shared() {
-			// A payment whose answer was lost is asked again, with the same
-			// request id, for at most 10 s (as the app does).
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-		}
-		cl, err := l.Claim(ctx, req)
+		// A payment whose answer was lost is asked again by the ledger,
+		// with the same request id, as protocol.Retry says (as the app
+		// does): answered, or unreachable, within ledger.ClaimWait().
+		cl, err := l.Claim(c.ctx, req)
 		if errors.Is(err, ledger.ErrUnreachable) {
 			return failf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
 		}

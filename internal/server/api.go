@@ -18,8 +18,9 @@ import (
 	"vegas-desk/internal/ledger/wire"
 )
 
-// QuestionTimeout bounds the ledger's work on one question.
-const QuestionTimeout = 10 * time.Second
+// QuestionTimeout bounds the ledger's work on one question: the retry
+// policy's, shorter than a client's attempt.
+var QuestionTimeout = protocol.Retry.ServerTimeout
 
 // asker is what a question is given: the desk of the certificate (read
 // now by the gate, but for a question, which reads it itself: its id),
@@ -158,8 +159,8 @@ func (s *Server) gate(ctx context.Context, id string, cert *x509.Certificate, qu
 	} else if err == nil {
 		err = core.Gate{Asked: true, Listed: true, Disabled: d.Disabled, Accepts: accepts}.Refused(id)
 	}
-	if err == nil && question && !d.LockedUntil.IsZero() {
-		err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+	if r := d.LockedAt(time.Now()); err == nil && question && r != nil {
+		err = r
 	}
 	return d, refusedDesk(err, id, cert)
 }

@@ -524,6 +524,10 @@ type Info struct {
 	Location string // the file's path, or the database's URL without password
 	Kind     string // "back-office" or "counter"
 	Shared   bool   // a PostgreSQL database that several counters use
+	// Served: a counter asking a validation server (package remote), the
+	// one kind whose answers can be lost on the way: its claims follow
+	// protocol.Retry, on the client only.
+	Served bool
 	ID       string // the ledger's id, which its copies keep
 	Demo     bool   // a demonstration ledger, whose unpaid winners may be listed
 	ReadOnly bool
