@@ -342,6 +342,7 @@ var serverWords = []struct {
 	{ledger.ErrDeskRevoked, "this desk file is revoked: ask the back office for the new one"},
 	{ledger.ErrDeskUnknown, "the server knows no such desk: call the back office"},
 	{ledger.ErrOtherLedger, "the server serves another ledger than this desk file's: call the back office"},
+	{ledger.ErrUnavailable, "the validation server answers, but its ledger does not (not the network): call the back office"},
 }
 
 // ledgerErrors are the ledger's errors the catalogue translates where

@@ -92,10 +92,11 @@ var frenchLines = map[string]string{
 	"payment %d voided %s by %s: %s\n":                                                                       "paiement %d annulé le %s par %s : %s\n",
 	"desk %s pays up to %s\n":                                                                                "le guichet %s paie jusqu'à %s\n",
 
-	"this desk is disabled: call the back office":                                  "ce guichet est désactivé : appelez le siège",
-	"this desk file is revoked: ask the back office for the new one":               "ce fichier de guichet est révoqué : demandez le nouveau au siège",
-	"the server knows no such desk: call the back office":                          "le serveur ne connaît pas ce guichet : appelez le siège",
-	"the server serves another ledger than this desk file's: call the back office": "le serveur sert un autre registre que celui de ce fichier de guichet : appelez le siège",
+	"this desk is disabled: call the back office":                                                    "ce guichet est désactivé : appelez le siège",
+	"this desk file is revoked: ask the back office for the new one":                                 "ce fichier de guichet est révoqué : demandez le nouveau au siège",
+	"the server knows no such desk: call the back office":                                            "le serveur ne connaît pas ce guichet : appelez le siège",
+	"the server serves another ledger than this desk file's: call the back office":                   "le serveur sert un autre registre que celui de ce fichier de guichet : appelez le siège",
+	"the validation server answers, but its ledger does not (not the network): call the back office": "le serveur de validation répond, mais pas son registre (ce n'est pas le réseau) : appelez le siège",
 
 	// The ledger's errors and refusals.
 	"not a vegas-desk ledger":                         "pas un registre vegas-desk",
