@@ -87,7 +87,9 @@ func (c *cli) seedRecord(fs *pflag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		l, err := c.open(true)
+		// The first step of a drawn block: on a new ledger, it makes the
+		// ledger, as generate does.
+		l, err := c.create(true)
 		if err != nil {
 			return err
 		}
