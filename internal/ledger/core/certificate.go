@@ -152,13 +152,11 @@ func parseDrawing(s *signing.Signed) (*Drawing, error) {
 	}
 	for _, line := range s.All("reveal_hash") {
 		role, h, _ := strings.Cut(line, " ")
-		i := slices.IndexFunc(d.Parties, func(p DrawParty) bool { return string(p.Role) == role })
+		// The first commitment line of that role without its hash yet.
+		i := slices.IndexFunc(d.Parties, func(p DrawParty) bool { return string(p.Role) == role && p.RevealHash == [32]byte{} })
 		c, err := game.ParseCommitment(h)
 		if i < 0 || err != nil {
-			return nil, fmt.Errorf("reveal_hash line %q: want the role of a commitment line and 64 hexadecimal digits", line)
-		}
-		if d.Parties[i].RevealHash != ([32]byte{}) {
-			return nil, fmt.Errorf("reveal_hash line %q: the %s's reveal hash is given twice", line, role)
+			return nil, fmt.Errorf("reveal_hash line %q: want the role of a commitment line without its reveal hash yet and 64 hexadecimal digits", line)
 		}
 		d.Parties[i].RevealHash = c
 	}
