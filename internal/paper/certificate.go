@@ -102,7 +102,7 @@ func WriteCertificate(w io.Writer, c Certificate) error {
 			d.para(0, 5, "Graine tirée de deux secrets, celui de l'opérateur et celui du contrôleur, chacun engagé (SHA-256) et enregistré "+
 				"avant le début de la génération"+nbsp+": aucun des deux ne pouvait la choisir seul. Le bloc ci-dessus est généré de cette graine.", "L")
 			d.pdf.Ln(1)
-			d.field(52, 5.5, "Génération commencée le", longStamp(c.Drawing.Began))
+			d.field(44, 5.5, "Génération commencée le", longStamp(c.Drawing.Began))
 			for _, p := range c.Drawing.Parties {
 				d.pdf.Ln(1)
 				d.hexField("Engagement "+roleName(p.Role, 0)+", enregistré le "+longStamp(p.RecordedAt), p.Commitment, 8)

@@ -137,7 +137,7 @@ func (o *Store) draw(ctx context.Context, tx *sqlx.Tx, gameCode int, began time.
 // operator's alone (no 'reveal' entry).
 func Drawing(ctx context.Context, q core.Querier, gameCode, number int) (*core.Drawing, error) {
 	var rs []core.Entry
-	if err := core.Select(ctx, q, &rs, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'checkpoint' AND method = ? AND game = ? AND block = ? ORDER BY id",
+	if err := core.Select(ctx, q, &rs, "SELECT "+core.EntryCols+" FROM journal WHERE desk = '' AND kind = 'checkpoint' AND method = ? AND game = ? AND block = ? ORDER BY id",
 		methodReveal, gameCode, number); err != nil {
 		return nil, err
 	}
