@@ -79,7 +79,7 @@ func (o *Store) RecordCommitment(ctx context.Context, f game.SeedFile, key *sign
 }
 
 // findSeedEntry finds the entry of method ("commitment" or "reveal") of
-// commitment c (by journal_by_request: desk ”, request c).
+// commitment c (by journal_by_request: an empty desk, request c).
 func findSeedEntry(ctx context.Context, q core.Querier, method string, c game.Commitment) (core.Entry, bool, error) {
 	var e core.Entry
 	err := core.Get(ctx, q, &e, "SELECT "+core.EntryCols+" FROM journal WHERE desk = '' AND request = ? AND kind = 'checkpoint' AND method = ? ORDER BY id LIMIT 1",
