@@ -131,6 +131,7 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzParseSerial$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzParsePackCode$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./internal/game/
+	$(FUZZ) -fuzz '^FuzzParseSeedFile$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzLookup$$' ./internal/ledger/
 	$(FUZZ) -fuzz '^FuzzCheck$$' ./internal/ledger/
 	# Ledger files of a few dozen kilobytes: minimizing each new input for

@@ -79,7 +79,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"seal blocks into a ledger for one offline counter":                                                                           "sceller des blocs dans le registre d'un guichet hors ligne",
 	"record a counter's payments at the back office (its claims --jsonl)":                                                         "enregistrer au siège les paiements d'un guichet (son claims --jsonl)",
 	"sign a block's certificate":                                                                                                  "signer le certificat d'un bloc",
-	"check a certificate, checkpoint or counter ledger":                                                                           "vérifier un certificat, un point de contrôle ou le registre d'un guichet",
+	"check certificates, checkpoints or counter ledgers (a drawn block's seed with --reveal)":                                     "vérifier des certificats, points de contrôle ou registres de guichet (la graine d'un bloc tiré avec --reveal)",
 	"sign the journal head, to keep outside the ledger":                                                                           "signer la tête du journal, à garder hors du registre",
 	"Help about any command":                                                                                                      "l'aide d'une commande",
 	"Help provides help for any command in the application.\nSimply type vegas-desk help [path to command] for full details.":     "vegas-desk help COMMANDE affiche l'aide de la commande.",
@@ -205,4 +205,15 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 
 	"write the payment's receipt, the original, to this PDF file":                          "écrire le reçu du paiement, l'original, dans ce fichier PDF",
 	"print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)": "imprimer le reçu du paiement, l'original, sur cette file CUPS (lpstat -e les liste)",
+	// A block no single party chose (seed.go).
+	"a block no single party chose: each party's secret and commitment, recorded before the generation":                                                "un bloc qu'aucune partie n'a choisi seule : le secret et l'engagement de chaque partie, enregistrés avant la génération",
+	"draw a party's secret (a file kept to yourself) and print its commitment (the file handed over)":                                                  "tirer le secret d'une partie (un fichier gardé pour soi) et écrire son engagement (le fichier remis)",
+	"record a commitment file in the journal, signed, before the generation it draws":                                                                  "enregistrer un fichier d'engagement au journal, signé, avant la génération qu'il tire",
+	"game code of the block the secret is to draw":                                                                                                     "code du jeu du bloc que le secret doit tirer",
+	"operator or auditor (required)":                                                                                                                   "operator (l'opérateur) ou auditor (le contrôleur) (obligatoire)",
+	"the secret file to write (0600, never replaced): keep it to yourself until the generation":                                                        "le fichier secret à écrire (0600, jamais remplacé) : gardez-le pour vous jusqu'à la génération",
+	"write the commitment file, to hand to the back office, to FILE (default: standard output)":                                                        "écrire le fichier d'engagement, à remettre au siège, dans FICHIER (par défaut : la sortie standard)",
+	"draw the seed from the two recorded commitments (seed record): 64 hex digits or a commitment file each, comma-separated":                          "tirer la graine des deux engagements enregistrés (seed record) : 64 chiffres hexadécimaux ou un fichier d'engagement chacun, séparés par une virgule",
+	"with --commitments: the operator's and the auditor's secret files (seed commit), comma-separated":                                                 "avec --commitments : les fichiers secrets de l'opérateur et du contrôleur (seed commit), séparés par une virgule",
+	"a drawn block's certificate: the operator's and the auditor's secret files, comma-separated: the seed and the block are computed again from them": "le certificat d'un bloc tiré : les fichiers secrets de l'opérateur et du contrôleur, séparés par une virgule : la graine et le bloc en sont recalculés",
 }

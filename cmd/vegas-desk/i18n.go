@@ -286,6 +286,9 @@ func (c *cli) say(err error) string {
 			return fr
 		}
 	}
+	if fr, ok := rewritten(seedWords, s); ok {
+		return fr
+	}
 	if fr, ok := rewritten(ledgerWords, s); ok {
 		return fr
 	}

@@ -7,46 +7,49 @@ import "vegas-desk/internal/ledger/core"
 
 // The types of the API.
 type (
-	Anchor          = core.Anchor
-	Attempt         = core.Attempt
-	Block           = core.Block
-	Case            = core.Case
-	Document        = core.Document
-	Certificate     = core.Certificate
-	Checkpoint      = core.Checkpoint
-	Claim           = core.Claim
-	ClaimFilter     = core.ClaimFilter
-	ClaimRequest    = core.ClaimRequest
-	ContentsCheck   = core.ContentsCheck
-	CounterIssue    = core.CounterIssue
-	CounterSpec     = core.CounterSpec
-	DayDesk         = core.DayDesk
-	DayFacts        = core.DayFacts
-	Sale            = core.Sale
-	Desk            = core.Desk
-	Emission        = core.Emission
-	GenerateOptions = core.GenerateOptions
-	Identity        = core.Identity
-	ImportFlag      = core.ImportFlag
-	ImportReport    = core.ImportReport
-	Limit           = core.Limit
-	PackEntry       = core.PackEntry
-	PackEntryFilter = core.PackEntryFilter
-	PackFilter      = core.PackFilter
-	PackMove        = core.PackMove
-	PackRun         = core.PackRun
-	Problem         = core.Problem
-	ReceiptFacts    = core.ReceiptFacts
-	Referral        = core.Referral
-	Refusal         = core.Refusal
-	Report          = core.Report
-	SettlementFacts = core.SettlementFacts
-	Status          = core.Status
-	Ticket          = core.Ticket
-	TierLine        = core.TierLine
-	Verdict         = core.Verdict
-	VerifyReport    = core.VerifyReport
-	Winner          = core.Winner
+	Anchor           = core.Anchor
+	Attempt          = core.Attempt
+	Block            = core.Block
+	Case             = core.Case
+	Document         = core.Document
+	Certificate      = core.Certificate
+	Checkpoint       = core.Checkpoint
+	CommitmentRecord = core.CommitmentRecord
+	Drawing          = core.Drawing
+	DrawParty        = core.DrawParty
+	Claim            = core.Claim
+	ClaimFilter      = core.ClaimFilter
+	ClaimRequest     = core.ClaimRequest
+	ContentsCheck    = core.ContentsCheck
+	CounterIssue     = core.CounterIssue
+	CounterSpec      = core.CounterSpec
+	DayDesk          = core.DayDesk
+	DayFacts         = core.DayFacts
+	Sale             = core.Sale
+	Desk             = core.Desk
+	Emission         = core.Emission
+	GenerateOptions  = core.GenerateOptions
+	Identity         = core.Identity
+	ImportFlag       = core.ImportFlag
+	ImportReport     = core.ImportReport
+	Limit            = core.Limit
+	PackEntry        = core.PackEntry
+	PackEntryFilter  = core.PackEntryFilter
+	PackFilter       = core.PackFilter
+	PackMove         = core.PackMove
+	PackRun          = core.PackRun
+	Problem          = core.Problem
+	ReceiptFacts     = core.ReceiptFacts
+	Referral         = core.Referral
+	Refusal          = core.Refusal
+	Report           = core.Report
+	SettlementFacts  = core.SettlementFacts
+	Status           = core.Status
+	Ticket           = core.Ticket
+	TierLine         = core.TierLine
+	Verdict          = core.Verdict
+	VerifyReport     = core.VerifyReport
+	Winner           = core.Winner
 )
 
 // The verdicts (core.Decide).
@@ -123,6 +126,7 @@ var (
 	ErrOverLimit        = core.ErrOverLimit
 	ErrIdentityRequired = core.ErrIdentityRequired
 	ErrVoided           = core.ErrVoided
+	ErrCommitment       = core.ErrCommitment
 )
 
 // PackStates lists the states a pack may be in.
@@ -137,6 +141,7 @@ var (
 	PublicSerial         = core.PublicSerial
 	PackMoveFrom         = core.PackMoveFrom
 	ParseCertificate     = core.ParseCertificate
+	CheckDrawing         = core.CheckDrawing
 	AttachedText         = core.AttachedText
 	WriteCSV             = core.WriteCSV
 	WriteCSVWithIdentity = core.WriteCSVWithIdentity

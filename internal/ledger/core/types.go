@@ -373,6 +373,51 @@ type Certificate struct {
 	Counts    []TierLine // Prize and Generated (counted in the block) of each tier
 	SignedAt  time.Time
 	PublicKey string
+	// Drawing is how the block's seed was drawn from two committed
+	// secrets; nil: the seed was chosen by the operator alone.
+	Drawing *Drawing
+}
+
+// Drawing is a block's seed drawn from the operator's and the auditor's
+// secrets (game.DrawSeed), as the ledger recorded it: the commitments,
+// recorded before the generation began, and the reveals' hashes.
+type Drawing struct {
+	// Began is when the generation began (the 'reveal' entries' time).
+	Began time.Time
+	// Parties are the operator's and the auditor's, in that order.
+	Parties []DrawParty
+}
+
+// DrawParty is one party's part of a drawing.
+type DrawParty struct {
+	Role       game.Role
+	Commitment game.Commitment
+	// RecordedAt is when the commitment was recorded (its 'commitment'
+	// entry's time), Entry that entry's id.
+	RecordedAt time.Time
+	Entry      int64
+	RevealHash [32]byte
+}
+
+// CommitmentRecord is a commitment recorded in the journal: a
+// 'checkpoint' entry, method "commitment", whose detail is Text, signed
+// by the back office's key:
+//
+//	vegas-desk seed commitment record 1
+//	ledger=<the ledger's id>
+//	game=531
+//	role=auditor
+//	commitment=<64 hex digits>
+//	recorded_at="<now>"
+//	public_key=…
+//	signature=…
+type CommitmentRecord struct {
+	Text       string
+	Entry      int64
+	Role       game.Role
+	Game       int
+	Commitment game.Commitment
+	RecordedAt time.Time
 }
 
 // GenerateOptions tunes Generate.
@@ -385,6 +430,13 @@ type GenerateOptions struct {
 	// Progress, if not nil, is called with (done, game.BlockSize) from the
 	// generating goroutine.
 	Progress func(done, total int)
+	// Commitments and Reveals, when given, draw the block's seed
+	// (game.DrawSeed, the seed argument unused): the two commitments
+	// recorded in the ledger (RecordCommitment) before the generation
+	// begins, not used by another block, and the operator's and the
+	// auditor's secret files that open them.
+	Commitments []game.Commitment
+	Reveals     []game.SeedFile
 }
 
 // CounterSpec says what counter ledger to issue.
@@ -514,6 +566,11 @@ type Game struct {
 // ErrNotAnchored: the journal does not hold the entry of a given head hash
 // unchanged at its place.
 var ErrNotAnchored = errors.New("the journal does not hold this head")
+
+// ErrCommitment: a drawn block's commitment is not one the ledger may
+// draw from: not recorded, recorded after the generation began, of
+// another role, or already used by a block.
+var ErrCommitment = errors.New("the commitment cannot draw this block")
 
 // SchemaVersion is the schema version of a ledger of this build, on every
 // engine (SQLite's user_version, PostgreSQL's meta 'schema').
