@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
 )
 
 // What a cashier copies from an identity document (issue 29: names,
@@ -239,10 +240,35 @@ func placeholderName(name string) bool {
 	return strings.Count(folded, string(first)) == len([]rune(folded)) || contains(placeholders, folded)
 }
 
-// NameSkeleton is a name's confusable skeleton (Unicode TR39, its
-// confusables table, of the name in lower case): look-alikes of one name
-// (a Cyrillic "Сора" and a Latin "Copa", "JEAN" and "Jean") have the same.
-// It is for finding them, never for showing.
+// NameSkeleton is the key that a name and its look-alikes in any script
+// share (issue 44): Unicode TR39's skeleton (the confusables table), taken
+// of the name in capitals, then of that in lower case, again and again
+// until it changes no more (a few rounds at most: TestNameSkeletonFixed).
+// Capitals first: the skeleton of a Cyrillic, Greek or Cherokee capital is
+// the Latin capital it looks like, while its lower case maps to a small
+// capital (Cyrillic "т" to "ᴛ") or nothing; French documents print names in
+// capitals, so "ТНЕО ТОМАЅ", "THEO TOMAS" and "Theo Tomas" get one key,
+// "theo tornas". It is for finding look-alikes, never for showing.
 func NameSkeleton(name string) string {
+	k := norm.NFKD.String(IdentityText(name))
+	for range maxSkeletonRounds {
+		next := confusables.Skeleton(strings.ToLower(confusables.Skeleton(strings.ToUpper(k))))
+		if next == k {
+			break
+		}
+		k = next
+	}
+	return k
+}
+
+// maxSkeletonRounds bounds NameSkeleton's rounds; every letter and mark
+// of Unicode reaches its key in fewer (TestNameSkeletonFixed).
+const maxSkeletonRounds = 8
+
+// LegacyNameSkeleton is the key NameSkeleton gave before issue 44 (the
+// skeleton of the name in lower case), which kept capitals of other
+// scripts apart from the Latin ones. The identities kept before it hold
+// it; verify accepts it beside the key of now.
+func LegacyNameSkeleton(name string) string {
 	return confusables.Skeleton(strings.ToLower(IdentityText(name)))
 }
