@@ -66,7 +66,7 @@ func trimmed(who Identity, own string) Identity {
 // dropped connection) is asked again safely, and is, on a shared ledger, by
 // the policy protocol.Retry: within 31 s it is answered or ErrUnreachable.
 func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
-	s, err := core.PrepareClaim(&req, l.info.Desk)
+	s, err := core.PrepareClaim(&req, l.info.Desk, l.now())
 	if err != nil {
 		return Claim{}, core.Invalid(err)
 	}
