@@ -113,6 +113,9 @@ var (
 	ErrIdentityName     = core.ErrIdentityName
 	ErrIdentityDoc      = core.ErrIdentityDoc
 	ErrIdentityNumber   = core.ErrIdentityNumber
+	ErrIdentityMRZ      = core.ErrIdentityMRZ
+	ErrMinor            = core.ErrMinor
+	ErrDocumentExpired  = core.ErrDocumentExpired
 	ErrNotYetOnSale     = core.ErrNotYetOnSale
 	ErrExpired          = core.ErrExpired
 	ErrStolen           = core.ErrStolen
@@ -140,6 +143,7 @@ var (
 	WriteCSV             = core.WriteCSV
 	WriteCSVWithIdentity = core.WriteCSVWithIdentity
 	NameSkeleton         = core.NameSkeleton
+	LegacyNameSkeleton   = core.LegacyNameSkeleton
 	Documents            = core.Documents
 	DocumentOf           = core.DocumentOf
 	DocumentTypes        = core.DocumentTypes

@@ -118,7 +118,7 @@ func TestServedInvisibleIdentity(t *testing.T) {
 		}
 		w := ic.Winner
 		st, body := post(t, c, s.URL, "/v1/claim", wire.ClaimRequest{Serial: serial, Operator: "mallory",
-			Winner: &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}})
+			Winner: &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber, MRZ: w.MRZ}})
 		if !ic.Given {
 			var e wire.Error
 			if json.Unmarshal(body, &e); st == http.StatusOK || e.Refusal == nil || e.Refusal.Verdict != string(ledger.IdentityRequired) {
