@@ -1,6 +1,9 @@
 package ledger
 
-import "vegas-desk/internal/ledger/core"
+import (
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/mrz"
+)
 
 // The public types, errors and rules are core's: every kind of ledger
 // shares them. They are named here for the ledger's users.
@@ -116,6 +119,8 @@ var (
 	ErrIdentityMRZ      = core.ErrIdentityMRZ
 	ErrMinor            = core.ErrMinor
 	ErrDocumentExpired  = core.ErrDocumentExpired
+	ErrMRZCheckDigit    = mrz.ErrCheckDigit
+	ErrMRZFormat        = mrz.ErrFormat
 	ErrNotYetOnSale     = core.ErrNotYetOnSale
 	ErrExpired          = core.ErrExpired
 	ErrStolen           = core.ErrStolen
