@@ -147,7 +147,10 @@ const (
 // payment (CheckAt). A ledger keeps none of it but the name, the document
 // and its number: not the zone, not the birth date, sex, nationality or
 // expiry it holds.
-type Winner struct{ Name, DocType, DocNumber, Skeleton, MRZ string }
+type Winner struct {
+	Name, DocType, DocNumber, Skeleton string
+	MRZ                                string `json:",omitempty"` // (a counter's export, which keeps none, has no such field)
+}
 
 // ClaimRequest is one payment asked for.
 type ClaimRequest struct {
