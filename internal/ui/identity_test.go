@@ -133,6 +133,9 @@ func TestPayDialogIdentity(t *testing.T) {
 		t.Fatalf("a zone mistyped: %q", dialogText(d))
 	}
 	typeZone(valid)
+	if strings.Contains(dialogText(d), "chiffre de contrôle") {
+		t.Errorf("the zone typed again still shows the problem of before: %q", dialogText(d))
+	}
 	if want := "Lu\u00a0: LUCAS PETIT, carte nationale d’identité (CNI) R8WN3CTJ7"; read.Text != want {
 		t.Errorf("read %q, want %q", read.Text, want)
 	}

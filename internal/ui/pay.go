@@ -63,6 +63,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	body := container.NewVBox(widget.NewLabel(msg))
 	var winner *ledger.Winner
 	var first fyne.Focusable
+	var typed func() // the identity typed again: the problem said before goes
 	if t.Verdict == ledger.IdentityRequired {
 		// From the identity threshold, the winner's identity is recorded
 		// with the payment (and never shown at a counter again).
@@ -95,6 +96,9 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		zone.OnChanged = func(s string) {
 			winner.MRZ = s
 			read.SetText(zoneRead(winner))
+			if typed != nil {
+				typed()
+			}
 		}
 		first = zone
 	}
@@ -105,6 +109,12 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	progress.Hide()
 	var dlg dialog.Dialog
 	busy := false
+	typed = func() {
+		if !busy {
+			state.SetText("")
+			progress.Hide()
+		}
+	}
 	var payB, cancelB *keyButton
 	cancel := func() {
 		if busy {
