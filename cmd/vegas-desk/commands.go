@@ -110,7 +110,8 @@ func (c *cli) commands() *cobra.Command {
 		"  vegas-desk check ticket.json --desk C1", c.check)
 	leaf(root, "claim SERIAL", "pay a winning ticket (its verdict: PAID, or why not)",
 		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-7 --desk C1 --operator anne\n"+
-			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc CNI --winner-doc-number X4RTBPFW4", c.claim)
+			"  vegas-desk claim SERIAL --winner-mrz - < mrz.txt\n"+
+			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc permis --winner-doc-number 19AZ71864", c.claim)
 	leaf(root, "void PAYMENT", "void a payment (its number, as claims shows it)",
 		"  vegas-desk void 12 --reason \"paid twice by mistake\"", c.void)
 	leaf(root, "claims", "the payments, filtered; as text, CSV, JSON or a counter's journal (--jsonl)",
@@ -233,7 +234,7 @@ var valueNames = map[string]string{
 	"operator": "NAME", "desk": "ID", "output": "FILE", "game": "CODE", "passphrase-file": "FILE", "dir": "DIR",
 	"reason": "TEXT", "printer": "QUEUE", "block": "N", "since": "DATE", "until": "DATE", "day": "DATE", "packs": "A-B",
 	"key": "FILE", "out": "FILE", "cert": "FILE", "backup-dir": "DIR", "winner-name": "NAME", "winner-doc": "TYPE",
-	"winner-doc-number": "NUMBER", "unit-user": "NAME", "state": "STATE", "server": "URL", "seed": "HEX", "seconds": "S",
+	"winner-doc-number": "NUMBER", "winner-mrz": "ZONE", "unit-user": "NAME", "state": "STATE", "server": "URL", "seed": "HEX", "seconds": "S",
 	"request": "ID", "receipt": "FILE", "role": "ROLE", "public": "FILE", "commitments": "C1,C2", "reveal": "FILE1,FILE2", "pgpass": "FILE", "on-sale": "DATE", "end-of-sale": "DATE", "deadline": "DATE",
 	"metrics": "HOST:PORT", "listen": "HOST:PORT", "method": "serial|contents", "max-conns": "N", "log-format": "text|json",
 	"key-file": "FILE", "keep": "N", "identity-threshold": "EUROS", "host": "H,H", "head": "HEX", "counters": "N",

@@ -353,7 +353,8 @@ var serverWords = []struct {
 var ledgerErrors = []error{
 	ledger.ErrNotLedger, ledger.ErrTooNew, ledger.ErrTooOld, ledger.ErrNoLedger, ledger.ErrNotDemo, ledger.ErrNotFound,
 	ledger.ErrReadOnly, ledger.ErrUnreachable, ledger.ErrCounterOnly, ledger.ErrDeskMismatch, ledger.ErrDeskDisabled,
-	ledger.ErrDeskUnknown, ledger.ErrDeskRevoked, ledger.ErrOtherLedger, ledger.ErrRequestReused,
+	ledger.ErrDeskUnknown, ledger.ErrDeskRevoked, ledger.ErrOtherLedger, ledger.ErrRequestReused, ledger.ErrMinor,
+	ledger.ErrDocumentExpired,
 }
 
 // refusal is a refused claim's or lookup's message (ledger.Refusal's), in

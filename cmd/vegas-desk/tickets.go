@@ -187,7 +187,8 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
 	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+ledger.DocumentTypes())
-	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it")
+	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it (a driving licence)")
+	zone := fs.String("winner-mrz", "", "winner's identity document's machine-readable zone (a CNI, passport or titre de séjour, which give the winner's identity by it): its lines, separated by a line break or a space, or - to read them from the standard input (an MRZ reader)")
 	receipt := fs.String("receipt", "", "write the payment's receipt, the original, to this PDF file")
 	queue := fs.String("printer", "", "print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "JSON output")
@@ -214,8 +215,25 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		}
 		defer l.Close()
 		req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: limit.Limit}
-		if *name != "" || *docType != "" || *docNumber != "" {
-			req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber}
+		if *zone == "-" {
+			text, err := io.ReadAll(io.LimitReader(c.stdin, 1024))
+			if err != nil {
+				return failf("claim: --winner-mrz -: %w", err)
+			}
+			*zone = string(text)
+		}
+		if *name != "" || *docType != "" || *docNumber != "" || *zone != "" {
+			req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber, MRZ: *zone}
+			// What the zone says of the winner's age and the document's
+			// expiry, said in the command line's words before anything
+			// is asked (the ledger asks again at the payment).
+			switch err := req.Winner.CheckAt(time.Now()); {
+			case req.Winner.Check() != nil:
+			case errors.Is(err, ledger.ErrMinor):
+				return failf("claim: %w: the winner's document (--winner-mrz) says the winner is under 18: a prize is never paid to a minor; do not pay", ledger.ErrMinor)
+			case errors.Is(err, ledger.ErrDocumentExpired):
+				return failf("claim: %w: the winner's document (--winner-mrz) has expired: ask for a valid one", ledger.ErrDocumentExpired)
+			}
 		}
 		if req.Request == "" {
 			req.Request = ledger.NewRequestID()
@@ -254,7 +272,7 @@ func identityWords(err error, w *ledger.Winner) error {
 		return err
 	}
 	if why := w.Check(); why != nil {
-		return failf("%w\nthe identity given is none: %v (--winner-name, --winner-doc, --winner-doc-number)", err, why)
+		return failf("%w\nthe identity given is none: %v (--winner-mrz for a CNI, a passport or a titre de séjour; --winner-name, --winner-doc, --winner-doc-number for a driving licence)", err, why)
 	}
 	return err
 }

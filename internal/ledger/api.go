@@ -1,6 +1,9 @@
 package ledger
 
-import "vegas-desk/internal/ledger/core"
+import (
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/mrz"
+)
 
 // The public types, errors and rules are core's: every kind of ledger
 // shares them. They are named here for the ledger's users.
@@ -117,6 +120,11 @@ var (
 	ErrIdentityName     = core.ErrIdentityName
 	ErrIdentityDoc      = core.ErrIdentityDoc
 	ErrIdentityNumber   = core.ErrIdentityNumber
+	ErrIdentityMRZ      = core.ErrIdentityMRZ
+	ErrMinor            = core.ErrMinor
+	ErrDocumentExpired  = core.ErrDocumentExpired
+	ErrMRZCheckDigit    = mrz.ErrCheckDigit
+	ErrMRZFormat        = mrz.ErrFormat
 	ErrNotYetOnSale     = core.ErrNotYetOnSale
 	ErrExpired          = core.ErrExpired
 	ErrStolen           = core.ErrStolen
@@ -146,6 +154,7 @@ var (
 	WriteCSV             = core.WriteCSV
 	WriteCSVWithIdentity = core.WriteCSVWithIdentity
 	NameSkeleton         = core.NameSkeleton
+	LegacyNameSkeleton   = core.LegacyNameSkeleton
 	Documents            = core.Documents
 	DocumentOf           = core.DocumentOf
 	DocumentTypes        = core.DocumentTypes

@@ -71,7 +71,7 @@ func trimmed(who Identity, own string) Identity {
 // context ended, PostgreSQL away, a flush failed), and the counter asks
 // again.
 func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
-	s, err := core.PrepareClaim(&req, l.info.Desk)
+	s, err := core.PrepareClaim(&req, l.info.Desk, l.now())
 	if err != nil {
 		return Claim{}, core.Invalid(err)
 	}

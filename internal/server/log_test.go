@@ -97,7 +97,9 @@ func TestServerLog(t *testing.T) {
 	var logs logBuffer
 	s := servertest.Start(t, o, server.Config{Log: server.NewLogger(&logs, "json")})
 	c9 := s.Open(t, "C9")
-	winner := &ledger.Winner{Name: "Jeanne Secretname", DocType: "CNI", DocNumber: "X4Q8T2K7M"}
+	// The winner's identity read from her card's zone (issue 44): neither
+	// the zone nor what it holds (name, number, birth date) is logged.
+	winner := &ledger.Winner{MRZ: "IDFRAT7MK2QLV86<<<<<<<<<<<<<<<\n8511043F3609208FRA<<<<<<<<<<<0\nSECRETNAME<<JEANNE<<<<<<<<<<<<"}
 	big := serials.Winners[prize][0]
 	cl, err := c9.Claim(ctx, ledger.ClaimRequest{Serial: big, Method: ledger.MethodSerial, Who: ledger.Identity{Operator: "ann"},
 		Request: "req-77", Limit: ledger.NoLimit, Winner: winner})
@@ -225,7 +227,7 @@ func TestServerLog(t *testing.T) {
 	// Nothing secret: no serial's secret part (the serials sent, the
 	// guesses, the mistyped one), the winner, a key or a certificate.
 	text := logs.String()
-	secrets := []string{winner.Name, winner.DocNumber, "PRIVATE KEY", "CERTIFICATE"}
+	secrets := []string{"SECRETNAME", "T7MK2QLV8", "851104", "PRIVATE KEY", "CERTIFICATE"}
 	for _, serial := range append([]string{big, small, mistyped}, guesses...) {
 		digits := strings.ReplaceAll(serial, "-", "")
 		secrets = append(secrets, serial, digits[14:26], serial[17:31])

@@ -115,7 +115,7 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	}
 	req := ledger.ClaimRequest{Serial: q.Serial, Method: q.Method, Who: a.who(q.Operator), Request: q.Request, Limit: limit}
 	if w := q.Winner; w != nil {
-		req.Winner = &ledger.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}
+		req.Winner = &ledger.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber, MRZ: w.MRZ}
 	}
 	c, err := s.l.Claim(ctx, req)
 	if err != nil {

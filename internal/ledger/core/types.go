@@ -139,7 +139,18 @@ const (
 // threshold on. Skeleton is what the ledger keeps beside it, read back: the
 // name's confusable skeleton (NameSkeleton), the same for look-alikes of
 // one name; a claim does not give it.
-type Winner struct{ Name, DocType, DocNumber, Skeleton string }
+//
+// MRZ is the machine-readable zone of a document that carries one (a CNI,
+// a passport, a titre de séjour: Document.MRZ), as typed or read by an MRZ
+// reader (issue 44): a claim gives it, and the name, document and number
+// are then the zone's (Normal), its birth date and expiry checked at the
+// payment (CheckAt). A ledger keeps none of it but the name, the document
+// and its number: not the zone, not the birth date, sex, nationality or
+// expiry it holds.
+type Winner struct {
+	Name, DocType, DocNumber, Skeleton string
+	MRZ                                string `json:",omitempty"` // (a counter's export, which keeps none, has no such field)
+}
 
 // ClaimRequest is one payment asked for.
 type ClaimRequest struct {
