@@ -68,3 +68,5 @@ require (
 )
 
 replace github.com/jeandeaual/go-locale => ./third_party/go-locale
+
+replace github.com/mtibben/confusables => ./third_party/confusables

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -67,9 +66,8 @@ type cli struct {
 	// to ask it with (--server, --desk-cert).
 	server, deskCert string
 	ctx              context.Context
-	// lang and p: the command line's language, and its messages' printer.
+	// lang: the command line's language.
 	lang language.Tag
-	p    *message.Printer
 }
 
 // run executes one command line and returns the exit status.
@@ -86,7 +84,6 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	defer stop()
 	c.ctx = ctx
 	c.lang = cliLanguage()
-	c.p = message.NewPrinter(c.lang)
 	root := c.commands()
 	c.translateHelp(root)
 	root.SetArgs(goFlags(args))
