@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,4 +87,65 @@ func TestRewritesCompile(t *testing.T) {
 			r.get()
 		}()
 	}
+}
+
+// What a command's process does before main: each package's
+// initialisation as GODEBUG=inittrace=1 reports it for lookup --help of
+// the command-line build (make cli), whatever the command (init runs
+// before it is read). Its allocations and bytes are the measure, the same
+// at every run where its times are not: a package whose init allocates
+// more than initAllocs or initBytes is work done for every ticket looked
+// up (the French catalogue was 11,065 allocations, confusables' table
+// 218 KB), to be done when first needed (sync.OnceValue) or in the command
+// that needs it. The exceptions are libraries' own, unavoidable once
+// linked, each bounded.
+func TestStartupInits(t *testing.T) {
+	const initAllocs, initBytes, totalAllocs = 150, 64 << 10, 1800
+	exceptions := map[string]struct{ allocs, bytes int }{
+		// go-pdf/fpdf's templates: the standard library's gob registers its
+		// types at init.
+		"encoding/gob": {400, 32 << 10},
+	}
+	// What only serve needed and initialised in every process: Prometheus's
+	// Go client (its default registry's collectors, procfs's regular
+	// expressions, protobuf's descriptors; 1,650 allocations, a fifth of a
+	// lookup's instructions). serve writes its metrics itself
+	// (internal/server/exposition.go).
+	banned := []string{"github.com/prometheus/", "google.golang.org/protobuf/"}
+	bin := build(t, "0", "nogui")
+	cmd := exec.Command(bin, "lookup", "--help")
+	cmd.Env = append(withoutLocale(os.Environ()), "LANG=fr_FR.UTF-8", "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), "lookup") {
+		t.Fatalf("lookup --help: %v\n%s%s", err, out, stderr.String())
+	}
+	lines := regexp.MustCompile(`(?m)^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`).FindAllStringSubmatch(stderr.String(), -1)
+	if len(lines) < 50 {
+		t.Fatalf("%d packages' inits traced, want them all:\n%s", len(lines), stderr.String())
+	}
+	total := 0
+	for _, l := range lines {
+		pkg := l[1]
+		bytes, _ := strconv.Atoi(l[2])
+		allocs, _ := strconv.Atoi(l[3])
+		total += allocs
+		for _, b := range banned {
+			if strings.HasPrefix(pkg, b) {
+				t.Errorf("init %s: linked into every command (%d allocations at start)", pkg, allocs)
+			}
+		}
+		maxAllocs, maxBytes := initAllocs, initBytes
+		if e, ok := exceptions[pkg]; ok {
+			maxAllocs, maxBytes = e.allocs, e.bytes
+		}
+		if allocs > maxAllocs || bytes > maxBytes {
+			t.Errorf("init %s: %d allocations, %d bytes (at most %d, %d): every command pays for it before main; make it when first needed (sync.OnceValue), or in the command that needs it",
+				pkg, allocs, bytes, maxAllocs, maxBytes)
+		}
+	}
+	if total > totalAllocs {
+		t.Errorf("the inits allocate %d times before main, at most %d", total, totalAllocs)
+	}
+	t.Logf("%d packages initialised, %d allocations", len(lines), total)
 }
