@@ -68,6 +68,9 @@ func (c *cli) commands() *cobra.Command {
 			name = parent.Name() + " " + name
 		}
 		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+		// Visited in the order defined, not sorted (twice a command, at
+		// every start): cmd's own set sorts them for the help.
+		fs.SortFlags = false
 		run := define(fs)
 		fs.VisitAll(func(f *pflag.Flag) {
 			if f.Name == "o" { // -o FILE, as every command names the file it writes
