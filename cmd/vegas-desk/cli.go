@@ -68,6 +68,9 @@ type cli struct {
 	ctx              context.Context
 	// lang: the command line's language.
 	lang language.Tag
+	// undefined: the commands whose flags are not defined yet, with what
+	// defines them (runIn's tree: defineFor); nil: commands defines all.
+	undefined map[*cobra.Command]func()
 }
 
 // run executes one command line and returns the exit status.
@@ -84,7 +87,9 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	defer stop()
 	c.ctx = ctx
 	c.lang = cliLanguage()
+	c.undefined = map[*cobra.Command]func(){}
 	root := c.commands()
+	c.defineFor(root, goFlags(args))
 	c.translateHelp(root)
 	root.SetArgs(goFlags(args))
 	root.SetIn(stdin)

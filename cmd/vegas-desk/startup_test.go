@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
@@ -148,4 +149,55 @@ func TestStartupInits(t *testing.T) {
 		t.Errorf("the inits allocate %d times before main, at most %d", total, totalAllocs)
 	}
 	t.Logf("%d packages initialised, %d allocations", len(lines), total)
+}
+
+// A command's process defines its command's flags (and those of the
+// commands under it) and no other's; help, completion and the root's
+// define them all; a command's own flag of a global flag's name stays its
+// own (load --server measures a server, --server of the others asks one).
+func TestOneCommandsFlags(t *testing.T) {
+	all := len(func() map[*cobra.Command]func() {
+		c := &cli{undefined: map[*cobra.Command]func(){}}
+		c.commands()
+		return c.undefined
+	}())
+	for _, tc := range []struct {
+		args    []string
+		command string // the command found, its flags defined
+		flag    string
+		left    int // commands left undefined
+	}{
+		{[]string{"--db", "x.db", "lookup", "531-0001-0000000-0368-7420-6776-3886-1"}, "lookup", "desk", all - 1},
+		{[]string{"--db=x.db", "claim", "--desk", "C1", "S"}, "claim", "operator", all - 1},
+		{[]string{"load", "--server", "https://localhost:8443"}, "load", "counters", all - 1},
+		{[]string{"desks", "add", "C1"}, "desks add", "limit", all - 8},
+		{[]string{"cases", "--all", "close", "12"}, "cases", "all", all - 2},
+		{[]string{"--help", "lookup"}, "lookup", "desk", 0},
+		{[]string{"lookup", "-h"}, "lookup", "desk", 0},
+		{[]string{"help", "claim"}, "claim", "operator", 0},
+		{[]string{"__complete", "claim", "--"}, "claim", "operator", 0},
+		{[]string{"--db", "lookup"}, "lookup", "desk", 0},
+		{[]string{"bogus"}, "lookup", "desk", 0},
+		{nil, "lookup", "desk", 0},
+	} {
+		c := &cli{undefined: map[*cobra.Command]func(){}}
+		root := c.commands()
+		c.defineFor(root, tc.args)
+		cmd, _, err := root.Find(strings.Fields(tc.command))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmd.Flags().Lookup(tc.flag) == nil || len(c.undefined) != tc.left {
+			t.Errorf("%q: %s --%s defined: %v; %d commands left undefined, want %d", tc.args, tc.command, tc.flag,
+				cmd.Flags().Lookup(tc.flag) != nil, len(c.undefined), tc.left)
+		}
+	}
+	c := &cli{undefined: map[*cobra.Command]func(){}}
+	root := c.commands()
+	c.defineFor(root, []string{"load", "--server", "https://localhost:8443"})
+	c.translateHelp(root)
+	load, _, _ := root.Find([]string{"load", "--server", "https://localhost:8443"})
+	if f := load.Flags().Lookup("server"); f == nil || !strings.HasPrefix(f.Usage, "measure the validation server") {
+		t.Errorf("load --server is not load's own: %+v", f)
+	}
 }
