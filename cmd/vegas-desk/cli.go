@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -67,9 +66,11 @@ type cli struct {
 	// to ask it with (--server, --desk-cert).
 	server, deskCert string
 	ctx              context.Context
-	// lang and p: the command line's language, and its messages' printer.
+	// lang: the command line's language.
 	lang language.Tag
-	p    *message.Printer
+	// undefined: the commands whose flags are not defined yet, with what
+	// defines them (runIn's tree: defineFor); nil: commands defines all.
+	undefined map[*cobra.Command]func()
 }
 
 // run executes one command line and returns the exit status.
@@ -86,8 +87,9 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	defer stop()
 	c.ctx = ctx
 	c.lang = cliLanguage()
-	c.p = message.NewPrinter(c.lang)
+	c.undefined = map[*cobra.Command]func(){}
 	root := c.commands()
+	c.defineFor(root, goFlags(args))
 	c.translateHelp(root)
 	root.SetArgs(goFlags(args))
 	root.SetIn(stdin)

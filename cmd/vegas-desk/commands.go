@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,17 +68,28 @@ func (c *cli) commands() *cobra.Command {
 		if parent != root {
 			name = parent.Name() + " " + name
 		}
-		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-		run := define(fs)
-		fs.VisitAll(func(f *pflag.Flag) {
-			if f.Name == "o" { // -o FILE, as every command names the file it writes
-				f.Name, f.Shorthand = "output", "o"
-			}
-			if v, ok := valueNames[f.Name]; ok && f.Value.Type() != "bool" {
-				f.Value = named{f.Value, v}
-			}
-		})
-		cmd.Flags().AddFlagSet(fs)
+		var run func([]string) error
+		flags := func() {
+			fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+			// Visited in the order defined, not sorted (twice a command, at
+			// every start): cmd's own set sorts them for the help.
+			fs.SortFlags = false
+			run = define(fs)
+			fs.VisitAll(func(f *pflag.Flag) {
+				if f.Name == "o" { // -o FILE, as every command names the file it writes
+					f.Name, f.Shorthand = "output", "o"
+				}
+				if v, ok := valueNames[f.Name]; ok && f.Value.Type() != "bool" {
+					f.Value = named{f.Value, v}
+				}
+			})
+			cmd.Flags().AddFlagSet(fs)
+		}
+		if c.undefined != nil {
+			c.undefined[cmd] = flags // defineFor's
+		} else {
+			flags()
+		}
 		cmd.RunE = func(_ *cobra.Command, args []string) error { return run(args) }
 		parent.AddCommand(cmd)
 		return cmd
@@ -257,6 +269,84 @@ func programName() string {
 		return name
 	}
 	return "vegas-desk"
+}
+
+// defineFor defines the flags of the command args name, those of
+// c.undefined (runIn's tree): its top command's and those under it. A
+// process runs one command, and defining every command's flags at every
+// start was a tenth of a lookup's instructions. The root's own (its help,
+// an unknown command), help's, completion's, and any asking for help
+// (whose flag, which translateHelp adds, changes how Find reads the
+// words after it) define them all. It runs before anything merges the
+// global flags into a command's (translateHelp does, cobra's Find does):
+// a command's own flag of a global flag's name (load's --server) would
+// be lost.
+func (c *cli) defineFor(root *cobra.Command, args []string) {
+	n := 0
+	var walk func(*cobra.Command)
+	walk = func(x *cobra.Command) {
+		if flags, ok := c.undefined[x]; ok {
+			flags()
+			delete(c.undefined, x)
+			n++
+		}
+		for _, sub := range x.Commands() {
+			walk(sub)
+		}
+	}
+	help := slices.ContainsFunc(args, func(a string) bool {
+		return a == "-h" || a == "--help" || strings.HasPrefix(a, "-h=") || strings.HasPrefix(a, "--help=")
+	})
+	if top := topCommand(root, args); top != nil && !help {
+		walk(top)
+	}
+	if n == 0 {
+		walk(root)
+	}
+}
+
+// topCommand is the command of root's that args name first, as cobra's
+// Find reads them at the root (its stripFlags: a flag not known to take no
+// value takes the next argument), but without Find's side effect: it
+// merges the global flags into the command it finds (defineFor). Nil:
+// none.
+func topCommand(root *cobra.Command, args []string) *cobra.Command {
+	noValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal != "" }
+	long := func(name string) *pflag.Flag {
+		if f := root.Flags().Lookup(name); f != nil {
+			return f
+		}
+		return root.PersistentFlags().Lookup(name)
+	}
+	short := func(name string) *pflag.Flag {
+		if f := root.Flags().ShorthandLookup(name[:1]); f != nil {
+			return f
+		}
+		return root.PersistentFlags().ShorthandLookup(name[:1])
+	}
+	for len(args) > 0 {
+		s := args[0]
+		args = args[1:]
+		switch {
+		case s == "--":
+			return nil
+		case strings.HasPrefix(s, "--") && !strings.Contains(s, "=") && !noValue(long(s[2:])):
+			fallthrough
+		case strings.HasPrefix(s, "-") && !strings.Contains(s, "=") && len(s) == 2 && !noValue(short(s[1:])):
+			if len(args) <= 1 {
+				return nil
+			}
+			args = args[1:]
+		case s != "" && !strings.HasPrefix(s, "-"):
+			for _, cmd := range root.Commands() {
+				if cmd.Name() == s || cmd.HasAlias(s) {
+					return cmd
+				}
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // helpPath is the command args name, as its help is asked ("desks add "),

@@ -111,7 +111,7 @@ func TestFrenchCatalogueComplete(t *testing.T) {
 				if name == "text" {
 					key = strings.ReplaceAll(s, "%", "%%")
 				}
-				if _, ok := frenchMessages[key]; !ok {
+				if _, ok := frenchMessages()[key]; !ok {
 					t.Errorf("%s: %s(%q): no French in the catalogue (messages_fr.go, help_fr.go)", fset.Position(call.Args[i].Pos()), name, s)
 				}
 			}
@@ -353,7 +353,7 @@ func TestFrenchLines(t *testing.T) {
 // arguments of the English verbs' types, neither says %!.
 func TestFrenchFormats(t *testing.T) {
 	verb := regexp.MustCompile(`%[-+# 0]*\d*(\.\d+)?([a-zA-Z%])`)
-	for en, fr := range frenchMessages {
+	for en, fr := range frenchMessages() {
 		var args []any
 		for _, m := range verb.FindAllStringSubmatch(en, -1) {
 			switch m[2] {

@@ -261,7 +261,7 @@ func TestFrenchHelpComplete(t *testing.T) {
 	root.InitDefaultCompletionCmd()
 	missing := map[string]bool{}
 	check := func(s string) {
-		if _, ok := frenchMessages[strings.ReplaceAll(s, "%", "%%")]; s != "" && !ok {
+		if _, ok := frenchMessages()[strings.ReplaceAll(s, "%", "%%")]; s != "" && !ok {
 			missing[s] = true
 		}
 	}

@@ -8,12 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
@@ -24,13 +24,15 @@ import (
 // The command line speaks French where the locale is French, English
 // elsewhere. Its messages are written in English and looked up in the
 // French catalogue (help_fr.go, messages_fr.go), whose keys are the English format
-// strings: help texts through golang.org/x/text/message's printer (text),
-// the lines and errors (tr, printf, badInput, failf) formatted by fmt, with
+// strings: help texts by text, the lines and errors (tr, printf, badInput,
+// failf) formatted by fmt, with
 // dates, amounts and plurals written here for the language. A message
 // without a translation stays English; TestFrenchCatalogueComplete finds
 // one. The ledger's own refusals, errors and words are translated here, at
 // the edge, by what they are (errors.Is, errors.As, a verdict, a state, an
-// import flag's kind), not by rewriting the ledger's messages.
+// import flag's kind), not by rewriting the ledger's messages. Nothing of
+// the French is built before a French process asks for it (frenchMessages,
+// lazyRegexp): an English lookup pays for no catalogue.
 
 // cliLanguage is the command line's language: the locale's (LC_ALL, else
 // LC_MESSAGES, else LANG, as POSIX orders them), else the user's Windows
@@ -58,12 +60,9 @@ func tagOf(locale string) language.Tag {
 
 func init() {
 	// fr is the French help template's: cobra's own words in its lines.
-	cobra.AddTemplateFunc("fr", strings.NewReplacer("[flags]", "[options]", "(default ", "(par défaut ").Replace)
-	for en, fr := range frenchMessages {
-		if err := message.SetString(language.French, en, fr); err != nil {
-			panic(err)
-		}
-	}
+	cobra.AddTemplateFunc("fr", func(s string) string {
+		return strings.NewReplacer("[flags]", "[options]", "(default ", "(par défaut ").Replace(s)
+	})
 }
 
 // tr translates a message format and formats it. The numbers are the
@@ -76,7 +75,10 @@ func (c *cli) tr(format string, args ...any) string {
 
 // format is a message format in the command line's language.
 func (c *cli) format(format string) string {
-	if fr, ok := frenchMessages[format]; ok && c.lang == language.French {
+	if c.lang != language.French {
+		return format
+	}
+	if fr, ok := frenchMessages()[format]; ok {
 		return fr
 	}
 	return format
@@ -96,7 +98,10 @@ func (c *cli) word(s string) string { return c.inLanguage(frenchWords, s) }
 func (c *cli) move(s string) string { return c.inLanguage(frenchMoves, s) }
 
 func (c *cli) inLanguage(french map[string]string, s string) string {
-	if fr, ok := french[s]; ok && c.lang == language.French {
+	if c.lang != language.French {
+		return s
+	}
+	if fr, ok := french[s]; ok {
 		return fr
 	}
 	return s
@@ -177,12 +182,18 @@ func (c *cli) cents(x paper.Cents) string {
 	return fmt.Sprintf("%s%s,%02d €", sign, game.GroupDigits(int(x/100)), x%100)
 }
 
-// text translates a text that is no format (a help text).
+// text translates a text that is no format (a help text): its French is
+// the catalogue's, whose keys are formats (a % written %%), and as
+// golang.org/x/text/message's printer wrote it from a catalogue of them
+// (TestTextAsPrinter): a format without arguments, %% a %.
 func (c *cli) text(s string) string {
-	if s == "" || c.p == nil {
+	if s == "" || c.lang != language.French {
 		return s
 	}
-	return c.p.Sprintf(strings.ReplaceAll(s, "%", "%%"))
+	if fr, ok := frenchMessages()[strings.ReplaceAll(s, "%", "%%")]; ok {
+		return strings.ReplaceAll(fr, "%%", "%")
+	}
+	return s
 }
 
 // translateHelp puts every help text of the tree in the command line's
@@ -220,15 +231,32 @@ func (c *cli) translateHelp(root *cobra.Command) {
 // rewrite is one message of another's (cobra's, the game's, the
 // ledger's), in French: what it matches, and its French (regexp.Expand's).
 type rewrite struct {
-	re *regexp.Regexp
+	re *lazyRegexp
 	fr string
+}
+
+// lazyRegexp is a regular expression compiled when first used: the
+// rewrites serve a French process's errors only, and compiling the dozens
+// of them at every start cost more than a lookup itself.
+// TestRewritesCompile compiles each.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func lazyRE(src string) *lazyRegexp { return &lazyRegexp{src: src} }
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
 }
 
 // rewritten is s rewritten by the first of rs that matches it.
 func rewritten(rs []rewrite, s string) (string, bool) {
 	for _, x := range rs {
-		if x.re.MatchString(s) {
-			return x.re.ReplaceAllString(s, x.fr), true
+		if x.re.get().MatchString(s) {
+			return x.re.get().ReplaceAllString(s, x.fr), true
 		}
 	}
 	return s, false
@@ -236,13 +264,13 @@ func rewritten(rs []rewrite, s string) (string, bool) {
 
 // cobraErrors are cobra's and pflag's own usage errors, in French.
 var cobraErrors = []rewrite{
-	{regexp.MustCompile(`strconv\.Parse(?:Int|Uint|Float|Bool): parsing ".*?": invalid syntax$`), `pas un nombre`},
-	{regexp.MustCompile(`strconv\.Parse(?:Int|Uint|Float): parsing ".*?": value out of range$`), `nombre trop grand`},
-	{regexp.MustCompile(`time: (?:invalid|missing unit in) duration ".*"$`), `pas une durée (écrivez 30m, 2h)`},
-	{regexp.MustCompile(`^unknown command "(.*)" for "(.*)"`), `commande inconnue « $1 » de $2`},
-	{regexp.MustCompile(`^unknown (?:shorthand )?flag: '?(.*?)'?( in .*)?$`), `option inconnue : $1`},
-	{regexp.MustCompile(`^flag needs an argument: '?(.*?)'?( in .*)?$`), `l'option $1 demande une valeur`},
-	{regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`), `valeur « $1 » de $2 refusée : $3`},
+	{lazyRE(`strconv\.Parse(?:Int|Uint|Float|Bool): parsing ".*?": invalid syntax$`), `pas un nombre`},
+	{lazyRE(`strconv\.Parse(?:Int|Uint|Float): parsing ".*?": value out of range$`), `nombre trop grand`},
+	{lazyRE(`time: (?:invalid|missing unit in) duration ".*"$`), `pas une durée (écrivez 30m, 2h)`},
+	{lazyRE(`^unknown command "(.*)" for "(.*)"`), `commande inconnue « $1 » de $2`},
+	{lazyRE(`^unknown (?:shorthand )?flag: '?(.*?)'?( in .*)?$`), `option inconnue : $1`},
+	{lazyRE(`^flag needs an argument: '?(.*?)'?( in .*)?$`), `l'option $1 demande une valeur`},
+	{lazyRE(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`), `valeur « $1 » de $2 refusée : $3`},
 }
 
 // say is err's message in the command line's language.
@@ -271,8 +299,8 @@ func (c *cli) say(err error) string {
 	}
 	if errors.Is(err, ledger.ErrPackMove) {
 		for _, x := range packMoveWords {
-			if m := x.re.FindStringSubmatchIndex(s); m != nil {
-				return s[:m[0]] + x.fr(c, x.re.FindStringSubmatch(s[m[0]:]))
+			if m := x.re.get().FindStringSubmatchIndex(s); m != nil {
+				return s[:m[0]] + x.fr(c, x.re.get().FindStringSubmatch(s[m[0]:]))
 			}
 		}
 	}
@@ -310,7 +338,7 @@ func (c *cli) sayArgs(args []any) []any {
 		}
 		if e, ok := a.(string); ok {
 			for _, x := range cobraErrors {
-				e = x.re.ReplaceAllString(e, x.fr)
+				e = x.re.get().ReplaceAllString(e, x.fr)
 			}
 			a = strings.Replace(e, limitWords, c.text(limitWords), 1)
 		}
@@ -321,17 +349,17 @@ func (c *cli) sayArgs(args []any) []any {
 
 // serialErrors are game.ParseSerial's messages, in French.
 var serialErrors = []rewrite{
-	{regexp.MustCompile(`^serial (".*"): check digit does not match: a digit was mistyped; type the serial again$`),
+	{lazyRE(`^serial (".*"): check digit does not match: a digit was mistyped; type the serial again$`),
 		`billet $1 : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; retapez le numéro`},
-	{regexp.MustCompile(`^serial (".*"): not a serial: (\d+) digits where a serial has (\d+) \((.*)\); type all of them$`),
+	{lazyRE(`^serial (".*"): not a serial: (\d+) digits where a serial has (\d+) \((.*)\); type all of them$`),
 		`billet $1 : pas un numéro : $2 chiffres là où un numéro en a $3 ($4) ; tapez-les tous`},
-	{regexp.MustCompile(`^serial (".*"): not a serial: (".*") is not a digit; type its (\d+) digits \(spaces and dashes may separate them\)$`),
+	{lazyRE(`^serial (".*"): not a serial: (".*") is not a digit; type its (\d+) digits \(spaces and dashes may separate them\)$`),
 		`billet $1 : pas un numéro : $2 n'est pas un chiffre ; tapez ses $3 chiffres (des espaces et des tirets peuvent les séparer)`},
-	{regexp.MustCompile(`^serial (".*"): not a serial: game code (\d+) does not exist \(codes go from (\d+) to (\d+)\); check the first 3 digits$`),
+	{lazyRE(`^serial (".*"): not a serial: game code (\d+) does not exist \(codes go from (\d+) to (\d+)\); check the first 3 digits$`),
 		`billet $1 : pas un numéro : le code de jeu $2 n'existe pas (les codes vont de $3 à $4) ; vérifiez les 3 premiers chiffres`},
-	{regexp.MustCompile(`^serial (".*"): not a serial: block 0000 does not exist \(blocks start at 0001\); check digits 4 to 7$`),
+	{lazyRE(`^serial (".*"): not a serial: block 0000 does not exist \(blocks start at 0001\); check digits 4 to 7$`),
 		`billet $1 : pas un numéro : le bloc 0000 n'existe pas (les blocs commencent à 0001) ; vérifiez les chiffres 4 à 7`},
-	{regexp.MustCompile(`^serial (".*"): not a serial: position (\d+) is past the block's last ticket, (\d+); check digits 8 to 14$`),
+	{lazyRE(`^serial (".*"): not a serial: position (\d+) is past the block's last ticket, (\d+); check digits 8 to 14$`),
 		`billet $1 : pas un numéro : la position $2 dépasse le dernier billet du bloc, $3 ; vérifiez les chiffres 8 à 14`},
 }
 
@@ -419,23 +447,23 @@ func (c *cli) importFlag(f ledger.ImportFlag) string {
 
 // flagWords are the ledger's words of an import's flags, in French.
 var flagWords = []rewrite{
-	{regexp.MustCompile(`^pays (.+) for ticket (\S+), above the payout limit of (.+) sealed in the counter's ledger: the back office pays it$`),
+	{lazyRE(`^pays (.+) for ticket (\S+), above the payout limit of (.+) sealed in the counter's ledger: the back office pays it$`),
 		`paie ${1} pour le billet ${2}, au-dessus du plafond de ${3} scellé dans le registre du guichet : le siège le paie`},
-	{regexp.MustCompile(`^pays (.+) for ticket (\S+), which wins (.+)$`), `paie ${1} pour le billet ${2}, qui gagne ${3}`},
-	{regexp.MustCompile(`^refers ticket (\S+), which wins (.+): not above the payout limit of (.+) sealed in the counter's ledger$`),
+	{lazyRE(`^pays (.+) for ticket (\S+), which wins (.+)$`), `paie ${1} pour le billet ${2}, qui gagne ${3}`},
+	{lazyRE(`^refers ticket (\S+), which wins (.+): not above the payout limit of (.+) sealed in the counter's ledger$`),
 		`renvoie le billet ${1}, qui gagne ${2} : pas au-dessus du plafond de ${3} scellé dans le registre du guichet`},
-	{regexp.MustCompile(`^ticket (\S+): the counter ledger paid it on (.+?) \(payment (\d+) here\) and pays it again on (.+?): a counter ledger pays a ticket once, so this entry was written outside it; not recorded as a payment$`),
+	{lazyRE(`^ticket (\S+): the counter ledger paid it on (.+?) \(payment (\d+) here\) and pays it again on (.+?): a counter ledger pays a ticket once, so this entry was written outside it; not recorded as a payment$`),
 		`billet ${1} : le registre du guichet l'a payé le ${2} (paiement ${3} ici) et le paie de nouveau le ${4} : un registre de guichet ne paie un billet qu'une fois, cette écriture a donc été faite hors de lui ; pas enregistrée comme paiement`},
-	{regexp.MustCompile(`^ticket (\S+) was paid twice: (.+?) on (.+?) at desk "(.*?)" by "(.*?)" \(payment (\d+)\), and on (.+?) at desk "(.*?)" by "(.*?)" \(the counter ledger's payment (\d+), recorded here as payment (\d+)\): (.+?) to recover, an open case until a decision closes it \(vegas-desk cases\)$`),
+	{lazyRE(`^ticket (\S+) was paid twice: (.+?) on (.+?) at desk "(.*?)" by "(.*?)" \(payment (\d+)\), and on (.+?) at desk "(.*?)" by "(.*?)" \(the counter ledger's payment (\d+), recorded here as payment (\d+)\): (.+?) to recover, an open case until a decision closes it \(vegas-desk cases\)$`),
 		`billet ${1} payé deux fois : ${2} le ${3} au guichet « ${4} » par « ${5} » (paiement ${6}), et le ${7} au guichet « ${8} » par « ${9} » (paiement ${10} du registre du guichet, enregistré ici comme paiement ${11}) : ${12} à recouvrer, un dossier ouvert jusqu'à ce qu'une décision le close (vegas-desk cases)`},
-	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): before the emission's on-sale date$`), `billet ${1} payé le ${2} : avant la mise en vente de l'émission`},
-	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): after the claim deadline$`), `billet ${1} payé le ${2} : après la forclusion`},
-	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): its pack was reported stolen$`), `billet ${1} payé le ${2} : son carnet a été déclaré volé`},
-	{regexp.MustCompile(`^ticket (\S+) paid on (.+?): its pack was not on sale then$`), `billet ${1} payé le ${2} : son carnet n'était pas en vente`},
-	{regexp.MustCompile(`^pays (.+) for ticket (\S+) without the winner's identity, required from (.+)$`),
+	{lazyRE(`^ticket (\S+) paid on (.+?): before the emission's on-sale date$`), `billet ${1} payé le ${2} : avant la mise en vente de l'émission`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): after the claim deadline$`), `billet ${1} payé le ${2} : après la forclusion`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): its pack was reported stolen$`), `billet ${1} payé le ${2} : son carnet a été déclaré volé`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): its pack was not on sale then$`), `billet ${1} payé le ${2} : son carnet n'était pas en vente`},
+	{lazyRE(`^pays (.+) for ticket (\S+) without the winner's identity, required from (.+)$`),
 		`paie ${1} pour le billet ${2} sans l'identité du gagnant, requise à partir de ${3}`},
-	{regexp.MustCompile(`^the payment records a winner's identity that is none \((.*)\)$`), `le paiement enregistre une identité du gagnant qui n'en est pas une (${1})`},
-	{regexp.MustCompile(`^the payment records a winner's identity that the file does not hold$`), `le paiement enregistre une identité du gagnant que le fichier ne tient pas`},
+	{lazyRE(`^the payment records a winner's identity that is none \((.*)\)$`), `le paiement enregistre une identité du gagnant qui n'en est pas une (${1})`},
+	{lazyRE(`^the payment records a winner's identity that the file does not hold$`), `le paiement enregistre une identité du gagnant que le fichier ne tient pas`},
 }
 
 // fault is a fault of typed-in contents (check's) in the command line's
@@ -467,13 +495,13 @@ func (c *cli) fault(e *game.FieldError) string {
 // reasonWords are the reasons of a check that no genuine ticket of the
 // ledger shows the contents (the game's and the ledger's), in French.
 var reasonWords = []rewrite{
-	{regexp.MustCompile(`^the zones add up to (.+) € \((.*)\), which is not a prize of the game: no genuine ticket shows it$`),
+	{lazyRE(`^the zones add up to (.+) € \((.*)\), which is not a prize of the game: no genuine ticket shows it$`),
 		`les zones totalisent ${1} € (${2}), qui n'est pas un gain du jeu : aucun billet authentique ne le montre`},
-	{regexp.MustCompile(`^the stated prize (.+) € differs from the rules' (.+) €$`), `le gain indiqué, ${1} €, diffère de celui des règles, ${2} €`},
-	{regexp.MustCompile(`^the ledger's ticket (\S+) shows other contents$`), `le billet ${1} du registre montre un autre contenu`},
-	{regexp.MustCompile(`^the given serial (\S+) is not the serial of the ledger's ticket with these contents \((\S+)\)$`),
+	{lazyRE(`^the stated prize (.+) € differs from the rules' (.+) €$`), `le gain indiqué, ${1} €, diffère de celui des règles, ${2} €`},
+	{lazyRE(`^the ledger's ticket (\S+) shows other contents$`), `le billet ${1} du registre montre un autre contenu`},
+	{lazyRE(`^the given serial (\S+) is not the serial of the ledger's ticket with these contents \((\S+)\)$`),
 		`le numéro donné, ${1}, n'est pas celui du billet du registre qui a ce contenu (${2})`},
-	{regexp.MustCompile(`^no ticket of the ledger shows these contents$`), `aucun billet du registre ne montre ce contenu`},
+	{lazyRE(`^no ticket of the ledger shows these contents$`), `aucun billet du registre ne montre ce contenu`},
 }
 
 // reason is a check's reason in the command line's language.
@@ -487,26 +515,26 @@ func (c *cli) reason(r string) string {
 // packMoveWords are the ledger's refusals of a move of packs, in French:
 // what they match, and the French of their parts (states in words).
 var packMoveWords = []struct {
-	re *regexp.Regexp
+	re *lazyRegexp
 	fr func(c *cli, m []string) string
 }{
-	{regexp.MustCompile(`pack move not allowed: pack (\S+) is (\S+); (\S+) needs it (.+)$`), func(c *cli, m []string) string {
+	{lazyRE(`pack move not allowed: pack (\S+) is (\S+); (\S+) needs it (.+)$`), func(c *cli, m []string) string {
 		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s est %s ; %s : il le faut %s", m[1], c.word(m[2]), c.move(m[3]), c.words(m[4]))
 	}},
-	{regexp.MustCompile(`pack move not allowed: pack (\S+) is (\S+); this move takes packs that are (.+) only$`), func(c *cli, m []string) string {
+	{lazyRE(`pack move not allowed: pack (\S+) is (\S+); this move takes packs that are (.+) only$`), func(c *cli, m []string) string {
 		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s est %s ; ce mouvement ne prend que des carnets %s", m[1], c.word(m[2]), c.words(m[3]))
 	}},
-	{regexp.MustCompile(`pack move not allowed: pack (\S+) was not delivered to desk (\S+): ask the back office$`), func(c *cli, m []string) string {
+	{lazyRE(`pack move not allowed: pack (\S+) was not delivered to desk (\S+): ask the back office$`), func(c *cli, m []string) string {
 		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s n'a pas été livré au guichet %s : demandez au siège", m[1], m[2])
 	}},
-	{regexp.MustCompile(`pack move not allowed: pack (\S+) was delivered to desk (\S+), not (\S+)$`), func(c *cli, m []string) string {
+	{lazyRE(`pack move not allowed: pack (\S+) was delivered to desk (\S+), not (\S+)$`), func(c *cli, m []string) string {
 		return fmt.Sprintf("déplacement de carnets refusé : le carnet %s a été livré au guichet %s, pas %s", m[1], c.word(m[2]), m[3])
 	}},
-	{regexp.MustCompile(`pack move not allowed: packs (\S+) and (\S+) are desk (\S+)'s and desk (\S+)'s: move them one counter at a time$`), func(c *cli, m []string) string {
+	{lazyRE(`pack move not allowed: packs (\S+) and (\S+) are desk (\S+)'s and desk (\S+)'s: move them one counter at a time$`), func(c *cli, m []string) string {
 		return fmt.Sprintf("déplacement de carnets refusé : les carnets %s et %s sont au guichet %s et au guichet %s : déplacez-les un guichet à la fois",
 			m[1], m[2], c.word(m[3]), c.word(m[4]))
 	}},
-	{regexp.MustCompile(`pack move not allowed: packs (\d+)–(\d+) of block (\S+): packs go from 0 to (\d+)$`), func(c *cli, m []string) string {
+	{lazyRE(`pack move not allowed: packs (\d+)–(\d+) of block (\S+): packs go from 0 to (\d+)$`), func(c *cli, m []string) string {
 		return fmt.Sprintf("déplacement de carnets refusé : carnets %s–%s du bloc %s : les carnets vont de 0 à %s", m[1], m[2], m[3], m[4])
 	}},
 }
@@ -523,42 +551,42 @@ func (c *cli) words(s string) string {
 
 // packCodeWords are game.ParsePacks' messages, in French.
 var packCodeWords = []rewrite{
-	{regexp.MustCompile(`pack code: ['"](.*)['"] is not a digit; type the (\d+) digits printed under the pack's barcode \(spaces and dashes allowed\): not a pack code$`),
+	{lazyRE(`pack code: ['"](.*)['"] is not a digit; type the (\d+) digits printed under the pack's barcode \(spaces and dashes allowed\): not a pack code$`),
 		`code de carnet : « ${1} » n'est pas un chiffre ; tapez les ${2} chiffres imprimés sous le code-barres du carnet (espaces et tirets permis)`},
-	{regexp.MustCompile(`pack code: (\d+) digits, want (\d+) \((.*)\): not a pack code$`), `code de carnet : ${1} chiffres, il en faut ${2} (${3})`},
-	{regexp.MustCompile(`pack code: .*: a digit was mistyped; scan or type the code again$`),
+	{lazyRE(`pack code: (\d+) digits, want (\d+) \((.*)\): not a pack code$`), `code de carnet : ${1} chiffres, il en faut ${2} (${3})`},
+	{lazyRE(`pack code: .*: a digit was mistyped; scan or type the code again$`),
 		`code de carnet : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; scannez ou tapez de nouveau le code`},
-	{regexp.MustCompile(`pack code: game code (\d+) is not a game code \((\d+) to (\d+)\): not a pack code$`),
+	{lazyRE(`pack code: game code (\d+) is not a game code \((\d+) to (\d+)\): not a pack code$`),
 		`code de carnet : ${1} n'est pas un code de jeu (de ${2} à ${3})`},
-	{regexp.MustCompile(`pack code: block 0000 does not exist, blocks start at 0001: not a pack code$`),
+	{lazyRE(`pack code: block 0000 does not exist, blocks start at 0001: not a pack code$`),
 		`code de carnet : le bloc 0000 n'existe pas, les blocs commencent à 0001`},
-	{regexp.MustCompile(`pack code: pack (\d+) is past the block's (\d+) packs: not a pack code$`),
+	{lazyRE(`pack code: pack (\d+) is past the block's (\d+) packs: not a pack code$`),
 		`code de carnet : le carnet ${1} dépasse les ${2} carnets du bloc`},
-	{regexp.MustCompile(`pack (\S+) is of block (\S+), not of block (\S+): not a pack code$`), `le carnet ${1} est du bloc ${2}, pas du bloc ${3}`},
-	{regexp.MustCompile(`pack "(.*)": want a pack number 0–(\d+), a range A-B or a pack code (\S+): not a pack code$`),
+	{lazyRE(`pack (\S+) is of block (\S+), not of block (\S+): not a pack code$`), `le carnet ${1} est du bloc ${2}, pas du bloc ${3}`},
+	{lazyRE(`pack "(.*)": want a pack number 0–(\d+), a range A-B or a pack code (\S+): not a pack code$`),
 		`carnet « ${1} » : il faut un numéro de carnet de 0 à ${2}, une plage A-B ou un code de carnet ${3}`},
-	{regexp.MustCompile(`pack "(.*)": a pack number needs its block \(or scan the pack's code\): not a pack code$`),
+	{lazyRE(`pack "(.*)": a pack number needs its block \(or scan the pack's code\): not a pack code$`),
 		`carnet « ${1} » : un numéro de carnet demande son bloc (ou scannez le code du carnet)`},
-	{regexp.MustCompile(`no pack given: type pack numbers, ranges A-B or scan pack codes: not a pack code$`),
+	{lazyRE(`no pack given: type pack numbers, ranges A-B or scan pack codes: not a pack code$`),
 		`aucun carnet donné : tapez des numéros de carnet, des plages A-B ou scannez des codes de carnet`},
 }
 
 // ledgerWords are the ledger's errors that carry their own context (a
 // payment's number, a desk), in French.
 var ledgerWords = []rewrite{
-	{regexp.MustCompile(`void payment (\d+): not found: no payment has this number \(see the claims command\)$`),
+	{lazyRE(`void payment (\d+): not found: no payment has this number \(see the claims command\)$`),
 		`annulation du paiement ${1} : introuvable : aucun paiement n'a ce numéro (voir la commande claims)`},
-	{regexp.MustCompile(`void payment (\d+): already voided on (\S+ \S+) by "(.*)": "(.*)"$`), `annulation du paiement ${1} : déjà annulé le ${2} par « ${3} » : « ${4} »`},
-	{regexp.MustCompile(`payment (\d+): not found: no payment has this number \(see the claims command\)$`),
+	{lazyRE(`void payment (\d+): already voided on (\S+ \S+) by "(.*)": "(.*)"$`), `annulation du paiement ${1} : déjà annulé le ${2} par « ${3} » : « ${4} »`},
+	{lazyRE(`payment (\d+): not found: no payment has this number \(see the claims command\)$`),
 		`paiement ${1} : introuvable : aucun paiement n'a ce numéro (voir la commande claims)`},
-	{regexp.MustCompile(`deliver packs: desk (\S+): not found: the ledger lists no such desk; check its name \(desks list\), or add it first \(desks add (\S+)\)$`),
+	{lazyRE(`deliver packs: desk (\S+): not found: the ledger lists no such desk; check its name \(desks list\), or add it first \(desks add (\S+)\)$`),
 		`livraison de carnets : guichet ${1} : introuvable : le registre n'a pas ce guichet ; vérifiez son nom (desks list), ou ajoutez-le d'abord (desks add ${2})`},
-	{regexp.MustCompile(`desk (\S+) exists already \(see desks list\)$`), `le guichet ${1} existe déjà (voir desks list)`},
-	{regexp.MustCompile(`desk (\S+): not found: no such desk \(see desks list\)$`), `guichet ${1} : introuvable : le registre n'a pas ce guichet (voir desks list)`},
-	{regexp.MustCompile(`close case (\d+): not found: payment (\d+) is no double payment \(see the cases command\)$`),
+	{lazyRE(`desk (\S+) exists already \(see desks list\)$`), `le guichet ${1} existe déjà (voir desks list)`},
+	{lazyRE(`desk (\S+): not found: no such desk \(see desks list\)$`), `guichet ${1} : introuvable : le registre n'a pas ce guichet (voir desks list)`},
+	{lazyRE(`close case (\d+): not found: payment (\d+) is no double payment \(see the cases command\)$`),
 		`clôture du dossier ${1} : introuvable : le paiement ${2} n'est pas un double paiement (voir la commande cases)`},
-	{regexp.MustCompile(`the end of sale comes before the on-sale date: give dates in order$`),
+	{lazyRE(`the end of sale comes before the on-sale date: give dates in order$`),
 		`la fin de vente vient avant la mise en vente : donnez les dates dans l'ordre`},
-	{regexp.MustCompile(`block (\d+/\d+): not found$`), `bloc ${1} : introuvable`},
-	{regexp.MustCompile(`game (\d+): not found: the ledger knows no such game$`), `jeu ${1} : introuvable : le registre ne connaît pas ce jeu`},
+	{lazyRE(`block (\d+/\d+): not found$`), `bloc ${1} : introuvable`},
+	{lazyRE(`game (\d+): not found: the ledger knows no such game$`), `jeu ${1} : introuvable : le registre ne connaît pas ce jeu`},
 }

@@ -1,9 +1,11 @@
 package main
 
-// frenchMessages is the command line's French catalogue (golang.org/x/text/
-// message's, filled in init): English message → French, its help
-// (frenchHelp, help_fr.go) and its lines (frenchLines). Both are formats.
-var frenchMessages = catalogue(frenchHelp, frenchLines)
+import "sync"
+
+// frenchMessages is the command line's French catalogue: English message
+// → French, its help (frenchHelp, help_fr.go) and its lines (frenchLines).
+// Both are formats. It is made when a French process first asks for it.
+var frenchMessages = sync.OnceValue(func() map[string]string { return catalogue(frenchHelp, frenchLines) })
 
 // catalogue is the union of the maps; a message in two is a mistake.
 func catalogue(maps ...map[string]string) map[string]string {

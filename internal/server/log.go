@@ -179,7 +179,7 @@ func (s *Server) record(ctx context.Context, out outcome) {
 	if !out.until.IsZero() && s.lockedOut(out.desk, out.until) {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "desk locked out", slog.String("desk", out.desk), slog.Time("until", out.until),
 			slog.String("id", out.id))
-		s.metrics.lockouts.WithLabelValues(out.desk).Inc()
+		s.metrics.add(s.metrics.lockouts, 1, out.desk)
 	}
 	s.metrics.count(out)
 }

@@ -1,19 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"vegas-desk/internal/ledger/protocol"
 )
@@ -25,72 +24,82 @@ import (
 // a load balancer's check, systemd) needs no desk file. The monitor's
 // address is for the operator's network alone (default: loopback).
 
-// metrics are a server's, in a registry of its own (two servers in one
-// process, as in the tests, count apart).
+// metrics are a server's (two servers in one process, as in the tests,
+// count apart), in Prometheus's text format (exposition.go). They are
+// written here rather than with Prometheus's Go client: that client's
+// packages (and procfs's, protobuf's) build their default registry and
+// their tables in their init, in every process that links them, so every
+// command of the binary, a lookup as much as serve, paid for them at start
+// (issue 38); what serve exports is the same.
 type metrics struct {
-	reg          *prometheus.Registry
-	questions    *prometheus.CounterVec
-	latency      *prometheus.HistogramVec
-	payments     prometheus.Counter
-	paid         prometheus.Counter
-	refusals     *prometheus.CounterVec
-	lockouts     *prometheus.CounterVec
-	chainDelay   prometheus.Histogram
-	ledgerErrors *prometheus.CounterVec
+	mu           sync.Mutex
+	up           func() float64
+	questions    *family
+	latency      *family
+	payments     *family
+	paid         *family
+	refusals     *family
+	lockouts     *family
+	chainDelay   *family
+	ledgerErrors *family
 	// monitorRefused: connections to the monitor closed over its bound.
-	monitorRefused prometheus.Counter
+	monitorRefused *family
+	connections    func() map[string]int
 }
 
 func (s *Server) newMetrics() *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(),
-		questions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vegas_questions_total",
-			Help: "Questions answered, by question and verdict (a ticket's verdict, paid, a refusal's verdict, ok) or error code."},
-			[]string{"question", "verdict"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "vegas_question_seconds",
-			Help: "Time to answer a question, by question.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}},
-			[]string{"question"}),
-		payments: prometheus.NewCounter(prometheus.CounterOpts{Name: "vegas_payments_total",
-			Help: "Payments answered (a lost answer asked again counts again)."}),
-		paid: prometheus.NewCounter(prometheus.CounterOpts{Name: "vegas_paid_euros_total",
-			Help: "Euros of the payments answered."}),
-		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vegas_refusals_total",
-			Help: "Questions refused, by desk and reason (a refusal's verdict, or the error's code)."}, []string{"desk", "reason"}),
-		lockouts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vegas_lockouts_total",
-			Help: "Desks locked out for guessing, by desk."}, []string{"desk"}),
-		chainDelay: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vegas_chain_delay_seconds",
-			Help:    "How long a payment's journal entry waited to be chained.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 5, 30, 60}}),
-		ledgerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vegas_ledger_errors_total",
-			Help: "Questions the ledger failed on (internal) or did not answer (unavailable), and failed health checks (healthz)."},
-			[]string{"code"}),
-		monitorRefused: prometheus.NewCounter(prometheus.CounterOpts{Name: "vegas_monitor_refused_total",
-			Help: "Connections to the monitor closed at once: it held its bound of open connections."}),
-	}
-	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vegas_ledger_up",
-		Help: "1 when the ledger answered at this scrape (its journal's head read within HealthTimeout), 0 otherwise."},
-		func() float64 {
+	m := &metrics{
+		up: func() float64 {
 			if s.ledgerAnswers(context.Background()) != nil {
 				return 0
 			}
 			return 1
-		})
+		},
+		questions: counter("vegas_questions_total",
+			"Questions answered, by question and verdict (a ticket's verdict, paid, a refusal's verdict, ok) or error code.",
+			"question", "verdict"),
+		latency: histogram("vegas_question_seconds", "Time to answer a question, by question.",
+			[]float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}, "question"),
+		payments: counter("vegas_payments_total", "Payments answered (a lost answer asked again counts again)."),
+		paid:     counter("vegas_paid_euros_total", "Euros of the payments answered."),
+		refusals: counter("vegas_refusals_total",
+			"Questions refused, by desk and reason (a refusal's verdict, or the error's code).", "desk", "reason"),
+		lockouts: counter("vegas_lockouts_total", "Desks locked out for guessing, by desk.", "desk"),
+		chainDelay: histogram("vegas_chain_delay_seconds", "How long a payment's journal entry waited to be chained.",
+			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 5, 30, 60}),
+		ledgerErrors: counter("vegas_ledger_errors_total",
+			"Questions the ledger failed on (internal) or did not answer (unavailable), and failed health checks (healthz).",
+			"code"),
+		monitorRefused: counter("vegas_monitor_refused_total",
+			"Connections to the monitor closed at once: it held its bound of open connections."),
+		connections: func() map[string]int {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return maps.Clone(s.byDesk)
+		},
+	}
 	// Each series an alert rule watches starts at 0 where its label is
 	// known (issue 36 item 6: a counter born at 1 on its first event
 	// showed increase() nothing): each code's ledger errors, and each
 	// desk the ledger lists at the start, its lock-outs.
 	for _, code := range []string{protocol.CodeInternal, protocol.CodeUnavailable, "healthz"} {
-		m.ledgerErrors.WithLabelValues(code)
+		m.ledgerErrors.add(0, code)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), HealthTimeout)
 	defer cancel()
 	if desks, err := s.l.Desks(ctx); err == nil {
 		for _, d := range desks {
-			m.lockouts.WithLabelValues(d.ID)
+			m.lockouts.add(0, d.ID)
 		}
 	}
-	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors, m.monitorRefused,
-		connections{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// add adds v to f's sample of the label values lv.
+func (m *metrics) add(f *family, v float64, lv ...string) {
+	m.mu.Lock()
+	f.add(v, lv...)
+	m.mu.Unlock()
 }
 
 // count adds out to the metrics.
@@ -99,34 +108,39 @@ func (m *metrics) count(out outcome) {
 	if out.code != "" && out.code != protocol.CodeRefused {
 		label = out.code
 	}
-	m.questions.WithLabelValues(out.question, label).Inc()
-	m.latency.WithLabelValues(out.question).Observe(out.took.Seconds())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.questions.add(1, out.question, label)
+	m.latency.observe(out.took.Seconds(), out.question)
 	switch {
 	case out.verdict == "paid":
-		m.payments.Inc()
-		m.paid.Add(float64(out.amount))
-		m.chainDelay.Observe(out.chained.Seconds())
+		m.payments.add(1)
+		m.paid.add(float64(out.amount))
+		m.chainDelay.observe(out.chained.Seconds())
 	case out.code == protocol.CodeInternal || out.code == protocol.CodeUnavailable:
-		m.ledgerErrors.WithLabelValues(out.code).Inc()
+		m.ledgerErrors.add(1, out.code)
 	case out.code != "":
-		m.refusals.WithLabelValues(out.desk, label).Inc()
+		m.refusals.add(1, out.desk, label)
 	}
 }
 
-// connections is the gauge of each desk's open connections, read from the
-// server's count when scraped.
-type connections struct{ s *Server }
-
-var connectionsDesc = prometheus.NewDesc("vegas_connections", "Open connections, by desk.", []string{"desk"}, nil)
-
-func (c connections) Describe(ch chan<- *prometheus.Desc) { ch <- connectionsDesc }
-
-func (c connections) Collect(ch chan<- prometheus.Metric) {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	for desk, n := range c.s.byDesk {
-		ch <- prometheus.MustNewConstMetric(connectionsDesc, prometheus.GaugeValue, float64(n), desk)
+// write writes every metric, Prometheus's text format, families by name.
+func (m *metrics) write(w io.Writer) error {
+	up := gauge("vegas_ledger_up",
+		"1 when the ledger answered at this scrape (its journal's head read within HealthTimeout), 0 otherwise.")
+	up.add(m.up())
+	conns := gauge("vegas_connections", "Open connections, by desk.", "desk")
+	for desk, n := range m.connections() {
+		conns.add(float64(n), desk)
 	}
+	fams := append(runtimeFamilies(), processFamilies()...)
+	fams = append(fams, up, conns)
+	m.mu.Lock()
+	for _, f := range []*family{m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors, m.monitorRefused} {
+		fams = append(fams, f.clone())
+	}
+	m.mu.Unlock()
+	return writeFamilies(w, fams)
 }
 
 // HealthTimeout bounds the ledger's answer to a health check.
@@ -213,7 +227,7 @@ func (s *Server) ServeMonitor(ln net.Listener) error {
 	s.mu.Lock()
 	s.mon = mon
 	s.mu.Unlock()
-	err := mon.Serve(&capped{Listener: ln, max: int64(max), refused: s.metrics.monitorRefused})
+	err := mon.Serve(&capped{Listener: ln, max: int64(max), refused: func() { s.metrics.add(s.metrics.monitorRefused, 1) }})
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -227,7 +241,7 @@ type capped struct {
 	net.Listener
 	max     int64
 	open    atomic.Int64
-	refused prometheus.Counter
+	refused func()
 }
 
 func (l *capped) Accept() (net.Conn, error) {
@@ -242,7 +256,7 @@ func (l *capped) Accept() (net.Conn, error) {
 				tc.SetLinger(0) // a reset: no TIME_WAIT kept for it
 			}
 			c.Close()
-			l.refused.Inc()
+			l.refused()
 			continue
 		}
 		return &cappedConn{Conn: c, l: l}, nil
@@ -266,7 +280,15 @@ func (c *cappedConn) Close() error {
 // within HealthTimeout —, 503 otherwise).
 func (s *Server) Monitor() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		if err := s.metrics.write(&b); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		w.Write(b.Bytes())
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		err := s.ledgerAnswers(r.Context())
@@ -274,7 +296,7 @@ func (s *Server) Monitor() http.Handler {
 		status := http.StatusOK
 		if err != nil {
 			h.Error = "the ledger did not answer: " + err.Error()
-			s.metrics.ledgerErrors.WithLabelValues("healthz").Inc()
+			s.metrics.add(s.metrics.ledgerErrors, 1, "healthz")
 			s.log.Error("health check failed", slog.String("error", err.Error()))
 		}
 		if !h.OK {

@@ -86,6 +86,27 @@ median() { awk -v k="$1" '$1 == k { print 1000 * ($3 - $2) }' "$work/lookups" | 
 lookup=$(median app)
 clilookup=$(median cli)
 sqlookup=$(median ref)
+# Issue 38's figure: a lookup process of make cli's build beside a sqlite3
+# process reading the same row of the same file, 15 pairs, each pair's
+# order alternating, the median of each (goal: at most 2x); the load
+# average before and after, as a busy machine slows the Go process's
+# threads more than sqlite3's one.
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+: >"$work/pairs"
+for i in $(seq 15); do
+	for k in $(if ((i % 2)); then echo cli ref; else echo ref cli; fi); do
+		s=$EPOCHREALTIME
+		case $k in
+		cli) "$cli" --db "$l5" lookup "$serial" >/dev/null 2>&1 ;;
+		ref) sqlite3 "$l5" "SELECT hex(substr(prizes, 1, 1)), hex(substr(codes, 1, 14)) FROM packs WHERE rowid = $rowid" >/dev/null ;;
+		esac
+		echo "$k $s $EPOCHREALTIME" >>"$work/pairs"
+	done
+done
+load2=$(cut -d' ' -f1-3 /proc/loadavg)
+median15() { awk -v k="$1" '$1 == k { print 1000 * ($3 - $2) }' "$work/pairs" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+pairscli=$(median15 cli)
+pairsref=$(median15 ref)
 
 find=$(VEGAS_BENCH_LEDGER5="$l5" CGO_ENABLED=0 $GO test -tags $TAGS -run '^$' -bench 'FindByContents' -benchtime 200x ./internal/ledger/ 2>/dev/null | awk '/BenchmarkFindByContents/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ms/op") print $i }')
 
@@ -98,5 +119,7 @@ limit "(2) bytes/ticket, 1 block" "$(awk -v s="$size1" 'BEGIN { print s / 200000
 limit "(2) bytes/ticket, 5 blocks" "$(awk -v s="$size5" 'BEGIN { print s / 10000000 }')" B 32
 line  "(3) lookup process, 5 blocks" "$lookup" "$sqlookup" ms 2.5
 line  "(3) lookup process, nogui build" "$clilookup" "$sqlookup" ms 2.5
+line  "(6) lookup, make cli vs sqlite3, 15" "$pairscli" "$pairsref" ms 2.0
+echo  "    (6) load average before: $load1, after: $load2"
 limit "(4) find by contents, 5 blocks" "$find" ms 200
 line  "(5) verify of a block vs generate" "$ver" "$gen" s 1.0
