@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"vegas-desk/internal/ledger"
 
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
+	"vegas-desk/internal/server"
 )
 
 // Issue 29's attack: copy postgres://… backup.db, serve the copy, and
@@ -90,5 +94,126 @@ func TestCopyIsANewLedger(t *testing.T) {
 	}
 	if out, errs, code := desk(restoredSrv, "claim", other, "--operator", "ann"); code != 0 {
 		t.Errorf("the desk file on the restore: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// backupOf takes a backup of the ledger at db into a new folder (backup
+// --dir) and returns its file.
+func backupOf(t *testing.T, db string) string {
+	t.Helper()
+	out, errs, code := vd(t, db, "", "backup", "--dir", filepath.Join(t.TempDir(), "backups"), "--json")
+	var b struct{ File string }
+	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.File == "" {
+		t.Fatalf("backup of %s: exit %d\n%s%s", db, code, out, errs)
+	}
+	return b.File
+}
+
+// ledgerID is the id of the ledger at db.
+func ledgerID(t *testing.T, db string) string {
+	t.Helper()
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.ID()
+}
+
+// servable is ledger.CheckServable of the ledger at db.
+func servable(t *testing.T, db string) error {
+	t.Helper()
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return ledger.CheckServable(context.Background(), l)
+}
+
+// Issue 44 item 3: a backup of a copy, restored, took the name of the
+// copy's original: it said it REPLACES the original, marked it replaced
+// (its server then refused every desk), and the original's desk file paid
+// a ticket again on the restore. A restore replaces the ledger its backup
+// was taken of: on a copy, a copy of a copy, and a copy in PostgreSQL.
+func TestRestoreOfACopysBackup(t *testing.T) {
+	orig := ledgertest.Copy(t, ledgertest.Block)
+	copy1 := filepath.Join(t.TempDir(), "copy.db")
+	copy2 := filepath.Join(t.TempDir(), "copy2.db")
+	if _, errs, code := vd(t, orig, "", "copy", orig, copy1); code != 0 {
+		t.Fatalf("copy: %s", errs)
+	}
+	if _, errs, code := vd(t, copy1, "", "copy", copy1, copy2); code != 0 {
+		t.Fatalf("copy of the copy: %s", errs)
+	}
+	b1, b2 := backupOf(t, copy1), backupOf(t, copy2)
+
+	// The original serves; its desk file pays a ticket after the backups.
+	dir, srv := serveOf(t, orig)
+	d1 := filepath.Join(t.TempDir(), "D1.desk")
+	if _, errs, code := vd(t, orig, "", "desks", "add", "D1", "--limit", "150", "--out", d1, "--dir", dir); code != 0 {
+		t.Fatalf("desks add: %s", errs)
+	}
+	x := serials(t).Winners[50][0]
+	if _, errs, code := vd(t, orig, "", "--server", srv, "--desk-cert", d1, "claim", x, "--operator", "ann"); code != 0 {
+		t.Fatalf("pay on the original: %s", errs)
+	}
+
+	for _, c := range []struct{ name, backup, of string }{{"copy", b1, copy1}, {"copy of a copy", b2, copy2}} {
+		restored := filepath.Join(t.TempDir(), "restored.db")
+		out, errs, code := vd(t, c.backup, "", "copy", "--restore", c.backup, restored)
+		t.Logf("%s: restore said:\n%s%s", c.name, out, errs)
+		if code != 0 || !strings.Contains(out, "REPLACES ledger "+ledgerID(t, c.of)+" (at "+c.of+")") {
+			t.Errorf("%s: the restore of its backup: exit %d\n%s%s", c.name, code, out, errs)
+		}
+		if got := ledgerID(t, restored); got != ledgerID(t, c.of) {
+			t.Errorf("%s: the restore is ledger %s, not the backed-up %s", c.name, got, ledgerID(t, c.of))
+		}
+		if err := servable(t, orig); err != nil {
+			t.Errorf("%s: the copy's original was marked: %v", c.name, err)
+		}
+		if err := servable(t, c.of); err == nil {
+			t.Errorf("%s: the ledger backed up was not marked replaced", c.name)
+		}
+		// The original's authority does not serve the restore, and the
+		// original's desk file pays nothing there.
+		l, err := ledger.Open(restored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.New(l, server.Config{Dir: dir}); err == nil || !strings.Contains(err.Error(), "authority of another ledger") {
+			t.Errorf("%s: the original's authority serves the restore: %v", c.name, err)
+		}
+		l.Close()
+		_, rsrv := serveOf(t, restored)
+		if _, errs, code := vd(t, orig, "", "--server", rsrv, "--desk-cert", d1, "claim", x, "--operator", "mallory"); code == 0 {
+			t.Errorf("%s: the original's desk file paid %s again on the restore", c.name, x)
+		} else {
+			t.Logf("%s: the original's desk file on the restore: %s", c.name, errs)
+		}
+	}
+	// The original still serves its desk.
+	if _, errs, code := vd(t, orig, "", "--server", srv, "--desk-cert", d1, "lookup", serials(t).Winners[50][1]); code != 0 {
+		t.Errorf("the original after the restores: %s", errs)
+	}
+
+	// PostgreSQL: a copy of the file in a database, backed up, restored.
+	url := pg.URL(pgtest.Owner, pg.NewDatabase(t))
+	t.Setenv("PGPASSWORD", pg.Password)
+	if _, errs, code := vd(t, orig, "", "copy", orig, url); code != 0 {
+		t.Fatalf("copy into PostgreSQL: %s", errs)
+	}
+	bp := backupOf(t, url)
+	restored := filepath.Join(t.TempDir(), "restored-pg.db")
+	out, errs, code := vd(t, bp, "", "copy", "--restore", bp, restored)
+	t.Logf("PostgreSQL: restore said:\n%s%s", out, errs)
+	if code != 0 || !strings.Contains(out, "REPLACES ledger "+ledgerID(t, url)) || !strings.Contains(out, "was marked replaced") {
+		t.Errorf("PostgreSQL: the restore of its backup: exit %d\n%s%s", code, out, errs)
+	}
+	if err := servable(t, orig); err != nil {
+		t.Errorf("PostgreSQL: the copy's original file was marked: %v", err)
+	}
+	if err := servable(t, url); err == nil {
+		t.Errorf("PostgreSQL: the database backed up was not marked replaced")
 	}
 }
