@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,5 +217,126 @@ func TestRestoreOfACopysBackup(t *testing.T) {
 	}
 	if err := servable(t, url); err == nil {
 		t.Errorf("PostgreSQL: the database backed up was not marked replaced")
+	}
+}
+
+// paymentsOf counts the payments of serial in the ledger at db (a
+// served PostgreSQL ledger: chained ones).
+func paymentsOf(t *testing.T, db, serial string) int {
+	t.Helper()
+	l, err := ledger.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cs, err := l.Claims(context.Background(), ledger.ClaimFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cs {
+		if c.Serial == serial && !c.Voided {
+			n++
+		}
+	}
+	return n
+}
+
+// Issue 36 item 2: a backup restored while the original still served:
+// the restore marked nothing the original's servers read (it named the
+// backup file as the original), both servers took the same desk file, and
+// one ticket was paid on each. On a file and on PostgreSQL, both servers
+// running, 20 claims of one ticket spread over both: one payment. Then a
+// restore that cannot reach its original: refused unless --original-gone;
+// with it, the restore refuses the original's desk files (a new one per
+// desk), and the original brought back refuses a desk that moved on, and
+// from then every desk.
+func TestRestoreFencesTheOriginal(t *testing.T) {
+	t.Setenv("PGPASSWORD", pg.Password)
+	file := ledgertest.Copy(t, ledgertest.Block)
+	url := pg.URL(pgtest.Owner, pg.NewDatabase(t))
+	if _, errs, code := vd(t, file, "", "copy", "--restore", file, url); code != 0 { // the file moves into PostgreSQL
+		t.Fatalf("copy --restore into PostgreSQL: %s", errs)
+	}
+	ws := serials(t).Winners[50]
+	for _, kind := range []struct{ name, orig string }{{"file", ledgertest.Copy(t, ledgertest.Block)}, {"PostgreSQL", url}} {
+		orig := kind.orig
+		dir, srv := serveOf(t, orig)
+		d1 := filepath.Join(t.TempDir(), "D1.desk")
+		if _, errs, code := vd(t, orig, "", "desks", "add", "D1", "--limit", "150", "--out", d1, "--dir", dir); code != 0 {
+			t.Fatalf("%s: desks add: %s", kind.name, errs)
+		}
+		claim := func(srv, desk, serial, who string) (string, int) {
+			_, errs, code := vd(t, orig, "", "--server", srv, "--desk-cert", desk, "claim", serial, "--operator", who)
+			return errs, code
+		}
+		backup := backupOf(t, orig)
+		restored := filepath.Join(t.TempDir(), "restored.db")
+		out, errs, code := vd(t, backup, "", "copy", "--restore", backup, restored)
+		t.Logf("%s: the restore said: exit %d\n%s%s", kind.name, code, out, errs)
+		if code != 0 {
+			t.Fatalf("%s: restore", kind.name)
+		}
+		_, _, rsrv := startServer(t, restored, dir)
+		x := ws[0]
+		paid := 0
+		for i := range 20 {
+			s := []string{srv, rsrv}[i%2]
+			if errs, code := claim(s, d1, x, fmt.Sprint("op", i)); code == 0 {
+				paid++
+			} else if i < 2 {
+				t.Logf("%s: claim %d on %s: %s", kind.name, i, s, errs)
+			}
+		}
+		if n := paymentsOf(t, orig, x) + paymentsOf(t, restored, x); paid != 1 || n != 1 {
+			t.Errorf("%s: 20 claims of %s over the original's server and the restore's: %d paid, %d payments in the two ledgers; one wanted", kind.name, x, paid, n)
+		}
+
+		// A restore that cannot reach its original (its file moved away,
+		// its database's login refused): refused, nothing written.
+		backup = backupOf(t, restored)
+		again := filepath.Join(t.TempDir(), "again.db")
+		hidden := restored + ".away"
+		if err := os.Rename(restored, hidden); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code = vd(t, backup, "", "copy", "--restore", backup, again)
+		if _, err := os.Stat(again); code == 0 || err == nil || !strings.Contains(errs, "--original-gone") {
+			t.Errorf("%s: a restore whose original does not answer: exit %d\n%s%s", kind.name, code, out, errs)
+		}
+		t.Logf("%s: unreachable original, refused: %s", kind.name, errs)
+		out, errs, code = vd(t, backup, "", "copy", "--restore", "--original-gone", backup, again)
+		if code != 0 || !strings.Contains(out, "incarnation 2") {
+			t.Fatalf("%s: restore --original-gone: exit %d\n%s%s", kind.name, code, out, errs)
+		}
+		if err := os.Rename(hidden, restored); err != nil { // the original brought back
+			t.Fatal(err)
+		}
+		_, _, asrv := startServer(t, again, dir)
+		y := ws[1]
+		if errs, code := claim(asrv, d1, y, "old"); code == 0 || !strings.Contains(errs, "incarnation") {
+			t.Errorf("%s: the original's desk file on a restore that did not fence it: exit %d %s", kind.name, code, errs)
+		}
+		d1b := filepath.Join(t.TempDir(), "D1b.desk")
+		if _, errs, code := vd(t, again, "", "desks", "cert", "D1", "--out", d1b, "--dir", dir); code != 0 {
+			t.Fatalf("%s: desks cert on the restore: %s", kind.name, errs)
+		}
+		paid = 0
+		for i := range 20 {
+			s := []string{rsrv, asrv}[i%2]
+			if errs, code := claim(s, d1b, y, fmt.Sprint("op", i)); code == 0 {
+				paid++
+			} else if i < 2 {
+				t.Logf("%s: claim %d on %s: %s", kind.name, i, s, errs)
+			}
+		}
+		if n := paymentsOf(t, restored, y) + paymentsOf(t, again, y); paid != 1 || n != 1 {
+			t.Errorf("%s: 20 claims of %s over the original brought back and the restore: %d paid, %d payments; one wanted", kind.name, y, paid, n)
+		}
+		// The original brought back, shown a desk file that moved on, is
+		// replaced: the old desk file pays nothing there either.
+		if errs, code := claim(rsrv, d1, ws[2], "old"); code == 0 || !strings.Contains(errs, "replaced") {
+			t.Errorf("%s: the old desk file on the original brought back: exit %d %s", kind.name, code, errs)
+		}
 	}
 }

@@ -223,8 +223,12 @@ func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string, keepOld 
 	if a.Ledger() != l.ID() {
 		return badInput("desks add: the authority of %s is ledger %s's, not %s's", dir, a.Ledger(), l.ID())
 	}
+	epoch, _, err := l.Epochs(c.ctx)
+	if err != nil {
+		return err
+	}
 	now := time.Now()
-	data, err := a.DeskCertificate(id, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
+	data, err := a.DeskCertificate(id, epoch, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
 	if err != nil {
 		return err
 	}

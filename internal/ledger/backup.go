@@ -52,12 +52,27 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 	fail := func(err error) (BackupInfo, error) {
 		return info, fmt.Errorf("backup of %s into %s: %w", l.info.Location, dir, err)
 	}
+	// The backup names the ledger it is of (issue 44: a restore replaces
+	// that ledger, not the one it is a copy of): its absolute path, or
+	// its URL without password.
+	of := l.info.Location
+	if !IsURL(of) {
+		if abs, err := filepath.Abs(of); err == nil {
+			of = abs
+		}
+	}
+	of = l.info.ID + " " + of
 	var path string
 	var err error
 	if b, ok := l.b.(*sqlite.Backend); ok {
 		path, err = sqlite.Backup(ctx, b.File().Path, dir, name)
+		if err == nil {
+			if err = markBackup(ctx, path, of); err != nil {
+				os.Remove(path)
+			}
+		}
 	} else {
-		path, err = l.copyBackup(ctx, dir, name)
+		path, err = l.copyBackup(ctx, dir, name, of)
 	}
 	if err != nil {
 		return fail(err)
@@ -94,7 +109,7 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 
 // copyBackup copies a shared ledger into a new file, then that file into
 // dir/name as a file's backup is written.
-func (l *Ledger) copyBackup(ctx context.Context, dir, name string) (string, error) {
+func (l *Ledger) copyBackup(ctx context.Context, dir, name, of string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -104,7 +119,7 @@ func (l *Ledger) copyBackup(ctx context.Context, dir, name string) (string, erro
 			os.Remove(f)
 		}
 	}()
-	dst, err := Duplicate(ctx, l, tmp, nil) // a backup keeps the ledger's id, as a file's does
+	dst, err := duplicate(ctx, l, tmp, of, nil) // a backup keeps the ledger's id, as a file's does
 	if err != nil {
 		return "", err
 	}
@@ -165,4 +180,34 @@ func Backups(dir, id string) ([]BackupInfo, error) {
 		}
 	}
 	return out, nil
+}
+
+// markBackup writes into the backup file at path the meta row backup_of,
+// "ID LOCATION" of the ledger it was taken of, unless the ledger backed up
+// was itself a backup that says so.
+func markBackup(ctx context.Context, path, of string) (err error) {
+	b, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, b.Close()) }()
+	if v, err := metaValue(ctx, b, MetaBackupOf); err != nil || v != "" {
+		return err
+	}
+	o, err := b.office("mark the backup")
+	if err != nil {
+		return err
+	}
+	return o.AddMeta(ctx, MetaBackupOf, of)
+}
+
+// backupInfoOf is the JSON written beside the backup at path, if there
+// is one.
+func backupInfoOf(path string) (BackupInfo, bool) {
+	var info BackupInfo
+	if IsURL(path) {
+		return info, false
+	}
+	js, err := os.ReadFile(path + backupSuffix)
+	return info, err == nil && json.Unmarshal(js, &info) == nil
 }

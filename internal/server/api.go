@@ -103,6 +103,10 @@ func (s *Server) as(rt route) http.Handler {
 			return
 		}
 		cert := r.TLS.PeerCertificates[0]
+		if err := s.checkEpoch(ctx, id, cert); err != nil {
+			write(w, nil, classify(err))
+			return
+		}
 		a := asker{desk: ledger.Desk{ID: id}, cert: protocol.CertSerial(cert)}
 		if !rt.question {
 			d, err := s.gate(ctx, id, cert, false)
