@@ -306,7 +306,7 @@ func TestRestoreFencesTheOriginal(t *testing.T) {
 		}
 		t.Logf("%s: unreachable original, refused: %s", kind.name, errs)
 		out, errs, code = vd(t, backup, "", "copy", "--restore", "--original-gone", backup, again)
-		if code != 0 || !strings.Contains(out, "incarnation 2") {
+		if code != 0 || !strings.Contains(out, "takes no earlier desk file") {
 			t.Fatalf("%s: restore --original-gone: exit %d\n%s%s", kind.name, code, out, errs)
 		}
 		if err := os.Rename(hidden, restored); err != nil { // the original brought back

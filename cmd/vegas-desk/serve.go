@@ -21,6 +21,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/protocol"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/server"
 )
 
@@ -83,6 +84,12 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 		}
 		if *logFormat != "text" && *logFormat != "json" {
 			return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
+		}
+		if *backupDir != "" && !*initDir {
+			// Issue 36: refused at start, not at the first backup an hour later.
+			if err := platform.PrivateDir(*backupDir); err != nil {
+				return badInput("serve: --backup-dir: %v", err)
+			}
 		}
 		l, err := c.open(!*initDir)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/platform"
 )
 
 // BackupInfo is a backup of a ledger, as the JSON file beside it says.
@@ -110,7 +111,7 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 // copyBackup copies a shared ledger into a new file, then that file into
 // dir/name as a file's backup is written.
 func (l *Ledger) copyBackup(ctx context.Context, dir, name, of string) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := platform.PrivateDir(dir); err != nil { // issue 36: a backup is a whole ledger
 		return "", err
 	}
 	tmp := filepath.Join(dir, "."+name+".copy")

@@ -152,7 +152,7 @@ func Backup(ctx context.Context, path, dir, name string) (string, error) {
 		return "", err
 	}
 	defer db.Close()
-	if err := platform.MkdirAllOwnerOnly(dir); err != nil {
+	if err := platform.PrivateDir(dir); err != nil { // issue 36: a backup is a whole ledger
 		return "", err
 	}
 	dst := filepath.Join(dir, name)
@@ -176,7 +176,7 @@ func Backup(ctx context.Context, path, dir, name string) (string, error) {
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmpName); err != nil {
 		return "", fmt.Errorf("VACUUM INTO %s: %w", tmpName, Classify(err))
 	}
-	if err := platform.OwnerOnly(tmpName); err != nil {
+	if err := platform.PrivateFile(tmpName); err != nil { // VACUUM INTO writes 0644 under umask 022
 		return "", err
 	}
 	if err := core.SyncRename(tmpName, dst); err != nil {
