@@ -135,7 +135,7 @@ func TestBackupWhileServing(t *testing.T) {
 // newer one it is refused (exit 1), leaving no backup behind.
 func TestUpgradeCLI(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Demo)
-	backups := t.TempDir()
+	backups := filepath.Join(t.TempDir(), "backups") // made 0700 (t.TempDir's are 0755)
 	out, errs, code := vd(t, db, "", "upgrade", "--backup-dir", backups)
 	if code != 0 || !strings.Contains(out, "nothing to upgrade") {
 		t.Fatalf("upgrade of a current ledger: exit %d\n%s%s", code, out, errs)

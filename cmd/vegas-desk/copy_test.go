@@ -272,6 +272,17 @@ func TestRestoreFencesTheOriginal(t *testing.T) {
 		}
 		backup := backupOf(t, orig)
 		restored := filepath.Join(t.TempDir(), "restored.db")
+		if kind.orig == url {
+			// The database's login refused: it cannot be marked, so the
+			// restore is refused, nothing written.
+			t.Setenv("PGPASSWORD", "not-the-password")
+			_, errs, code := vd(t, backup, "", "copy", "--restore", backup, restored)
+			t.Setenv("PGPASSWORD", pg.Password)
+			if _, err := os.Stat(restored); code == 0 || err == nil || !strings.Contains(errs, "--original-gone") {
+				t.Errorf("%s: a restore whose original refuses its login: exit %d %s", kind.name, code, errs)
+			}
+			t.Logf("%s: login refused, the restore refused: %s", kind.name, errs)
+		}
 		out, errs, code := vd(t, backup, "", "copy", "--restore", backup, restored)
 		t.Logf("%s: the restore said: exit %d\n%s%s", kind.name, code, out, errs)
 		if code != 0 {

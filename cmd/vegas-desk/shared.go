@@ -274,7 +274,7 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 				src.Location(), dst.Location(), dst.ID(), src.ID(), len(bs), head)
 			return nil
 		}
-		c.printf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
+		c.printf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its authority and counter ledgers: %d block(s), journal head %s\n",
 			src.Location(), dst.Location(), dst.ID(), r.Original, len(bs), head)
 		if r.Replaced {
 			c.printf(c.stdout, "the original at %s answered and was marked replaced: its servers answer no desk from their next question on (restart its server on %s); its desk files work on the restore (incarnation %d)\n",

@@ -66,12 +66,7 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 	var path string
 	var err error
 	if b, ok := l.b.(*sqlite.Backend); ok {
-		path, err = sqlite.Backup(ctx, b.File().Path, dir, name)
-		if err == nil {
-			if err = markBackup(ctx, path, of); err != nil {
-				os.Remove(path)
-			}
-		}
+		path, err = sqlite.Backup(ctx, b.File().Path, dir, name, [2]string{MetaBackupOf, of})
 	} else {
 		path, err = l.copyBackup(ctx, dir, name, of)
 	}
@@ -181,25 +176,6 @@ func Backups(dir, id string) ([]BackupInfo, error) {
 		}
 	}
 	return out, nil
-}
-
-// markBackup writes into the backup file at path the meta row backup_of,
-// "ID LOCATION" of the ledger it was taken of, unless the ledger backed up
-// was itself a backup that says so.
-func markBackup(ctx context.Context, path, of string) (err error) {
-	b, err := Open(path)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, b.Close()) }()
-	if v, err := metaValue(ctx, b, MetaBackupOf); err != nil || v != "" {
-		return err
-	}
-	o, err := b.office("mark the backup")
-	if err != nil {
-		return err
-	}
-	return o.AddMeta(ctx, MetaBackupOf, of)
 }
 
 // backupInfoOf is the JSON written beside the backup at path, if there

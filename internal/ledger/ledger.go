@@ -202,12 +202,11 @@ func Copy(ctx context.Context, from *Ledger, location string, progress func(done
 	if err != nil {
 		return nil, err
 	}
-	if o.backup {
-		o.loc = o.backupOf
-	} else {
-		o.loc = from.Location()
+	loc := from.Location()
+	if o.backup { // a copy of a backup copies the ledger it was taken of
+		loc = o.loc
 	}
-	meta = append(meta, [2]string{"id", backoffice.NewLedgerID()}, [2]string{MetaCopyOf, from.ID() + " " + o.loc})
+	meta = append(meta, [2]string{"id", backoffice.NewLedgerID()}, [2]string{MetaCopyOf, from.ID() + " " + loc})
 	return copyInto(ctx, from, location, meta, progress)
 }
 
@@ -302,9 +301,8 @@ var ErrOriginalUnfenced = errors.New("the original could not be fenced")
 
 // origin is what a ledger is a copy or a backup of.
 type origin struct {
-	id, loc  string // the ledger a restore of it replaces
-	backup   bool   // it is a backup of ledger id
-	backupOf string // the location it was taken of (backup)
+	id, loc string // the ledger a restore of it replaces
+	backup  bool   // it is a backup of ledger id, taken at loc
 }
 
 // originOf is the ledger a restore of from replaces: the ledger it is a
@@ -318,11 +316,11 @@ func originOf(ctx context.Context, from *Ledger) (origin, error) {
 		return o, err
 	}
 	if id, loc, ok := strings.Cut(b, " "); ok && id == from.ID() {
-		o.loc, o.backup, o.backupOf = loc, true, loc
+		o.loc, o.backup = loc, true
 		return o, nil
 	}
 	if info, ok := backupInfoOf(from.Location()); ok && info.LedgerID == from.ID() && info.From != "" {
-		o.loc, o.backup, o.backupOf = info.From, true, info.From
+		o.loc, o.backup = info.From, true
 		return o, nil
 	}
 	c, err := metaValue(ctx, from, MetaCopyOf)
@@ -353,7 +351,7 @@ func Restore(ctx context.Context, from *Ledger, location string, opt RestoreOpti
 		return nil, Restored{}, err
 	}
 	r := Restored{ID: og.id, Original: og.loc}
-	fromMeta, err := from.mustOffice(ctx)
+	fromMeta, err := from.metaOf(ctx)
 	if err != nil {
 		return nil, r, err
 	}
@@ -428,8 +426,8 @@ func Restore(ctx context.Context, from *Ledger, location string, opt RestoreOpti
 	return to, r, nil
 }
 
-// mustOffice is l's meta rows (of the back office's store).
-func (l *Ledger) mustOffice(ctx context.Context) ([][2]string, error) {
+// metaOf is l's meta rows.
+func (l *Ledger) metaOf(ctx context.Context) ([][2]string, error) {
 	o, err := l.office("read the ledger's meta")
 	if err != nil {
 		return nil, err
@@ -452,7 +450,7 @@ func duplicate(ctx context.Context, from *Ledger, location, backupOf string, pro
 	if err != nil {
 		return nil, err
 	}
-	all, err := from.mustOffice(ctx)
+	all, err := from.metaOf(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -475,7 +473,7 @@ func duplicate(ctx context.Context, from *Ledger, location, backupOf string, pro
 // copyMeta are from's meta rows that a copy keeps: what it is (not its
 // id, nor what copies, backups and restores wrote).
 func copyMeta(ctx context.Context, from *Ledger) ([][2]string, error) {
-	all, err := from.mustOffice(ctx)
+	all, err := from.metaOf(ctx)
 	if err != nil {
 		return nil, err
 	}
