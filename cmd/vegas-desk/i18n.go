@@ -541,6 +541,8 @@ var packCodeWords = []rewrite{
 // ledgerWords are the ledger's errors that carry their own context (a
 // payment's number, a desk), in French.
 var ledgerWords = []rewrite{
+	{regexp.MustCompile(`backup of (\S+) into (\S+): (\S+): a folder of files that hold serials must be its owner's alone \(mode (\d+)\): run chmod 700 (\S+)$`),
+		`sauvegarde de ${1} dans ${2} : ${3} : un dossier de fichiers qui contiennent des numéros de série doit être à son seul propriétaire (mode ${4}) : lancez chmod 700 ${5}`},
 	{regexp.MustCompile(`(\S+): a folder of files that hold serials must be its owner's alone \(mode (\d+)\): run chmod 700 (\S+)$`),
 		`${1} : un dossier de fichiers qui contiennent des numéros de série doit être à son seul propriétaire (mode ${2}) : lancez chmod 700 ${3}`},
 	{regexp.MustCompile(`the original could not be fenced: restore of (.*): the ledger it replaces, (\S+) at (\S+), cannot be marked replaced \((.*)\); while it may still serve.*nothing was written$`),

@@ -95,7 +95,7 @@ func TestBackupsOwnerOnly(t *testing.T) {
 	}
 	empty("upgrade's copy")
 	t.Setenv("LANG", "fr_FR.UTF-8")
-	if _, errs, code := vd(t, db, "", "backup", "--dir", loose); code == 0 || !strings.Contains(errs, "chmod 700 "+loose) || !strings.Contains(errs, "dossier") {
+	if _, errs, code := vd(t, db, "", "backup", "--dir", loose); code == 0 || !strings.Contains(errs, "chmod 700 "+loose) || !strings.Contains(errs, "sauvegarde de") || !strings.Contains(errs, "dossier") {
 		t.Errorf("backup into a 0755 folder, in French: exit %d %s", code, errs)
 	} else {
 		t.Logf("backup --dir 0755, French: %s", errs)
