@@ -25,6 +25,7 @@ import (
 // a ledger restored from one (copy) answers as the original did up to
 // the backup's head, and the claims paid after it are the ones missing.
 func TestBackupWhileServing(t *testing.T) {
+	t.Setenv("PGPASSWORD", pg.Password) // the restore reaches the original to fence it (issue 36)
 	for _, db := range []string{ledgertest.Copy(t, ledgertest.Demo), pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Demo)))} {
 		dir, srv := serveOf(t, db)
 		backups := filepath.Join(t.TempDir(), "backups")
@@ -100,7 +101,8 @@ func TestBackupWhileServing(t *testing.T) {
 		// head; what was paid after it is what the restored ledger lacks.
 		b := kept[0]
 		restored := filepath.Join(t.TempDir(), "restored.db")
-		// copy --restore: the ledger's id, so its desk files work on it.
+		// copy --restore: the ledger's id, so its desk files work on it
+		// (the original, which answers, is marked replaced).
 		if out, errs, code := vd(t, db, "", "copy", "--restore", b.File, restored); code != 0 || !strings.Contains(out+errs, b.LedgerID) {
 			t.Fatalf("restore: exit %d, want it to name ledger %s\n%s%s", code, b.LedgerID, out, errs)
 		}
@@ -135,7 +137,7 @@ func TestBackupWhileServing(t *testing.T) {
 // newer one it is refused (exit 1), leaving no backup behind.
 func TestUpgradeCLI(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Demo)
-	backups := t.TempDir()
+	backups := filepath.Join(t.TempDir(), "backups") // made 0700 (t.TempDir's are 0755)
 	out, errs, code := vd(t, db, "", "upgrade", "--backup-dir", backups)
 	if code != 0 || !strings.Contains(out, "nothing to upgrade") {
 		t.Fatalf("upgrade of a current ledger: exit %d\n%s%s", code, out, errs)

@@ -574,6 +574,12 @@ var packCodeWords = []rewrite{
 // ledgerWords are the ledger's errors that carry their own context (a
 // payment's number, a desk), in French.
 var ledgerWords = []rewrite{
+	{lazyRE(`backup of (\S+) into (\S+): (\S+): a folder of files that hold serials must be its owner's alone \(mode (\d+)\): run chmod 700 (\S+)$`),
+		`sauvegarde de ${1} dans ${2} : ${3} : un dossier de fichiers qui contiennent des numéros de série doit être à son seul propriétaire (mode ${4}) : lancez chmod 700 ${5}`},
+	{lazyRE(`(\S+): a folder of files that hold serials must be its owner's alone \(mode (\d+)\): run chmod 700 (\S+)$`),
+		`${1} : un dossier de fichiers qui contiennent des numéros de série doit être à son seul propriétaire (mode ${2}) : lancez chmod 700 ${3}`},
+	{lazyRE(`the original could not be fenced: restore of (.*): the ledger it replaces, (\S+) at (\S+), cannot be marked replaced \((.*)\); while it may still serve.*nothing was written$`),
+		`l'original n'a pu être écarté : restauration de ${1} : le registre qu'elle remplace, ${2} à ${3}, ne peut être marqué remplacé (${4}) ; tant qu'il peut encore servir, une restauration à côté de lui paie à nouveau ses tickets : faites qu'il réponde ici (l'identifiant du back-office, PGPASSWORD) pour qu'il soit marqué, ou, s'il a disparu pour de bon, dites-le : copy --restore --original-gone (chaque guichet a alors besoin d'un nouveau fichier de guichet : desks cert) ; rien n'a été écrit`},
 	{lazyRE(`void payment (\d+): not found: no payment has this number \(see the claims command\)$`),
 		`annulation du paiement ${1} : introuvable : aucun paiement n'a ce numéro (voir la commande claims)`},
 	{lazyRE(`void payment (\d+): already voided on (\S+ \S+) by "(.*)": "(.*)"$`), `annulation du paiement ${1} : déjà annulé le ${2} par « ${3} » : « ${4} »`},

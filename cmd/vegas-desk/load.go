@@ -168,8 +168,12 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 			err = bo.EnableDesk(c.ctx, id, loadWho)
 		}
 		var data []byte
+		var epoch int
 		if err == nil {
-			data, err = a.DeskCertificate(id, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+			epoch, _, err = bo.Epochs(c.ctx)
+		}
+		if err == nil {
+			data, err = a.DeskCertificate(id, epoch, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 		}
 		var d *protocol.Desk
 		if err == nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -229,34 +228,34 @@ func drawingJSON(d *ledger.Drawing) any {
 
 // drawingWords are ledger.CheckDrawing's problems, in French.
 var drawingWords = []rewrite{
-	{regexp.MustCompile(`^the seed was drawn from (\d+) commitment\(s\) \((.*)\), not from one of the operator and one of the auditor: no single party may choose it$`),
+	{lazyRE(`^the seed was drawn from (\d+) commitment\(s\) \((.*)\), not from one of the operator and one of the auditor: no single party may choose it$`),
 		`la graine a été tirée de ${1} engagement(s) (${2}), pas d'un de l'opérateur et d'un du contrôleur : aucune partie ne doit pouvoir la choisir seule`},
-	{regexp.MustCompile(`^the two commitments are the same \((\w+)\)$`), `les deux engagements sont le même (${1})`},
-	{regexp.MustCompile(`^the (\w+)'s commitment (\w+) was recorded at (\S+), not before the generation began \((\S+)\): whoever knew the other secret could choose it$`),
+	{lazyRE(`^the two commitments are the same \((\w+)\)$`), `les deux engagements sont le même (${1})`},
+	{lazyRE(`^the (\w+)'s commitment (\w+) was recorded at (\S+), not before the generation began \((\S+)\): whoever knew the other secret could choose it$`),
 		`l'engagement (${1}) ${2} a été enregistré à ${3}, pas avant le début de la génération (${4}) : qui connaissait l'autre secret pouvait choisir la graine`},
-	{regexp.MustCompile(`^the (\w+)'s reveal hash is missing$`), `l'empreinte du secret révélé (${1}) manque`},
+	{lazyRE(`^the (\w+)'s reveal hash is missing$`), `l'empreinte du secret révélé (${1}) manque`},
 }
 
 // seedWords are the ledger's and the game's refusals of a drawing, in
 // French.
 var seedWords = []rewrite{
-	{regexp.MustCompile(`^generate a block of game (\d+): the reveals do not open the commitments: the (\w+)'s secret \(game (\d+)\) commits to (\w+), not to (\w+)$`),
+	{lazyRE(`^generate a block of game (\d+): the reveals do not open the commitments: the (\w+)'s secret \(game (\d+)\) commits to (\w+), not to (\w+)$`),
 		`génération d'un bloc du jeu ${1} : les secrets révélés n'ouvrent pas les engagements : le secret (${2}, jeu ${3}) s'engage sur ${4}, pas sur ${5}`},
-	{regexp.MustCompile(`^generate a block of game (\d+): the reveals do not open the commitments: the (\w+)'s secret commits to (\w+), which is not one of the commitments given$`),
+	{lazyRE(`^generate a block of game (\d+): the reveals do not open the commitments: the (\w+)'s secret commits to (\w+), which is not one of the commitments given$`),
 		`génération d'un bloc du jeu ${1} : les secrets révélés n'ouvrent pas les engagements : le secret (${2}) s'engage sur ${3}, qui n'est pas l'un des engagements donnés`},
-	{regexp.MustCompile(`^generate a block of game (\d+): the reveals do not open the commitments: the (\w+)'s secret is of game (\d+), not of game (\d+)$`),
+	{lazyRE(`^generate a block of game (\d+): the reveals do not open the commitments: the (\w+)'s secret is of game (\d+), not of game (\d+)$`),
 		`génération d'un bloc du jeu ${1} : les secrets révélés n'ouvrent pas les engagements : le secret (${2}) est du jeu ${3}, pas du jeu ${4}`},
-	{regexp.MustCompile(`^generate a block of game (\d+): the commitment cannot draw this block: the (\w+)'s commitment (\w+) was never recorded: record it \(seed record\) before the generation, then generate$`),
+	{lazyRE(`^generate a block of game (\d+): the commitment cannot draw this block: the (\w+)'s commitment (\w+) was never recorded: record it \(seed record\) before the generation, then generate$`),
 		`génération d'un bloc du jeu ${1} : l'engagement ne peut pas tirer ce bloc : l'engagement (${2}) ${3} n'a jamais été enregistré : enregistrez-le (seed record) avant la génération, puis générez`},
-	{regexp.MustCompile(`^generate a block of game (\d+): the commitment cannot draw this block: commitment (\w+) was recorded as the (\w+)'s of game (\d+) \(journal entry (\d+)\), not the (\w+)'s of game (\d+)$`),
+	{lazyRE(`^generate a block of game (\d+): the commitment cannot draw this block: commitment (\w+) was recorded as the (\w+)'s of game (\d+) \(journal entry (\d+)\), not the (\w+)'s of game (\d+)$`),
 		`génération d'un bloc du jeu ${1} : l'engagement ne peut pas tirer ce bloc : l'engagement ${2} a été enregistré comme celui de ${3} du jeu ${4} (entrée ${5} du journal), pas comme celui de ${6} du jeu ${7}`},
-	{regexp.MustCompile(`^generate a block of game (\d+): the commitment cannot draw this block: the (\w+)'s commitment (\w+) was recorded at (\S+), not before the generation began \((\S+)\)$`),
+	{lazyRE(`^generate a block of game (\d+): the commitment cannot draw this block: the (\w+)'s commitment (\w+) was recorded at (\S+), not before the generation began \((\S+)\)$`),
 		`génération d'un bloc du jeu ${1} : l'engagement ne peut pas tirer ce bloc : l'engagement (${2}) ${3} a été enregistré à ${4}, pas avant le début de la génération (${5})`},
-	{regexp.MustCompile(`^generate a block of game (\d+): the commitment cannot draw this block: the (\w+)'s commitment (\w+) drew block (\d+/\d+) already \(journal entry (\d+)\): a commitment draws one block; make new secrets \(seed commit\) and record their commitments$`),
+	{lazyRE(`^generate a block of game (\d+): the commitment cannot draw this block: the (\w+)'s commitment (\w+) drew block (\d+/\d+) already \(journal entry (\d+)\): a commitment draws one block; make new secrets \(seed commit\) and record their commitments$`),
 		`génération d'un bloc du jeu ${1} : l'engagement ne peut pas tirer ce bloc : l'engagement (${2}) ${3} a déjà tiré le bloc ${4} (entrée ${5} du journal) : un engagement tire un seul bloc ; faites de nouveaux secrets (seed commit) et enregistrez leurs engagements`},
-	{regexp.MustCompile(`^record commitment (\w+): the commitment cannot draw this block: recorded already, journal entry (\d+) \((\S+)\): a commitment is recorded once and draws one block; make a new secret \(seed commit\)$`),
+	{lazyRE(`^record commitment (\w+): the commitment cannot draw this block: recorded already, journal entry (\d+) \((\S+)\): a commitment is recorded once and draws one block; make a new secret \(seed commit\)$`),
 		`enregistrement de l'engagement ${1} : déjà enregistré, entrée ${2} du journal (${3}) : un engagement est enregistré une fois et tire un seul bloc ; faites un nouveau secret (seed commit)`},
-	{regexp.MustCompile(`^record commitment: game code (\d+): not found: the ledger knows no such game$`),
+	{lazyRE(`^record commitment: game code (\d+): not found: the ledger knows no such game$`),
 		`enregistrement de l'engagement : code de jeu ${1} : introuvable : le registre ne connaît pas ce jeu`},
 }
 

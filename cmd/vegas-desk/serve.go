@@ -20,6 +20,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/protocol"
+	"vegas-desk/internal/platform"
 	"vegas-desk/internal/server"
 )
 
@@ -82,6 +83,12 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 		}
 		if *logFormat != "text" && *logFormat != "json" {
 			return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
+		}
+		if *backupDir != "" && !*initDir {
+			// Issue 36: refused at start, not at the first backup an hour later.
+			if err := platform.PrivateDir(*backupDir); err != nil {
+				return badInput("serve: --backup-dir: %v", err)
+			}
 		}
 		l, err := c.open(!*initDir)
 		if err != nil {
@@ -221,8 +228,12 @@ func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string, keepOld 
 	if a.Ledger() != l.ID() {
 		return badInput("desks add: the authority of %s is ledger %s's, not %s's", dir, a.Ledger(), l.ID())
 	}
+	epoch, _, err := l.Epochs(c.ctx)
+	if err != nil {
+		return err
+	}
 	now := time.Now()
-	data, err := a.DeskCertificate(id, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
+	data, err := a.DeskCertificate(id, epoch, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
 	if err != nil {
 		return err
 	}

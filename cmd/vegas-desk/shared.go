@@ -207,6 +207,7 @@ func deskJSON(d ledger.Desk) map[string]any {
 
 func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 	restore := fs.Bool("restore", false, "make TO the ledger FROM was copied from (or FROM itself): its id, desk files and counter ledgers; the original, if it answers, is marked replaced and serves no more")
+	gone := fs.Bool("original-gone", false, "with --restore: the original cannot be reached to be marked replaced and is gone for good; every desk then needs a new desk file (desks cert)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	return func(args []string) error {
 		pos, err := c.positional(fs, args, 2, "FROM and TO, each a file path or a postgres:// URL")
@@ -214,6 +215,9 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 			return err
 		}
 		from, to := pos[0], pos[1]
+		if *gone && !*restore {
+			return badInput("copy: --original-gone is said of a restore's original: give --restore too")
+		}
 		if !ledger.IsURL(from) {
 			if _, err := os.Stat(from); err != nil {
 				return badInput("copy: no ledger at %s", from)
@@ -231,7 +235,7 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 		var dst *ledger.Ledger
 		var r ledger.Restored
 		if *restore {
-			dst, r, err = ledger.Restore(c.ctx, src, to, progress)
+			dst, r, err = ledger.Restore(c.ctx, src, to, ledger.RestoreOptions{OriginalGone: *gone, Progress: progress})
 		} else {
 			dst, err = ledger.Copy(c.ctx, src, to, progress)
 		}
@@ -258,6 +262,7 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 			m := map[string]any{"from": src.Location(), "to": dst.Location(), "id": dst.ID(), "blocks": out, "head": head, "restore": *restore}
 			if *restore {
 				m["replaces"], m["original_marked"], m["original_why"] = r.Original, r.Replaced, r.Why
+				m["epoch"], m["desk_epoch"] = r.Epoch, r.DeskEpoch
 			} else {
 				m["copy_of"] = src.ID()
 			}
@@ -269,12 +274,14 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 				src.Location(), dst.Location(), dst.ID(), src.ID(), len(bs), head)
 			return nil
 		}
-		c.printf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its desk files and counter ledgers: %d block(s), journal head %s\n",
+		c.printf(c.stdout, "restored %s into %s: it REPLACES ledger %s (at %s), with its authority and counter ledgers: %d block(s), journal head %s\n",
 			src.Location(), dst.Location(), dst.ID(), r.Original, len(bs), head)
 		if r.Replaced {
-			c.printf(c.stdout, "the original at %s answered and was marked replaced: no server serves it any more (restart its server on %s)\n", r.Original, dst.Location())
+			c.printf(c.stdout, "the original at %s answered and was marked replaced: its servers answer no desk from their next question on (restart its server on %s); its desk files work on the restore (incarnation %d)\n",
+				r.Original, dst.Location(), r.Epoch)
 		} else {
-			c.printf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s\n", r.Original, terminal(r.Why), dst.Location())
+			c.printf(c.stdout, "the original at %s was not marked replaced (%s): never serve it again beside %s; the restore is incarnation %d and takes no earlier desk file: give every desk a new one (desks cert ID --out FILE), which an original brought back refuses\n",
+				r.Original, terminal(r.Why), dst.Location(), r.Epoch)
 		}
 		return nil
 	}

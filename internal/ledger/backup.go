@@ -13,6 +13,7 @@ import (
 
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/platform"
 )
 
 // BackupInfo is a backup of a ledger, as the JSON file beside it says.
@@ -52,12 +53,22 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 	fail := func(err error) (BackupInfo, error) {
 		return info, fmt.Errorf("backup of %s into %s: %w", l.info.Location, dir, err)
 	}
+	// The backup names the ledger it is of (issue 44: a restore replaces
+	// that ledger, not the one it is a copy of): its absolute path, or
+	// its URL without password.
+	of := l.info.Location
+	if !IsURL(of) {
+		if abs, err := filepath.Abs(of); err == nil {
+			of = abs
+		}
+	}
+	of = l.info.ID + " " + of
 	var path string
 	var err error
 	if b, ok := l.b.(*sqlite.Backend); ok {
-		path, err = sqlite.Backup(ctx, b.File().Path, dir, name)
+		path, err = sqlite.Backup(ctx, b.File().Path, dir, name, [2]string{MetaBackupOf, of})
 	} else {
-		path, err = l.copyBackup(ctx, dir, name)
+		path, err = l.copyBackup(ctx, dir, name, of)
 	}
 	if err != nil {
 		return fail(err)
@@ -94,8 +105,8 @@ func (l *Ledger) Backup(ctx context.Context, dir string, keep int) (BackupInfo, 
 
 // copyBackup copies a shared ledger into a new file, then that file into
 // dir/name as a file's backup is written.
-func (l *Ledger) copyBackup(ctx context.Context, dir, name string) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+func (l *Ledger) copyBackup(ctx context.Context, dir, name, of string) (string, error) {
+	if err := platform.PrivateDir(dir); err != nil { // issue 36: a backup is a whole ledger
 		return "", err
 	}
 	tmp := filepath.Join(dir, "."+name+".copy")
@@ -104,7 +115,7 @@ func (l *Ledger) copyBackup(ctx context.Context, dir, name string) (string, erro
 			os.Remove(f)
 		}
 	}()
-	dst, err := Duplicate(ctx, l, tmp, nil) // a backup keeps the ledger's id, as a file's does
+	dst, err := duplicate(ctx, l, tmp, of, nil) // a backup keeps the ledger's id, as a file's does
 	if err != nil {
 		return "", err
 	}
@@ -165,4 +176,15 @@ func Backups(dir, id string) ([]BackupInfo, error) {
 		}
 	}
 	return out, nil
+}
+
+// backupInfoOf is the JSON written beside the backup at path, if there
+// is one.
+func backupInfoOf(path string) (BackupInfo, bool) {
+	var info BackupInfo
+	if IsURL(path) {
+		return info, false
+	}
+	js, err := os.ReadFile(path + backupSuffix)
+	return info, err == nil && json.Unmarshal(js, &info) == nil
 }

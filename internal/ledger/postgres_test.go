@@ -103,8 +103,8 @@ func TestCopyBothWays(t *testing.T) {
 	// Issue 29: a copy is a new ledger; a restore of it replaces the
 	// ledger it copies — its id again — and marks it replaced, since it
 	// answers; a restore whose original is gone says so.
-	restored, r, err := Restore(ctx, toPG, filepath.Join(t.TempDir(), "restored.db"), nil)
-	if err != nil || restored.ID() != src.ID() || r.Original != src.Location() || !r.Replaced {
+	restored, r, err := Restore(ctx, toPG, filepath.Join(t.TempDir(), "restored.db"), RestoreOptions{})
+	if err != nil || restored.ID() != src.ID() || r.Original != src.Location() || !r.Replaced || r.Epoch != 1 || r.DeskEpoch != 0 {
 		t.Fatalf("restore of the copy: %+v %v", r, err)
 	}
 	defer restored.Close()
@@ -123,11 +123,20 @@ func TestCopyBothWays(t *testing.T) {
 	}
 	defer backup.Close()
 	os.Remove(restored.Location())
-	again, r, err := Restore(ctx, backup, filepath.Join(t.TempDir(), "again.db"), nil)
+	// Issue 36: an original that cannot be marked refuses the restore,
+	// nothing written, unless the operator says it is gone.
+	againAt := filepath.Join(t.TempDir(), "again.db")
+	if _, r, err := Restore(ctx, backup, againAt, RestoreOptions{}); !errors.Is(err, ErrOriginalUnfenced) || !strings.Contains(err.Error(), "--original-gone") {
+		t.Errorf("restore of a copy whose original is gone, not said: %+v %v", r, err)
+	}
+	if _, err := os.Stat(againAt); err == nil {
+		t.Error("a refused restore left its file")
+	}
+	again, r, err := Restore(ctx, backup, againAt, RestoreOptions{OriginalGone: true})
 	if err == nil {
 		defer again.Close()
 	}
-	if err != nil || again.ID() != src.ID() || r.Replaced || r.Why != "no ledger file there" {
+	if err != nil || again.ID() != src.ID() || r.Replaced || r.Why != "no ledger file there" || r.Epoch != 1 || r.DeskEpoch != 1 {
 		t.Errorf("restore of a copy whose original is gone: %+v %v", r, err)
 	}
 	if _, err := os.Stat(restored.Location()); err == nil {

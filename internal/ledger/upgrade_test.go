@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -149,13 +150,18 @@ func TestUpgradeSQLiteV2(t *testing.T) {
 		run(t, bin, "--db", db, "claim", s)
 	}
 	head := oldHead(t, bin, db)
-	dry, err := Upgrade(context.Background(), db, t.TempDir(), true)
+	dry, err := Upgrade(context.Background(), db, filepath.Join(t.TempDir(), "backups"), true)
 	if err != nil || dry.From != 2 || dry.Done != (SchemaVersion == 2) {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
-	u, err := Upgrade(context.Background(), db, t.TempDir(), false)
+	u, err := Upgrade(context.Background(), db, filepath.Join(t.TempDir(), "backups"), false) // a folder made 0700 (t.TempDir's are 0755)
 	if err != nil || !u.Done || u.To != SchemaVersion || len(u.Steps) != SchemaVersion-2 {
 		t.Fatalf("upgrade: %+v %v", u, err)
+	}
+	if st, err := os.Stat(u.Backup); err != nil {
+		t.Error(err)
+	} else if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 { // issue 36: 0644 under umask 022
+		t.Errorf("the copy before the upgrade %s: mode %04o, 0600 wanted", u.Backup, st.Mode().Perm())
 	}
 	checkUpgraded(t, db, head, 2)
 }
@@ -190,12 +196,12 @@ func TestUpgradePostgresV5(t *testing.T) {
 		t.Fatalf("a version 5 ledger opens: %v", err)
 	}
 	ctx := context.Background()
-	dry, err := Upgrade(ctx, url, t.TempDir(), true)
+	dry, err := Upgrade(ctx, url, filepath.Join(t.TempDir(), "backups"), true)
 	if err != nil || dry.From != 5 || dry.Done || len(dry.Steps) != postgres.SchemaVersion-5 || dry.Backup != "" {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
 	t.Setenv("PATH", filepath.Dir(srv.Bin("pg_dump"))+string(os.PathListSeparator)+os.Getenv("PATH"))
-	backups := t.TempDir()
+	backups := filepath.Join(t.TempDir(), "backups") // made 0700 (t.TempDir's are 0755)
 	u, err := Upgrade(ctx, url, backups, false)
 	if err != nil || !u.Done || u.From != 5 || u.To != postgres.SchemaVersion {
 		t.Fatalf("upgrade: %+v %v", u, err)
@@ -203,6 +209,8 @@ func TestUpgradePostgresV5(t *testing.T) {
 	t.Logf("upgrade: %+v", u)
 	if st, err := os.Stat(u.Backup); err != nil || st.Size() < 1<<20 || filepath.Dir(u.Backup) != backups {
 		t.Fatalf("backup %s: %v", u.Backup, err)
+	} else if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 { // issue 36: pg_dump wrote it 0644 under umask 022
+		t.Errorf("the dump %s: mode %04o, 0600 wanted", u.Backup, st.Mode().Perm())
 	}
 	checkUpgraded(t, url, head, 2)
 

@@ -7,6 +7,7 @@
 package platform
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,4 +57,29 @@ func languageOf(locale string) string {
 		return "fr"
 	}
 	return "en"
+}
+
+// ErrLooseFolder: a folder of files that hold serials (backups, copies
+// before an upgrade, database dumps) that others may read, write or enter.
+var ErrLooseFolder = errors.New("a folder of files that hold serials must be its owner's alone")
+
+// PrivateDir makes dir its owner's alone as MkdirAllOwnerOnly does, or
+// refuses an existing one that others may read, write or enter
+// (ErrLooseFolder, with the chmod that makes it so): a backup is a whole
+// ledger, which pays every unpaid winner (issue 36).
+func PrivateDir(dir string) error {
+	if err := MkdirAllOwnerOnly(dir); err != nil {
+		return err
+	}
+	return looseFolder(dir)
+}
+
+// PrivateFile makes the file at path its owner's alone: 0600, whatever
+// the umask was when it was written (on Windows an access list for its
+// owner alone).
+func PrivateFile(path string) error {
+	if err := os.Chmod(path, 0o600); err != nil {
+		return err
+	}
+	return OwnerOnly(path)
 }

@@ -4,6 +4,7 @@ package platform
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -57,3 +58,15 @@ func IsClosedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 // Language is the system's language for the app: none here, where the
 // app keeps its own default (French) until one is chosen in its settings.
 func Language() string { return "" }
+
+// looseFolder refuses a folder that its group or others may use.
+func looseFolder(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if m := st.Mode().Perm(); m&0o077 != 0 {
+		return fmt.Errorf("%s: %w (mode %04o): run chmod 700 %s", dir, ErrLooseFolder, m, dir)
+	}
+	return nil
+}

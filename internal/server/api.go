@@ -121,6 +121,10 @@ func (s *Server) as(rt route) http.Handler {
 			write(w, nil, fail(protocol.CodeOtherLedger, err.Error()))
 			return
 		}
+		if err := s.checkEpoch(ctx, id, cert); err != nil {
+			write(w, nil, classify(err))
+			return
+		}
 		a := asker{desk: ledger.Desk{ID: id}, cert: protocol.CertSerial(cert)}
 		if rt.question && s.knownLocked(id) {
 			// A desk locked out at its last question: refused as locked

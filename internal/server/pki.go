@@ -112,10 +112,11 @@ func (a *Authority) ServerCertificate(hosts []string, now time.Time) (cert, key 
 	return cert, key, err
 }
 
-// DeskCertificate signs desk's certificate, valid from notBefore to
+// DeskCertificate signs desk's certificate for incarnation epoch of the
+// ledger (ledger.Epochs; protocol.CertEpoch), valid from notBefore to
 // notAfter, for client authentication only, with a new key, and returns
 // the desk file's text (protocol.DeskFile).
-func (a *Authority) DeskCertificate(desk string, notBefore, notAfter time.Time) ([]byte, error) {
+func (a *Authority) DeskCertificate(desk string, epoch int, notBefore, notAfter time.Time) ([]byte, error) {
 	if err := core.CheckDeskID(desk); err != nil {
 		return nil, err
 	}
@@ -127,6 +128,7 @@ func (a *Authority) DeskCertificate(desk string, notBefore, notAfter time.Time) 
 		Subject:   pkix.Name{CommonName: desk, Organization: []string{protocol.Organization}, OrganizationalUnit: []string{a.Ledger()}},
 		NotBefore: notBefore, NotAfter: notAfter,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		ExtraExtensions: protocol.EpochExtension(epoch),
 	}
 	cert, err := a.sign(tmpl, pub)
 	if err != nil {

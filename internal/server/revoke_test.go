@@ -113,7 +113,7 @@ func TestStolenDeskFileRevoked(t *testing.T) {
 // accepts its certificate alone, or beside the others (keep: --keep-old).
 func newCert(t *testing.T, s *servertest.Served, o *ledger.Ledger, desk string, keep bool) string {
 	t.Helper()
-	data, err := s.Authority.DeskCertificate(desk, time.Now().Add(-time.Hour), time.Now().AddDate(1, 0, 0))
+	data, err := s.Authority.DeskCertificate(desk, 0, time.Now().Add(-time.Hour), time.Now().AddDate(1, 0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,30 +65,67 @@ type Server struct {
 	byDesk map[string]int
 	conns  map[net.Conn]*slot
 	watch  // its log and metrics (log.go, metrics.go)
-	// servable is ledger.CheckServable's last answer, and when it was
-	// asked (checkServable).
+	// servable is ledger.CheckServable's answer once it refused: a
+	// replaced ledger is replaced for good (meta rows are written once).
 	servable struct {
 		sync.Mutex
-		at  time.Time
 		err error
 	}
+	// epoch is the ledger's incarnation, deskEpoch the first whose desk
+	// files it takes (ledger.Epochs: written once, when it was made).
+	epoch, deskEpoch int
 }
 
 // checkServable refuses every question once a restore replaced the
-// ledger (issue 29: ledger.CheckServable): asked at most once a second,
-// and once replaced, replaced for good (meta rows are written once).
+// ledger (issue 29: ledger.CheckServable), asked before each question
+// (issue 36: asked at most once a second, a server went on paying for up
+// to a second beside the restore that replaced its ledger), and once
+// replaced, replaced for good.
 func (s *Server) checkServable(ctx context.Context) error {
 	sv := &s.servable
 	sv.Lock()
-	defer sv.Unlock()
-	if sv.err != nil || time.Since(sv.at) < time.Second {
-		return sv.err
+	err := sv.err
+	sv.Unlock()
+	if err != nil {
+		return err
 	}
 	if err := ledger.CheckServable(ctx, s.l); errors.Is(err, ledger.ErrReplaced) {
+		sv.Lock()
 		sv.err = err
+		sv.Unlock()
+		return err
 	}
-	sv.at = time.Now()
-	return sv.err
+	return nil
+}
+
+// checkEpoch refuses a desk file of another incarnation of the ledger
+// (issue 36): one of a later incarnation proves that a restore replaced
+// this ledger (only the authority signs it, for the restore), which is
+// then marked replaced and serves no desk; one of an incarnation before
+// those the ledger takes (a restore that could not fence its original)
+// needs a new desk file.
+func (s *Server) checkEpoch(ctx context.Context, desk string, cert *x509.Certificate) error {
+	e, ok := protocol.CertEpoch(cert)
+	switch {
+	case !ok:
+		return fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s's desk file names no incarnation of the ledger that vegas-desk writes: ask the back office for a new desk file", desk))
+	case e > s.epoch:
+		err := s.l.Superseded(ctx, e)
+		if err == nil {
+			err = ledger.CheckServable(ctx, s.l)
+		}
+		if errors.Is(err, ledger.ErrReplaced) {
+			s.servable.Lock()
+			s.servable.err = err
+			s.servable.Unlock()
+		}
+		return fail(protocol.CodeOtherLedger, fmt.Sprintf("desk %s's desk file was issued for incarnation %d of ledger %s, and this server's is incarnation %d: a restore replaced it; serve the restore (%v)",
+			desk, e, s.l.ID(), s.epoch, err))
+	case e < s.deskEpoch:
+		return fail(protocol.CodeDeskRevoked, fmt.Sprintf("desk %s's desk file was issued for incarnation %d of ledger %s; this one is incarnation %d, restored without fencing its original, "+
+			"and takes no desk file issued before it: ask the back office for a new desk file (desks cert %s --out FILE)", desk, e, s.l.ID(), s.epoch, desk))
+	}
+	return nil
 }
 
 // New makes the server of l with cfg.
@@ -112,6 +149,10 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	if err := ledger.CheckServable(context.Background(), l); err != nil {
 		return nil, err
 	}
+	epoch, deskEpoch, err := l.Epochs(context.Background())
+	if err != nil {
+		return nil, err
+	}
 	ca, err := ReadCertificate(filepath.Join(cfg.Dir, AuthorityCert))
 	if err != nil {
 		return nil, fmt.Errorf("the ledger's authority: %w (make it with vegas-desk serve --init)", err)
@@ -133,7 +174,7 @@ func New(l *ledger.Ledger, cfg Config) (*Server, error) {
 	roots := x509.NewCertPool()
 	roots.AddCert(ca)
 	l.LockOutGuesses()
-	s := &Server{l: l, cfg: cfg, byDesk: map[string]int{}, conns: map[net.Conn]*slot{}}
+	s := &Server{l: l, cfg: cfg, byDesk: map[string]int{}, conns: map[net.Conn]*slot{}, epoch: epoch, deskEpoch: deskEpoch}
 	s.tls = &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert},
 		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: roots, VerifyConnection: s.verify}
 	s.http = &http.Server{Handler: s.routes(), TLSConfig: s.tls, MaxHeaderBytes: MaxHeader,

@@ -18,6 +18,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/platform"
 )
 
 // prefBackupDir is the folder of the backups the app takes and shows; ""
@@ -171,6 +172,9 @@ func (b *backupsView) takeNow() {
 			if errors.Is(err, context.Canceled) {
 				b.d.inform(lang.L("Backups"), msg)
 				return
+			}
+			if errors.Is(err, platform.ErrLooseFolder) { // issue 36: a backup is a whole ledger
+				msg += "\n" + lang.L("Others may read the folder {{.Dir}}, and a backup pays every unpaid winner: run chmod 700 {{.Dir}}, or choose a folder of your own.", map[string]any{"Dir": dir})
 			}
 			b.d.showError(errors.New(msg + "\n(" + err.Error() + ")"))
 			return

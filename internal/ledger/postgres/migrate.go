@@ -226,7 +226,7 @@ func dump(ctx context.Context, location, dir, name string) (string, error) {
 	if err != nil {
 		return "", errors.New("pg_dump is not on the PATH: install PostgreSQL's client programs (the version of the server or newer)")
 	}
-	if err := platform.MkdirAllOwnerOnly(dir); err != nil {
+	if err := platform.PrivateDir(dir); err != nil { // issue 36: a dump is a whole ledger
 		return "", err
 	}
 	u, err := url.Parse(location)
@@ -240,6 +240,17 @@ func dump(ctx context.Context, location, dir, name string) (string, error) {
 	}
 	dst := filepath.Join(dir, name)
 	tmp := filepath.Join(dir, "."+name+".partial")
+	// Made 0600 before pg_dump writes into it (it keeps the mode of a
+	// file that exists; made by it, the umask's, 0644).
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if err := platform.PrivateFile(tmp); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, bin, "--format=plain", "--no-owner", "--file", tmp, "--dbname", u.String())
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {

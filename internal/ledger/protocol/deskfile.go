@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -121,4 +123,31 @@ func Names(c *x509.Certificate) (desk, ledger string, ok bool) {
 		return "", "", false
 	}
 	return s.CommonName, s.OrganizationalUnit[0], true
+}
+
+// OIDEpoch is the extension of a desk's certificate that names the
+// incarnation of its ledger it was issued for (ledger.MetaEpoch): an
+// ASN.1 INTEGER, absent for incarnation 0. Its arc is 2.25, a UUID's
+// (ITU-T X.667), which needs no registration.
+var OIDEpoch = asn1.ObjectIdentifier{2, 25, 189187382, 926186618, 563892145, 242673026, 839}
+
+// EpochExtension is the extension naming incarnation epoch (none for 0).
+func EpochExtension(epoch int) []pkix.Extension {
+	if epoch == 0 {
+		return nil
+	}
+	v, _ := asn1.Marshal(epoch)
+	return []pkix.Extension{{Id: OIDEpoch, Value: v}}
+}
+
+// CertEpoch is the incarnation a desk's certificate was issued for (0 when
+// it names none); ok is false for an extension that is not a number.
+func CertEpoch(c *x509.Certificate) (epoch int, ok bool) {
+	for _, e := range c.Extensions {
+		if e.Id.Equal(OIDEpoch) {
+			rest, err := asn1.Unmarshal(e.Value, &epoch)
+			return epoch, err == nil && len(rest) == 0 && epoch > 0
+		}
+	}
+	return 0, true
 }

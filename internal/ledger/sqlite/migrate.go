@@ -145,14 +145,16 @@ func backupName(path string, v int) string {
 // writing to it. The copy is
 // written under a temporary name, synced, then renamed and its directory
 // synced: a backup is whole or absent, never partial. It returns the
-// copy's path.
-func Backup(ctx context.Context, path, dir, name string) (string, error) {
+// copy's path. Each of meta, a meta row (key, value), is written into the
+// copy before it takes its name, unless it has a row of that key: a
+// backup names the ledger it was taken of (ledger.MetaBackupOf).
+func Backup(ctx context.Context, path, dir, name string, meta ...[2]string) (string, error) {
 	db, err := sqlx.Open("sqlite", DSN(path, append([]string{"mode=ro"}, readPragmas...)...))
 	if err != nil {
 		return "", err
 	}
 	defer db.Close()
-	if err := platform.MkdirAllOwnerOnly(dir); err != nil {
+	if err := platform.PrivateDir(dir); err != nil { // issue 36: a backup is a whole ledger
 		return "", err
 	}
 	dst := filepath.Join(dir, name)
@@ -176,7 +178,10 @@ func Backup(ctx context.Context, path, dir, name string) (string, error) {
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmpName); err != nil {
 		return "", fmt.Errorf("VACUUM INTO %s: %w", tmpName, Classify(err))
 	}
-	if err := platform.OwnerOnly(tmpName); err != nil {
+	if err := addMeta(ctx, tmpName, meta); err != nil {
+		return "", err
+	}
+	if err := platform.PrivateFile(tmpName); err != nil { // VACUUM INTO writes 0644 under umask 022
 		return "", err
 	}
 	if err := core.SyncRename(tmpName, dst); err != nil {
@@ -184,4 +189,32 @@ func Backup(ctx context.Context, path, dir, name string) (string, error) {
 	}
 	ok = true
 	return dst, nil
+}
+
+// addMeta writes the meta rows of meta into the file at path that it has
+// no row of, in one transaction, in the file's own journal mode (VACUUM
+// INTO's copy is no WAL file: no -wal and -shm are left beside it).
+func addMeta(ctx context.Context, path string, meta [][2]string) error {
+	if len(meta) == 0 {
+		return nil
+	}
+	db, err := sqlx.Open("sqlite", DSN(path, append([]string{"_txlock=immediate"}, readPragmas...)...))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return Classify(err)
+	}
+	defer tx.Rollback()
+	for _, m := range meta {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = ?)", m[0], m[1], m[0]); err != nil {
+			return Classify(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Classify(err)
+	}
+	return db.Close()
 }

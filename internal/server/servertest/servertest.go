@@ -85,7 +85,11 @@ func (s *Served) DeskFile(tb testing.TB, desk string) string {
 // beside the others it was given (as desks cert --keep-old).
 func (s *Served) DeskFileOf(tb testing.TB, a *server.Authority, desk string, notBefore, notAfter time.Time) string {
 	tb.Helper()
-	data, err := a.DeskCertificate(desk, notBefore, notAfter)
+	epoch, _, err := s.office.Epochs(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data, err := a.DeskCertificate(desk, epoch, notBefore, notAfter)
 	if err != nil {
 		tb.Fatal(err)
 	}
