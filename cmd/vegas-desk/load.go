@@ -137,7 +137,7 @@ func onSale(ctx context.Context, bo *ledger.Ledger) ([]int, ledger.Block, error)
 	return nil, ledger.Block{}, failf("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
 }
 
-// serverDesks gives desks load-1 … load-n (added when missing) new desk
+// serverDesks gives desks _load-1 … _load-n (added when missing) new desk
 // files signed by the authority of dir, and opens them on the server at
 // url.
 func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([]*ledger.Ledger, error) {
@@ -163,7 +163,7 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		id := loadDesk(i)
 		switch j := slices.IndexFunc(existing, func(d ledger.Desk) bool { return d.ID == id }); {
 		case j < 0:
-			_, err = bo.AddDesk(c.ctx, id, 1000, loadWho)
+			_, err = bo.AddTestDesk(c.ctx, i, 1000, loadWho)
 		case existing[j].Disabled: // by an earlier load on a real ledger
 			err = bo.EnableDesk(c.ctx, id, loadWho)
 		}
@@ -198,15 +198,17 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		}
 		return nil, err
 	}
-	c.printf(c.stderr, "load: desks load-1 … load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
+	c.printf(c.stderr, "load: desks _load-1 … _load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
 	return logins, nil
 }
 
 // loadWho is who load acts as at the back office.
 var loadWho = defaultIdentity("", "load")
 
-// loadDesk is the id of load's i-th desk (from 1).
-func loadDesk(i int) string { return fmt.Sprintf("load-%d", i) }
+// loadDesk is the id of load's i-th desk (from 1): _load-1 …, a name
+// that no real desk can take (desks add refuses it), so that a load test
+// never revokes nor disables a shop's desk (ledger.TestDesk).
+func loadDesk(i int) string { return ledger.TestDesk(i) }
 
 // PacksPerCounter is how many packs of a real ledger's stock load delivers
 // to each of its desks (200 tickets each).
@@ -215,7 +217,7 @@ const PacksPerCounter = 5
 // ownPacks are the packs load delivered to its desks on a real ledger.
 type ownPacks struct {
 	block ledger.Block
-	packs [][]int // by desk: load-1's first
+	packs [][]int // by desk: _load-1's first
 	// first … last: the packs delivered so far (none: last < first).
 	first, last int
 }
@@ -290,15 +292,15 @@ func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) er
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return failf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks load-1 … load-%d): %w", o.first, o.last,
+		return failf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks _load-1 … _load-%d): %w", o.first, o.last,
 			o.block.Game, o.block.Number, n, err)
 	}
 	packs := "no pack (none was delivered)"
 	if o.last >= o.first {
-		packs = fmt.Sprintf("packs %d–%d of block %d/%d, delivered from the stock to desks load-1 … load-%d and claimed by the test, now destroyed (never to be sold)",
+		packs = fmt.Sprintf("packs %d–%d of block %d/%d, delivered from the stock to desks _load-1 … _load-%d and claimed by the test, now destroyed (never to be sold)",
 			o.first, o.last, o.block.Game, o.block.Number, n)
 	}
-	fmt.Fprintf(w, "load: left behind: %s; desks load-1 … load-%d disabled (the journal keeps them; the next load enables them)\n", packs, n)
+	fmt.Fprintf(w, "load: left behind: %s; desks _load-1 … _load-%d disabled (the journal keeps them; the next load enables them)\n", packs, n)
 	return nil
 }
 
