@@ -110,3 +110,24 @@ func TestLedgerTextEscaped(t *testing.T) {
 		}
 	}
 }
+
+// desks list in the order a person reads it: load-2 before load-10 (issue
+// 39 item 3), as text and JSON.
+func TestDesksListNaturalOrder(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Block)
+	for _, id := range []string{"load-10", "load-2", "C10", "C9", "load-1"} {
+		if _, errs, code := vd(t, db, "", "desks", "add", id); code != 0 {
+			t.Fatalf("desks add %s: %s", id, errs)
+		}
+	}
+	out, errs, code := vd(t, db, "", "desks", "list")
+	var ids []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(line, " ") {
+			ids = append(ids, f[0])
+		}
+	}
+	if want := "C9 C10 load-1 load-2 load-10"; code != 0 || !strings.HasSuffix(strings.Join(ids, " "), want) {
+		t.Errorf("desks list: exit %d, order %v, want … %s\n%s%s", code, ids, want, out, errs)
+	}
+}

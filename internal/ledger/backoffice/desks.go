@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -60,7 +61,7 @@ func (o *Store) addDesk(ctx context.Context, id string, limit int, who core.Iden
 	return core.Desk{ID: id, Limit: limit}, nil
 }
 
-// Desks lists the counters.
+// Desks lists the counters, in natural order (core.NaturalCompare).
 func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	var rows []core.DeskRow
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks ORDER BY id"); err != nil {
@@ -70,6 +71,8 @@ func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	for i, r := range rows {
 		out[i] = o.deskOf(r)
 	}
+	// In the order a person reads them: load-2 before load-10.
+	slices.SortFunc(out, func(a, b core.Desk) int { return core.NaturalCompare(a.ID, b.ID) })
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -270,4 +271,39 @@ func CheckDeskID(id string) error {
 		return fmt.Errorf("desk id %q: use 1 to 32 letters, digits, _ or -, starting with a letter or digit", id)
 	}
 	return nil
+}
+
+// NaturalCompare orders desk ids as a person reads them: the runs of digits
+// by their value, so load-2 comes before load-10 and C9 before C10; ties
+// (C01, C1) by the ids' bytes.
+func NaturalCompare(a, b string) int {
+	digit := func(c byte) bool { return '0' <= c && c <= '9' }
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if digit(a[i]) && digit(b[j]) {
+			si, sj := i, j
+			for i < len(a) && digit(a[i]) {
+				i++
+			}
+			for j < len(b) && digit(b[j]) {
+				j++
+			}
+			x, y := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
+			if c := cmp.Compare(len(x), len(y)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x, y); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := cmp.Compare(a[i], b[j]); c != 0 {
+			return c
+		}
+		i, j = i+1, j+1
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }
