@@ -106,8 +106,8 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		if *asJSON {
 			return c.json(s)
 		}
-		c.printf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
-			*counters, s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
+		c.printf(c.stdout, "%s, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
+			ours(c.count(*counters, "counter", "counters")), s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
 		return nil
 	}
 }
@@ -351,10 +351,13 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 	defer tick.Stop()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	// One progress line a second, and one for the last part second (a run
-	// that ends before its first tick still says how it went).
+	// One progress line a second, labelled by its second, and one for a
+	// last part second of a quarter or more, labelled to the tenth (10.5 s):
+	// the answers that came in after the last tick of a whole-second run
+	// (those in flight at the end) are in the summary only, not on a
+	// second line "10 s" of their own.
 	last, lastAt := 0, start
-	report := func() {
+	report := func(label string) {
 		mu.Lock()
 		lat := slices.Clone(r.latency[last:])
 		ch := slices.Clone(r.chained)
@@ -362,19 +365,19 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 		mu.Unlock()
 		rate := float64(len(lat)) / time.Since(lastAt).Seconds()
 		lastAt = time.Now()
-		fmt.Fprintf(progress, "%4.0f s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
-			time.Since(start).Seconds(), rate, msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
+		fmt.Fprintf(progress, "%s s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
+			label, rate, msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
 	}
 	for {
 		select {
 		case <-done:
 			r.elapsed = time.Since(start)
-			if len(r.latency) > last {
-				report()
+			if len(r.latency) > last && time.Since(lastAt) >= time.Second/4 {
+				report(fmt.Sprintf("%4.1f", r.elapsed.Seconds()))
 			}
 			return r
 		case <-tick.C:
-			report()
+			report(fmt.Sprintf("%4.0f", time.Since(start).Seconds()))
 		}
 	}
 }

@@ -203,3 +203,29 @@ func TestLoadRealLedger(t *testing.T) {
 		t.Errorf("verify after the loads: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// load's progress: a line a second, each second once (the answers in
+// flight at the end went on a second "1 s" line of their own), and its
+// summary in words: "1 counter", not "1 counters" (issue 39 item 3).
+func TestLoadProgressLines(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Demo)
+	dir, srv := serveOf(t, db)
+	out, errs, code := vd(t, db, "", "load", "--server", srv, "--dir", dir, "--counters", "1", "--seconds", "2")
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s%s", code, out, errs)
+	}
+	seen := map[string]bool{}
+	lines := 0
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[1] == "s" && f[3] == "answers/s" {
+			lines++
+			if seen[f[0]] {
+				t.Errorf("two progress lines of second %s:\n%s", f[0], out)
+			}
+			seen[f[0]] = true
+		}
+	}
+	if lines < 2 || !strings.Contains(out, "\n1 counter, ") {
+		t.Errorf("load's progress and summary:\n%s", out)
+	}
+}
