@@ -172,7 +172,7 @@ func historyFigures(b *testing.B) {
 	const counters, claims, refusals = 4, 200_000, 100_000
 	var desks []string
 	for i := range counters {
-		desks = append(desks, fmt.Sprintf("load-%d", i+1))
+		desks = append(desks, ledger.TestDesk(i+1)) // load's own
 	}
 	srv, err := pgtest.StartDurable()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -284,10 +285,15 @@ func (c *cli) positional(fs *pflag.FlagSet, args []string, n int, what string) (
 }
 
 func (c *cli) json(v any) error {
-	enc := json.NewEncoder(c.stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := c.stdout.Write(jsonSafe(b.Bytes())) // no control character raw (output.go)
+	return err
 }
 
 // isTerminal reports whether f is a terminal (on Windows a console).

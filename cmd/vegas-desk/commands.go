@@ -39,7 +39,7 @@ func (c *cli) commands() *cobra.Command {
 		Use:           programName(),
 		Short:         "the VEGAS ledger: the desktop app, or a command",
 		Long:          rootLong,
-		Example:       "  vegas-desk --db shop.db claim 531-0001-0000042-1554-0477-0488-4562-7\n  vegas-desk claim --help",
+		Example:       "  vegas-desk --db shop.db claim 531-0001-0000042-1554-0477-0488-4562-2\n  vegas-desk claim --help",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(*cobra.Command, []string) error {
@@ -117,11 +117,11 @@ func (c *cli) commands() *cobra.Command {
 		"  vegas-desk --db shop.db generate --demo", c.generate)
 	leaf(root, "blocks", "list the blocks", "  vegas-desk blocks --json", c.blocks)
 	leaf(root, "lookup SERIAL", "a ticket by serial, and what a claim would answer",
-		"  vegas-desk lookup 531-0001-0000042-1554-0477-0488-4562-7 --desk C1", c.lookup)
+		"  vegas-desk lookup 531-0001-0000042-1554-0477-0488-4562-2 --desk C1", c.lookup)
 	leaf(root, "check FILE|-", "check one ticket in the interchange format (- for standard input)",
 		"  vegas-desk check ticket.json --desk C1", c.check)
 	leaf(root, "claim SERIAL", "pay a winning ticket (its verdict: PAID, or why not)",
-		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-7 --desk C1 --operator anne\n"+
+		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-2 --desk C1 --operator anne\n"+
 			"  vegas-desk claim SERIAL --winner-mrz - < mrz.txt\n"+
 			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc permis --winner-doc-number 19AZ71864", c.claim)
 	leaf(root, "void PAYMENT", "void a payment (its number, as claims shows it)",
@@ -151,7 +151,7 @@ func (c *cli) commands() *cobra.Command {
 	leaf(root, "verify", "check every ticket, digest and the journal",
 		"  vegas-desk verify --block 1 --head 8f3a…", c.verify)
 	leaf(root, "catalogue", "the ways to win of a block", "  vegas-desk catalogue", c.catalogue)
-	leaf(root, "render SERIAL", "draw a ticket as PNG", "  vegas-desk render 531-0001-0000042-1554-0477-0488-4562-7 -o ticket.png", c.render)
+	leaf(root, "render SERIAL", "draw a ticket as PNG", "  vegas-desk render 531-0001-0000042-1554-0477-0488-4562-2 -o ticket.png", c.render)
 
 	// Packs.
 	packs := group("packs", "move packs between the stock and the counters, list them, print their labels",

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/ledgertest"
 )
 
@@ -318,5 +320,38 @@ func TestFrenchServerRefusals(t *testing.T) {
 	t.Setenv("LANG", "fr_FR.UTF-8")
 	if errs, code := claim(); code != 1 || !strings.HasPrefix(errs, "vegas-desk: ce fichier de guichet est révoqué : demandez le nouveau au siège (") {
 		t.Errorf("a revoked desk file's claim: exit %d %s", code, errs)
+	}
+}
+
+// Every serial and pack code in the help's examples is one the command
+// line accepts: its check digit right (the examples of claim, lookup and
+// render had a wrong one).
+func TestHelpExampleSerials(t *testing.T) {
+	serial := regexp.MustCompile(`\b\d{3}-\d{4}-\d{7}(?:-\d{4}){4}-\d\b`)
+	pack := regexp.MustCompile(`\b\d{3}-\d{4}-\d{4}-\d\b`)
+	n := 0
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for _, text := range []string{cmd.Example, cmd.Long} {
+			for _, s := range serial.FindAllString(text, -1) {
+				n++
+				if _, err := game.ParseSerial(s); err != nil {
+					t.Errorf("%s's help: %v", cmd.CommandPath(), err)
+				}
+			}
+			for _, s := range pack.FindAllString(serial.ReplaceAllString(text, ""), -1) {
+				n++
+				if _, err := game.ParsePackCode(s); err != nil {
+					t.Errorf("%s's help: %v", cmd.CommandPath(), err)
+				}
+			}
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	walk((&cli{}).commands())
+	if n < 4 {
+		t.Errorf("%d serials in the examples", n)
 	}
 }

@@ -69,8 +69,14 @@ func init() {
 // command line's to write (game.GroupDigits for amounts and counts,
 // identifiers as they are, c.decimal): a printer's own would group a
 // payment's number and write block 0001 as "0 001".
+//
+// Its text arguments (strings, errors) are text of the ledger's or of the
+// user's, printed through terminal: no control character nor
+// bidirectional override of an operator's name, a reason, a desk reaches
+// the terminal raw, whichever command prints it. Text of the command
+// line's own that holds line breaks goes as ours.
 func (c *cli) tr(format string, args ...any) string {
-	return fmt.Sprintf(c.format(format), args...)
+	return fmt.Sprintf(c.format(format), shownArgs(args)...)
 }
 
 // format is a message format in the command line's language.
@@ -285,7 +291,7 @@ func (c *cli) say(err error) string {
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		return strings.Replace(s, ue.Error(), c.tr(ue.format, c.sayArgs(ue.args)...), 1)
+		return strings.Replace(s, ue.Error(), fmt.Sprintf(c.format(ue.format), c.sayArgs(ue.args)...), 1)
 	}
 	var r *ledger.Refusal
 	if errors.As(err, &r) {

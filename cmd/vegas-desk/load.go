@@ -106,8 +106,8 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		if *asJSON {
 			return c.json(s)
 		}
-		c.printf(c.stdout, "%d counters, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
-			*counters, s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
+		c.printf(c.stdout, "%s, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
+			ours(c.count(*counters, "counter", "counters")), s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
 		return nil
 	}
 }
@@ -137,7 +137,7 @@ func onSale(ctx context.Context, bo *ledger.Ledger) ([]int, ledger.Block, error)
 	return nil, ledger.Block{}, failf("load: no pack of the ledger is on sale: a load test claims tickets on sale (generate --demo puts a block on sale)")
 }
 
-// serverDesks gives desks load-1 … load-n (added when missing) new desk
+// serverDesks gives desks _load-1 … _load-n (added when missing) new desk
 // files signed by the authority of dir, and opens them on the server at
 // url.
 func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([]*ledger.Ledger, error) {
@@ -163,7 +163,7 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		id := loadDesk(i)
 		switch j := slices.IndexFunc(existing, func(d ledger.Desk) bool { return d.ID == id }); {
 		case j < 0:
-			_, err = bo.AddDesk(c.ctx, id, 1000, loadWho)
+			_, err = bo.AddTestDesk(c.ctx, i, 1000, loadWho)
 		case existing[j].Disabled: // by an earlier load on a real ledger
 			err = bo.EnableDesk(c.ctx, id, loadWho)
 		}
@@ -202,15 +202,17 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		}
 		return nil, err
 	}
-	c.printf(c.stderr, "load: desks load-1 … load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
+	c.printf(c.stderr, "load: desks _load-1 … _load-%d are this test's, through %s (payout limit 1,000 €; desk files for a day)\n", n, url)
 	return logins, nil
 }
 
 // loadWho is who load acts as at the back office.
 var loadWho = defaultIdentity("", "load")
 
-// loadDesk is the id of load's i-th desk (from 1).
-func loadDesk(i int) string { return fmt.Sprintf("load-%d", i) }
+// loadDesk is the id of load's i-th desk (from 1): _load-1 …, a name
+// that no real desk can take (desks add refuses it), so that a load test
+// never revokes nor disables a shop's desk (ledger.TestDesk).
+func loadDesk(i int) string { return ledger.TestDesk(i) }
 
 // PacksPerCounter is how many packs of a real ledger's stock load delivers
 // to each of its desks (200 tickets each).
@@ -219,7 +221,7 @@ const PacksPerCounter = 5
 // ownPacks are the packs load delivered to its desks on a real ledger.
 type ownPacks struct {
 	block ledger.Block
-	packs [][]int // by desk: load-1's first
+	packs [][]int // by desk: _load-1's first
 	// first … last: the packs delivered so far (none: last < first).
 	first, last int
 }
@@ -294,15 +296,15 @@ func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) er
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return failf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks load-1 … load-%d): %w", o.first, o.last,
+		return failf("load: cleaning up (destroy packs %d–%d of block %d/%d, disable desks _load-1 … _load-%d): %w", o.first, o.last,
 			o.block.Game, o.block.Number, n, err)
 	}
 	packs := "no pack (none was delivered)"
 	if o.last >= o.first {
-		packs = fmt.Sprintf("packs %d–%d of block %d/%d, delivered from the stock to desks load-1 … load-%d and claimed by the test, now destroyed (never to be sold)",
+		packs = fmt.Sprintf("packs %d–%d of block %d/%d, delivered from the stock to desks _load-1 … _load-%d and claimed by the test, now destroyed (never to be sold)",
 			o.first, o.last, o.block.Game, o.block.Number, n)
 	}
-	fmt.Fprintf(w, "load: left behind: %s; desks load-1 … load-%d disabled (the journal keeps them; the next load enables them)\n", packs, n)
+	fmt.Fprintf(w, "load: left behind: %s; desks _load-1 … _load-%d disabled (the journal keeps them; the next load enables them)\n", packs, n)
 	return nil
 }
 
@@ -353,10 +355,13 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 	defer tick.Stop()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	// One progress line a second, and one for the last part second (a run
-	// that ends before its first tick still says how it went).
+	// One progress line a second, labelled by its second, and one for a
+	// last part second of a quarter or more, labelled to the tenth (10.5 s):
+	// the answers that came in after the last tick of a whole-second run
+	// (those in flight at the end) are in the summary only, not on a
+	// second line "10 s" of their own.
 	last, lastAt := 0, start
-	report := func() {
+	report := func(label string) {
 		mu.Lock()
 		lat := slices.Clone(r.latency[last:])
 		ch := slices.Clone(r.chained)
@@ -364,19 +369,19 @@ func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs
 		mu.Unlock()
 		rate := float64(len(lat)) / time.Since(lastAt).Seconds()
 		lastAt = time.Now()
-		fmt.Fprintf(progress, "%4.0f s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
-			time.Since(start).Seconds(), rate, msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
+		fmt.Fprintf(progress, "%s s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n",
+			label, rate, msAt(lat, 50), msAt(lat, 99), msAt(ch, 99))
 	}
 	for {
 		select {
 		case <-done:
 			r.elapsed = time.Since(start)
-			if len(r.latency) > last {
-				report()
+			if len(r.latency) > last && time.Since(lastAt) >= time.Second/4 {
+				report(fmt.Sprintf("%4.1f", r.elapsed.Seconds()))
 			}
 			return r
 		case <-tick.C:
-			report()
+			report(fmt.Sprintf("%4.0f", time.Since(start).Seconds()))
 		}
 	}
 }

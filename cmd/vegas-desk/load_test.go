@@ -71,7 +71,7 @@ func TestLoadCLI(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
 			t.Fatalf("load, run %d: exit %d\n%s%s", run, code, out, errs)
 		}
-		if r.Counters != 3 || r.Answers == 0 || r.Paid == 0 || r.ClaimsPerS <= 0 || !strings.Contains(errs, "load-1 … load-3") ||
+		if r.Counters != 3 || r.Answers == 0 || r.Paid == 0 || r.ClaimsPerS <= 0 || !strings.Contains(errs, "_load-1 … _load-3") ||
 			!strings.Contains(errs, "answers/s") {
 			t.Errorf("load, run %d: %+v\n%s", run, r, errs)
 		}
@@ -107,27 +107,44 @@ func TestLoadCLI(t *testing.T) {
 // packs on sale) claims only tickets of stock packs it delivers to its own
 // desks, never a shop's; it says what it leaves behind: those packs
 // destroyed, its desks disabled; run again, it enables its desks and takes
-// the next packs; the journal verifies.
+// the next packs; the journal verifies. Its desks are _load-1 …, names no
+// real desk can take: the shop here is named load-1 (as load's desks were
+// once), and its desk file still opens the server after every load.
 func TestLoadRealLedger(t *testing.T) {
 	ctx := context.Background()
 	real := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Stock)))
-	for _, args := range [][]string{{"desks", "add", "shop-1"}, {"packs", "deliver", "--block", "1", "--packs", "0-9", "--desk", "shop-1"},
+	dir, srv := serveOf(t, real)
+	shopFile := filepath.Join(t.TempDir(), "load-1.desk")
+	for _, args := range [][]string{{"desks", "add", "load-1", "--out", shopFile, "--dir", dir}, {"packs", "deliver", "--block", "1", "--packs", "0-9", "--desk", "load-1"},
 		{"packs", "receive", "--block", "1", "0-9"}, {"packs", "activate", "--block", "1", "0-9"}} {
 		if out, errs, code := vd(t, real, "", args...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 	}
-	dir, srv := serveOf(t, real)
+	shopAsks := func(when string) {
+		t.Helper()
+		if out, errs, code := vd(t, "", "", "--server", srv, "--desk-cert", shopFile, "lookup", serials(t).Losers[0]); code > 1 || strings.Contains(errs, "revoked") || strings.Contains(errs, "disabled") {
+			t.Errorf("%s, the shop load-1's desk file: exit %d\n%s%s", when, code, out, errs)
+		}
+	}
+	shopAsks("before any load")
+	// No real desk can take a load test's name.
+	for _, id := range []string{"_load-1", "_load-64"} {
+		if _, errs, code := vd(t, real, "", "desks", "add", id); code == 0 || !strings.Contains(errs, "are the desks a load test makes for itself") {
+			t.Errorf("desks add %s: exit %d %s", id, code, errs)
+		}
+	}
 	// A load that fails (the server of another ledger) leaves its desks
 	// disabled and moves no pack.
 	_, otherSrv := serveOf(t, ledgertest.Copy(t, ledgertest.Stock))
 	if _, errs, code := vd(t, real, "", "load", "--server", otherSrv, "--dir", dir, "--counters", "2", "--seconds", "1", "--yes-this-is-a-test"); code == 0 ||
-		!strings.Contains(errs, "left behind: no pack (none was delivered); desks load-1 … load-2 disabled") {
+		!strings.Contains(errs, "left behind: no pack (none was delivered); desks _load-1 … _load-2 disabled") {
 		t.Errorf("load through another ledger's server: exit %d\n%s", code, errs)
 	}
-	if out, _, _ := vd(t, real, "", "packs", "list", "--block", "1"); strings.Contains(out, "load-") {
+	if out, _, _ := vd(t, real, "", "packs", "list", "--block", "1"); strings.Contains(out, "_load-") {
 		t.Errorf("a failed load moved packs:\n%s", out)
 	}
+	shopAsks("after a failed load")
 	l, err := ledger.Open(real)
 	if err != nil {
 		t.Fatal(err)
@@ -139,8 +156,8 @@ func TestLoadRealLedger(t *testing.T) {
 		if code != 0 || !strings.Contains(out, `"paid"`) {
 			t.Fatalf("load %d: exit %d\n%s%s", run, code, out, errs)
 		}
-		left := fmt.Sprintf("left behind: packs %d–%d of block 531/1, delivered from the stock to desks load-1 … load-3", want.first, want.last)
-		if !strings.Contains(errs, left) || !strings.Contains(errs, "now destroyed") || !strings.Contains(errs, "desks load-1 … load-3 disabled") {
+		left := fmt.Sprintf("left behind: packs %d–%d of block 531/1, delivered from the stock to desks _load-1 … _load-3", want.first, want.last)
+		if !strings.Contains(errs, left) || !strings.Contains(errs, "now destroyed") || !strings.Contains(errs, "desks _load-1 … _load-3 disabled") {
 			t.Errorf("load %d does not say what it leaves behind (%s):\n%s", run, left, errs)
 		}
 		cs, err := l.Claims(ctx, ledger.ClaimFilter{})
@@ -152,7 +169,7 @@ func TestLoadRealLedger(t *testing.T) {
 		}
 		for _, c := range cs {
 			pack := c.Position / game.PackSize
-			if !strings.HasPrefix(c.Desk, "load-") || pack < 10 || pack > want.last {
+			if !strings.HasPrefix(c.Desk, "_load-") || pack < 10 || pack > want.last {
 				t.Errorf("load %d paid a ticket of pack %d at desk %s", run, pack, c.Desk)
 			}
 		}
@@ -163,7 +180,7 @@ func TestLoadRealLedger(t *testing.T) {
 		}
 		for _, r := range runs {
 			switch {
-			case r.Last < 10 && (r.State != "on-sale" || r.Desk != "shop-1"):
+			case r.Last < 10 && (r.State != "on-sale" || r.Desk != "load-1"):
 				t.Errorf("load %d moved the shop's packs %d–%d: %s", run, r.First, r.Last, r.State)
 			case r.First >= 10 && r.Last <= want.last && r.State != "destroyed":
 				t.Errorf("load %d left its packs %d–%d %s", run, r.First, r.Last, r.State)
@@ -176,12 +193,39 @@ func TestLoadRealLedger(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range ds {
-			if strings.HasPrefix(d.ID, "load-") != d.Disabled {
+			if strings.HasPrefix(d.ID, "_load-") != d.Disabled {
 				t.Errorf("after load %d, desk %s disabled: %v", run, d.ID, d.Disabled)
 			}
 		}
+		shopAsks(fmt.Sprintf("after load %d", run))
 	}
 	if out, errs, code := vd(t, real, "", "verify", "--json"); code != 0 || !strings.Contains(out, `"ok": true`) {
 		t.Errorf("verify after the loads: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// load's progress: a line a second, each second once (the answers in
+// flight at the end went on a second "1 s" line of their own), and its
+// summary in words: "1 counter", not "1 counters" (issue 39 item 3).
+func TestLoadProgressLines(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Demo)
+	dir, srv := serveOf(t, db)
+	out, errs, code := vd(t, db, "", "load", "--server", srv, "--dir", dir, "--counters", "1", "--seconds", "2")
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s%s", code, out, errs)
+	}
+	seen := map[string]bool{}
+	lines := 0
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[1] == "s" && f[3] == "answers/s" {
+			lines++
+			if seen[f[0]] {
+				t.Errorf("two progress lines of second %s:\n%s", f[0], out)
+			}
+			seen[f[0]] = true
+		}
+	}
+	if lines < 2 || !strings.Contains(out, "\n1 counter, ") {
+		t.Errorf("load's progress and summary:\n%s", out)
 	}
 }

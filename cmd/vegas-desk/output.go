@@ -46,6 +46,67 @@ func terminal(s string) string {
 	return b.String()
 }
 
+// shown is text of the ledger's (or typed) as a message prints it: through
+// terminal, whatever the verb's width and flags (%s, %-16s, %v); %q quotes
+// it, and the quotes escape what is not printable themselves.
+type shown string
+
+func (s shown) Format(f fmt.State, verb rune) {
+	t := string(s)
+	if verb != 'q' {
+		t = terminal(t)
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), t)
+}
+
+// ours is text of the command line's own, its parts escaped already,
+// that a message prints as it is (its line breaks kept).
+type ours string
+
+// shownArgs are a message's arguments, its texts made shown (c.tr).
+func shownArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			a = shown(v)
+		case ours:
+			a = string(v)
+		case error:
+			a = shown(v.Error())
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// jsonSafe is JSON text with every character that is not printable
+// (terminal's: a C1 control, DEL, a bidirectional override) written as
+// a \u escape, the same JSON: the encoder escapes only those below U+0020.
+// The line breaks between values are kept.
+func jsonSafe(b []byte) []byte {
+	s := string(b)
+	clean := true
+	for _, r := range s {
+		if r != '\n' && !printable(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return b
+	}
+	var out strings.Builder
+	for _, r := range s {
+		if r != '\n' && !printable(r) && r != utf8.RuneError {
+			fmt.Fprintf(&out, `\u%04x`, r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return []byte(out.String())
+}
+
 // termLines is terminal for a message of several lines of our own: each line
 // is made safe, the line breaks kept.
 func termLines(s string) string {
@@ -64,6 +125,8 @@ func printable(r rune) bool {
 		return false
 	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f', r == '\u061c':
 		return false // bidirectional controls
+	case r == '\u2028', r == '\u2029':
+		return false // line and paragraph separators: a line break to some terminals
 	}
 	return true
 }

@@ -68,8 +68,8 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 	logFormat := fs.String("log-format", "text", "the log lines on the standard error: text or json")
 	check := fs.Bool("check", false, "check the settings (the ledger, the authority, the server's key, the addresses are free) and exit")
 	unit := fs.Bool("install-unit", false, "print a systemd unit that serves the ledger with these settings (start at boot, restart on failure)")
-	unitUser := fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
-	pgpass := fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
+	fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
+	fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
 	metrics := fs.String("metrics", "", "serve GET /metrics (Prometheus) and GET /healthz on this address (HOST:PORT), plain HTTP, no desk certificate")
 	return func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
@@ -99,11 +99,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 			return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
 		}
 		if *unit {
-			if *initDir {
-				return badInput("serve: --install-unit serves an authority made already: run serve --init first, then --install-unit")
-			}
-			text, err := c.unitOf(l, serveUnit{user: *unitUser, dir: *dir, listen: *listen, cert: *cert, key: *key, metrics: *metrics,
-				logFormat: *logFormat, pgpass: *pgpass, maxConns: *maxConns})
+			text, err := c.unitOf(l, fs)
 			if err != nil {
 				return err
 			}

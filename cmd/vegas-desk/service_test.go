@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	neturl "net/url"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -182,7 +186,35 @@ func TestServeUnit(t *testing.T) {
 		err := cmd.Run()
 		return out.String(), errs.String(), err
 	}
-	unit, errs, err := unitOf(file, "--listen", "0.0.0.0:443", "--metrics", "127.0.0.1:9464", "--unit-user", "vegas-pilot", "--log-format", "json")
+	backups := filepath.Join(t.TempDir(), "backups")
+	if err := os.Mkdir(backups, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The account: one that exists, owns the ledger, --dir and the
+	// backups' directory (refused before they are its), never one that
+	// does not exist.
+	account := unitAccount(t)
+	if account != currentUser(t) {
+		if _, errs, err := unitOf(file, "--unit-user", account); err == nil || !strings.Contains(errs, "is not "+account+"'s") {
+			t.Errorf("a ledger the account does not own: %v %s", err, errs)
+		}
+		chownAll(t, account, filepath.Dir(file), dir, backups)
+	}
+	if _, errs, err := unitOf(file, "--unit-user", "vegas-no-such-account"); err == nil || !strings.Contains(errs, "--unit-user vegas-no-such-account: no such account") {
+		t.Errorf("an account that does not exist: %v %s", err, errs)
+	}
+	// Every flag given is in the unit or refused by name.
+	for flag, args := range map[string][]string{"--host": {"--host", "a.example"}, "--check": {"--check"}, "--init": {"--init"},
+		"--passphrase-file": {"--passphrase-file", "/etc/passphrase"}} {
+		if _, errs, err := unitOf(file, append([]string{"--unit-user", account}, args...)...); err == nil || !strings.Contains(errs, "--install-unit: "+flag+" ") {
+			t.Errorf("%s with --install-unit: %v %s", flag, err, errs)
+		}
+	}
+	if _, errs, err := unitOf(file, "--unit-user", account, "--backup-dir", filepath.Join(backups, "missing")); err == nil || !strings.Contains(errs, "is not a directory") {
+		t.Errorf("a --backup-dir that is not there: %v %s", err, errs)
+	}
+	unit, errs, err := unitOf(file, "--listen", "0.0.0.0:443", "--metrics", "127.0.0.1:9464", "--unit-user", account, "--log-format", "json",
+		"--backup-dir", backups, "--backup-every", "1h", "--backup-keep", "3", "--max-conns", "4")
 	if err != nil {
 		t.Fatalf("--install-unit: %v %s", err, errs)
 	}
@@ -190,9 +222,11 @@ func TestServeUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"User=vegas-pilot\n", "Restart=on-failure\n", "LoadCredential=server.key:" + filepath.Join(dir, server.ServerKey) + "\n",
+	for _, want := range []string{"User=" + account + "\n", "Restart=on-failure\n", "LoadCredential=server.key:" + filepath.Join(dir, server.ServerKey) + "\n",
 		"ExecStart=" + bin + " --db " + file + " serve --dir " + dir + " --listen 0.0.0.0:443", " --key %d/server.key\n",
-		"AmbientCapabilities=CAP_NET_BIND_SERVICE\n", "ReadWritePaths=" + filepath.Dir(file) + "\n", "WantedBy=multi-user.target\n"} {
+		" --backup-dir " + backups + " --backup-every 1h0m0s --backup-keep 3 --log-format json --max-conns 4 --metrics 127.0.0.1:9464 ",
+		"AmbientCapabilities=CAP_NET_BIND_SERVICE\n", "ReadWritePaths=" + filepath.Dir(file) + "\n", "ReadWritePaths=" + backups + "\n",
+		"PrivateTmp=yes\n", "BindPaths=" + backups + "\n", "WantedBy=multi-user.target\n"} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("the unit has no %q:\n%s", want, unit)
 		}
@@ -207,6 +241,24 @@ func TestServeUnit(t *testing.T) {
 	if out, err := exec.Command("systemd-analyze", "security", "--offline=true", "--threshold=20", path).CombinedOutput(); err != nil {
 		t.Errorf("systemd-analyze security over 2.0: %v\n%s", err, out)
 	}
+	// The README's figure is the one of the README's example (no port
+	// under 1024), as systemd-analyze measures it.
+	readmeUnit, errs, err := unitOf(file, "--listen", "0.0.0.0:8443", "--metrics", "127.0.0.1:9464", "--unit-user", account, "--log-format", "json")
+	if err != nil {
+		t.Fatalf("--install-unit: %v %s", err, errs)
+	}
+	out, err := exec.Command("systemd-analyze", "security", "--offline=true", writeUnit(t, readmeUnit)).CombinedOutput()
+	m := regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`).FindSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if said := regexp.MustCompile("`systemd-analyze security` rates it (\\d+\\.\\d+)").FindSubmatch(readme); said == nil || string(said[1]) != string(m[1]) {
+		t.Errorf("systemd-analyze security rates the README's unit %s; the README says %q", m[1], said)
+	}
 	// What verify catches: a key misspelt is a warning, a missing binary an error.
 	if out, _ := exec.Command("systemd-analyze", "verify", writeUnit(t, strings.Replace(unit, "ProtectClock=", "ProtectClok=", 1))).CombinedOutput(); !strings.Contains(string(out), "Unknown key") {
 		t.Errorf("verify let a misspelt key by: %s", out)
@@ -215,7 +267,7 @@ func TestServeUnit(t *testing.T) {
 	// The unit's command, as systemd runs it: the key in a credentials
 	// directory (%d), and not where it was; the other settings on free
 	// ports.
-	if unit, _, err = unitOf(file, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--unit-user", "vegas-pilot", "--log-format", "json"); err != nil {
+	if unit, _, err = unitOf(file, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--unit-user", account, "--log-format", "json"); err != nil {
 		t.Fatal(err)
 	}
 	creds := t.TempDir()
@@ -244,7 +296,7 @@ func TestServeUnit(t *testing.T) {
 	password, _ := u.User.Password()
 	u.User = neturl.User(u.User.Username())
 	url := u.String()
-	if _, errs, err := unitOf(withPassword, "--unit-user", "vegas-pilot"); err == nil || !strings.Contains(errs, "holds a password") {
+	if _, errs, err := unitOf(withPassword, "--unit-user", account); err == nil || !strings.Contains(errs, "holds a password") {
 		t.Errorf("a --db with a password: %v %s", err, errs)
 	}
 	t.Setenv("PGPASSWORD", password) // for the commands of the test, not the service's
@@ -252,7 +304,10 @@ func TestServeUnit(t *testing.T) {
 	if out, errs, code := vd(t, url, "", "serve", "--init", "--dir", dir); code != 0 {
 		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
 	}
-	unit, errs, err = unitOf(url, "--unit-user", "vegas-pilot", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--log-format", "json",
+	if account != currentUser(t) {
+		chownAll(t, account, dir)
+	}
+	unit, errs, err = unitOf(url, "--unit-user", account, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--log-format", "json",
 		"--pgpass", "/etc/vegas-desk/pilot.pgpass")
 	if err != nil || !strings.Contains(unit, "LoadCredential=pgpass:/etc/vegas-desk/pilot.pgpass\n") || !strings.Contains(unit, "Environment=PGPASSFILE=%d/pgpass\n") ||
 		strings.Contains(unit, "ReadWritePaths") || strings.Contains(unit, password) {
@@ -285,6 +340,49 @@ func TestServeUnit(t *testing.T) {
 	}
 	if _, errs, err := unitOf(file, "--unit-user", "root"); err == nil || !strings.Contains(errs, "as root") {
 		t.Errorf("a service as root: %v %s", err, errs)
+	}
+}
+
+// unitAccount is an account of this machine, not root, to run a test's
+// unit as: the tester's, or when the tests run as root, daemon's.
+func unitAccount(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return currentUser(t)
+	}
+	if _, err := user.Lookup("daemon"); err != nil {
+		t.Fatalf("no account daemon to run a unit as: %v", err)
+	}
+	return "daemon"
+}
+
+func currentUser(t *testing.T) string {
+	t.Helper()
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return me.Username
+}
+
+// chownAll gives the files and directories under paths to account.
+func chownAll(t *testing.T, account string, paths ...string) {
+	t.Helper()
+	u, err := user.Lookup(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	for _, p := range paths {
+		err := filepath.WalkDir(p, func(path string, _ fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(path, uid, -1)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/server"
@@ -16,14 +19,47 @@ import (
 
 // serveUnit is what a systemd unit of serve runs.
 type serveUnit struct {
-	exe, user, ledgerID, db, dir, listen, cert, key, metrics, logFormat, pgpass string
-	maxConns                                                                    int
+	exe, user, ledgerID, db, dir, listen, cert, key, logFormat, pgpass string
+	// args are serve's flags as the unit gives them (--dir … --key
+	// %d/server.key), rw the directories it writes (ReadWritePaths=).
+	args, rw []string
 }
 
-// unitOf is the unit of serve with these settings, its paths made
-// absolute: checked now as serve would (the ledger opened, the authority
-// and the server's key read), so that the unit starts what was checked.
-func (c *cli) unitOf(l *ledger.Ledger, u serveUnit) (string, error) {
+// unitFlags says what the unit does with each flag of serve given with
+// --install-unit: "unit" the unit itself takes it, "path" it goes to
+// ExecStart as an absolute path, "refused" it is refused (unitRefusal);
+// any other flag (and any flag added later) goes to ExecStart as it was
+// given.
+var unitFlags = map[string]string{
+	"install-unit": "unit", "unit-user": "unit", "pgpass": "unit", "key": "unit",
+	"dir": "path", "cert": "path", "backup-dir": "path",
+	"init": "refused", "check": "refused", "host": "refused", "passphrase-file": "refused",
+}
+
+// unitRefusal is why flag is refused with --install-unit.
+func unitRefusal(flag string) error {
+	switch flag {
+	case "init":
+		return badInput("serve --install-unit: --init makes the authority once, before the service: run serve --init first, then --install-unit without it")
+	case "check":
+		return badInput("serve --install-unit: --check checks the settings and exits, which a service must not: --install-unit checks them itself; drop --check")
+	case "host":
+		return badInput("serve --install-unit: --host is for serve --init (the server's certificate), not for the service: drop it")
+	}
+	return badInput("serve --install-unit: --%s is for serve --init (the authority's key), which the service never reads: drop it", flag)
+}
+
+// unitOf is the unit of serve with the flags of fs as given, its paths
+// made absolute: checked now as serve would (the ledger opened, the
+// authority and the server's key read), so that the unit starts what was
+// checked. Every flag given is in the unit or refused by name.
+func (c *cli) unitOf(l *ledger.Ledger, fs *pflag.FlagSet) (string, error) {
+	if c.server != "" || c.deskCert != "" {
+		return "", badInput("serve --install-unit: --server and --desk-cert are a counter's: the service serves the ledger of --db")
+	}
+	value := func(name string) string { return fs.Lookup(name).Value.String() }
+	u := serveUnit{user: value("unit-user"), dir: value("dir"), listen: value("listen"), cert: value("cert"), key: value("key"),
+		logFormat: value("log-format"), pgpass: value("pgpass")}
 	var err error
 	if u.exe, err = os.Executable(); err == nil {
 		u.exe, err = filepath.EvalSymlinks(u.exe)
@@ -41,6 +77,13 @@ func (c *cli) unitOf(l *ledger.Ledger, u serveUnit) (string, error) {
 	if u.user == "root" {
 		return "", badInput("serve --install-unit: the service would run as root: give --unit-user NAME, an account that owns the ledger and --dir (0600 files)")
 	}
+	account, err := user.Lookup(u.user)
+	if err != nil {
+		return "", badInput("serve --install-unit: --unit-user %s: no such account on this machine (%v): make it (useradd --system %s) or name an existing one", terminal(u.user), err, shellWord(u.user))
+	}
+	if u.user == "nobody" || account.Uid == "65534" {
+		return "", badInput("serve --install-unit: --unit-user %s: the account of no one shares its files with every service that runs as it: make an account of the service's own (useradd --system vegas-desk)", u.user)
+	}
 	u.db = c.dbPath()
 	if ledger.IsURL(u.db) {
 		if passwordIn(u.db) {
@@ -52,21 +95,63 @@ func (c *cli) unitOf(l *ledger.Ledger, u serveUnit) (string, error) {
 	} else if u.pgpass != "" {
 		return "", badInput("serve --install-unit: --pgpass is for a ledger on PostgreSQL; %s is a file", u.db)
 	}
-	abs := func(p *string) {
-		if *p != "" && !ledger.IsURL(*p) {
-			if a, err := filepath.Abs(*p); err == nil {
-				*p = a
+	abs := func(p string) string {
+		if p != "" && !ledger.IsURL(p) {
+			if a, err := filepath.Abs(p); err == nil {
+				return a
 			}
 		}
+		return p
 	}
-	for _, p := range []*string{&u.db, &u.dir, &u.cert, &u.key, &u.pgpass} {
-		abs(p)
-	}
+	u.db, u.dir, u.cert, u.key, u.pgpass = abs(u.db), abs(u.dir), abs(u.cert), abs(u.key), abs(u.pgpass)
 	if u.cert == "" {
 		u.cert, u.key = filepath.Join(u.dir, server.ServerCert), filepath.Join(u.dir, server.ServerKey)
 	}
 	if _, err := server.New(l, server.Config{Dir: u.dir, CertFile: u.cert, KeyFile: u.key}); err != nil {
 		return "", err
+	}
+	// The account must own what the service opens: the ledger's files are
+	// 0600, the authority's directory 0700.
+	owned := []string{u.dir}
+	if !ledger.IsURL(u.db) {
+		owned = append(owned, u.db, filepath.Dir(u.db))
+		u.rw = append(u.rw, filepath.Dir(u.db))
+	}
+	// ExecStart: --dir, --listen, --cert always, then every other flag
+	// given, by name (a flag added to serve later goes with them).
+	u.args = []string{"--dir", u.dir, "--listen", u.listen, "--cert", u.cert}
+	var refused error
+	fs.VisitAll(func(f *pflag.Flag) {
+		how := unitFlags[f.Name]
+		switch {
+		case !f.Changed || refused != nil || how == "unit" || f.Name == "dir" || f.Name == "listen" || f.Name == "cert":
+		case how == "path":
+			p := abs(f.Value.String())
+			u.args = append(u.args, "--"+f.Name, p)
+			if f.Name == "backup-dir" {
+				st, err := os.Stat(p)
+				if err != nil || !st.IsDir() {
+					refused = badInput("serve --install-unit: --backup-dir %s is not a directory: make it, owned by %s (install -d -m 0700 -o %s %s), as the service may write there alone", p, u.user, shellWord(u.user), shellWord(p))
+					return
+				}
+				owned = append(owned, p)
+				u.rw = append(u.rw, p)
+			}
+		case how == "refused":
+			refused = unitRefusal(f.Name)
+		case f.Value.Type() == "bool":
+			u.args = append(u.args, "--"+f.Name+"="+f.Value.String())
+		default:
+			u.args = append(u.args, "--"+f.Name, f.Value.String())
+		}
+	})
+	if refused != nil {
+		return "", refused
+	}
+	for _, p := range owned {
+		if uid, ok := ownerOf(p); ok && strconv.Itoa(uid) != account.Uid {
+			return "", badInput("serve --install-unit: %s is not %s's, the account of the service (--unit-user), which could not open it: chown -R %s %s, or give --unit-user its owner", p, u.user, shellWord(u.user), shellWord(p))
+		}
 	}
 	u.ledgerID = l.ID()
 	return u.text(), nil
@@ -98,14 +183,7 @@ func systemdArg(s string) string {
 // only it can read, under $CREDENTIALS_DIRECTORY), and so is a PostgreSQL
 // password (a pgpass file): neither is typed nor written in the unit.
 func (u serveUnit) text() string {
-	args := []string{u.exe, "--db", u.db, "serve", "--dir", u.dir, "--listen", u.listen, "--cert", u.cert}
-	if u.metrics != "" {
-		args = append(args, "--metrics", u.metrics)
-	}
-	if u.maxConns != server.MaxConnsPerDesk {
-		args = append(args, "--max-conns", strconv.Itoa(u.maxConns))
-	}
-	args = append(args, "--log-format", u.logFormat)
+	args := append([]string{u.exe, "--db", u.db, "serve"}, u.args...)
 	for i, a := range args {
 		args[i] = systemdArg(a)
 	}
@@ -142,28 +220,37 @@ func (u serveUnit) text() string {
 	w("# SIGTERM: the questions in flight end (within 10 s).")
 	w("TimeoutStopSec=30s")
 	w("UMask=0077")
-	w("# Hardening: the ledger's directory is all it writes.")
+	w("# Hardening: the ledger's directory (and its backups') is all it writes.")
 	w("NoNewPrivileges=yes")
 	w("ProtectSystem=strict")
-	if !ledger.IsURL(u.db) {
-		w("ReadWritePaths=%s", systemdArg(filepath.Dir(u.db)))
+	for _, p := range u.rw {
+		w("ReadWritePaths=%s", systemdArg(p))
 	}
-	// Its files under a home or /tmp stay visible (read-only, but for the
-	// ledger's directory).
-	home, tmp := "yes", true
+	// Its files under a home stay visible (read-only, but for the
+	// directories it writes); a /tmp of its own, where its files under
+	// /tmp are bound.
+	home := "yes"
 	for _, p := range []string{u.db, u.dir, u.cert, u.exe} {
 		for _, h := range []string{"/home/", "/root/", "/run/user/"} {
 			if strings.HasPrefix(p, h) {
 				home = "read-only"
 			}
 		}
-		if strings.HasPrefix(p, "/tmp/") || strings.HasPrefix(p, "/var/tmp/") {
-			tmp = false
-		}
 	}
 	w("ProtectHome=%s", home)
-	if tmp {
-		w("PrivateTmp=yes")
+	w("PrivateTmp=yes")
+	var bound []string
+	for _, p := range append(slices.Clone(u.rw), u.exe, u.dir, u.cert) {
+		under := func(b string) bool { return p == b || strings.HasPrefix(p, b+"/") }
+		if !(strings.HasPrefix(p, "/tmp/") || strings.HasPrefix(p, "/var/tmp/")) || slices.ContainsFunc(bound, under) {
+			continue
+		}
+		bound = append(bound, p)
+		if slices.Contains(u.rw, p) {
+			w("BindPaths=%s", systemdArg(p))
+		} else {
+			w("BindReadOnlyPaths=%s", systemdArg(p))
+		}
 	}
 	w("PrivateDevices=yes")
 	w("ProtectKernelTunables=yes")

@@ -158,4 +158,6 @@ var (
 	Documents            = core.Documents
 	DocumentOf           = core.DocumentOf
 	DocumentTypes        = core.DocumentTypes
+	TestDesk             = core.TestDesk
+	IsTestDesk           = core.IsTestDesk
 )

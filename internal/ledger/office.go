@@ -276,6 +276,16 @@ func (l *Ledger) AddDesk(ctx context.Context, id string, limit int, who Identity
 	return bo.AddDesk(ctx, id, limit, who)
 }
 
+// AddTestDesk adds a load test's i-th desk, _load-i (TestDesk): a name
+// that AddDesk refuses, so no real desk can have it.
+func (l *Ledger) AddTestDesk(ctx context.Context, i, limit int, who Identity) (Desk, error) {
+	bo, err := l.backOffice("add a desk")
+	if err != nil {
+		return Desk{}, err
+	}
+	return bo.AddTestDesk(ctx, i, limit, who)
+}
+
 // DisableDesk stops a counter: a validation server refuses its next
 // question (it reads the desk's row at each one).
 func (l *Ledger) DisableDesk(ctx context.Context, id string, who Identity) error {

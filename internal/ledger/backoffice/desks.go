@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -16,9 +17,22 @@ import (
 // desk file the back office writes (server.WriteDeskFile); it has no
 // login of its own.
 func (o *Store) AddDesk(ctx context.Context, id string, limit int, who core.Identity) (core.Desk, error) {
-	if err := core.CheckDeskID(id); err != nil {
+	if err := core.CheckRealDeskID(id); err != nil {
 		return core.Desk{}, err
 	}
+	return o.addDesk(ctx, id, limit, who)
+}
+
+// AddTestDesk adds a load test's i-th desk (core.TestDesk), a name no
+// real desk can take (vegas-desk load).
+func (o *Store) AddTestDesk(ctx context.Context, i, limit int, who core.Identity) (core.Desk, error) {
+	if i < 1 {
+		return core.Desk{}, fmt.Errorf("a load test's desk %d: they count from 1", i)
+	}
+	return o.addDesk(ctx, core.TestDesk(i), limit, who)
+}
+
+func (o *Store) addDesk(ctx context.Context, id string, limit int, who core.Identity) (core.Desk, error) {
 	if limit < 0 {
 		return core.Desk{}, fmt.Errorf("payout limit %d: give 0 or more euros", limit)
 	}
@@ -47,7 +61,7 @@ func (o *Store) AddDesk(ctx context.Context, id string, limit int, who core.Iden
 	return core.Desk{ID: id, Limit: limit}, nil
 }
 
-// Desks lists the counters.
+// Desks lists the counters, in natural order (core.NaturalCompare).
 func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	var rows []core.DeskRow
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks ORDER BY id"); err != nil {
@@ -57,6 +71,8 @@ func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	for i, r := range rows {
 		out[i] = o.deskOf(r)
 	}
+	// In the order a person reads them: load-2 before load-10.
+	slices.SortFunc(out, func(a, b core.Desk) int { return core.NaturalCompare(a.ID, b.ID) })
 	return out, nil
 }
 

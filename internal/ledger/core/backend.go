@@ -70,6 +70,7 @@ type BackOffice interface {
 	Identities(ctx context.Context) (map[int64]Winner, error)
 	Desks(ctx context.Context) ([]Desk, error)
 	AddDesk(ctx context.Context, id string, limit int, who Identity) (Desk, error)
+	AddTestDesk(ctx context.Context, i, limit int, who Identity) (Desk, error)
 	DisableDesk(ctx context.Context, id string, who Identity) error
 	EnableDesk(ctx context.Context, id string, who Identity) error
 	UnlockDesk(ctx context.Context, id string, who Identity) error

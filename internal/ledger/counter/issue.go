@@ -36,7 +36,7 @@ func Issue(ctx context.Context, o *backoffice.Store, path string, spec core.Coun
 	if spec.Key == nil {
 		return core.CounterIssue{}, errors.New("issue a counter ledger: no signing key given")
 	}
-	if err := core.CheckDeskID(spec.Desk); err != nil {
+	if err := core.CheckRealDeskID(spec.Desk); err != nil {
 		return core.CounterIssue{}, fmt.Errorf("counter ledger: %w", err)
 	}
 	if err := core.CheckText("operator", spec.Who.Operator, core.MaxText); err != nil {
