@@ -28,3 +28,4 @@ func TestServer(t *testing.T) {
 		t.Fatalf("after a restart: %v", err)
 	}
 }
+
