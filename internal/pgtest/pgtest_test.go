@@ -28,4 +28,3 @@ func TestServer(t *testing.T) {
 		t.Fatalf("after a restart: %v", err)
 	}
 }
-
