@@ -169,16 +169,50 @@ type claims struct {
 	wg      sync.WaitGroup
 }
 
-// claimAll makes each counter claim random tickets on sale, one at a
-// time, each claim asked until it is answered (the retry policy,
-// protocol.Retry); one claim in four is of a ticket its neighbour counter
-// claims too (the same ticket from two desks).
+// winners are the positions of the demonstration block's tickets that a
+// desk pays (a prize of at most its 1,000 €), the block generated again in
+// memory once (a few seconds): counters claim mostly winners, each claim a
+// payment to make durable.
+var winners = sync.OnceValues(func() ([]int, error) {
+	var ps []int
+	_, err := game.GenerateBlock(context.Background(), game.Spec{Game: 531, Block: 1, Seed: ledgertest.Seed}, func(b *game.Batch) error {
+		for i := range b.Tickets {
+			if p := b.Tickets[i].Prize; p > 0 && p <= 1000 {
+				ps = append(ps, b.Tickets[i].Position)
+			}
+		}
+		return nil
+	})
+	return ps, err
+})
+
+// claimAll makes each counter claim tickets on sale, one at a time, each
+// claim asked until it is answered (the retry policy, protocol.Retry):
+// of each four, a winner its neighbour counter claims too (the same
+// ticket from two desks), a ticket at random (most lose), and two winners
+// at random.
 func (p *pilot) claimAll(t *testing.T, counters []*ledger.Ledger) *claims {
-	r := &claims{stop: make(chan struct{})}
-	shared := make([]int, 64) // positions two counters claim
-	for i := range shared {
-		shared[i] = p.packs[i%len(p.packs)]*game.PackSize + i/len(p.packs)
+	t.Helper()
+	ws, err := winners()
+	if err != nil {
+		t.Fatal(err)
 	}
+	onSale := map[int]bool{}
+	for _, pk := range p.packs {
+		onSale[pk] = true
+	}
+	var payable []int
+	for _, pos := range ws {
+		if onSale[pos/game.PackSize] {
+			payable = append(payable, pos)
+		}
+	}
+	if len(payable) < 10000 {
+		t.Fatalf("%d winners on sale: the demonstration block should have more", len(payable))
+	}
+	mrand.New(mrand.NewPCG(40, 43)).Shuffle(len(payable), func(i, j int) { payable[i], payable[j] = payable[j], payable[i] })
+	shared, payable := payable[:2000], payable[2000:]
+	r := &claims{stop: make(chan struct{})}
 	for i, l := range counters {
 		r.wg.Go(func() {
 			rng := mrand.New(mrand.NewPCG(uint64(i), 43))
@@ -188,9 +222,14 @@ func (p *pilot) claimAll(t *testing.T, counters []*ledger.Ledger) *claims {
 					return
 				default:
 				}
-				pos := p.packs[rng.IntN(len(p.packs))]*game.PackSize + rng.IntN(game.PackSize)
-				if n%4 == 0 {
-					pos = shared[(i/2*7+n/4)%len(shared)]
+				var pos int
+				switch n % 4 {
+				case 0:
+					pos = shared[(i/2*1000+n/4)%len(shared)]
+				case 1:
+					pos = p.packs[rng.IntN(len(p.packs))]*game.PackSize + rng.IntN(game.PackSize)
+				default:
+					pos = payable[rng.IntN(len(payable))]
 				}
 				s := game.Serial{Game: p.block.Game, Block: p.block.Number, Position: pos, Secret: p.block.Key.Secret(pos)}
 				req := ledger.ClaimRequest{Serial: s.String(), Method: ledger.MethodSerial, Who: ledger.Identity{Operator: "failover"},
