@@ -78,7 +78,7 @@ package: build
 # ends, the output of what fails, and last the wall time and the ten
 # slowest tests.
 TEST_CACHE ?= $(CURDIR)/.testcache
-RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestCounterServers
 test: deps-test
 	@mkdir -p $(TEST_CACHE)
 	@echo $$(date +%s) > $(TEST_CACHE)/start
