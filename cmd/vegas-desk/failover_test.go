@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,6 +41,7 @@ type pilot struct {
 	primary, standby *pgtest.Server
 	db, url          string
 	serves           []string // the two servers' URLs
+	servers          []*server.Server
 	office           *ledger.Ledger
 	desks            []string // desk files, load-1's first
 	block            ledger.Block
@@ -86,8 +89,9 @@ func newPilot(t *testing.T, commit string) *pilot {
 		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
 	}
 	for range 2 {
-		_, _, u := startServer(t, p.url, dir)
+		_, srv, u := startServer(t, p.url, dir)
 		p.serves = append(p.serves, u)
+		p.servers = append(p.servers, srv)
 	}
 	if p.office, err = ledger.Open(p.url); err != nil {
 		t.Fatal(err)
@@ -125,11 +129,11 @@ func newPilot(t *testing.T, commit string) *pilot {
 	return p
 }
 
-// counter i's ledger: through serve i%2 (the other serve, when the
-// counter is given both, after it).
+// counter i's ledger: through serve i%2, then the other when that one
+// does not answer (the counter is given both).
 func (p *pilot) counter(t *testing.T, i int) *ledger.Ledger {
 	t.Helper()
-	l, err := ledger.OpenServer(p.serves[i%2], p.desks[i])
+	l, err := ledger.OpenServer(p.serves[i%2]+","+p.serves[(i+1)%2], p.desks[i])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,6 +393,17 @@ func gapReport(t *testing.T, as []answer, from, to time.Time) {
 	}
 }
 
+// healthy is what each serve's /healthz answers: true for 200.
+func (p *pilot) healthy() []bool {
+	var out []bool
+	for _, s := range p.servers {
+		rec := httptest.NewRecorder()
+		s.Monitor().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		out = append(out, rec.Code == http.StatusOK)
+	}
+	return out
+}
+
 // walState is where the primary's WAL is (inserted, flushed) and where its
 // standby's is (received, flushed, replayed), for the log.
 func walState(primary *pgtest.Server) string {
@@ -518,7 +533,11 @@ func primaryLost(t *testing.T, commit string) {
 	// No primary at all (the standby read-only) for longer than serve gives
 	// a question (each claim is answered meanwhile), then the operator's
 	// (or a tool's) promotion.
-	time.Sleep(server.QuestionTimeout + 2*time.Second)
+	time.Sleep(server.QuestionTimeout / 2)
+	if h := p.healthy(); h[0] || h[1] {
+		t.Errorf("with no primary, the serves' /healthz say %v, want not healthy", h)
+	}
+	time.Sleep(server.QuestionTimeout/2 + 2*time.Second)
 	promoteAt := time.Now()
 	if err := p.standby.Promote(); err != nil {
 		t.Fatal(err)
@@ -532,6 +551,9 @@ func primaryLost(t *testing.T, commit string) {
 	// Paying on the new primary for a while: a payment lost in the
 	// failover would see its number given to another ticket.
 	time.Sleep(3 * time.Second)
+	if h := p.healthy(); !h[0] || !h[1] {
+		t.Errorf("after the promotion, the serves' /healthz say %v, want healthy", h)
+	}
 	as := r.finish()
 	t.Logf("what each counter was answered from the kill to a second after the promotion:")
 	gapReport(t, as, killed, promoted.Add(time.Second))
