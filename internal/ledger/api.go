@@ -99,6 +99,7 @@ var (
 	ErrNotFound         = core.ErrNotFound
 	ErrReadOnly         = core.ErrReadOnly
 	ErrUnreachable      = core.ErrUnreachable
+	ErrNotDurable       = core.ErrNotDurable
 	ErrCounterOnly      = core.ErrCounterOnly
 	ErrDeskMismatch     = core.ErrDeskMismatch
 	ErrDeskDisabled     = core.ErrDeskDisabled

@@ -54,6 +54,9 @@ type Server struct {
 	sock    string
 	runAs   *user.User // nil: run as the current user
 	durable bool
+	// settings are more of the server's settings (name=value), given
+	// at each start (StartDurableWith).
+	settings []string
 	mu      sync.Mutex
 	nextDB  int
 }
@@ -66,12 +69,16 @@ func Start() (*Server, error) { return start(false) }
 // defaults. The caller must Stop it.
 func StartDurable() (*Server, error) { return start(true) }
 
-func start(durable bool) (*Server, error) {
+// StartDurableWith starts a server as StartDurable does, with more
+// settings (name=value: wal_writer_delay=10s, autovacuum=off…).
+func StartDurableWith(settings ...string) (*Server, error) { return start(true, settings...) }
+
+func start(durable bool, settings ...string) (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin, durable: durable}
+	s := &Server{bin: bin, durable: durable, settings: settings}
 	s.Dir, err = os.MkdirTemp("", "vegas-pg-")
 	if err != nil {
 		return nil, err
@@ -197,6 +204,9 @@ func (s *Server) pgctlStart() ([]byte, error) {
 	if !s.durable {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	}
+	for _, set := range s.settings {
+		opts += " -c " + set
+	}
 	return s.cmd("pg_ctl", "-D", s.data, "-l", filepath.Join(s.Dir, "server.log"), "-w", "-t", "60", "-o", opts, "start").CombinedOutput()
 }
 
@@ -237,6 +247,23 @@ func (s *Server) Restart() error {
 func (s *Server) Stopped() (start func() error, err error) {
 	if out, err := s.cmd("pg_ctl", "-D", s.data, "-m", "fast", "-w", "stop").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("pgtest: stop: %w\n%s", err, out)
+	}
+	return func() error {
+		if out, err := s.pgctlStart(); err != nil {
+			return fmt.Errorf("pgtest: start again: %w\n%s", err, out)
+		}
+		return nil
+	}, nil
+}
+
+// Crashed stops the server as a crash of the machine would, as far as
+// PostgreSQL's own buffers go (pg_ctl stop -m immediate: no checkpoint, no
+// flush; what its WAL buffers held and no commit flushed is gone, while
+// what it wrote to the kernel stays), until the returned function starts
+// it again on the same port (recovery replays its WAL).
+func (s *Server) Crashed() (start func() error, err error) {
+	if out, err := s.cmd("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pgtest: crash: %w\n%s", err, out)
 	}
 	return func() error {
 		if out, err := s.pgctlStart(); err != nil {

@@ -225,6 +225,10 @@ func classify(err error) *apiError {
 		return fail(protocol.CodeOtherLedger, err.Error())
 	case errors.Is(err, ledger.ErrCounterOnly):
 		return fail(protocol.CodeForbidden, err.Error())
+	case errors.Is(err, ledger.ErrNotDurable):
+		// Nothing is known to be paid: the counter asks again with the
+		// same request id, answered so until the payment is durable.
+		return fail(protocol.CodeUnavailable, "the ledger could not make the payment durable; nothing is known to be paid: ask again with the same request id")
 	case errors.Is(err, ledger.ErrUnreachable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return fail(protocol.CodeUnavailable, "the ledger did not answer: "+err.Error())
 	case errors.Is(err, ledger.ErrInvalid):

@@ -114,6 +114,9 @@ const HealthTimeout = 5 * time.Second
 func (s *Server) ledgerAnswers(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
 	defer cancel()
+	if err := s.l.Ping(ctx); err != nil {
+		return err
+	}
 	_, err := s.l.Head(ctx)
 	return err
 }

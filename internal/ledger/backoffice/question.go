@@ -287,6 +287,9 @@ func (o *Store) Answer(ctx context.Context, out *core.Outcome, keep func(*core.E
 // snapshot read (src), core's decision, its outcome written (keep applied
 // to its entry), committed.
 func (o *Store) FileClaim(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+	if err := o.E.Failed(); err != nil {
+		return core.Claim{}, fmt.Errorf("claim: %w", err)
+	}
 	tx, err := o.write(ctx)
 	if err != nil {
 		return core.Claim{}, fmt.Errorf("claim: %w", err)
@@ -298,6 +301,10 @@ func (o *Store) FileClaim(ctx context.Context, src Source, keep func(*core.Entry
 	}
 	out := core.DecideClaim(sn, s, req, at)
 	if out.Record == nil {
+		tx.Rollback()
+		if err := o.Said(ctx, sn); err != nil {
+			return core.Claim{}, fmt.Errorf("claim: %w", err)
+		}
 		return out.Claim, out.Err
 	}
 	if err := o.WriteOutcome(ctx, tx, &out, keep); err != nil {
@@ -320,6 +327,9 @@ func (o *Store) FileLookup(ctx context.Context, src Source, keep func(*core.Entr
 	if err := o.Answer(ctx, &out, keep); err != nil {
 		return core.Ticket{}, err
 	}
+	if err := o.Said(ctx, sn); err != nil {
+		return core.Ticket{}, err
+	}
 	return out.Ticket, nil
 }
 
@@ -330,11 +340,32 @@ func (o *Store) FileFind(ctx context.Context, src Source, code []byte, who core.
 		return nil, err
 	}
 	out := core.DecideFind(sn, who, at)
-	return out.Found, o.Answer(ctx, &out, nil)
+	if err := o.Answer(ctx, &out, nil); err != nil {
+		return nil, err
+	}
+	if err := o.Said(ctx, sn); err != nil {
+		return nil, err
+	}
+	return out.Found, nil
 }
 
-// readOnce reads a snapshot in a read transaction of its own.
+// Said returns once what sn read can be said: at once, unless it read a
+// payment (core.Snapshot.ShowsPayment), which is said only once durable
+// (Engine.Durable). A question that records an entry needs no more: its
+// commit is answered once durable, with everything committed before it.
+func (o *Store) Said(ctx context.Context, sn *core.Snapshot) error {
+	if o.ReadOnly || !sn.ShowsPayment() {
+		return nil
+	}
+	return o.E.Durable(ctx)
+}
+
+// readOnce reads a snapshot in a read transaction of its own (none once
+// the engine failed: Engine.Failed).
 func (o *Store) readOnce(ctx context.Context, src Source, a Ask) (*core.Snapshot, error) {
+	if err := o.E.Failed(); err != nil {
+		return nil, err
+	}
 	tx, err := o.read(ctx)
 	if err != nil {
 		return nil, o.classify(err)

@@ -46,6 +46,16 @@ type Engine interface {
 	// and number its chain would give it after the journal's last entry,
 	// and when the oldest was recorded.
 	Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error)
+	// Durable returns once everything committed before the call, by any
+	// process, is durable where the operator asked: synced on the disk;
+	// on PostgreSQL flushed, and on its synchronous standby too. Failing,
+	// it is core.ErrNotDurable (or unreachable). An answer that says a
+	// payment exists waits for it (Store.Said).
+	Durable(ctx context.Context) error
+	// Failed is non-nil once the engine can no longer make anything
+	// durable until it is reopened (a file whose sync failed): every
+	// question is refused with it.
+	Failed() error
 	// Paid is the SQL of the paid table as rows (ticket, claim), claim
 	// the journal id of the payment that keeps the ticket paid (an entry
 	// waiting to be chained: the id Waiting gives it). PostgreSQL's paid

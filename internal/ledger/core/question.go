@@ -81,6 +81,23 @@ func (sn *Snapshot) refused(who Identity, serial string, at time.Time) *Outcome 
 	return nil
 }
 
+// ShowsPayment reports whether the snapshot read a payment that an answer
+// made of it says exists (a request id's payment answered again, a ticket
+// paid, here or elsewhere): such an answer is given only once what it read
+// is durable (the backend's Durable), since the commit it read may be
+// another's that never reached the disk.
+func (sn *Snapshot) ShowsPayment() bool {
+	if sn.PriorClaim != nil || sn.Facts != nil && sn.Facts.Paid != nil {
+		return true
+	}
+	for _, f := range sn.Found {
+		if f.Facts.Paid != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Found is a ticket a search by contents found, with its rules.
 type Found struct {
 	Facts *Facts

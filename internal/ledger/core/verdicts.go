@@ -30,6 +30,14 @@ var (
 	// connection was lost. Nothing was half-written; for a claim, whether it
 	// was recorded is known only by asking again with the same request id.
 	ErrUnreachable = errors.New("ledger unreachable")
+	// ErrNotDurable: the ledger could not make durable what an answer
+	// would say is paid — a sync of its file failed, or PostgreSQL did not
+	// confirm the flush (its synchronous standby gone, the wait cancelled).
+	// Nothing is known to be paid: a counter asks again with the same
+	// request id, which stays refused so until the payment is durable.
+	// A file whose sync failed answers nothing more until it is reopened
+	// (after a failed fsync its state on disk is unknown).
+	ErrNotDurable = errors.New("the ledger could not make the payment durable")
 	// ErrCounterOnly: a back-office action asked through a counter on a validation server.
 	ErrCounterOnly = errors.New("not allowed to a counter")
 	// ErrDeskMismatch: a counter on a validation server acting as another desk.

@@ -82,7 +82,12 @@ func (b *Backend) Seal() string { return b.seal }
 func (b *Backend) Close() error { return b.file.Close() }
 
 // Ping says the file answers.
-func (b *Backend) Ping(ctx context.Context) error { return b.file.R.PingContext(ctx) }
+func (b *Backend) Ping(ctx context.Context) error {
+	if err := b.store.E.Failed(); err != nil {
+		return err
+	}
+	return b.file.R.PingContext(ctx)
+}
 
 // Refuse refuses the back office's work: a counter ledger holds no prize in
 // clear and no serial key.

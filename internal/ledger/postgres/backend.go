@@ -27,7 +27,10 @@ func (b *Backend) Info() core.Info {
 }
 
 // Close closes the connections.
-func (b *Backend) Close() error { return b.db.Close() }
+func (b *Backend) Close() error {
+	b.db.flush.close()
+	return b.db.Close()
+}
 
 // Ping says whether the server answers.
 func (b *Backend) Ping(ctx context.Context) error { return Classify(b.db.PingContext(ctx)) }

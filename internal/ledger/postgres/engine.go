@@ -17,7 +17,8 @@ import (
 // opened before the same event, and are dropped).
 type pool struct {
 	*sqlx.DB
-	idle int // how many connections it keeps idle
+	idle  int      // how many connections it keeps idle
+	flush *flusher // its flushes (flush.go)
 }
 
 // idleConns is how many connections a pool keeps idle while it opens the
@@ -93,6 +94,14 @@ func (e engine) Read(ctx context.Context) (*sqlx.Tx, error) {
 }
 
 func (e engine) Pool() core.Querier { return e.db }
+
+// Durable returns once a flush that began after the call made everything
+// committed before it durable (flush.go).
+func (e engine) Durable(ctx context.Context) error { return e.db.flush.wait(ctx) }
+
+// Failed: PostgreSQL itself stops when it cannot sync (data_sync_retry =
+// off); a failed flush fails its own questions only.
+func (e engine) Failed() error { return nil }
 
 func (e engine) Classify(err error) error { return Classify(err) }
 

@@ -130,7 +130,11 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 			return fail(err)
 		}
 	}
-	p := pool{db, backOfficeConns}
+	fl, err := newFlusher(dsn)
+	if err != nil {
+		return fail(err)
+	}
+	p := pool{db, backOfficeConns, fl}
 	var version string
 	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
 		return fail(Classify(err))

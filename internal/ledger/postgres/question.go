@@ -101,6 +101,13 @@ func (b *Backend) ask(ctx context.Context, read func() (*core.Snapshot, error), 
 		}
 		out := decide(sn)
 		if out.Record == nil || b.ReadOnly {
+			if !b.ReadOnly && sn.ShowsPayment() {
+				// Said only once durable: the payment read may be a
+				// commit whose flush failed (issue 43).
+				if err := b.db.flush.wait(ctx); err != nil {
+					return out, nil, err
+				}
+			}
 			return out, nil, nil
 		}
 		q, err := b.writeOutcome(ctx, sn, &out)
@@ -287,7 +294,7 @@ func recorded(e *core.Entry) []any {
 
 // commit commits, its error classified. A question that recorded an
 // entry first chains it itself when no chain is running (ownChain): one
-// commit, which waits for the disk, and no round to wait for. While its
+// commit, then a flush (recorded), and no round to wait for. While its
 // process's sequencer runs a round, or has one to run, the question joins
 // it instead: one flush for many.
 func (t *questionTx) commit() error {
@@ -309,13 +316,11 @@ func (t *questionTx) commit() error {
 // ownChain chains what waits, the question's entry with it, in the
 // question's transaction, if the chainer's lock is free now (SKIP LOCKED:
 // a chain running, of a round or of another question, leaves the entry to
-// the sequencer's next round); the commit then waits for the disk.
+// the sequencer's next round); the commit does not wait for the disk: the
+// flush after it does (recorded), as a round's.
 func (t *questionTx) ownChain() error {
-	// The commit waits for the disk only once the lock is taken (the
-	// outer SELECT sees only a row locked).
-	var got []string
-	if err := sqlx.SelectContext(t.ctx, t.Tx, &got, `WITH l AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED)
-		SELECT set_config('synchronous_commit', 'on', true) FROM l`); err != nil {
+	var got []int
+	if err := sqlx.SelectContext(t.ctx, t.Tx, &got, `SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED`); err != nil {
 		return fmt.Errorf("journal: %w", Classify(err))
 	}
 	if len(got) == 0 {
@@ -337,7 +342,11 @@ func (t *questionTx) ownChain() error {
 // its id, number and hash.
 func (b *Backend) recorded(ctx context.Context, q *questionTx, e *core.Entry) error {
 	c := q.own
-	if !q.selfChained {
+	if q.selfChained {
+		if err := b.db.flush.wait(ctx); err != nil {
+			return err
+		}
+	} else {
 		var err error
 		if c, err = b.seq.wait(ctx, q.seq); err != nil {
 			return err

@@ -79,7 +79,9 @@ const roundTimeout = 60 * time.Second
 // durable, with what the chain gave it.
 func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 	if c, ok := s.chainedOwn(seq); ok {
-		return c, nil
+		// Chained by another question's own chain, whose flush may
+		// have begun before this entry was recorded.
+		return c, s.db.flush.wait(ctx)
 	}
 	s.mu.Lock()
 	if s.next == nil {
@@ -102,16 +104,19 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 		return c, nil
 	}
 	if c, ok := s.chainedOwn(seq); ok {
-		return c, nil
+		return c, s.db.flush.wait(ctx)
 	}
-	// Chained before the round, by another process's chain: the round's
-	// commit made it durable.
+	// Chained by another process's chain, committed before this read,
+	// perhaps after the round's flush began: a flush of its own.
 	var c chained
 	err := core.Get(ctx, s.db, &c, "SELECT j.id, j.number, j.hash FROM vegas.journal j WHERE j.seq = ?", seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, fmt.Errorf("journal: entry %d, recorded, was not chained", seq)
 	}
-	return c, Classify(err)
+	if err != nil {
+		return c, Classify(err)
+	}
+	return c, s.db.flush.wait(ctx)
 }
 
 // idle reports whether no round runs nor waits to.
@@ -152,14 +157,14 @@ func (s *sequencer) start() {
 
 // chain runs one round: the chainer's lock, what waits chained (then
 // taken is called), a commit that does not wait for the disk, so that the
-// next round takes the lock at once; then a transaction of its own whose
-// commit waits for the disk (an id, nothing written: PostgreSQL flushes
-// its write-ahead log up to that commit, the round's with it, sharing the
-// flush with any other commit waiting then). That flush is not folded
-// into the round's transaction (a synchronous commit of it): the round
-// would then wait for the disk holding the chainer's lock, and the next
-// round, and every question's own chain, would wait for the flush too;
-// apart, it costs a round trip a round, shared by all its questions.
+// next round takes the lock at once; then a flush (flush.go), which makes
+// the round's commit durable, and every commit before it, the questions'
+// records with them (a flush that writes WAL, and waits for the
+// synchronous standbys: issue 43). The flush is not folded into the
+// round's transaction (a synchronous commit of it): the round would then
+// wait for the disk holding the chainer's lock, and the next round, and
+// every question's own chain, would wait for the flush too; apart, a
+// flush serves all the questions of a round while the next one chains.
 func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained, error) {
 	tx, err := (engine{s.db}).Bulk(ctx)
 	if err != nil {
@@ -177,8 +182,8 @@ func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained,
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("journal: commit the chain: %w", Classify(err))
 	}
-	if _, err := s.db.ExecContext(ctx, "SELECT pg_current_xact_id()"); err != nil {
-		return nil, fmt.Errorf("journal: flush the chain: %w", Classify(err))
+	if err := s.db.flush.wait(ctx); err != nil {
+		return nil, fmt.Errorf("journal: flush the chain: %w", err)
 	}
 	return out, nil
 }

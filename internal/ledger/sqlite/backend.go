@@ -85,7 +85,12 @@ func (b *Backend) Info() core.Info {
 func (b *Backend) Close() error { return b.file.Close() }
 
 // Ping says the file answers.
-func (b *Backend) Ping(ctx context.Context) error { return b.file.R.PingContext(ctx) }
+func (b *Backend) Ping(ctx context.Context) error {
+	if err := b.Store.E.Failed(); err != nil {
+		return err
+	}
+	return b.file.R.PingContext(ctx)
+}
 
 // Refuse: a back office refuses nothing.
 func (b *Backend) Refuse(string) error { return nil }
@@ -155,6 +160,25 @@ func (e Engine) LockRows() string { return "" }
 // Waiting: a file's entries are chained as they are recorded.
 func (e Engine) Waiting(context.Context, core.Querier) ([]core.Entry, time.Time, error) {
 	return nil, time.Time{}, nil
+}
+
+// Durable returns once everything the file holds is on disk
+// (groupSync.durable). A file opened read-only has no writer: it pays
+// nothing, and what it reads was synced, or refused, by its writer.
+func (e Engine) Durable(context.Context) error {
+	if e.F.group == nil {
+		return nil
+	}
+	return e.F.group.durable()
+}
+
+// Failed is the error of the file's failed sync (core.ErrNotDurable), after
+// which the file answers nothing until it is reopened; nil otherwise.
+func (e Engine) Failed() error {
+	if e.F.group == nil {
+		return nil
+	}
+	return e.F.group.failed()
 }
 
 // Paid: a file's paid rows name their payments by id.

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
+
+	"vegas-desk/internal/ledger/core"
 )
 
 // A commit is answered only once it is on disk (issue 32). Under
@@ -85,10 +88,49 @@ type groupSync struct {
 	committed, synced uint64 // commits counted, and synced, so far
 	syncs             int    // syncs run
 	syncing           bool
-	// err is the first failed sync's: every commit after it fails too
-	// (after a failed fsync the kernel may have dropped the pages it
-	// could not write, and a later fsync succeed without them).
+	// err is the first failed sync's: every commit after it fails too,
+	// and no write begins (after a failed fsync the kernel may have
+	// dropped the pages it could not write, and a later fsync succeed
+	// without them: the file's state on disk is unknown until it is
+	// reopened, as PostgreSQL concluded with data_sync_retry = off).
 	err error
+}
+
+// failed is the first failed sync's error (core.ErrNotDurable), or nil.
+func (g *groupSync) failed() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// durable returns once everything committed to the file before the call,
+// by any process, is on disk: a sync of the WAL that begins after the
+// call (shared with the commits waiting then), then of the database file
+// (what a checkpoint moved there). What an answer reads and says is paid
+// (a request id's payment answered again, a ticket paid here) waits for
+// it: the commit it reads may be another process's, whose sync failed.
+func (g *groupSync) durable() error {
+	g.mu.Lock()
+	g.committed++
+	n := g.committed
+	g.mu.Unlock()
+	if err := g.wait(n); err != nil {
+		return err
+	}
+	if err := syncFile(strings.TrimSuffix(g.wal, "-wal")); err != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.err == nil {
+			g.err = notDurable(g.wal, err)
+		}
+		return g.err
+	}
+	return nil
+}
+
+// notDurable is the error of a failed sync of the file at path.
+func notDurable(path string, err error) error {
+	return fmt.Errorf("%w: the sync of %s failed (%v), so its last commits may not be on disk: check the disk (dmesg, its free space), then restart, which reopens and recovers the file", core.ErrNotDurable, path, err)
 }
 
 // wait returns once commit n is synced, syncing the WAL itself when no
@@ -110,7 +152,7 @@ func (g *groupSync) wait(n uint64) error {
 		g.syncing = false
 		g.syncs++
 		if err != nil {
-			g.err = fmt.Errorf("the ledger's commit may not be on disk: sync %s: %w", g.wal, err)
+			g.err = notDurable(g.wal, err)
 		} else {
 			g.synced = upTo
 		}
@@ -119,9 +161,14 @@ func (g *groupSync) wait(n uint64) error {
 	return g.err
 }
 
-// syncFile fsyncs the file at path (any descriptor of a file syncs it).
+// syncFile fsyncs the file at path (any descriptor of a file syncs it); a
+// file that is not there (a WAL checkpointed and removed) has nothing to
+// sync.
 func syncFile(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -171,6 +218,9 @@ func (c *writerConn) Begin() (driver.Tx, error) {
 }
 
 func (c *writerConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if err := c.g.failed(); err != nil {
+		return nil, err
+	}
 	select {
 	case c.g.turn <- struct{}{}:
 	case <-ctx.Done():

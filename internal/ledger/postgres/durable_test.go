@@ -1,0 +1,206 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/ledger/postgres"
+	"vegas-desk/internal/pgtest"
+)
+
+// A PAID is on disk before it is answered (issue 43): on a durable server
+// whose WAL writer waits 10 s (so nothing but a commit's own flush writes
+// the WAL to disk in the test's time), autovacuum off (nothing else writes
+// WAL):
+//
+//   - a payment chained by a round of the sequencer (its question found the
+//     chainer's lock taken) is answered only once the WAL is flushed past
+//     it: before, the round's "flush" was an xid-only commit, which
+//     PostgreSQL does not flush, and the WAL was flushed 0x68 bytes short;
+//   - payments answered by many counters at once survive a crash of the
+//     server (pg_ctl stop -m immediate: what the WAL buffers held and no
+//     commit flushed is gone) with the numbers, hashes and tickets
+//     answered, and a replay of each request id answers the same payment;
+//   - a synchronous standby that does not confirm (synchronous_standby_names
+//     naming one that never connects) makes the claim unavailable, not
+//     PAID, and a replay of its request id too, until the standby is there
+//     (here: the setting emptied, which releases the waits): then the
+//     replay answers the payment.
+func TestPaidDurable(t *testing.T) {
+	ctx := context.Background()
+	srv, err := pgtest.StartDurableWith("wal_writer_delay=10s", "autovacuum=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := srv.NewDatabaseFrom(t, tmpl)
+	url := srv.URL(pgtest.Owner, dbname)
+	b := open(t, url)
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	var tickets []game.Serial
+	for prize, ws := range serials.Winners {
+		for _, w := range ws {
+			if prize < core.DefaultIdentityThreshold && prize <= 100 {
+				tickets = append(tickets, serial(t, w))
+			}
+		}
+	}
+	if len(tickets) < 40 {
+		t.Fatalf("%d tickets", len(tickets))
+	}
+	g1 := core.Identity{Desk: "bureau", Operator: "ann"}
+	flushedPastInsert := func(what string) {
+		t.Helper()
+		var behind int64
+		if err := b.DB().GetContext(ctx, &behind, "SELECT pg_current_wal_insert_lsn() - pg_current_wal_flush_lsn()"); err != nil {
+			t.Fatal(err)
+		}
+		if behind > 0 {
+			t.Errorf("%s: answered PAID with the WAL flushed %d bytes short of what was written", what, behind)
+		}
+	}
+	type paid struct {
+		s       game.Serial
+		request string
+		c       core.Claim
+	}
+	var answered []paid
+
+	// A round's payment: the chainer's lock held while the question
+	// records it, so that a round of the sequencer chains it.
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, tickets[0], claimOf(g1, "round"), time.Time{})
+		got <- answer{c, err}
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	a := <-got
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	flushedPastInsert("a payment chained by a round")
+	answered = append(answered, paid{tickets[0], "round", a.c})
+
+	// A question's own chain.
+	c, err := b.Claim(ctx, tickets[1], claimOf(g1, "own"), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flushedPastInsert("a payment chained by its own question")
+	answered = append(answered, paid{tickets[1], "own", c})
+
+	// Many counters at once, then a crash.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, s := range tickets[2:40] {
+		req := fmt.Sprintf("many-%d", i)
+		wg.Go(func() {
+			c, err := b.Claim(ctx, s, claimOf(g1, req), time.Time{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			answered = append(answered, paid{s, req, c})
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	b.Close()
+	start, err := srv.Crashed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := start(); err != nil {
+		t.Fatal(err)
+	}
+	b = open(t, url)
+	for _, p := range answered {
+		kept, err := b.ClaimByNumber(ctx, p.c.Number)
+		if err != nil || kept.Hash != p.c.Hash || kept.Serial != p.s.String() {
+			t.Errorf("payment n°%d of %s answered PAID, after the crash: %+v, %v", p.c.Number, p.s, kept, err)
+			continue
+		}
+		again, err := b.Claim(ctx, p.s, claimOf(g1, p.request), time.Time{})
+		if err != nil || again.Number != p.c.Number {
+			t.Errorf("request %s asked again after the crash: %+v, %v", p.request, again, err)
+		}
+	}
+
+	// A synchronous standby that does not confirm.
+	standby := func(names string) {
+		t.Helper()
+		if err := srv.Exec("postgres", fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", names)); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Exec("postgres", "SELECT pg_reload_conf()"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	standby("FIRST 1 (s1)")
+	t.Cleanup(func() { standby("") })
+	// pg_reload_conf signals the server: a new connection reads the
+	// setting once it took it.
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
+	s := tickets[40]
+	for _, what := range []string{"the claim", "its request id asked again", "and again"} {
+		short, cancel := context.WithTimeout(ctx, 2*time.Second)
+		c, err := b.Claim(short, s, claimOf(g1, "standby"), time.Time{})
+		cancel()
+		if !errors.Is(err, core.ErrNotDurable) {
+			t.Fatalf("%s with the synchronous standby away: %+v, %v; want ErrNotDurable", what, c, err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	tk, err := b.Lookup(short, s, g1, core.NoLimit, time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a lookup of its ticket, paid locally only: %+v, %v; want ErrNotDurable", tk, err)
+	}
+	standby("")
+	c, err = b.Claim(ctx, s, claimOf(g1, "standby"), time.Time{})
+	if err != nil || c.Serial != s.String() {
+		t.Fatalf("the request asked again once durable: %+v, %v", c, err)
+	}
+}
+
+// waitFor polls query (a boolean) until it is true, for 20 s at most.
+func waitFor(t *testing.T, b *postgres.Backend, query string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		var ok bool
+		if err := b.DB().Get(&ok, query); err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never true: %s", query)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
