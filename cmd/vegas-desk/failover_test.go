@@ -443,10 +443,12 @@ func standbyLost(t *testing.T, commit string) {
 	}
 	killed := time.Now()
 	t.Logf("standby killed (-9) at %s", killed.Format("15:04:05.000"))
-	// Each counter asks until it is answered about a claim begun after the
-	// kill (within the retry policy).
+	// Each counter asks until it is answered unavailable after the kill
+	// (its claim under way then, or its next: within the retry policy),
+	// or answered about a claim begun after the kill.
+	told := func(a answer) bool { return a.end.After(killed) && a.unavailable() }
 	r.until(protocol.Retry.Total()+5*time.Second, func(as []answer) bool {
-		return onEvery(as, func(a answer) bool { return a.start.After(killed) })
+		return onEvery(as, func(a answer) bool { return told(a) || a.start.After(killed) })
 	})
 	as := r.finish()
 	gapReport(t, as, killed, time.Now())
@@ -461,7 +463,7 @@ func standbyLost(t *testing.T, commit string) {
 			t.Errorf("counter %d: answered neither a verdict nor unavailable: %v", a.counter, a.err)
 		}
 	}
-	if !onEvery(as, func(a answer) bool { return a.start.After(killed) && a.unavailable() }) {
+	if !onEvery(as, told) {
 		t.Errorf("not every counter was answered unavailable with the standby gone")
 	}
 	// A replay of a request answered unavailable, through the other serve:
