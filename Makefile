@@ -98,10 +98,15 @@ test: deps-test
 # remote_apply), two serve on the multi-host URL, eight counters claiming;
 # the standby killed (-9), then the primary killed and the standby
 # promoted. A few minutes (servers started and killed): not in make test.
-# -v: what each counter saw is logged. FAILOVER_RUN narrows it (go test -run).
-FAILOVER_RUN ?= TestStandby$$|TestFailover
+# -v: what each counter saw is logged. FAILOVER_RUN narrows it (go test
+# -run); FAILOVER_BENCH=Standby runs BenchmarkStandby, what the synchronous
+# standby costs (claims/s and p99 with it and without, alternating), for a
+# quiet machine.
+FAILOVER_RUN   ?= TestStandby$$|TestFailover
+FAILOVER_BENCH ?= ^$$
 test-failover: deps-test
-	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo,failover -count=1 -timeout 30m -v -run '$(FAILOVER_RUN)' ./internal/pgtest/ ./cmd/vegas-desk/
+	CGO_ENABLED=0 $(GO) test -tags ci,migrated_fynedo,failover -count=1 -timeout 30m -v -run '$(FAILOVER_RUN)' \
+		-bench '$(FAILOVER_BENCH)' -benchtime 1x ./internal/pgtest/ ./cmd/vegas-desk/
 
 # Benchmarks, then the ledger's figures beside their references measured in
 # the same run (internal/ledger/testdata/bench.sh).

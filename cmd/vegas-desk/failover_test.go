@@ -614,3 +614,71 @@ func primaryLost(t *testing.T, commit string) {
 		t.Errorf("verify on the new primary: %v, %v", vr.Problems, err)
 	}
 }
+
+// BenchmarkStandby is the measure of what the synchronous standby costs
+// (issue 40 item 5), for a quiet machine: vegas-desk load --server with 1,
+// 4 and 16 counters against serve of a demonstration ledger on a primary
+// whose standby streams, synchronous (synchronous_standby_names = 'FIRST 1
+// (s1)', synchronous_commit on) and not (synchronous_standby_names
+// empty: the same standby, asynchronous), alternating, each twice, same
+// run:
+//
+//	make test-failover FAILOVER_RUN=none FAILOVER_BENCH=Standby
+func BenchmarkStandby(b *testing.B) {
+	for b.Loop() {
+		standbyFigures(b)
+	}
+}
+
+func standbyFigures(b *testing.B) {
+	b.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	primary, err := pgtest.StartDurable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer primary.Stop()
+	db, err := ledgertest.Postgres(primary, ledgertest.Demo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	standby, err := primary.Standby("s1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer standby.Stop()
+	sync := func(on bool) {
+		names, want := "", "async"
+		if on {
+			names, want = "FIRST 1 (s1)", "sync"
+		}
+		if err := primary.Set("synchronous_standby_names", names); err != nil {
+			b.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for state := ""; state != want; {
+			err := primary.Query("postgres", "SELECT sync_state FROM pg_stat_replication WHERE application_name = 's1'", nil, &state)
+			if time.Now().After(deadline) {
+				b.Fatalf("the standby is %q, want %s (%v)", state, want, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	sv := serveForLoad(b, pgtest.MultiURL(pgtest.Owner, db, primary, standby))
+	defer sv.stop()
+	fmt.Printf("\n== vegas-desk load --server against serve on a PostgreSQL %d primary and its streaming standby (loopback, same machine), synchronous or not, alternating\n", primary.Version())
+	for _, n := range []int{1, 4, 16} {
+		for round := range 2 {
+			for _, on := range []bool{true, false} {
+				sync(on)
+				r := sv.load(b, n, 5)
+				kind := "asynchronous"
+				if on {
+					kind = "synchronous"
+				}
+				fmt.Printf("%-44s %9.1f answers/s  p50 %6.2f ms  p99 %6.2f ms\n",
+					fmt.Sprintf("%d counter(s), standby %s, run %d", n, kind, round+1), r["claims_per_s"], r["p50_ms"], r["p99_ms"])
+				b.ReportMetric(r["claims_per_s"], fmt.Sprintf("%s-answers/s@%d", kind[:4], n))
+			}
+		}
+	}
+}
