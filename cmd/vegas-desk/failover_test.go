@@ -677,7 +677,7 @@ func standbyFigures(b *testing.B) {
 				}
 				fmt.Printf("%-44s %9.1f answers/s  p50 %6.2f ms  p99 %6.2f ms\n",
 					fmt.Sprintf("%d counter(s), standby %s, run %d", n, kind, round+1), r["claims_per_s"], r["p50_ms"], r["p99_ms"])
-				b.ReportMetric(r["claims_per_s"], fmt.Sprintf("%s-answers/s@%d", kind[:4], n))
+				b.ReportMetric(r["claims_per_s"], fmt.Sprintf("%s-answers/s@%d", map[bool]string{true: "sync", false: "async"}[on], n))
 			}
 		}
 	}
