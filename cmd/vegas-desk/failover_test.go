@@ -14,13 +14,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +45,7 @@ type pilot struct {
 	db, url          string
 	serves           []string // the two servers' URLs
 	servers          []*server.Server
+	front            *relay // the primary's front, when it has one
 	office           *ledger.Ledger
 	desks            []string // desk files, load-1's first
 	block            ledger.Block
@@ -51,13 +55,23 @@ type pilot struct {
 // newPilot starts a pilot whose primary commits with synchronous_commit =
 // commit, waiting for its standby s1 (synchronous_standby_names = 'FIRST 1
 // (s1)'), as docs/pilot-standby.md sets one up.
-func newPilot(t *testing.T, commit string) *pilot {
+func newPilot(t *testing.T, commit string) *pilot { return newPilotFront(t, commit, false) }
+
+// newPilotFront is newPilot, the primary reached through a front (a TCP
+// relay: p.front) when front is set.
+func newPilotFront(t *testing.T, commit string, front bool) *pilot {
 	t.Helper()
 	ctx := context.Background()
 	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
 	p := &pilot{}
 	var err error
-	if p.primary, err = pgtest.StartDurable(); err != nil {
+	// Behind a front, the WAL writer waits: what no flush made durable
+	// stays on the primary alone until one does (as on a busy machine).
+	var settings []string
+	if front {
+		settings = append(settings, "wal_writer_delay=10s")
+	}
+	if p.primary, err = pgtest.StartDurableWith(settings...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.primary.Stop)
@@ -84,6 +98,10 @@ func newPilot(t *testing.T, commit string) *pilot {
 		time.Sleep(10 * time.Millisecond)
 	}
 	p.url = pgtest.MultiURL(pgtest.Owner, p.db, p.primary, p.standby)
+	if front {
+		p.front = newRelay(t, fmt.Sprintf("127.0.0.1:%d", p.primary.Port))
+		p.url = strings.Replace(p.url, fmt.Sprintf("127.0.0.1:%d", p.primary.Port), p.front.ln.Addr().String(), 1)
+	}
 	dir := filepath.Join(t.TempDir(), "ca")
 	if out, errs, code := vd(t, p.url, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
 		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
@@ -127,6 +145,51 @@ func newPilot(t *testing.T, commit string) *pilot {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// relay forwards TCP connections to a server; once gone, it answers no
+// new connection (accepted, never forwarded nor closed: a connection
+// attempt waits for its timeout), as the address of a machine that
+// vanished does, or a pooler whose server is gone.
+type relay struct {
+	ln   net.Listener
+	to   string
+	gone atomic.Bool
+}
+
+func newRelay(t *testing.T, to string) *relay {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{ln: ln, to: to}
+	var held []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if r.gone.Load() {
+				held = append(held, c)
+				continue
+			}
+			s, err := net.Dial("tcp", to)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+	return r
 }
 
 // counter i's ledger: through serve i%2, then the other when that one
@@ -332,8 +395,11 @@ func survivor(t *testing.T, sv *pgtest.Server, db string, as []answer) int {
 			if err != nil || serial != c.Serial || number != c.Number {
 				missing++
 				if missing <= 10 {
-					t.Errorf("counter %d, request %s, answered at %s PAID n°%d (entry %d) for %s: the surviving machine has %s n°%d there (%v)",
-						a.counter, a.req.Request, a.end.Format("15:04:05.000"), c.Number, c.Entry, c.Serial, serial, number, err)
+					var its string
+					conn.QueryRow(`SELECT coalesce(string_agg(format('entry %s n°%s', id, number), ', '), 'none')
+						FROM vegas.journal WHERE kind = 'claim' AND serial = $1`, c.Serial).Scan(&its)
+					t.Errorf("counter %d, request %s, answered at %s PAID n°%d (entry %d) for %s: the surviving machine has %s n°%d there (%v); its payments of %s: %s",
+						a.counter, a.req.Request, a.end.Format("15:04:05.000"), c.Number, c.Entry, c.Serial, serial, number, err, c.Serial, its)
 				}
 			}
 			if o, ok := bySerial[c.Serial]; ok && o.Entry != c.Entry {
@@ -511,13 +577,20 @@ func standbyLost(t *testing.T, commit string) {
 // retry policy.
 func TestFailoverPrimaryLost(t *testing.T) {
 	for _, commit := range []string{"on", "remote_apply"} {
-		t.Run(commit, func(t *testing.T) { primaryLost(t, commit) })
+		t.Run(commit, func(t *testing.T) { primaryLost(t, commit, false) })
 	}
 }
 
-func primaryLost(t *testing.T, commit string) {
+// The primary behind a front (a pooler, an address that moves) killed:
+// the connections to it are cut, and a new one waits for its timeout
+// (5 s) before serve tries the standby, which is promoted meanwhile. A
+// flush made on the new primary vouches for nothing committed on the old
+// one: no PAID is answered for a payment the new primary lacks.
+func TestFailoverPrimaryVanishes(t *testing.T) { primaryLost(t, "remote_apply", true) }
+
+func primaryLost(t *testing.T, commit string, front bool) {
 	ctx := context.Background()
-	p := newPilot(t, commit)
+	p := newPilotFront(t, commit, front)
 	var counters []*ledger.Ledger
 	for i := range failoverCounters {
 		counters = append(counters, p.counter(t, i))
@@ -528,21 +601,32 @@ func primaryLost(t *testing.T, commit string) {
 		t.Fatal("fewer than 300 answers in 30 s before the kill")
 	}
 	t.Log("before the kill: ", walState(p.primary))
+	if front {
+		p.front.gone.Store(true)
+	}
 	if err := p.primary.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	// No primary at all (the standby read-only) for longer than serve gives
-	// a question (each claim is answered meanwhile), then the operator's
-	// (or a tool's) promotion.
-	time.Sleep(server.QuestionTimeout / 2)
-	if h := p.healthy(); h[0] || h[1] {
-		t.Errorf("with no primary, the serves' /healthz say %v, want not healthy", h)
-	}
-	time.Sleep(server.QuestionTimeout/2 + 2*time.Second)
-	promoteAt := time.Now()
-	if err := p.standby.Promote(); err != nil {
-		t.Fatal(err)
+	promoteAt := killed
+	if front {
+		// Promoted at once, while connection attempts wait on the front.
+		if err := p.standby.Promote(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		// No primary at all (the standby read-only) for longer than serve
+		// gives a question (each claim is answered meanwhile), then the
+		// operator's (or a tool's) promotion.
+		time.Sleep(server.QuestionTimeout / 2)
+		if h := p.healthy(); h[0] || h[1] {
+			t.Errorf("with no primary, the serves' /healthz say %v, want not healthy", h)
+		}
+		time.Sleep(server.QuestionTimeout/2 + 2*time.Second)
+		promoteAt = time.Now()
+		if err := p.standby.Promote(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	promoted := time.Now()
 	t.Logf("primary killed (-9) at %s; pg_ctl promote %s – %s", killed.Format("15:04:05.000"), promoteAt.Format("15:04:05.000"),
