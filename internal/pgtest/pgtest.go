@@ -417,10 +417,11 @@ func (s *Server) CPU() (time.Duration, error) {
 
 // Standby makes a streaming standby of s (pg_basebackup -R, the WAL
 // streamed during the copy) and starts it, durable, on a free port of its
-// own. Its application_name on the primary is name (what
-// synchronous_standby_names names). The caller must Stop it.
-func (s *Server) Standby(name string) (*Server, error) {
-	st := &Server{bin: s.bin, durable: true, runAs: s.runAs, Password: s.Password}
+// own, with settings (name=value) of its own. Its application_name on the
+// primary is name (what synchronous_standby_names names). The caller must
+// Stop it.
+func (s *Server) Standby(name string, settings ...string) (*Server, error) {
+	st := &Server{bin: s.bin, durable: true, runAs: s.runAs, Password: s.Password, settings: settings}
 	var err error
 	if st.Dir, err = os.MkdirTemp("", "vegas-pg-standby-"); err != nil {
 		return nil, err
