@@ -57,8 +57,8 @@ type Server struct {
 	// settings are more of the server's settings (name=value), given
 	// at each start (StartDurableWith).
 	settings []string
-	mu      sync.Mutex
-	nextDB  int
+	mu       sync.Mutex
+	nextDB   int
 }
 
 // Start initialises and starts a server whose data may be lost in a crash.
