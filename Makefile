@@ -23,7 +23,7 @@ GUI_DEBS := gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev l
 # systemd running as PID 1). git: the upgrade tests build the vegas-desk of
 # earlier commits from the clone's history (git archive), which a clean
 # machine may lack, the clone made by other means.
-TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon strace systemd git
+TEST_DEBS := sqlite3 gcc libc6-dev postgresql poppler-utils zbar-tools cups-client cups-daemon strace systemd git prometheus
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -78,7 +78,7 @@ package: build
 # ends, the output of what fails, and last the wall time and the ten
 # slowest tests.
 TEST_CACHE ?= $(CURDIR)/.testcache
-RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestCounterServers
+RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestRevokedConnectionsDoNotCount|TestMonitorChecksShareARead|TestCounterServers
 test: deps-test
 	@mkdir -p $(TEST_CACHE)
 	@echo $$(date +%s) > $(TEST_CACHE)/start
@@ -147,6 +147,7 @@ fuzz:
 	$(FUZZ) -fuzz '^FuzzParseSerial$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzParsePackCode$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzDecode$$' ./internal/game/
+	$(FUZZ) -fuzz '^FuzzParseSeedFile$$' ./internal/game/
 	$(FUZZ) -fuzz '^FuzzLookup$$' ./internal/ledger/
 	$(FUZZ) -fuzz '^FuzzCheck$$' ./internal/ledger/
 	# Ledger files of a few dozen kilobytes: minimizing each new input for

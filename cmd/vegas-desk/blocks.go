@@ -24,12 +24,26 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 	demo := fs.Bool("demo", false, "a demonstration ledger: a new file, whose packs go on sale at once")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
+	commitments := fs.String("commitments", "", "draw the seed from the two recorded commitments (seed record): 64 hex digits or a commitment file each, comma-separated")
+	reveal := fs.String("reveal", "", "with --commitments: the operator's and the auditor's secret files (seed commit), comma-separated")
 	return func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
 		var seed game.Seed
-		if *seedHex != "" {
+		var opts ledger.GenerateOptions
+		if *commitments != "" || *reveal != "" {
+			if *commitments == "" || *reveal == "" || *seedHex != "" {
+				return badInput("generate: a drawn seed takes --commitments C1,C2 and --reveal SECRET1,SECRET2 together, without --seed")
+			}
+			var err error
+			if opts.Commitments, err = commitmentList(*commitments); err != nil {
+				return err
+			}
+			if opts.Reveals, err = seedFiles("reveal", *reveal); err != nil {
+				return err
+			}
+		} else if *seedHex != "" {
 			b, err := hex.DecodeString(*seedHex)
 			if err != nil || len(b) != len(seed) {
 				return badInput("--seed %q: want %d hex digits", *seedHex, 2*len(seed))
@@ -62,18 +76,27 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 			}
 		}
 		t0 := time.Now()
-		b, err := l.Generate(c.ctx, *code, seed, ledger.GenerateOptions{Activate: *activate || *demo,
-			Who: defaultIdentity("", *operator), Progress: progress})
+		opts.Activate, opts.Who, opts.Progress = *activate || *demo, defaultIdentity("", *operator), progress
+		b, err := l.Generate(c.ctx, *code, seed, opts)
 		if err != nil {
 			return err
 		}
 		secs := time.Since(t0).Seconds()
+		how := "operator-alone"
+		if len(opts.Reveals) > 0 {
+			how = "drawn"
+		}
 		if *asJSON {
 			return c.json(map[string]any{"game": b.Game, "block": b.Number, "tickets": b.Tickets,
-				"winners": b.Winners, "payout": b.Payout, "digest": b.Digest, "seconds": secs})
+				"winners": b.Winners, "payout": b.Payout, "digest": b.Digest, "seed": how, "seconds": secs})
 		}
 		c.printf(c.stdout, "block %s: %s tickets, %s winners, %s € of prizes\ndigest %s\n%s s\n",
 			b.Name(), game.GroupDigits(b.Tickets), game.GroupDigits(b.Winners), game.GroupDigits(b.Payout), b.Digest, c.decimal(secs, 2))
+		if how == "drawn" {
+			c.printf(c.stdout, "seed drawn from the operator's and the auditor's secrets; the ledger keeps their commitments and the reveals' hashes, never the seed\n")
+		} else {
+			c.printf(c.stdout, "seed chosen by the operator alone: for demonstrations and tests (its certificate says so); a block for sale is drawn with --commitments and --reveal\n")
+		}
 		return nil
 	}
 }

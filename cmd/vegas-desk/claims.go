@@ -9,6 +9,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 )
 
 // paymentArg is cmd's one argument, a payment's number, which command
@@ -205,12 +206,13 @@ func (c *cli) daily(fs *pflag.FlagSet) func([]string) error {
 
 // withWinner adds the winner's identity of claim entry to a claim's JSON,
 // when ids holds one (--with-identity).
-func withWinner(m any, ids map[int64]ledger.Winner, entry int64) any {
+func withWinner(c *wire.Claim, ids map[int64]ledger.Winner, entry int64) any {
 	w, ok := ids[entry]
 	if !ok {
-		return m
+		return c
 	}
-	mm := m.(map[string]any)
-	mm["winner"] = map[string]any{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber, "skeleton": w.Skeleton}
-	return mm
+	return struct {
+		*wire.Claim
+		Winner map[string]string `json:"winner"`
+	}{c, map[string]string{"name": w.Name, "doc_type": w.DocType, "doc_number": w.DocNumber, "skeleton": w.Skeleton}}
 }

@@ -30,18 +30,13 @@ func vd(t *testing.T, db, stdin string, args ...string) (string, string, int) {
 }
 
 // generate and export, on a new ledger: the only block the command line's
-// tests generate (the others copy ledgertest's).
+// tests generate (the others copy ledgertest's), drawn from the operator's
+// and the auditor's secrets (the ceremony of docs/ceremony.md), whose
+// certificate verify-certificate checks and refuses when its drawing is
+// not one (drawnCertificate).
 func TestGenerateCLI(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "l.db")
-	seed := strings.Repeat("ab", 32)
-	out, errs, code := vd(t, db, "", "generate", "--seed", seed, "--activate", "--json")
-	if code != 0 {
-		t.Fatalf("generate: %d %s", code, errs)
-	}
-	var gen map[string]any
-	if err := json.Unmarshal([]byte(out), &gen); err != nil || gen["block"] != 1.0 || gen["tickets"] != 2e6 {
-		t.Fatalf("generate: %s %v", out, err)
-	}
+	db, files := ceremony(t)
+	t.Run("certificate", func(t *testing.T) { drawnCertificate(t, db, files) })
 	if out, _, code := vd(t, db, "", "blocks"); code != 0 || !strings.Contains(out, "531/1") {
 		t.Errorf("blocks: exit %d\n%s", code, out)
 	}
@@ -50,7 +45,7 @@ func TestGenerateCLI(t *testing.T) {
 	// warned of what an export gives away.
 	head := &firstLines{n: 3}
 	var errb bytes.Buffer
-	code = run([]string{"--db", db, "export", "--block", "1"}, strings.NewReader(""), head, &errb)
+	code := run([]string{"--db", db, "export", "--block", "1"}, strings.NewReader(""), head, &errb)
 	if code != 1 || len(head.lines) != 3 || !strings.Contains(errb.String(), "WARNING") || !strings.Contains(errb.String(), "claim every unpaid winner") {
 		t.Fatalf("export | head -3: exit %d, %d lines\n%s", code, len(head.lines), errb.String())
 	}

@@ -110,7 +110,8 @@ func (c *cli) commands() *cobra.Command {
 		"  vegas-desk check ticket.json --desk C1", c.check)
 	leaf(root, "claim SERIAL", "pay a winning ticket (its verdict: PAID, or why not)",
 		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-7 --desk C1 --operator anne\n"+
-			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc CNI --winner-doc-number X4RTBPFW4", c.claim)
+			"  vegas-desk claim SERIAL --winner-mrz - < mrz.txt\n"+
+			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc permis --winner-doc-number 19AZ71864", c.claim)
 	leaf(root, "void PAYMENT", "void a payment (its number, as claims shows it)",
 		"  vegas-desk void 12 --reason \"paid twice by mistake\"", c.void)
 	leaf(root, "claims", "the payments, filtered; as text, CSV, JSON or a counter's journal (--jsonl)",
@@ -212,9 +213,16 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 		"  vegas-desk counter-ledger --desk C3 --limit 150 --key-file backoffice.key -o C3.db", c.counterLedger)
 	leaf(root, "import-claims FILE|-", "record a counter's payments at the back office (its claims --jsonl)",
 		"  vegas-desk import-claims C3-journal.jsonl", c.importClaims)
+	seed := group("seed", "a block no single party chose: each party's secret and commitment, recorded before the generation",
+		"  vegas-desk seed commit --role auditor -o auditor.secret --public auditor.commitment\n  vegas-desk seed record auditor.commitment --key-file backoffice.key",
+		"want commit or record")
+	leaf(seed, "commit", "draw a party's secret (a file kept to yourself) and print its commitment (the file handed over)",
+		"  vegas-desk seed commit --role operator -o operator.secret > operator.commitment", c.seedCommit)
+	leaf(seed, "record FILE", "record a commitment file in the journal, signed, before the generation it draws",
+		"  vegas-desk seed record auditor.commitment --key-file backoffice.key", c.seedRecord)
 	leaf(root, "certificate", "sign a block's certificate", "  vegas-desk certificate --block 1 --key-file backoffice.key -o block1.pdf", c.certificate)
-	leaf(root, "verify-certificate FILE", "check a certificate, checkpoint or counter ledger",
-		"  vegas-desk verify-certificate block1.pdf --key PUBKEY", c.verifyCertificate)
+	leaf(root, "verify-certificate FILE...", "check certificates, checkpoints or counter ledgers (a drawn block's seed with --reveal)",
+		"  vegas-desk verify-certificate block1.pdf --key PUBKEY\n  vegas-desk verify-certificate block2.pdf --key PUBKEY --reveal operator.secret,auditor.secret", c.verifyCertificate)
 	leaf(root, "checkpoint", "sign the journal head, to keep outside the ledger",
 		"  vegas-desk checkpoint --key-file backoffice.key -o head.txt", c.checkpoint)
 	return root
@@ -226,8 +234,8 @@ var valueNames = map[string]string{
 	"operator": "NAME", "desk": "ID", "output": "FILE", "game": "CODE", "passphrase-file": "FILE", "dir": "DIR",
 	"reason": "TEXT", "printer": "QUEUE", "block": "N", "since": "DATE", "until": "DATE", "day": "DATE", "packs": "A-B",
 	"key": "FILE", "out": "FILE", "cert": "FILE", "backup-dir": "DIR", "winner-name": "NAME", "winner-doc": "TYPE",
-	"winner-doc-number": "NUMBER", "unit-user": "NAME", "state": "STATE", "server": "URL", "seed": "HEX", "seconds": "S",
-	"request": "ID", "receipt": "FILE", "pgpass": "FILE", "on-sale": "DATE", "end-of-sale": "DATE", "deadline": "DATE",
+	"winner-doc-number": "NUMBER", "winner-mrz": "ZONE", "unit-user": "NAME", "state": "STATE", "server": "URL", "seed": "HEX", "seconds": "S",
+	"request": "ID", "receipt": "FILE", "role": "ROLE", "public": "FILE", "commitments": "C1,C2", "reveal": "FILE1,FILE2", "pgpass": "FILE", "on-sale": "DATE", "end-of-sale": "DATE", "deadline": "DATE",
 	"metrics": "HOST:PORT", "listen": "HOST:PORT", "method": "serial|contents", "max-conns": "N", "log-format": "text|json",
 	"key-file": "FILE", "keep": "N", "identity-threshold": "EUROS", "host": "H,H", "head": "HEX", "counters": "N",
 	"commission": "PERCENT", "claim-days": "N", "backup-keep": "N", "backup-every": "DURATION", "limit": "EUROS",

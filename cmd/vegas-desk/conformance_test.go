@@ -168,6 +168,9 @@ func (k *cliKind) ask(t *testing.T, c conformance.Case, w conformance.World) (co
 		}
 		if win := c.Winner(); win != nil {
 			args = append(args, "--winner-name", win.Name, "--winner-doc", win.DocType, "--winner-doc-number", win.DocNumber)
+			if win.MRZ != "" {
+				args = append(args, "--winner-mrz", win.MRZ)
+			}
 		}
 	case "void":
 		db, served, args = k.office, nil, []string{"void", strconv.FormatInt(k.payments[c.Ticket.Spec], 10), "--reason", "conformance", "--json"}

@@ -4,6 +4,8 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,4 +202,188 @@ func checkSynced(t *testing.T, trace, wal string, answer func(int, string) bool)
 	if rep.Syncs == 0 {
 		t.Fatalf("no sync of %s: %+v", wal, rep)
 	}
+}
+
+// A failed sync is never answered PAID (issue 43). After a failed fsync
+// the file's state on disk is unknown: the claim that waited for it fails
+// and says to check the disk, and so does the same request asked again
+// while the disk fails (before, the retry answered "PAY" from the commit
+// its first attempt left in the WAL, with no sync since); asked again once
+// the disk is well, it is paid, after a sync. On a back office's file and
+// a sealed counter ledger, the k-th sync of the claim's process failing
+// (and every one after it), k = 1, 2, 3; and on serve of a file, whose
+// syncs fail while it runs: it answers unavailable, then refuses every
+// question and says so at /healthz until it is restarted.
+func TestFailedSyncNotPaid(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Fatal("strace is needed (make deps-test installs it)")
+	}
+	t.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
+	t.Setenv("LANG", "C")
+	bin := build(t, "0", "nogui")
+	out := func(fd int, _ string) bool { return fd == 1 || fd == 2 }
+	s := serials(t).Winners[50][7]
+	for _, tc := range []struct{ name, fixture, file string }{
+		{"back office's file", ledgertest.Block, ""},
+		{"sealed counter ledger", ledgertest.Sealed, "C1.db"},
+	} {
+		for k := 1; k <= 3; k++ {
+			t.Run(fmt.Sprintf("%s, sync %d failing", tc.name, k), func(t *testing.T) {
+				var file string
+				if tc.file != "" {
+					file = ledgertest.Copy(t, tc.fixture, tc.file)
+				} else {
+					file = ledgertest.Copy(t, tc.fixture)
+				}
+				claim := []string{"--db", file, "claim", "--request", "r1", s}
+				trace := filepath.Join(t.TempDir(), "trace")
+				got, err := ledgertest.StraceFailing(trace, k, bin, claim...).CombinedOutput()
+				paid := strings.Contains(string(got), "PAY ")
+				switch {
+				case paid:
+					// Synced before its failed sync: the trace shows the
+					// answer after a sync that succeeded.
+					checkSynced(t, trace, wal(t, file), out)
+				case err == nil || !strings.Contains(string(got), "check the disk"):
+					t.Fatalf("claim with sync %d failing: %v\n%s", k, err, got)
+				}
+				got, err = ledgertest.StraceFailing(filepath.Join(t.TempDir(), "trace"), 1, bin, claim...).CombinedOutput()
+				if err == nil || strings.Contains(string(got), "PAY ") || !strings.Contains(string(got), "check the disk") {
+					t.Fatalf("the request asked again, every sync failing (first answer paid: %t): %v\n%s", paid, err, got)
+				}
+				trace = filepath.Join(t.TempDir(), "trace")
+				got, err = ledgertest.Strace(trace, bin, claim...).CombinedOutput()
+				if err != nil || !strings.Contains(string(got), "PAY ") {
+					t.Fatalf("the request asked again, the disk well: %v\n%s", err, got)
+				}
+				// A payment recorded again, or the first one answered
+				// again (no write then): after a sync, either way.
+				w := wal(t, file)
+				if rep, err := ledgertest.CheckSynced(trace, func(p string) bool { return p == w }, out); err != nil && rep.AfterWrite > 0 {
+					t.Fatal(err)
+				}
+				syncedFirst(t, trace, w)
+			})
+		}
+	}
+
+	t.Run("serve", func(t *testing.T) {
+		file := ledgertest.Copy(t, ledgertest.Block)
+		dir := filepath.Join(t.TempDir(), "ca")
+		desk := filepath.Join(t.TempDir(), "C1.desk")
+		if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+			t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
+		}
+		if out, errs, code := vd(t, file, "", "desks", "add", "C1", "--limit", "100", "--out", desk, "--dir", dir); code != 0 {
+			t.Fatalf("desks add: exit %d\n%s%s", code, out, errs)
+		}
+		serve := func() (url, health string, stop func()) {
+			cmd := exec.Command(bin, "--db", file, "serve", "--dir", dir, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			stop = func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+			lines := bufio.NewScanner(stderr)
+			silent := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+			for (url == "" || health == "") && lines.Scan() {
+				if m := regexp.MustCompile(`msg=serving .*listen=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+					url = "https://" + m[1]
+				}
+				if m := regexp.MustCompile(`healthz=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+					health = m[1]
+				}
+			}
+			silent.Stop()
+			if url == "" || health == "" {
+				stop()
+				t.Fatalf("serve said no address (%q, %q)", url, health)
+			}
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			return url, health, stop
+		}
+		url, health, stop := serve()
+		healthy := func() bool {
+			r, err := http.Get(health)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Body.Close()
+			return r.StatusCode == http.StatusOK
+		}
+		if !healthy() {
+			t.Fatal("serve unhealthy from its start")
+		}
+		pid := func() int {
+			out, err := exec.Command("pgrep", "-f", "--newest", "serve --dir "+dir).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			fmt.Sscan(string(out), &n)
+			return n
+		}()
+		detach, err := ledgertest.FailSyncs(pid)
+		if err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		claim := []string{"--server", url, "--desk-cert", desk, "claim", "--request", "r1", s}
+		for _, what := range []string{"the claim", "its request id asked again"} {
+			got, errs, code := vd(t, file, "", claim...)
+			if code == 0 || strings.Contains(got, "PAY ") {
+				detach()
+				stop()
+				t.Fatalf("%s, serve's syncs failing: exit %d\n%s%s", what, code, got, errs)
+			}
+		}
+		detach()
+		// The disk well again, serve still refuses: its file's state is
+		// unknown until it reopens it.
+		if got, errs, code := vd(t, file, "", claim...); code == 0 || strings.Contains(got, "PAY ") {
+			stop()
+			t.Fatalf("asked again after the failed sync, serve not restarted: exit %d\n%s%s", code, got, errs)
+		}
+		if healthy() {
+			t.Error("/healthz says ok after a failed sync")
+		}
+		stop()
+		url, _, stop = serve()
+		defer stop()
+		claim[1] = url
+		if got, errs, code := vd(t, file, "", claim...); code != 0 || !strings.HasPrefix(got, "PAY ") {
+			t.Fatalf("asked again after serve's restart: exit %d\n%s%s", code, got, errs)
+		}
+	})
+}
+
+// syncedFirst checks that the process traced answered PAY (a payment it
+// read, recorded before) only after a sync of the ledger's WAL, begun and
+// ended before the answer, succeeded.
+func syncedFirst(t *testing.T, trace, wal string) {
+	t.Helper()
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	synced := false
+	sync := regexp.MustCompile(`f(data)?sync\(\d+<` + regexp.QuoteMeta(wal) + `>\) += 0`)
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case sync.MatchString(l):
+			synced = true
+		case strings.Contains(l, `write(1<`) && strings.Contains(l, `"PAY `):
+			if !synced {
+				t.Fatalf("PAY answered before any sync of %s succeeded:\n%s", wal, data)
+			}
+			return
+		}
+	}
+	t.Fatalf("no PAY in the trace:\n%s", data)
 }

@@ -286,6 +286,9 @@ func (c *cli) say(err error) string {
 			return fr
 		}
 	}
+	if fr, ok := rewritten(seedWords, s); ok {
+		return fr
+	}
 	if fr, ok := rewritten(ledgerWords, s); ok {
 		return fr
 	}
@@ -342,6 +345,7 @@ var serverWords = []struct {
 	{ledger.ErrDeskRevoked, "this desk file is revoked: ask the back office for the new one"},
 	{ledger.ErrDeskUnknown, "the server knows no such desk: call the back office"},
 	{ledger.ErrOtherLedger, "the server serves another ledger than this desk file's: call the back office"},
+	{ledger.ErrUnavailable, "the validation server answers, but its ledger does not (not the network): call the back office"},
 }
 
 // ledgerErrors are the ledger's errors the catalogue translates where
@@ -349,7 +353,8 @@ var serverWords = []struct {
 var ledgerErrors = []error{
 	ledger.ErrNotLedger, ledger.ErrTooNew, ledger.ErrTooOld, ledger.ErrNoLedger, ledger.ErrNotDemo, ledger.ErrNotFound,
 	ledger.ErrReadOnly, ledger.ErrUnreachable, ledger.ErrCounterOnly, ledger.ErrDeskMismatch, ledger.ErrDeskDisabled,
-	ledger.ErrDeskUnknown, ledger.ErrDeskRevoked, ledger.ErrOtherLedger, ledger.ErrRequestReused,
+	ledger.ErrDeskUnknown, ledger.ErrDeskRevoked, ledger.ErrOtherLedger, ledger.ErrRequestReused, ledger.ErrMinor,
+	ledger.ErrDocumentExpired,
 }
 
 // refusal is a refused claim's or lookup's message (ledger.Refusal's), in

@@ -18,6 +18,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/mrz/mrztest"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/printer/printertest"
@@ -367,17 +368,23 @@ func TestIdentityExport(t *testing.T) {
 		t.Fatalf("claim with an invisible identity: %d %s", code, errs)
 	}
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
-		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "123"); code != 1 ||
-		!strings.Contains(errs, "document number \"123\": a CNI's number is 9 letters or digits (since 2021)") {
+		"--winner-name", "Jeanne Martin", "--winner-doc", "permis", "--winner-doc-number", "123"); code != 1 ||
+		!strings.Contains(errs, "document number \"123\": a permis de conduire's number is 2 digits, 2 letters, 5 digits (since 2013)") {
 		t.Fatalf("claim with a short document number: %d %s", code, errs)
 	}
+	// Issue 44: a CNI typed is none (its zone gives it).
 	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
-		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "x4rt bpfw4"); code != 0 {
+		"--winner-name", "Jeanne Martin", "--winner-doc", "CNI", "--winner-doc-number", "T7MK2QLV8"); code != 1 ||
+		!strings.Contains(errs, "machine-readable zone: a CNI carries one") || !strings.Contains(errs, "--winner-mrz for a CNI") {
+		t.Fatalf("claim with a CNI typed: %d %s", code, errs)
+	}
+	if _, errs, code := vd(t, db, "", "claim", big, "--desk", "BO", "--operator", "eve",
+		"--winner-name", "Jeanne Martin", "--winner-doc", "permis", "--winner-doc-number", "19az 71864"); code != 0 {
 		t.Fatalf("claim with an identity: %s", errs)
 	}
 	for _, args := range [][]string{{"claims", "--csv"}, {"claims", "--json"}, {"daily", "--json"}, {"receipt", "2", "--json"}} {
 		out, _, _ := vd(t, db, "", args...)
-		if strings.Contains(out, "Jeanne") || strings.Contains(out, "X4RTBPFW4") {
+		if strings.Contains(out, "Jeanne") || strings.Contains(out, "19AZ71864") {
 			t.Errorf("%v shows the winner's identity:\n%s", args, out)
 		}
 	}
@@ -387,7 +394,7 @@ func TestIdentityExport(t *testing.T) {
 		t.Errorf("claims --csv --with-identity: %v\n%s", err, out)
 	}
 	out, _, _ = vd(t, db, "", "claims", "--json", "--with-identity")
-	if !strings.Contains(out, `"doc_number": "X4RTBPFW4"`) {
+	if !strings.Contains(out, `"doc_number": "19AZ71864"`) {
 		t.Errorf("claims --json --with-identity:\n%s", out)
 	}
 	if _, errs, code := vd(t, db, "", "claims", "--with-identity"); code != 2 || !strings.Contains(errs, "--csv or --json") {
@@ -470,5 +477,53 @@ func TestCounterRetailCLI(t *testing.T) {
 	}
 	if out, _, code := vd(t, url, "", "verify", "--json"); code != 0 || !strings.Contains(out, `"ok": true`) {
 		t.Errorf("verify: %s", out)
+	}
+}
+
+// Issue 44 at the command line: --winner-mrz takes the winner's identity
+// from the document's zone, typed or read from the standard input (an MRZ
+// reader); a zone whose check digit is wrong, or that names a
+// placeholder, is none; a minor's or an expired card is refused in the
+// user's language before anything is asked; a zone that reads pays, and
+// the ledger keeps its name, document and number.
+func TestClaimWinnerMRZ(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Block)
+	if _, errs, code := vd(t, db, "", "settings", "--identity-threshold", "1000"); code != 0 {
+		t.Fatal(errs)
+	}
+	big := serials(t).Winners[1000][0]
+	now := time.Now()
+	claim := func(stdin string, args ...string) (string, string, int) {
+		return vd(t, db, stdin, append([]string{"claim", big, "--desk", "BO", "--operator", "eve"}, args...)...)
+	}
+	wrong := strings.Replace(mrztest.Card("T7MK2QLV8", "DUPONT<<JEAN<PIERRE", now.AddDate(-40, 0, 0), now.AddDate(3, 0, 0)), "T7MK2QLV8", "T7MK2QLV9", 1)
+	if _, errs, code := claim("", "--winner-mrz", wrong); code != 1 || !strings.Contains(errs, "check digit wrong") {
+		t.Errorf("a zone mistyped: %d %s", code, errs)
+	}
+	placeholder := mrztest.Card("W3PL8NVK5", "NOM<<PRENOM", now.AddDate(-40, 0, 0), now.AddDate(3, 0, 0))
+	if _, errs, code := claim("", "--winner-mrz", placeholder); code != 1 || !strings.Contains(errs, "a placeholder, not a name") {
+		t.Errorf("a zone naming a placeholder: %d %s", code, errs)
+	}
+	minor := mrztest.Card("R8WN3CTJ6", "PETIT<<LUCAS", now.AddDate(-18, 0, 2), now.AddDate(5, 0, 0))
+	if _, errs, code := claim("", "--winner-mrz", minor); code != 1 || !strings.Contains(errs, "under 18: a prize is never paid to a minor; do not pay") {
+		t.Errorf("a minor: %d %s", code, errs)
+	}
+	t.Setenv("LANG", "fr_FR.UTF-8")
+	if _, errs, code := claim("", "--winner-mrz", minor); code != 1 || !strings.Contains(errs, "un gain n'est jamais payé à un mineur ; ne payez pas") {
+		t.Errorf("a minor, in French: %d %s", code, errs)
+	}
+	expired := mrztest.Card("H5QZ7VDM2", "BERNARD<<CLAIRE", now.AddDate(-40, 0, 0), now.AddDate(0, 0, -2))
+	if _, errs, code := claim("", "--winner-mrz", expired); code != 1 || !strings.Contains(errs, "est périmée : demandez-en une en cours de validité") {
+		t.Errorf("an expired card, in French: %d %s", code, errs)
+	}
+	t.Setenv("LANG", "C")
+	// As an MRZ reader types it: its lines, each ended by Enter (CR LF).
+	valid := mrztest.Card("T7MK2QLV8", "DUPONT<<JEAN<PIERRE", now.AddDate(-40, 0, 0), now.AddDate(3, 0, 0))
+	if out, errs, code := claim(strings.ReplaceAll(valid, "\n", "\r\n")+"\r\n", "--winner-mrz", "-", "--json"); code != 0 || !strings.Contains(out, `"amount": 1000`) {
+		t.Fatalf("a zone read: %d %s %s", code, out, errs)
+	}
+	out, _, _ := vd(t, db, "", "claims", "--json", "--with-identity")
+	if !strings.Contains(out, `"name": "JEAN PIERRE DUPONT"`) || !strings.Contains(out, `"doc_type": "CNI"`) || !strings.Contains(out, `"doc_number": "T7MK2QLV8"`) {
+		t.Errorf("kept:\n%s", out)
 	}
 }

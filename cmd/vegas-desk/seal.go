@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,7 +254,16 @@ func certificateJSON(c ledger.Certificate) map[string]any {
 	return map[string]any{"kind": "block certificate", "ledger": id, "game": c.Block.Game, "game_name": c.GameName,
 		"block": c.Block.Number, "tickets": c.Block.Tickets, "pack_size": c.Block.PackSize, "digest": c.Block.Digest,
 		"generated_at": c.Block.CreatedAt.UTC().Format(time.RFC3339Nano), "prizes": prizes, "winners": winners, "payout": payout,
-		"signed_at": c.SignedAt.UTC().Format(time.RFC3339Nano), "public_key": c.PublicKey, "signature": sig, "document": c.Text}
+		"signed_at": c.SignedAt.UTC().Format(time.RFC3339Nano), "public_key": c.PublicKey, "signature": sig, "document": c.Text,
+		"seed": seedKind(c.Drawing), "drawing": drawingJSON(c.Drawing)}
+}
+
+// seedKind is how a block's seed was chosen, as its certificate says.
+func seedKind(d *ledger.Drawing) string {
+	if d == nil {
+		return "operator-alone"
+	}
+	return "drawn"
 }
 
 // certificatePaper is the printed certificate, its times in UTC so that
@@ -266,6 +276,13 @@ func certificatePaper(c ledger.Certificate) paper.Certificate {
 	p.Signature = c.Text[strings.LastIndex(c.Text, "signature=")+len("signature=") : len(c.Text)-1]
 	for _, t := range c.Counts {
 		p.Prizes = append(p.Prizes, paper.Prize{Amount: t.Prize, Count: t.Generated})
+	}
+	if d := c.Drawing; d != nil {
+		p.Drawing = &paper.Drawing{Began: d.Began.UTC()}
+		for _, x := range d.Parties {
+			p.Drawing.Parties = append(p.Drawing.Parties, paper.DrawParty{Role: string(x.Role), Commitment: x.Commitment.String(),
+				RecordedAt: x.RecordedAt.UTC(), RevealHash: hex.EncodeToString(x.RevealHash[:])})
+		}
 	}
 	return p
 }
@@ -299,10 +316,10 @@ func readCertificate(path string) ([]byte, error) {
 
 func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 	keyHex := fs.String("key", "", "the back office's public key, as keygen printed it (required)")
+	reveal := fs.String("reveal", "", "a drawn block's certificate: the operator's and the auditor's secret files, comma-separated: the seed and the block are computed again from them")
 	return func(args []string) error {
-		pos, err := c.positional(fs, args, 1, "one FILE: a certificate (text, JSON or PDF), a checkpoint or a counter ledger")
-		if err != nil {
-			return err
+		if len(args) == 0 {
+			return badInput("%s: want %s, got %d argument(s) (see vegas-desk %s --help)", fs.Name(), c.text("FILE...: certificates (text, JSON or PDF), checkpoints or counter ledgers"), 0, fs.Name())
 		}
 		if *keyHex == "" {
 			return badInput("verify-certificate: --key PUBKEY is required: the public key keygen printed, from a copy you trust")
@@ -311,6 +328,32 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 		if err != nil {
 			return badInput("verify-certificate: --key: %v", err)
 		}
+		var reveals []game.SeedFile
+		if *reveal != "" {
+			if len(args) != 1 {
+				return badInput("verify-certificate: --reveal opens one block's commitments: give one certificate with it")
+			}
+			if reveals, err = seedFiles("reveal", *reveal); err != nil {
+				return err
+			}
+		}
+		// A commitment draws one block: the certificates given together
+		// name each once.
+		drew := map[game.Commitment]string{}
+		for _, path := range args {
+			if err := c.verifyOne(path, key, reveals, drew); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// verifyOne is verify-certificate of one file: drew holds the commitments
+// the certificates before it drew from, and the file and block of each.
+func (c *cli) verifyOne(path string, key signing.PublicKey, reveals []game.SeedFile, drew map[game.Commitment]string) error {
+	{
+		pos := []string{path}
 		refuse := func(format string, args ...any) error {
 			c.printf(c.stderr, "vegas-desk: verify-certificate: %s: REFUSED: %s\n", pos[0], terminal(c.tr(format, args...)))
 			return errRefused
@@ -325,6 +368,9 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 		text, form := data, "text"
 		switch {
 		case bytes.HasPrefix(data, []byte("SQLite format 3\x00")):
+			if len(reveals) > 0 {
+				return refuse("--reveal checks a block certificate; this is a counter ledger")
+			}
 			return c.verifyCounterFile(pos[0], key)
 		case bytes.HasPrefix(data, []byte("%PDF")):
 			form = "PDF"
@@ -375,7 +421,13 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 			for _, t := range cert.Counts {
 				fmt.Fprintf(c.stdout, "%10s € × %s\n", game.GroupDigits(t.Prize), game.GroupDigits(t.Generated))
 			}
+			if err := c.verifyDrawing(cert, pos[0], reveals, drew, refuse); err != nil {
+				return err
+			}
 		case "vegas-desk checkpoint 1":
+			if len(reveals) > 0 {
+				return refuse("--reveal checks a block certificate; this is a checkpoint")
+			}
 			head, _ := s.Get("head")
 			entry, _ := s.Get("entry")
 			at, _ := s.Get("signed_at")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -174,6 +175,11 @@ func TestSealCLI(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(text, "vegas-desk block certificate 1\n") {
 		t.Fatalf("certificate: exit %d %s", code, errs)
 	}
+	// The fixture's block was generated from a seed given (--seed): the
+	// operator chose it alone, and the certificate says so.
+	if !strings.Contains(text, "\nseed=operator-alone\n") {
+		t.Errorf("the certificate of a block of a given seed does not say the operator chose it alone:\n%s", text)
+	}
 	jsonCert, _, _ := vd(t, bo, "", append([]string{"certificate", "--block", "1", "--json"}, signFlags...)...)
 	pdf := filepath.Join(dir, "cert.pdf")
 	if _, errs, code := vd(t, bo, "", append([]string{"certificate", "--block", "1", "-o", pdf}, signFlags...)...); code != 0 {
@@ -184,12 +190,27 @@ func TestSealCLI(t *testing.T) {
 	for name, data := range forms {
 		f := filepath.Join(dir, "check-"+name)
 		os.WriteFile(f, data, 0o600)
-		if out, errs, code := run1(t, "", "verify-certificate", f, "--key", pub); code != 0 || !strings.Contains(out, "OK: block certificate") {
+		if out, errs, code := run1(t, "", "verify-certificate", f, "--key", pub); code != 0 || !strings.Contains(out, "OK: block certificate") ||
+			!strings.Contains(out, "seed chosen by the operator alone") {
 			t.Errorf("verify-certificate %s: exit %d\n%s%s", name, code, out, errs)
 		}
 		if _, errs, code := run1(t, "", "verify-certificate", f, "--key", strings.Repeat("ab", 32)); code != 1 || !strings.Contains(errs, "REFUSED") {
 			t.Errorf("verify-certificate %s with another key: exit %d %s", name, code, errs)
 		}
+	}
+	// Secrets given for a seed the operator chose alone: nothing to open.
+	for _, r := range []string{"operator", "auditor"} {
+		if _, errs, code := run1(t, "", "seed", "commit", "--role", r, "-o", filepath.Join(dir, r+".secret"), "--public", filepath.Join(dir, r+".commitment")); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	if _, errs, code := run1(t, "", "verify-certificate", filepath.Join(dir, "check-cert.txt"), "--key", pub, "--reveal",
+		filepath.Join(dir, "operator.secret")+","+filepath.Join(dir, "auditor.secret")); code != 1 || !strings.Contains(errs, "chosen by the operator alone") {
+		t.Errorf("verify-certificate --reveal of a seed the operator chose alone: exit %d %s", code, errs)
+	}
+	pdfText, err := exec.Command("pdftotext", "-layout", pdf, "-").Output()
+	if err != nil || !strings.Contains(string(pdfText), "Graine choisie par l'opérateur seul.") {
+		t.Errorf("the PDF certificate does not say the operator chose the seed alone (%v):\n%s", err, pdfText)
 	}
 	// Every byte of the text, changed in turn.
 	f := filepath.Join(dir, "changed.txt")

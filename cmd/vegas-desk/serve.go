@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -165,14 +164,13 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 		ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGTERM)
 		defer stop()
 		if mln != nil {
-			mon := &http.Server{Handler: s.Monitor(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 20 * time.Second}
+			// Bounded (server.ServeMonitor); closed with the server.
 			logger.Info("monitor", slog.String("metrics", "http://"+mln.Addr().String()+"/metrics"), slog.String("healthz", "http://"+mln.Addr().String()+"/healthz"))
-			go mon.Serve(mln)
-			defer mon.Close()
+			go s.ServeMonitor(mln)
 		}
 		// Told to stop (SIGTERM, Ctrl-C): the questions in flight end first.
 		if *backupDir != "" {
-			logger.Info("backups", slog.String("dir", *backupDir), slog.Duration("every", *backupEvery), slog.Int("keep", *backupKeep))
+			logger.Info("backups", slog.String("dir", *backupDir), server.Seconds("every", *backupEvery), slog.Int("keep", *backupKeep))
 			go backups(ctx, l, *backupDir, *backupEvery, *backupKeep, logger)
 		}
 		defer serveGC()()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -122,17 +123,32 @@ func TestSharedLedger(t *testing.T) {
 		})
 	}
 
-	// PostgreSQL does not answer behind the server: exit 1, saying so.
+	// PostgreSQL does not answer behind the server: exit 1, saying so —
+	// that the server answers and its ledger does not, in the counter's
+	// language, and never the database's role, name or address (issue 36
+	// item 4: "failed to connect to `user=… database=…` 127.0.0.1:…").
 	start, err := pg.Stopped()
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, errs, code = counter("lookup", winner)
+	t.Setenv("LANG", "fr_FR.UTF-8")
+	_, errsFR, codeFR := counter("lookup", winner)
+	t.Setenv("LANG", "C")
 	if err := start(); err != nil {
 		t.Fatal(err)
 	}
-	if code != 1 || !strings.Contains(errs, "unreachable") {
+	if code != 1 || !strings.Contains(errs, "unreachable") || !strings.Contains(errs, "answers, but its ledger") {
 		t.Errorf("lookup with the server away: exit %d, %s", code, errs)
+	}
+	if codeFR != 1 || !strings.Contains(errsFR, "REGISTRE INJOIGNABLE") || !strings.Contains(errsFR, "mais pas son registre (ce n'est pas le réseau)") {
+		t.Errorf("lookup with the server away, in French: exit %d, %s", codeFR, errsFR)
+	}
+	port := strconv.Itoa(pg.Port)
+	for _, told := range []string{"user=", "database=", db, port, "failed to connect", "dial"} {
+		if strings.Contains(errs+errsFR, told) {
+			t.Errorf("a counter is told %q:\n%s%s", told, errs, errsFR)
+		}
 	}
 
 	// Twenty wrong secret parts lock the counter out; desks list says

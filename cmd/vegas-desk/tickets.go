@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,27 +10,17 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/platform"
 	"vegas-desk/internal/ticketart"
 )
 
-func claimJSON(cl *ledger.Claim) any {
-	if cl == nil {
-		return nil
-	}
-	m := map[string]any{"number": cl.Number, "entry": cl.Entry, "hash": cl.Hash, "serial": cl.Serial, "game": cl.Game, "block": cl.Block, "position": cl.Position,
-		"amount": cl.Amount, "desk": cl.Desk, "operator": cl.Operator, "method": cl.Method, "at": cl.At, "voided": cl.Voided}
-	if cl.Voided {
-		m["void_reason"], m["voided_by"], m["void_desk"], m["voided_at"] = cl.VoidReason, cl.VoidedBy, cl.VoidDesk, cl.VoidedAt
-	}
-	return m
-}
+func claimJSON(cl *ledger.Claim) *wire.Claim { return wire.ClaimOf(cl) }
 
 // refusalJSON is what --json prints of a refused lookup, claim or check
 // (the message goes to the standard error, the status is 1): its verdict,
@@ -198,7 +187,8 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
 	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+ledger.DocumentTypes())
-	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it")
+	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it (a driving licence)")
+	zone := fs.String("winner-mrz", "", "winner's identity document's machine-readable zone (a CNI, passport or titre de séjour, which give the winner's identity by it): its lines, separated by a line break or a space, or - to read them from the standard input (an MRZ reader)")
 	receipt := fs.String("receipt", "", "write the payment's receipt, the original, to this PDF file")
 	queue := fs.String("printer", "", "print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "JSON output")
@@ -225,21 +215,33 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		}
 		defer l.Close()
 		req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: limit.Limit}
-		if *name != "" || *docType != "" || *docNumber != "" {
-			req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber}
+		if *zone == "-" {
+			text, err := io.ReadAll(io.LimitReader(c.stdin, 1024))
+			if err != nil {
+				return failf("claim: --winner-mrz -: %w", err)
+			}
+			*zone = string(text)
+		}
+		if *name != "" || *docType != "" || *docNumber != "" || *zone != "" {
+			req.Winner = &ledger.Winner{Name: *name, DocType: *docType, DocNumber: *docNumber, MRZ: *zone}
+			// What the zone says of the winner's age and the document's
+			// expiry, said in the command line's words before anything
+			// is asked (the ledger asks again at the payment).
+			switch err := req.Winner.CheckAt(time.Now()); {
+			case req.Winner.Check() != nil:
+			case errors.Is(err, ledger.ErrMinor):
+				return failf("claim: %w: the winner's document (--winner-mrz) says the winner is under 18: a prize is never paid to a minor; do not pay", ledger.ErrMinor)
+			case errors.Is(err, ledger.ErrDocumentExpired):
+				return failf("claim: %w: the winner's document (--winner-mrz) has expired: ask for a valid one", ledger.ErrDocumentExpired)
+			}
 		}
 		if req.Request == "" {
 			req.Request = ledger.NewRequestID()
 		}
-		ctx := c.ctx
-		if l.Shared() {
-			// A payment whose answer was lost is asked again, with the same
-			// request id, for at most 10 s (as the app does).
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-		}
-		cl, err := l.Claim(ctx, req)
+		// A payment whose answer was lost is asked again by the ledger,
+		// with the same request id, as protocol.Retry says (as the app
+		// does): answered, or unreachable, within ledger.ClaimWait().
+		cl, err := l.Claim(c.ctx, req)
 		if errors.Is(err, ledger.ErrUnreachable) {
 			return failf("REGISTRE INJOIGNABLE — NE PAS PAYER (ledger unreachable — do not pay): %w\nnothing is known to be paid; ask again with --request %s", err, req.Request)
 		}
@@ -270,7 +272,7 @@ func identityWords(err error, w *ledger.Winner) error {
 		return err
 	}
 	if why := w.Check(); why != nil {
-		return failf("%w\nthe identity given is none: %v (--winner-name, --winner-doc, --winner-doc-number)", err, why)
+		return failf("%w\nthe identity given is none: %v (--winner-mrz for a CNI, a passport or a titre de séjour; --winner-name, --winner-doc, --winner-doc-number for a driving licence)", err, why)
 	}
 	return err
 }

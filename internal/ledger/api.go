@@ -1,52 +1,58 @@
 package ledger
 
-import "vegas-desk/internal/ledger/core"
+import (
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/mrz"
+)
 
 // The public types, errors and rules are core's: every kind of ledger
 // shares them. They are named here for the ledger's users.
 
 // The types of the API.
 type (
-	Anchor          = core.Anchor
-	Attempt         = core.Attempt
-	Block           = core.Block
-	Case            = core.Case
-	Document        = core.Document
-	Certificate     = core.Certificate
-	Checkpoint      = core.Checkpoint
-	Claim           = core.Claim
-	ClaimFilter     = core.ClaimFilter
-	ClaimRequest    = core.ClaimRequest
-	ContentsCheck   = core.ContentsCheck
-	CounterIssue    = core.CounterIssue
-	CounterSpec     = core.CounterSpec
-	DayDesk         = core.DayDesk
-	DayFacts        = core.DayFacts
-	Sale            = core.Sale
-	Desk            = core.Desk
-	Emission        = core.Emission
-	GenerateOptions = core.GenerateOptions
-	Identity        = core.Identity
-	ImportFlag      = core.ImportFlag
-	ImportReport    = core.ImportReport
-	Limit           = core.Limit
-	PackEntry       = core.PackEntry
-	PackEntryFilter = core.PackEntryFilter
-	PackFilter      = core.PackFilter
-	PackMove        = core.PackMove
-	PackRun         = core.PackRun
-	Problem         = core.Problem
-	ReceiptFacts    = core.ReceiptFacts
-	Referral        = core.Referral
-	Refusal         = core.Refusal
-	Report          = core.Report
-	SettlementFacts = core.SettlementFacts
-	Status          = core.Status
-	Ticket          = core.Ticket
-	TierLine        = core.TierLine
-	Verdict         = core.Verdict
-	VerifyReport    = core.VerifyReport
-	Winner          = core.Winner
+	Anchor           = core.Anchor
+	Attempt          = core.Attempt
+	Block            = core.Block
+	Case             = core.Case
+	Document         = core.Document
+	Certificate      = core.Certificate
+	Checkpoint       = core.Checkpoint
+	CommitmentRecord = core.CommitmentRecord
+	Drawing          = core.Drawing
+	DrawParty        = core.DrawParty
+	Claim            = core.Claim
+	ClaimFilter      = core.ClaimFilter
+	ClaimRequest     = core.ClaimRequest
+	ContentsCheck    = core.ContentsCheck
+	CounterIssue     = core.CounterIssue
+	CounterSpec      = core.CounterSpec
+	DayDesk          = core.DayDesk
+	DayFacts         = core.DayFacts
+	Sale             = core.Sale
+	Desk             = core.Desk
+	Emission         = core.Emission
+	GenerateOptions  = core.GenerateOptions
+	Identity         = core.Identity
+	ImportFlag       = core.ImportFlag
+	ImportReport     = core.ImportReport
+	Limit            = core.Limit
+	PackEntry        = core.PackEntry
+	PackEntryFilter  = core.PackEntryFilter
+	PackFilter       = core.PackFilter
+	PackMove         = core.PackMove
+	PackRun          = core.PackRun
+	Problem          = core.Problem
+	ReceiptFacts     = core.ReceiptFacts
+	Referral         = core.Referral
+	Refusal          = core.Refusal
+	Report           = core.Report
+	SettlementFacts  = core.SettlementFacts
+	Status           = core.Status
+	Ticket           = core.Ticket
+	TierLine         = core.TierLine
+	Verdict          = core.Verdict
+	VerifyReport     = core.VerifyReport
+	Winner           = core.Winner
 )
 
 // The verdicts (core.Decide).
@@ -114,6 +120,11 @@ var (
 	ErrIdentityName     = core.ErrIdentityName
 	ErrIdentityDoc      = core.ErrIdentityDoc
 	ErrIdentityNumber   = core.ErrIdentityNumber
+	ErrIdentityMRZ      = core.ErrIdentityMRZ
+	ErrMinor            = core.ErrMinor
+	ErrDocumentExpired  = core.ErrDocumentExpired
+	ErrMRZCheckDigit    = mrz.ErrCheckDigit
+	ErrMRZFormat        = mrz.ErrFormat
 	ErrNotYetOnSale     = core.ErrNotYetOnSale
 	ErrExpired          = core.ErrExpired
 	ErrStolen           = core.ErrStolen
@@ -123,6 +134,7 @@ var (
 	ErrOverLimit        = core.ErrOverLimit
 	ErrIdentityRequired = core.ErrIdentityRequired
 	ErrVoided           = core.ErrVoided
+	ErrCommitment       = core.ErrCommitment
 )
 
 // PackStates lists the states a pack may be in.
@@ -137,10 +149,12 @@ var (
 	PublicSerial         = core.PublicSerial
 	PackMoveFrom         = core.PackMoveFrom
 	ParseCertificate     = core.ParseCertificate
+	CheckDrawing         = core.CheckDrawing
 	AttachedText         = core.AttachedText
 	WriteCSV             = core.WriteCSV
 	WriteCSVWithIdentity = core.WriteCSVWithIdentity
 	NameSkeleton         = core.NameSkeleton
+	LegacyNameSkeleton   = core.LegacyNameSkeleton
 	Documents            = core.Documents
 	DocumentOf           = core.DocumentOf
 	DocumentTypes        = core.DocumentTypes

@@ -370,7 +370,7 @@ func TestCounterVerifyIdentities(t *testing.T) {
 	bo, _, c2 := openCounters(t, boPath, counters)
 	b := mustBlock(t, bo)
 	req := claimReq(serialOf(b, ticketsWith(t, bo, b, 50000, 1)[0]), Identity{Desk: "C2", Operator: "ann"})
-	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "permis de conduire", DocNumber: "880692310285"}
 	paid, err := c2.Claim(ctx, req)
 	if err != nil {
 		t.Fatal(err)

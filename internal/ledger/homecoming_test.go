@@ -237,7 +237,7 @@ func TestImportAppliesIssuedLimit(t *testing.T) {
 	b := mustBlock(t, bo)
 	pos := ticketsWith(t, bo, b, 50000, 1)[0]
 	req := claimReq(serialOf(b, pos), Identity{Desk: "C1", Operator: "mallory"})
-	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "permis de conduire", DocNumber: "880692310285"}
 	if _, err := c1.Claim(ctx, req); err != nil {
 		t.Fatalf("the altered counter pays: %v", err)
 	}
@@ -269,7 +269,7 @@ func TestImportFlagsMissingIdentity(t *testing.T) {
 	appendForged(t, c2, entry{Kind: "claim", Ticket: sql.NullInt64{Int64: b.First() + int64(ps[0]), Valid: true}, Serial: serialOf(b, ps[0]),
 		Game: 531, Block: 1, Position: ps[0], Amount: 50000, Desk: "C2", Operator: "mallory", Method: MethodSerial, Request: "r1"})
 	req := claimReq(serialOf(b, ps[1]), Identity{Desk: "C2", Operator: "ann"})
-	req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
+	req.Winner = &Winner{Name: "Jean Dupont", DocType: "permis de conduire", DocNumber: "880692310285"}
 	if _, err := c2.Claim(ctx, req); err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestCopiedCounterGivesNoSerial(t *testing.T) {
 	for _, prize := range []int{50, 1000, 50000} {
 		pos := ticketsWith(t, bo, b, prize, 1)[0]
 		req := claimReq(serialOf(b, pos), Identity{Desk: "C2", Operator: "ann"})
-		req.Winner = &Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
+		req.Winner = &Winner{Name: "Jean Dupont", DocType: "permis de conduire", DocNumber: "880692310285"}
 		if _, err := c2.Claim(ctx, req); err != nil {
 			t.Fatal(err)
 		}

@@ -428,7 +428,7 @@ func TestVerdicts(t *testing.T) {
 				last := lastEntry(t, l)
 				req := ClaimRequest{Serial: serial, Method: MethodSerial, Who: Identity{Desk: "D1", Operator: "ann"}, Limit: asked(tc.limit)}
 				if tc.identity {
-					req.Winner = &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X4RTBPFW4"}
+					req.Winner = &Winner{Name: "Jeanne Martin", DocType: "permis de conduire", DocNumber: "19AZ71864"}
 				}
 				c, err := l.Claim(ctx, req)
 				var got Verdict = Payable

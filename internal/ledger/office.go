@@ -375,6 +375,18 @@ func (l *Ledger) Checkpoint(ctx context.Context, key *signing.Key, who Identity)
 	return bo.Checkpoint(ctx, key, who)
 }
 
+// RecordCommitment records a party's commitment file f in the journal,
+// signed with key, before the generation it is to draw (see
+// backoffice.Store.RecordCommitment): a secret file, or a commitment
+// recorded before, is refused.
+func (l *Ledger) RecordCommitment(ctx context.Context, f game.SeedFile, key *signing.Key, who Identity) (CommitmentRecord, error) {
+	bo, err := l.backOffice("seed record")
+	if err != nil {
+		return CommitmentRecord{}, err
+	}
+	return bo.RecordCommitment(ctx, f, key, who)
+}
+
 // Certificate verifies block number of game gameCode and signs its
 // certificate with key (see backoffice.Store.Certificate). A ledger that
 // does not verify is refused: nothing is signed.

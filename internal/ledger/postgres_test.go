@@ -56,7 +56,7 @@ func TestCopyBothWays(t *testing.T) {
 	}
 	w := ticketsWith(t, src, b, 50000, 1)[0]
 	if _, err := src.Claim(ctx, ClaimRequest{Serial: serialOf(b, w), Method: MethodSerial, Who: who, Limit: NoLimit,
-		Winner: &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X4RTBPFW4"}}); err != nil {
+		Winner: &Winner{Name: "Jeanne Martin", DocType: "permis de conduire", DocNumber: "19AZ71864"}}); err != nil {
 		t.Fatal(err)
 	}
 	src.Lookup(ctx, game.Serial{Game: 531, Block: 1, Position: 5}.String(), Identity{Desk: "D1", Operator: "ann"}, NoLimit) // a refusal

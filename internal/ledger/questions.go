@@ -63,14 +63,19 @@ func trimmed(who Identity, own string) Identity {
 // answers what the first answer was (the payment, or ErrVoided with the
 // payment voided since), and a retry of another ticket is refused
 // (ErrRequestReused). So a claim whose answer was lost (a timeout, a
-// dropped connection) is asked again safely, and is, on a shared ledger, by
-// the policy protocol.Retry: within 31 s it is answered or ErrUnreachable.
+// dropped connection) is asked again safely, and is, by a counter on a
+// validation server, by the policy protocol.Retry: within 31 s it is
+// answered or ErrUnreachable. The policy runs there only, on the client:
+// a ledger the process reads itself (a file, PostgreSQL — the server's
+// own) answers each question once, unavailable when it cannot (its
+// context ended, PostgreSQL away, a flush failed), and the counter asks
+// again.
 func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
-	s, err := core.PrepareClaim(&req, l.info.Desk)
+	s, err := core.PrepareClaim(&req, l.info.Desk, l.now())
 	if err != nil {
 		return Claim{}, core.Invalid(err)
 	}
-	if !l.info.Shared { // a file: nothing lost on the way
+	if !l.info.Served {
 		return l.b.Claim(ctx, s, req, l.clock())
 	}
 	policy := protocol.Retry

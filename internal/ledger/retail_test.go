@@ -339,7 +339,7 @@ func TestReferralsAndIdentities(t *testing.T) {
 			t.Errorf("after paying: %+v, %v", rs, err)
 		}
 		req := claimReq(serialOf(b, w50000), Identity{Desk: "BO", Operator: "eve"})
-		req.Winner = &Winner{Name: "Jeanne Martin", DocType: "CNI", DocNumber: "X4RTBPFW4"}
+		req.Winner = &Winner{Name: "Jeanne Martin", DocType: "permis de conduire", DocNumber: "19AZ71864"}
 		big, err := l.Claim(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -364,7 +364,7 @@ func TestReferralsAndIdentities(t *testing.T) {
 		if strings.Contains(plain.String(), "Jeanne") || strings.Contains(plain.String(), "winner_name") {
 			t.Errorf("the plain CSV holds an identity:\n%s", plain.String())
 		}
-		if !strings.Contains(with.String(), ",winner_name,winner_doc,winner_doc_number,winner_skeleton\n") || !strings.Contains(with.String(), ",Jeanne Martin,CNI,X4RTBPFW4,jeanne rnartin\n") {
+		if !strings.Contains(with.String(), ",winner_name,winner_doc,winner_doc_number,winner_skeleton\n") || !strings.Contains(with.String(), ",Jeanne Martin,permis de conduire,19AZ71864,jeanne rnartln\n") {
 			t.Errorf("the CSV with identities:\n%s", with.String())
 		}
 	})

@@ -27,6 +27,36 @@ type Certificate struct {
 	// Document, when given, is the signed text of the certificate, attached
 	// to the PDF as a file (AttachmentName), which verify-certificate reads.
 	Document string
+	// Drawing is how the block's seed was drawn from the operator's and
+	// the auditor's secrets; nil: the seed was chosen by the operator
+	// alone, which the certificate says.
+	Drawing *Drawing
+}
+
+// Drawing is a seed drawn from two committed secrets: when the generation
+// began, and each party's commitment and revealed secret's hash.
+type Drawing struct {
+	Began   time.Time
+	Parties []DrawParty
+}
+
+// DrawParty is one party's commitment, when it was recorded, and the hash
+// of the secret it revealed (hex).
+type DrawParty struct {
+	Role       string // "operator" or "auditor"
+	Commitment string
+	RecordedAt time.Time
+	RevealHash string
+}
+
+// roleNames are the parties' names on paper, after "de" and after "par".
+var roleNames = map[string][2]string{"operator": {"de l'opérateur", "par l'opérateur"}, "auditor": {"du contrôleur", "par le contrôleur"}}
+
+func roleName(r string, by int) string {
+	if n, ok := roleNames[r]; ok {
+		return n[by]
+	}
+	return [2]string{"de", "par"}[by] + " « " + r + " »"
 }
 
 // AttachmentName is the name of the signed text attached to a certificate.
@@ -61,6 +91,25 @@ func WriteCertificate(w io.Writer, c Certificate) error {
 		d.pdf.Ln(1)
 		d.hexField("Empreinte du bloc (SHA-256)", c.Digest, 8)
 
+		d.heading("La graine", 20)
+		if c.Drawing == nil {
+			d.font("B", 9.5)
+			d.para(0, 5, "Graine choisie par l'opérateur seul.", "L")
+			d.font("", 9.5)
+			d.para(0, 5, "Un bloc de démonstration ou d'essai"+nbsp+": aucun tiers n'a pris part au tirage de sa graine.", "L")
+		} else {
+			d.font("", 9.5)
+			d.para(0, 5, "Graine tirée de deux secrets, celui de l'opérateur et celui du contrôleur, chacun engagé (SHA-256) et enregistré "+
+				"avant le début de la génération"+nbsp+": aucun des deux ne pouvait la choisir seul. Le bloc ci-dessus est généré de cette graine.", "L")
+			d.pdf.Ln(1)
+			d.field(44, 5.5, "Génération commencée le", longStamp(c.Drawing.Began))
+			for _, p := range c.Drawing.Parties {
+				d.pdf.Ln(1)
+				d.hexField("Engagement "+roleName(p.Role, 0)+", enregistré le "+longStamp(p.RecordedAt), p.Commitment, 8)
+				d.hexField("Empreinte du secret révélé "+roleName(p.Role, 1), p.RevealHash, 8)
+			}
+		}
+
 		d.heading("Tableau des gains", 4*rowH)
 		t := table{d, []column{
 			{"Gain", 30, "R", false},
@@ -87,7 +136,16 @@ func WriteCertificate(w io.Writer, c Certificate) error {
 		d.pdf.Ln(1)
 		d.mono("", 9)
 		d.line(4.5, "vegas-desk verify-certificate FICHIER \\", "L")
-		d.line(4.5, "    --key "+strings.Join(strings.Fields(orDash(c.PublicKey)), ""), "L")
+		key := "    --key " + strings.Join(strings.Fields(orDash(c.PublicKey)), "")
+		if c.Drawing == nil {
+			d.line(4.5, key, "L")
+		} else {
+			d.line(4.5, key+" \\", "L")
+			d.line(4.5, "    --reveal SECRET-OPÉRATEUR,SECRET-CONTRÔLEUR", "L")
+			d.font("", 9.5)
+			d.pdf.Ln(1)
+			d.para(0, 5, "--reveal (les fichiers secrets, après la date limite des paiements) recalcule la graine et le bloc.", "L")
+		}
 	})
 }
 

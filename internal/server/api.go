@@ -18,8 +18,9 @@ import (
 	"vegas-desk/internal/ledger/wire"
 )
 
-// QuestionTimeout bounds the ledger's work on one question.
-const QuestionTimeout = 10 * time.Second
+// QuestionTimeout bounds the ledger's work on one question: the retry
+// policy's, shorter than a client's attempt.
+var QuestionTimeout = protocol.Retry.ServerTimeout
 
 // asker is what a question is given: the desk of the certificate (read
 // now by the gate, but for a question, which reads it itself: its id),
@@ -75,9 +76,12 @@ func (s *Server) routes() http.Handler {
 // route reads them first (gate).
 func (s *Server) as(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrival := time.Now()
 		defer func() {
 			if p := recover(); p != nil {
-				write(w, nil, fail(protocol.CodeInternal, "the server failed on this question; nothing was recorded by it"))
+				e := fail(protocol.CodeInternal, "the server failed on this question; nothing was recorded by it")
+				e.detail = fmt.Sprint("panic: ", p)
+				write(w, nil, e)
 			}
 		}()
 		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
@@ -85,25 +89,50 @@ func (s *Server) as(rt route) http.Handler {
 			return
 		}
 		id, _, _ := protocol.Names(r.TLS.PeerCertificates[0])
-		if s.take(r, id) {
+		cert := r.TLS.PeerCertificates[0]
+		ctx, cancel := context.WithTimeout(r.Context(), QuestionTimeout)
+		defer cancel()
+		if s.take(r, id, cert) && s.evict(ctx, r, id) {
 			w.Header().Set("Connection", "close")
 			write(w, nil, fail(protocol.CodeTooMany,
 				fmt.Sprintf("desk %s holds more than %d connections to the server", id, s.cfg.MaxConnsPerDesk)))
 			return
+		}
+		// A certificate the ledger refuses (revoked, its desk disabled or
+		// unknown) holds no connection: closed after its answer, and its
+		// other connections (the desk's, disabled or unknown) at once; it
+		// never counts against the desk's bound.
+		write := func(w http.ResponseWriter, v any, e *apiError) {
+			if e != nil && (e.code == protocol.CodeDeskRevoked || e.code == protocol.CodeDeskDisabled || e.code == protocol.CodeUnknownDesk) {
+				w.Header().Set("Connection", "close")
+				s.release(r, id, cert, e.code != protocol.CodeDeskRevoked)
+			}
+			if e != nil && e.refusal != nil && e.refusal.Verdict == string(ledger.Locked) {
+				s.atQuantum(arrival)
+			}
+			write(w, v, e)
 		}
 		if r.Method != rt.method {
 			w.Header().Set("Allow", rt.method)
 			write(w, nil, fail(protocol.CodeMethod, fmt.Sprintf("%s %s: ask with %s", r.Method, r.URL.Path, rt.method)))
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), QuestionTimeout)
-		defer cancel()
 		if err := s.checkServable(ctx); err != nil { // the desk's ledger is its restore's now
 			write(w, nil, fail(protocol.CodeOtherLedger, err.Error()))
 			return
 		}
-		cert := r.TLS.PeerCertificates[0]
 		a := asker{desk: ledger.Desk{ID: id}, cert: protocol.CertSerial(cert)}
+		if rt.question && s.knownLocked(id) {
+			// A desk locked out at its last question: refused as locked
+			// from its row alone, before any ticket is read, so that the
+			// answer's time does not depend on the serial (issue 44
+			// item 5b). Unlocked since (the back office), it asks on.
+			if _, err := s.gate(ctx, id, cert, true); err != nil {
+				write(w, nil, classify(err))
+				return
+			}
+			s.forgetLock(id)
+		}
 		if !rt.question {
 			d, err := s.gate(ctx, id, cert, false)
 			if err != nil {
@@ -130,8 +159,8 @@ func (s *Server) gate(ctx context.Context, id string, cert *x509.Certificate, qu
 	} else if err == nil {
 		err = core.Gate{Asked: true, Listed: true, Disabled: d.Disabled, Accepts: accepts}.Refused(id)
 	}
-	if err == nil && question && !d.LockedUntil.IsZero() {
-		err = &ledger.Refusal{Verdict: ledger.Locked, Until: d.LockedUntil}
+	if r := d.LockedAt(time.Now()); err == nil && question && r != nil {
+		err = r
 	}
 	return d, refusedDesk(err, id, cert)
 }
@@ -177,6 +206,11 @@ func refusedDesk(err error, id string, cert *x509.Certificate) error {
 type apiError struct {
 	code, message string
 	refusal       *wire.Refusal
+	// detail is what serve's log says of a failure the desk is told only
+	// by its code and a sentence (internal, unavailable): the driver's
+	// words name the database, its role and address, and may quote what
+	// was asked. It never goes to an answer (issue 36 item 4).
+	detail string
 }
 
 // fail is the answer of code with message.
@@ -198,7 +232,7 @@ func classify(err error) *apiError {
 	case errors.As(err, &r):
 		w := wire.RefusalOf(r)
 		w.Entry = r.Entry
-		return &apiError{protocol.CodeRefused, err.Error(), &w}
+		return &apiError{code: protocol.CodeRefused, message: err.Error(), refusal: &w}
 	case errors.As(err, &mb):
 		return fail(protocol.CodeTooLarge, fmt.Sprintf("a question's body is at most %d bytes", MaxBody))
 	case errors.Is(err, game.ErrCheckDigit), errors.Is(err, game.ErrSerialFormat):
@@ -228,23 +262,40 @@ func classify(err error) *apiError {
 	case errors.Is(err, ledger.ErrNotDurable):
 		// Nothing is known to be paid: the counter asks again with the
 		// same request id, answered so until the payment is durable.
-		return fail(protocol.CodeUnavailable, "the ledger could not make the payment durable; nothing is known to be paid: ask again with the same request id")
+		return &apiError{code: protocol.CodeUnavailable, detail: err.Error(),
+			message: "the ledger could not make the payment durable; nothing is known to be paid: ask again with the same request id"}
 	case errors.Is(err, ledger.ErrUnreachable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return fail(protocol.CodeUnavailable, "the ledger did not answer: "+err.Error())
+		return &apiError{code: protocol.CodeUnavailable, message: UnavailableMessage, detail: err.Error()}
 	case errors.Is(err, ledger.ErrInvalid):
 		return fail(protocol.CodeBadRequest, err.Error())
 	}
 	// Not the question's fault: the ledger failed on it (its transaction
 	// rolled back, nothing recorded by it).
-	return fail(protocol.CodeInternal, "the ledger failed on this question: "+err.Error())
+	return &apiError{code: protocol.CodeInternal, message: InternalMessage, detail: err.Error()}
 }
+
+// What a desk is told of its server's ledger's failure: a sentence, the
+// same whatever failed; the question's id (its answer's X-Request-Id)
+// finds the detail in serve's log.
+const (
+	UnavailableMessage = "the validation server answers, but its ledger (the back office's database) does not: " +
+		"nothing was recorded by this question; the back office finds why in serve's log"
+	InternalMessage = "the validation server's ledger failed on this question: nothing was recorded by it; " +
+		"the back office finds why in serve's log"
+)
 
 // write writes v as JSON, or e's answer, at once (never a part of one).
 func write(w http.ResponseWriter, v any, e *apiError) {
 	note(w, v, e)
 	status := http.StatusOK
 	if e != nil {
-		status, v = protocol.KindOf(e.code).Status, wire.Error{Code: e.code, Message: e.message, Refusal: e.refusal}
+		msg := e.message
+		if e.detail != "" {
+			if id := w.Header().Get(RequestIDHeader); id != "" {
+				msg += " (question " + id + ")"
+			}
+		}
+		status, v = protocol.KindOf(e.code).Status, wire.Error{Code: e.code, Message: msg, Refusal: e.refusal}
 	}
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -98,6 +98,8 @@ func FuzzLookupBody(f *testing.F) {
 func FuzzClaimBody(f *testing.F) {
 	fuzzBody(f, protocol.Claim, `{"serial":{serial},"operator":"ann","request":"r1"}`,
 		`{"serial":{serial},"operator":"ann","method":"contents","winner":{"name":"A","doc_type":"CNI","doc_number":"1"}}`,
+		`{"serial":{serial},"operator":"ann","winner":{"name":"","doc_type":"","doc_number":"","mrz":"IDFRAT7MK2QLV86<<<<<<<<<<<<<<<\n8511043M3609208FRA<<<<<<<<<<<0\nDUPONT<<JEAN<PIERRE<<<<<<<<<<<"}}`,
+		`{"serial":{serial},"operator":"ann","winner":{"mrz":"P<FRA\u0000<<"}}`,
 		`{"serial":{serial},"operator":"ann","limit":-3}`, `{"serial":null}`, `{"winner":[]}`)
 }
 

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +59,7 @@ func note(w http.ResponseWriter, v any, e *apiError) {
 // outcome is what a log line and the metrics say of an answer.
 type outcome struct {
 	question, desk, id, request string
+	operator                    string // the cashier the question named (not a secret)
 	status                      int
 	// verdict: the ticket's verdict, "paid", a refusal's verdict, or
 	// "ok"; code: the error's code, "" for an answer.
@@ -76,10 +79,10 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		id := newID()
 		w.Header().Set(RequestIDHeader, id)
 		o := &observed{ResponseWriter: w}
-		var request string // the claim's request id, from its body or header (noteRequest)
-		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &request))
+		var n noted // the question's request id and operator, from its body or header (noteRequest)
+		r = r.WithContext(context.WithValue(r.Context(), requestKey{}, &n))
 		h.ServeHTTP(o, r)
-		out := outcome{id: id, request: request, took: time.Since(start), status: o.status,
+		out := outcome{id: id, request: n.request, operator: n.operator, took: time.Since(start), status: o.status,
 			question: strings.TrimPrefix(r.Pattern, "/v1/")}
 		if out.status == 0 {
 			out.status = http.StatusOK
@@ -96,13 +99,17 @@ func (s *Server) observe(h http.Handler) http.Handler {
 }
 
 // requestKey holds, in a question's context, where noteRequest writes
-// its request id for the log line.
+// its request id and operator for the log line.
 type requestKey struct{}
 
-// noteRequest gives the log line of r's question its request id.
-func noteRequest(r *http.Request, request string) {
-	if p, ok := r.Context().Value(requestKey{}).(*string); ok {
-		*p = request
+// noted is what a question's body says that its log line names.
+type noted struct{ request, operator string }
+
+// noteRequest gives the log line of r's question its request id (a
+// claim's) and the operator it named: who paid (issue 36 item 7).
+func noteRequest(r *http.Request, request, operator string) {
+	if p, ok := r.Context().Value(requestKey{}).(*noted); ok {
+		p.request, p.operator = request, operator
 	}
 }
 
@@ -130,16 +137,19 @@ func (out *outcome) read(v any, e *apiError) {
 		}
 	}
 	if e.code == protocol.CodeInternal || e.code == protocol.CodeUnavailable {
-		out.message = e.message
+		out.message = hideSecrets(e.detail)
+		if out.message == "" {
+			out.message = e.message
+		}
 	}
 }
 
 // attrs are out's fields of a log line.
 func (out *outcome) attrs() []slog.Attr {
 	attrs := []slog.Attr{slog.String("id", out.id), slog.String("desk", out.desk), slog.String("question", out.question),
-		slog.Int("status", out.status), slog.Duration("took", out.took)}
+		slog.Int("status", out.status), Seconds("took", out.took)}
 	for _, a := range []struct{ key, value string }{{"verdict", out.verdict}, {"code", out.code}, {"serial", out.serial},
-		{"request", out.request}, {"error", out.message}} {
+		{"request", out.request}, {"operator", out.operator}, {"error", out.message}} {
 		if a.value != "" {
 			attrs = append(attrs, slog.String(a.key, a.value))
 		}
@@ -154,6 +164,8 @@ func (out *outcome) attrs() []slog.Attr {
 func (s *Server) record(ctx context.Context, out outcome) {
 	level, msg := slog.LevelInfo, "answer"
 	switch {
+	case out.code == protocol.CodeUnavailable:
+		level, msg = slog.LevelError, "ledger unavailable"
 	case out.status >= 500:
 		level, msg = slog.LevelError, "ledger failed"
 	case out.code == protocol.CodeRefused:
@@ -193,6 +205,61 @@ func (s *Server) lockedOut(desk string, until time.Time) bool {
 	return true
 }
 
+// serialText is a serial as the ledger's errors may quote it: 31 digits,
+// grouped by dashes or spaces or not.
+var serialText = regexp.MustCompile(`\b(\d{3})[- ]?(\d{4})[- ]?(\d{7})[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d\b`)
+
+// longNumber is a run of digits as long as a secret part's last 13.
+var longNumber = regexp.MustCompile(`\d{13,}`)
+
+// hideSecrets is s (a failure's words: the driver's, the ledger's) with
+// every serial quoted in it reduced to its public part, and any other run
+// of digits long enough to be a secret part (an argument of a statement)
+// masked: a serial's secret part never goes to the log (issue 44 item 5a;
+// ledger.Claim's error of a lost answer quotes the claim's serial).
+func hideSecrets(s string) string {
+	s = serialText.ReplaceAllString(s, "$1-$2-$3-••••-••••-••••-••••-•")
+	return longNumber.ReplaceAllStringFunc(s, func(d string) string { return strings.Repeat("•", len(d)) })
+}
+
+// Seconds is a duration's attribute of a log line, in seconds (a
+// number, the same in text and JSON lines; slog.Duration writes
+// nanoseconds in JSON).
+func Seconds(key string, d time.Duration) slog.Attr {
+	return slog.Float64(key, math.Round(d.Seconds()*1e6)/1e6)
+}
+
+// knownLocked reports whether desk was locked out at its last question
+// and its lock-out has not ended.
+func (s *Server) knownLocked(desk string) bool {
+	s.locks.mu.Lock()
+	defer s.locks.mu.Unlock()
+	return s.locks.until[desk].After(time.Now())
+}
+
+// forgetLock forgets desk's lock-out: the back office unlocked it.
+func (s *Server) forgetLock(desk string) {
+	s.locks.mu.Lock()
+	defer s.locks.mu.Unlock()
+	delete(s.locks.until, desk)
+}
+
+// LockedQuantum is the default of Config.LockedQuantum.
+const LockedQuantum = 50 * time.Millisecond
+
+// atQuantum waits until the first multiple of the locked quantum after a
+// question's arrival that is still to come: a locked answer leaves then,
+// whatever the ledger's work on it took (the first one, which read the
+// ticket before it found the desk locked, included).
+func (s *Server) atQuantum(arrival time.Time) {
+	q := s.cfg.LockedQuantum
+	if q <= 0 {
+		q = LockedQuantum
+	}
+	took := time.Since(arrival)
+	time.Sleep((took/q+1)*q - took)
+}
+
 func newID() string {
 	b := make([]byte, 8)
 	rand.Read(b)
@@ -229,6 +296,7 @@ type watch struct {
 	log     *slog.Logger
 	metrics *metrics
 	locks   lockOuts
+	health  health
 	serving atomic.Bool
 }
 

@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,6 +37,8 @@ type metrics struct {
 	lockouts     *prometheus.CounterVec
 	chainDelay   prometheus.Histogram
 	ledgerErrors *prometheus.CounterVec
+	// monitorRefused: connections to the monitor closed over its bound.
+	monitorRefused prometheus.Counter
 }
 
 func (s *Server) newMetrics() *metrics {
@@ -57,6 +63,8 @@ func (s *Server) newMetrics() *metrics {
 		ledgerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vegas_ledger_errors_total",
 			Help: "Questions the ledger failed on (internal) or did not answer (unavailable), and failed health checks (healthz)."},
 			[]string{"code"}),
+		monitorRefused: prometheus.NewCounter(prometheus.CounterOpts{Name: "vegas_monitor_refused_total",
+			Help: "Connections to the monitor closed at once: it held its bound of open connections."}),
 	}
 	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vegas_ledger_up",
 		Help: "1 when the ledger answered at this scrape (its journal's head read within HealthTimeout), 0 otherwise."},
@@ -66,7 +74,21 @@ func (s *Server) newMetrics() *metrics {
 			}
 			return 1
 		})
-	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors,
+	// Each series an alert rule watches starts at 0 where its label is
+	// known (issue 36 item 6: a counter born at 1 on its first event
+	// showed increase() nothing): each code's ledger errors, and each
+	// desk the ledger lists at the start, its lock-outs.
+	for _, code := range []string{protocol.CodeInternal, protocol.CodeUnavailable, "healthz"} {
+		m.ledgerErrors.WithLabelValues(code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), HealthTimeout)
+	defer cancel()
+	if desks, err := s.l.Desks(ctx); err == nil {
+		for _, d := range desks {
+			m.lockouts.WithLabelValues(d.ID)
+		}
+	}
+	m.reg.MustRegister(up, m.questions, m.latency, m.payments, m.paid, m.refusals, m.lockouts, m.chainDelay, m.ledgerErrors, m.monitorRefused,
 		connections{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -110,15 +132,46 @@ func (c connections) Collect(ch chan<- prometheus.Metric) {
 // HealthTimeout bounds the ledger's answer to a health check.
 const HealthTimeout = 5 * time.Second
 
-// ledgerAnswers reads the ledger's journal head within HealthTimeout.
+// ledgerAnswers reads the ledger's journal head within HealthTimeout. The
+// monitor's checks asked at once share one read (health): however many
+// its port gets, they hold at most one of the ledger's connections, the
+// others the desks' (issue 44 item 4a).
 func (s *Server) ledgerAnswers(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
-	defer cancel()
-	if err := s.l.Ping(ctx); err != nil {
+	h := &s.health
+	h.mu.Lock()
+	if h.wait == nil {
+		wait := make(chan struct{})
+		h.wait = wait
+		h.mu.Unlock()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HealthTimeout)
+		err := s.l.Ping(rctx) // a file whose sync failed answers no more (issue 43)
+		if err == nil {
+			_, err = s.l.Head(rctx)
+		}
+		cancel()
+		h.mu.Lock()
+		h.err, h.wait = err, nil
+		h.mu.Unlock()
+		close(wait)
 		return err
 	}
-	_, err := s.l.Head(ctx)
-	return err
+	wait := h.wait
+	h.mu.Unlock()
+	select {
+	case <-wait:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// health is the monitor's read of the ledger in flight, and its answer.
+type health struct {
+	mu   sync.Mutex
+	wait chan struct{} // closed when the read in flight is done
+	err  error
 }
 
 // Health is a health check's answer.
@@ -128,6 +181,84 @@ type Health struct {
 	Ledger  string  `json:"ledger"`
 	TookMS  float64 `json:"took_ms"`
 	Error   string  `json:"error,omitempty"`
+}
+
+// The monitor's listener is open to whoever reaches its address, with no
+// certificate: what one connection may hold is bounded, and all of them
+// together (issue 44 item 4a: 20,000 idle keep-alive connections once took
+// all of serve's open files, and desks timed out on their own port).
+const (
+	// MonitorMaxConns bounds its open connections: one over it is closed
+	// at once (a scrape or a health check needs one).
+	MonitorMaxConns = 64
+	// MonitorIdleTimeout closes a connection idle between two questions.
+	MonitorIdleTimeout = 10 * time.Second
+)
+
+// ServeMonitor serves the monitor (Monitor) on ln until the server is
+// closed: a question's headers within ReadHeaderTimeout, its answer within
+// WriteTimeout, a connection idle MonitorIdleTimeout closed, at most
+// MonitorMaxConns open (Config's, when given).
+func (s *Server) ServeMonitor(ln net.Listener) error {
+	idle, max := s.cfg.MonitorIdleTimeout, s.cfg.MonitorMaxConns
+	if idle <= 0 {
+		idle = MonitorIdleTimeout
+	}
+	if max <= 0 {
+		max = MonitorMaxConns
+	}
+	mon := &http.Server{Handler: s.Monitor(), MaxHeaderBytes: MaxHeader,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout, ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.WriteTimeout,
+		IdleTimeout: idle, ErrorLog: s.http.ErrorLog}
+	s.mu.Lock()
+	s.mon = mon
+	s.mu.Unlock()
+	err := mon.Serve(&capped{Listener: ln, max: int64(max), refused: s.metrics.monitorRefused})
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// capped is a listener that holds at most max connections: one more is
+// closed as soon as it is accepted (so that it holds no file, and its
+// client learns at once), and counted.
+type capped struct {
+	net.Listener
+	max     int64
+	open    atomic.Int64
+	refused prometheus.Counter
+}
+
+func (l *capped) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) > l.max {
+			l.open.Add(-1)
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0) // a reset: no TIME_WAIT kept for it
+			}
+			c.Close()
+			l.refused.Inc()
+			continue
+		}
+		return &cappedConn{Conn: c, l: l}, nil
+	}
+}
+
+// cappedConn gives its place back when closed.
+type cappedConn struct {
+	net.Conn
+	l    *capped
+	once sync.Once
+}
+
+func (c *cappedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
 }
 
 // Monitor is the monitor's handler: GET /metrics and GET /healthz (200

@@ -173,9 +173,21 @@ func TestRestartDuringClaims(t *testing.T) {
 				if j%4 != i {
 					continue
 				}
-				ctx, cancel := context.WithTimeout(ctx, time.Minute)
-				cl, err := l.Claim(ctx, claimOf(serial, "op"))
-				cancel()
+				// Told unreachable (the policy's attempts all met
+				// PostgreSQL away), the cashier asks again with the same
+				// request id, as the answer says.
+				req := claimOf(serial, "op")
+				req.Request = ledger.NewRequestID()
+				var cl ledger.Claim
+				var err error
+				for try := 0; try < 4; try++ {
+					ctx, cancel := context.WithTimeout(ctx, time.Minute)
+					cl, err = l.Claim(ctx, req)
+					cancel()
+					if !errors.Is(err, ledger.ErrUnreachable) {
+						break
+					}
+				}
 				done.Add(1)
 				if err != nil {
 					t.Errorf("claim %s: %v", serial, err)

@@ -81,6 +81,7 @@ func (s *Server) lookup(ctx context.Context, r *http.Request, a asker) (any, err
 	if err != nil {
 		return nil, err
 	}
+	noteRequest(r, "", q.Operator)
 	t, err := s.l.Lookup(ctx, q.Serial, a.who(q.Operator), limit)
 	if err != nil {
 		return nil, a.shownErr(err)
@@ -108,13 +109,13 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	case key != "":
 		q.Request = key
 	}
-	noteRequest(r, q.Request)
+	noteRequest(r, q.Request, q.Operator)
 	if q.Method == "" {
 		q.Method = ledger.MethodSerial
 	}
 	req := ledger.ClaimRequest{Serial: q.Serial, Method: q.Method, Who: a.who(q.Operator), Request: q.Request, Limit: limit}
 	if w := q.Winner; w != nil {
-		req.Winner = &ledger.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}
+		req.Winner = &ledger.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber, MRZ: w.MRZ}
 	}
 	c, err := s.l.Claim(ctx, req)
 	if err != nil {
@@ -139,6 +140,7 @@ func (s *Server) find(ctx context.Context, r *http.Request, a asker) (any, error
 	if err != nil {
 		return nil, err
 	}
+	noteRequest(r, "", q.Operator)
 	t, err := s.l.FindByContents(ctx, &in.Ticket, a.who(q.Operator), limit)
 	if err != nil {
 		return nil, a.shownErr(err)
@@ -275,6 +277,7 @@ func (s *Server) move(ctx context.Context, r *http.Request, a asker) (any, error
 	if q.Move != "receive" && q.Move != "activate" {
 		return nil, fail(protocol.CodeForbidden, "move "+strconv.Quote(q.Move)+": a desk receives and activates its own packs; the rest is the back office's")
 	}
+	noteRequest(r, "", q.Operator)
 	m := ledger.PackMove{Game: q.Game, Block: q.Block, First: q.First, Last: q.Last, Move: q.Move, Desk: a.desk.ID}
 	if err := s.l.MovePacks(ctx, m, a.who(q.Operator)); err != nil {
 		return nil, err

@@ -43,6 +43,13 @@ type Config struct {
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxConnsPerDesk bounds one desk's open connections.
 	MaxConnsPerDesk int
+	// The monitor's listener (ServeMonitor): its open connections at
+	// most, and how long one may stay idle.
+	MonitorMaxConns    int
+	MonitorIdleTimeout time.Duration
+	// LockedQuantum: a locked-out desk's question is answered at a
+	// multiple of it after its arrival (timing).
+	LockedQuantum time.Duration
 	// Log receives the server's lines (log.go); nil: none.
 	Log *slog.Logger
 }
@@ -53,6 +60,7 @@ type Server struct {
 	cfg    Config
 	tls    *tls.Config
 	http   *http.Server
+	mon    *http.Server // the monitor's (ServeMonitor), under mu
 	mu     sync.Mutex
 	byDesk map[string]int
 	conns  map[net.Conn]*slot
@@ -161,16 +169,35 @@ func (s *Server) Serve(ln net.Listener) error {
 	return err
 }
 
-// Shutdown stops the server, letting questions in flight end.
-func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+// Shutdown stops the server, letting questions in flight end, and its
+// monitor.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if mon := s.monitor(); mon != nil {
+		defer mon.Close()
+	}
+	return s.http.Shutdown(ctx)
+}
 
-// Close stops the server at once.
-func (s *Server) Close() error { return s.http.Close() }
+// Close stops the server and its monitor at once.
+func (s *Server) Close() error {
+	if mon := s.monitor(); mon != nil {
+		mon.Close()
+	}
+	return s.http.Close()
+}
 
-// slot is a connection's place in its desk's count.
+func (s *Server) monitor() *http.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mon
+}
+
+// slot is a connection's place in its desk's count; its fields are the
+// server's mu's.
 type slot struct {
-	mu    sync.Mutex
+	conn  net.Conn
 	desk  string
+	cert  *x509.Certificate // the certificate it counts by
 	over  bool
 	taken bool
 }
@@ -178,7 +205,7 @@ type slot struct {
 type slotKey struct{}
 
 func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
-	sl := &slot{}
+	sl := &slot{conn: c}
 	s.mu.Lock()
 	s.conns[c] = sl
 	s.mu.Unlock()
@@ -191,42 +218,118 @@ func (s *Server) connState(c net.Conn, st http.ConnState) {
 		return
 	}
 	s.mu.Lock()
-	sl := s.conns[c]
+	defer s.mu.Unlock()
+	if sl := s.conns[c]; sl != nil {
+		s.untake(sl)
+	}
 	delete(s.conns, c)
-	s.mu.Unlock()
-	if sl == nil {
-		return
-	}
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	if sl.taken {
-		s.mu.Lock()
-		if s.byDesk[sl.desk]--; s.byDesk[sl.desk] <= 0 {
-			delete(s.byDesk, sl.desk)
-		}
-		s.mu.Unlock()
-		sl.taken = false
-	}
 }
 
-// take counts the connection of a request against desk's bound, once; it
-// reports whether the desk holds more connections than allowed. A request
-// asked of Handler, not through Serve, holds no connection of the server's.
-func (s *Server) take(r *http.Request, desk string) bool {
+// untake gives sl's place back, once (s.mu held).
+func (s *Server) untake(sl *slot) {
+	if !sl.taken {
+		return
+	}
+	if s.byDesk[sl.desk]--; s.byDesk[sl.desk] <= 0 {
+		delete(s.byDesk, sl.desk)
+	}
+	sl.taken = false
+}
+
+// slotOf is the place of r's connection (nil for a request asked of
+// Handler, not through Serve, which holds no connection of the server's).
+func slotOf(r *http.Request) *slot {
 	sl, _ := r.Context().Value(slotKey{}).(*slot)
+	return sl
+}
+
+// take counts the connection of a request against desk's bound, once, by
+// the certificate cert; it reports whether the desk holds more
+// connections than allowed.
+func (s *Server) take(r *http.Request, desk string, cert *x509.Certificate) bool {
+	sl := slotOf(r)
 	if sl == nil {
 		return false
 	}
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !sl.taken {
-		sl.taken, sl.desk = true, desk
-		s.mu.Lock()
+		sl.taken, sl.desk, sl.cert = true, desk, cert
 		s.byDesk[desk]++
 		sl.over = s.byDesk[desk] > s.cfg.MaxConnsPerDesk
-		s.mu.Unlock()
 	}
 	return sl.over
+}
+
+// release gives the place of r's connection back: the ledger refused its
+// certificate cert of desk (revoked; the desk disabled or unknown: all),
+// and the connection closes after its answer. The other connections of
+// that certificate (of the desk, when all) are closed now: none of them
+// counts against the desk's bound (issue 44 item 4b).
+func (s *Server) release(r *http.Request, desk string, cert *x509.Certificate, all bool) {
+	mine := slotOf(r)
+	if mine == nil {
+		return
+	}
+	serial := protocol.CertSerial(cert)
+	var closing []net.Conn
+	s.mu.Lock()
+	s.untake(mine)
+	for c, sl := range s.conns {
+		if sl != mine && sl.taken && sl.desk == desk && (all || sl.cert != nil && protocol.CertSerial(sl.cert) == serial) {
+			s.untake(sl)
+			closing = append(closing, c)
+		}
+	}
+	s.mu.Unlock()
+	s.closeRefused(desk, closing)
+}
+
+// closeRefused closes the connections of a certificate the ledger refuses.
+func (s *Server) closeRefused(desk string, conns []net.Conn) {
+	for _, c := range conns {
+		c.Close()
+	}
+	if len(conns) > 0 {
+		s.log.Warn("connections of a refused certificate closed", "desk", desk, "connections", len(conns))
+	}
+}
+
+// evict closes desk's other connections whose certificate the ledger no
+// longer accepts (revoked, replaced: a stolen desk file; the desk disabled
+// or gone), read now, so that they do not count against the bound (issue
+// 44 item 4b: a thief's 8 connections kept the new terminal out); it
+// reports whether r's connection is still over the bound.
+func (s *Server) evict(ctx context.Context, r *http.Request, desk string) bool {
+	mine := slotOf(r)
+	s.mu.Lock()
+	certs := map[string]*x509.Certificate{}
+	for _, sl := range s.conns {
+		if sl != mine && sl.taken && sl.desk == desk && sl.cert != nil {
+			certs[protocol.CertSerial(sl.cert)] = sl.cert
+		}
+	}
+	s.mu.Unlock()
+	refused := map[string]bool{}
+	for serial, cert := range certs {
+		d, accepts, err := s.l.DeskState(ctx, desk, cert)
+		if errors.Is(err, ledger.ErrNotFound) || err == nil && (d.Disabled || !accepts) {
+			refused[serial] = true
+		}
+	}
+	var closing []net.Conn
+	s.mu.Lock()
+	for c, sl := range s.conns {
+		if sl != mine && sl.taken && sl.desk == desk && sl.cert != nil && refused[protocol.CertSerial(sl.cert)] {
+			s.untake(sl)
+			closing = append(closing, c)
+		}
+	}
+	mine.over = s.byDesk[desk] > s.cfg.MaxConnsPerDesk
+	over := mine.over
+	s.mu.Unlock()
+	s.closeRefused(desk, closing)
+	return over
 }
 
 // Handler is the API's handler, without TLS: the fuzz targets ask it with

@@ -190,6 +190,7 @@ type desk struct {
 	// A shared ledger's server: whether it answered the last ping (nil
 	// before the first), and how to stop pinging it.
 	online    *bool
+	down      bool    // offline: the server answered that its ledger does not (ledger.ErrUnavailable), not the network
 	refusedBy verdict // the validation server's refusal of this desk at the last ping, or verdictNone
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
@@ -289,10 +290,15 @@ func (d *desk) updateStatus() {
 // says so, and the verdicts of the counter and of the contents form turn to
 // REGISTRE INJOIGNABLE — NE PAS PAYER as soon as it does not, and say when
 // it answers again.
-func (d *desk) setOnline(ok bool) {
-	if d.online != nil && *d.online == ok {
+func (d *desk) setOnline(ok bool) { d.setOnlineAs(ok, false) }
+
+// setOnlineAs is setOnline, saying when offline whether the server
+// answered that its ledger does not (down) or nothing answered.
+func (d *desk) setOnlineAs(ok, down bool) {
+	if d.online != nil && *d.online == ok && (ok || d.down == down) {
 		return
 	}
+	d.down = down && !ok
 	was := d.online
 	d.online = &ok
 	d.updateStatus()
@@ -313,7 +319,7 @@ func (d *desk) setOnline(ok bool) {
 func (d *desk) pinged(err error) {
 	k, why := refused(err)
 	if err != nil && (k == verdictNone || k == verdictUnreachable) {
-		d.setOnline(false)
+		d.setOnlineAs(false, errors.Is(err, ledger.ErrUnavailable))
 		return
 	}
 	if k == verdictLocked { // a lock-out is a desk's state at a check, not the server's answer

@@ -507,7 +507,7 @@ func (c *contentsScreen) askPay() {
 // nothing may be paid: the matching ticket is forgotten, PAYER goes.
 func (c *contentsScreen) offline() {
 	c.match = nil
-	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText())
+	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "", unreachableText(c.d.down))
 }
 
 // refuse shows, as soon as the validation server refuses this desk, that

@@ -280,7 +280,7 @@ func (c *counterScreen) check(text string) {
 	if c.d.offline() {
 		// The shared ledger did not answer its last check: no lookup that
 		// would keep the counter waiting. The screen says when it answers.
-		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText())
+		c.show(text, verdictUnreachable, "", text+"\n"+unreachableText(c.d.down))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -466,9 +466,14 @@ func (c *counterScreen) paid(r payResult) {
 func (c *counterScreen) offline() {
 	c.current = nil
 	c.picture.SetTicket(nil, nil)
+	when := map[string]any{"Time": time.Now().Format("15:04:05")}
+	if c.d.down {
+		c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "",
+			lang.L("The validation server answers, but its ledger has not since {{.Time}}: the network is not the cause. Pay nothing, and call the back office: this screen says when it answers again.", when))
+		return
+	}
 	c.view.show(verdictUnreachable, counterTitle(verdictUnreachable), "",
-		lang.L("The ledger's server has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.",
-			map[string]any{"Time": time.Now().Format("15:04:05")}))
+		lang.L("The ledger's server has not answered since {{.Time}}. Pay nothing, and check the network: this screen says when it answers again.", when))
 }
 
 // refuse shows, as soon as the validation server refuses this desk, that

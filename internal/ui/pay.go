@@ -63,21 +63,44 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	body := container.NewVBox(widget.NewLabel(msg))
 	var winner *ledger.Winner
 	var first fyne.Focusable
+	var typed func() // the identity typed again: the problem said before goes
 	if t.Verdict == ledger.IdentityRequired {
 		// From the identity threshold, the winner's identity is recorded
 		// with the payment (and never shown at a counter again).
 		// The document from the list a cashier may accept (issue 29), its
 		// number in its format, the name as the document prints it.
 		winner = &ledger.Winner{}
+		// A CNI, a passport, a titre de séjour: their machine-readable
+		// zone (issue 44), which an MRZ reader acting as a keyboard types
+		// here, its lines ended by Enter; the name, document and number
+		// are the zone's, shown as read. A driving licence: typed.
+		zone := d.newEntry()
+		zone.MultiLine, zone.Wrapping = true, fyne.TextWrapOff
+		zone.TextStyle.Monospace = true
+		zone.SetMinRowsVisible(3)
+		zone.SetPlaceHolder(lang.L("the lines of capitals, digits and < at the foot of the document"))
+		read := widget.NewLabel("")
+		read.TextStyle.Bold = true
 		name, number := d.newDialogEntry(), d.newDialogEntry()
 		doc := d.newSelect(documentLabels(), func(s string) { winner.DocType = documentOfLabel(s) })
 		doc.PlaceHolder = lang.L("choose the document")
+		hint := widget.NewLabel(lang.L("CNI, passport, residence permit: read the MRZ at the foot of the document with the reader (or type it). Driving licence: type the name and the number."))
+		hint.Wrapping = fyne.TextWrapWord
 		body.Add(widget.NewLabel(lang.L("This prize is paid against the winner's identity:")))
-		body.Add(widget.NewForm(widget.NewFormItem(lang.L("Winner's name"), name), widget.NewFormItem(lang.L("Identity document"), doc),
+		body.Add(hint)
+		body.Add(widget.NewForm(widget.NewFormItem(lang.L("Machine-readable zone"), zone), widget.NewFormItem("", read),
+			widget.NewFormItem(lang.L("Identity document"), doc), widget.NewFormItem(lang.L("Winner's name"), name),
 			widget.NewFormItem(lang.L("Document number"), number)))
 		name.OnChanged = func(s string) { winner.Name = s }
 		number.OnChanged = func(s string) { winner.DocNumber = s }
-		first = name
+		zone.OnChanged = func(s string) {
+			winner.MRZ = s
+			read.SetText(zoneRead(winner))
+			if typed != nil {
+				typed()
+			}
+		}
+		first = zone
 	}
 	working := widget.NewActivity()
 	state := widget.NewLabel("")
@@ -86,6 +109,12 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	progress.Hide()
 	var dlg dialog.Dialog
 	busy := false
+	typed = func() {
+		if !busy {
+			state.SetText("")
+			progress.Hide()
+		}
+	}
 	var payB, cancelB *keyButton
 	cancel := func() {
 		if busy {
@@ -98,7 +127,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		if busy {
 			return // a second Enter pays nothing more
 		}
-		if why := identityProblem(winner); why != "" {
+		if why := identityProblem(winner, time.Now()); why != "" {
 			state.SetText(why) // the dialog stays open for the identity to be typed again
 			progress.Show()
 			return
@@ -157,28 +186,69 @@ func documentOfLabel(label string) string {
 	return ""
 }
 
+// zoneRead says what the zone typed so far gives, "Read: NAME, CNI
+// NUMBER", or "" while it does not read.
+func zoneRead(w *ledger.Winner) string {
+	if strings.TrimSpace(w.MRZ) == "" || errors.Is(w.Check(), ledger.ErrIdentityMRZ) {
+		return ""
+	}
+	n := w.Normal()
+	doc, _ := ledger.DocumentOf(n.DocType)
+	return lang.L("Read: {{.Name}}, {{.Doc}} {{.Number}}", map[string]any{"Name": n.Name, "Doc": lang.L(doc.Label), "Number": n.DocNumber})
+}
+
 // identityProblem says in the cashier's words why the winner's identity
 // typed is none (ledger.Winner.Check: a name that is not letters of one
-// script as on the document, no document chosen, a number out of its
-// document's format), or "" when it is given or not asked.
-func identityProblem(w *ledger.Winner) string {
+// script as on the document, no document chosen, a document that carries
+// a machine-readable zone without it or a zone that does not read, a
+// number out of its document's format), or why a payment at at does not
+// take it (Winner.CheckAt: a minor, a document expired), or "" when it is
+// given or not asked.
+func identityProblem(w *ledger.Winner, at time.Time) string {
 	if w == nil {
 		return ""
 	}
+	zone := strings.TrimSpace(w.MRZ) != ""
 	switch err := w.Check(); {
 	case err == nil:
-		return ""
+	case errors.Is(err, ledger.ErrMRZCheckDigit):
+		return lang.L("A check digit of the MRZ does not match: read it again (a character misread, or a made-up number).")
+	case errors.Is(err, ledger.ErrMRZFormat):
+		return lang.L("This is not an MRZ: 2 lines of 44 (passport), 3 lines of 30 (identity card, residence permit) or 2 lines of 36 (identity card before 2021). Read it again.")
+	case errors.Is(err, ledger.ErrIdentityMRZ) && zone:
+		return lang.L("This document is not one a cashier may accept: a French identity card, passport or residence permit, or a driving licence.")
+	case errors.Is(err, ledger.ErrIdentityName) && zone:
+		return lang.L("The MRZ gives a name that is no name (a placeholder): do not pay.")
+	case errors.Is(err, ledger.ErrIdentityNumber) && zone:
+		return lang.L("The MRZ gives a number that is no document's (a placeholder or a specimen's): do not pay.")
 	case errors.Is(err, ledger.ErrIdentityName):
 		return lang.L("Type the winner's name as the document prints it: at least two letters of one script, no sign or placeholder.")
 	case errors.Is(err, ledger.ErrIdentityDoc):
 		return lang.L("Choose the identity document.")
+	case errors.Is(err, ledger.ErrIdentityMRZ):
+		doc, _ := ledger.DocumentOf(w.DocType)
+		return lang.L("A {{.Doc}} carries a machine-readable zone: read it with the MRZ reader (or type its lines) rather than the name and the number.", map[string]any{"Doc": lang.L(doc.Label)})
+	default:
+		doc, _ := ledger.DocumentOf(w.DocType)
+		var formats []string
+		for _, f := range doc.Formats {
+			formats = append(formats, lang.L(f))
+		}
+		return lang.L("This is not a number of a {{.Doc}}: {{.Formats}}.", map[string]any{"Doc": lang.L(doc.Label), "Formats": strings.Join(formats, lang.L(", or "))})
 	}
-	doc, _ := ledger.DocumentOf(w.DocType)
-	var formats []string
-	for _, f := range doc.Formats {
-		formats = append(formats, lang.L(f))
+	return datesProblem(w.CheckAt(at))
+}
+
+// datesProblem says in the cashier's words what err, a refusal of
+// Winner.CheckAt (here or from the ledger), means, or "".
+func datesProblem(err error) string {
+	switch {
+	case errors.Is(err, ledger.ErrMinor):
+		return lang.L("The winner is under 18: a prize is never paid to a minor. Do not pay.")
+	case errors.Is(err, ledger.ErrDocumentExpired):
+		return lang.L("This identity document has expired: ask for a valid one.")
 	}
-	return lang.L("This is not a number of a {{.Doc}}: {{.Formats}}.", map[string]any{"Doc": lang.L(doc.Label), "Formats": strings.Join(formats, lang.L(", or "))})
+	return ""
 }
 
 // claimRequest is the claim of t at this desk, or the result without a
@@ -253,6 +323,8 @@ func (d *desk) claimResult(t ledger.Ticket, cl ledger.Claim, err error) (res pay
 		return d.overLimit(t)
 	case errors.Is(err, ledger.ErrIdentityRequired):
 		return payResult{kind: verdictError, detail: t.Serial.String() + "\n" + lang.L("Record the winner's name and identity document to pay this prize.")}
+	case datesProblem(err) != "":
+		return payResult{kind: verdictError, detail: t.Serial.String() + "\n" + datesProblem(err)}
 	case err != nil:
 		return payResult{kind: verdictError,
 			detail: t.Serial.String() + "\n" + lang.L("The payment was not recorded. Do not pay.") + "\n(" + err.Error() + ")"}

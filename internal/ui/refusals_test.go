@@ -33,13 +33,16 @@ func TestServerRefusals(t *testing.T) {
 		{fmt.Errorf("ping: %w", ledger.ErrOtherLedger), verdictOtherLedger, "AUTRE REGISTRE — NE PAS PAYER", "vérifiez l’adresse du serveur dans Réglages", true},
 		{&ledger.Refusal{Verdict: ledger.Locked, Until: time.Now().Add(time.Hour)}, verdictLocked, "GUICHET BLOQUÉ — NE PAS PAYER", "Appelez le service central", false},
 		{fmt.Errorf("dial: %w", ledger.ErrUnreachable), verdictUnreachable, "REGISTRE INJOIGNABLE — NE PAS PAYER", network, true},
+		// The server answered, its ledger did not (issue 36 item 4): not
+		// the network, the back office.
+		{fmt.Errorf("ping: %w", ledger.ErrUnavailable), verdictUnreachable, "REGISTRE INJOIGNABLE — NE PAS PAYER", "ce n’est pas le réseau", true},
 	} {
 		name := c.title
 		k, why := refused(c.err)
 		if k != c.kind || counterTitle(k) != c.title || !strings.Contains(why, c.call) {
 			t.Errorf("%s: %v %q %q", name, k, counterTitle(k), why)
 		}
-		if c.kind != verdictUnreachable && strings.Contains(why, network) {
+		if c.call != network && strings.Contains(strings.ReplaceAll(why, "pas le réseau", ""), network) {
 			t.Errorf("%s: says to check the network", name)
 		}
 		r := d.claimResult(tk, ledger.Claim{}, c.err)
@@ -56,6 +59,9 @@ func TestServerRefusals(t *testing.T) {
 		for _, v := range []*verdictView{d.counter.view, d.contents.view} {
 			if v.kind != c.kind || v.title.Text() != c.title || !strings.Contains(v.detail.Text, c.call) {
 				t.Errorf("%s: after a ping, the verdict %q %q", name, v.title.Text(), v.detail.Text)
+			}
+			if c.call != network && strings.Contains(strings.ReplaceAll(v.detail.Text, "pas le réseau", ""), network) {
+				t.Errorf("%s: after a ping, says to check the network: %q", name, v.detail.Text)
 			}
 		}
 		d.pinged(nil)

@@ -102,14 +102,21 @@ func refused(err error) (verdict, string) {
 		return verdictUnknownDesk, lang.L("The validation server's ledger has no desk of this desk file's id. Pay nothing: call the back office, which adds the desk or gives you the right desk file.")
 	case errors.Is(err, ledger.ErrOtherLedger):
 		return verdictOtherLedger, lang.L("The validation server at this address serves another ledger than this desk file's. Pay nothing: check the server's address in Settings, or call the back office.")
+	case errors.Is(err, ledger.ErrUnavailable): // before ErrUnreachable, which it is too
+		return verdictUnreachable, unreachableText(true)
 	case errors.Is(err, ledger.ErrUnreachable):
-		return verdictUnreachable, unreachableText()
+		return verdictUnreachable, unreachableText(false)
 	}
 	return verdictNone, ""
 }
 
-// unreachableText says what to do when the shared ledger does not answer.
-func unreachableText() string {
+// unreachableText says what to do when the shared ledger does not answer:
+// the validation server answered but its ledger did not (ledgerDown: the
+// network is fine, the back office is to call), or nothing answered.
+func unreachableText(ledgerDown bool) string {
+	if ledgerDown {
+		return lang.L("The validation server answers, but its ledger does not: the network is not the cause. Pay nothing, and call the back office.")
+	}
 	return lang.L("The ledger's server does not answer. Check the network, then try again.")
 }
 

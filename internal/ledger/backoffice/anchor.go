@@ -141,6 +141,13 @@ func (o *Store) Checkpoint(ctx context.Context, key *signing.Key, who core.Ident
 //	…                       first: the amount and the tickets that win it)
 //	winners=524722
 //	payout=4200000
+//	seed=operator-alone    (the seed chosen by the operator alone), or:
+//	seed=drawn             (drawn from two committed secrets: DrawingLines)
+//	generation_began="…"
+//	commitment=operator <hex> <recorded at>
+//	commitment=auditor <hex> <recorded at>
+//	reveal_hash=operator <hex>
+//	reveal_hash=auditor <hex>
 //	signed_at="…"
 //	public_key=…
 //	signature=…
@@ -174,7 +181,12 @@ func (o *Store) Certificate(ctx context.Context, gameCode, number int, key *sign
 		winners += t.Generated
 		payout += t.Generated * t.Prize
 	}
-	fmt.Fprintf(&s, "winners=%d\npayout=%d\nsigned_at=%s\n", winners, payout, signing.Quote(core.FormatTime(c.SignedAt)))
+	fmt.Fprintf(&s, "winners=%d\npayout=%d\n", winners, payout)
+	if c.Drawing, err = Drawing(ctx, o.E.Pool(), gameCode, number); err != nil {
+		return core.Certificate{}, fmt.Errorf("certificate: %w", o.classify(err))
+	}
+	s.WriteString(DrawingLines(c.Drawing))
+	fmt.Fprintf(&s, "signed_at=%s\n", signing.Quote(core.FormatTime(c.SignedAt)))
 	c.Text = key.Sign(s.String())
 	return c, nil
 }

@@ -132,6 +132,15 @@ func (o *Store) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed ga
 	if known == 0 {
 		return core.Block{}, fmt.Errorf("game code %d: %w: the ledger knows no such game", gameCode, core.ErrNotFound)
 	}
+	// A drawn seed: from the recorded commitments' reveals, checked
+	// before a ticket is made.
+	var reveals []core.Entry
+	if len(opts.Commitments) > 0 || len(opts.Reveals) > 0 {
+		var err error
+		if seed, reveals, err = o.draw(ctx, tx, gameCode, o.now(), opts); err != nil {
+			return core.Block{}, err
+		}
+	}
 	var number int
 	if err := core.Get(ctx, tx, &number, "SELECT coalesce(max(number), 0) + 1 FROM blocks WHERE game = ?", gameCode); err != nil {
 		return core.Block{}, err
@@ -198,6 +207,12 @@ func (o *Store) generate(ctx context.Context, tx *sqlx.Tx, gameCode int, seed ga
 	}
 	if err := writeFinder(ctx, tx, blockID, finds); err != nil {
 		return core.Block{}, err
+	}
+	for i := range reveals {
+		reveals[i].Block = number
+		if err := o.appendJournal(ctx, tx, &reveals[i]); err != nil {
+			return core.Block{}, err
+		}
 	}
 	return o.recordBlock(ctx, tx, core.Block{ID: blockID, Game: gameCode, Number: number, FirstPack: firstPack}, res, opts)
 }

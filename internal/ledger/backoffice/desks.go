@@ -88,7 +88,7 @@ func (o *Store) DeskState(ctx context.Context, id, cert string) (core.Desk, bool
 // deskOf is DeskOf, a lock-out over by now none.
 func (o *Store) deskOf(r core.DeskRow) core.Desk {
 	d := DeskOf(r)
-	if !d.LockedUntil.After(o.now()) {
+	if d.LockedAt(o.now()) == nil {
 		d.LockedUntil = time.Time{}
 	}
 	return d

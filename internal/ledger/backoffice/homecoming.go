@@ -489,7 +489,8 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 		x.Kind, x.Reason, x.Ticket = "import", "over-limit", sql.NullInt64{}
 		return im.o.appendJournal(ctx, tx, &x)
 	}
-	keepWinner := identity && winner != nil && winner.Given() && core.IdentityHash(winner) == identityHash
+	// The identity as kept (the zone it was read from is not): CheckKept.
+	keepWinner := identity && winner != nil && winner.CheckKept() == nil && core.IdentityHash(winner) == identityHash
 	// A counter ledger pays a ticket once: another entry of this desk's
 	// paying a ticket its counter ledger paid before (imported, voided
 	// since or not) is a forged replay, flagged and not paid.
@@ -541,8 +542,8 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 	case deskRule == core.IdentityRequired:
 		im.flag(e, "identity-missing", "pays %s for ticket %s without the winner's identity, required from %s",
 			game.FormatAmount(prize), e.Serial, game.FormatAmount(issued.Threshold))
-	case identity && winner != nil && !winner.Given():
-		im.flag(e, "identity-missing", "the payment records a winner's identity that is none (%v)", winner.Check())
+	case identity && winner != nil && winner.CheckKept() != nil:
+		im.flag(e, "identity-missing", "the payment records a winner's identity that is none (%v)", winner.CheckKept())
 	case identity && !keepWinner:
 		im.flag(e, "identity-missing", "the payment records a winner's identity that the file does not hold")
 	}

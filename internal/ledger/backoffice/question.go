@@ -17,9 +17,9 @@ import (
 )
 
 // A question on a ledger file (a SQLite back office, a sealed counter
-// ledger; core/question.go): its snapshot read in one transaction
-// (ReadSnapshot), core's decision, its outcome written in one write
-// transaction (WriteOutcome). A claim reads and writes in the same write
+// ledger) as core.Ask asks it (Questions, a core.Storage): its snapshot
+// read in one transaction (ReadSnapshot), core's decision, its outcome
+// written in one write transaction (WriteOutcome). A claim reads and writes in the same write
 // transaction, which holds the file: nothing changes between them. A
 // lookup or a search reads in a read transaction, and only a refusal to
 // record opens a write, which counts the desk's guesses again.
@@ -43,43 +43,32 @@ type Source interface {
 	Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error)
 }
 
-// Ask is what a question asks: a serial (lookup, claim) or an encoding
-// (find), at a desk, with a request id (claim).
-type Ask struct {
-	Serial  *game.Serial
-	Code    []byte
-	Who     core.Identity
-	Asked   core.Limit
-	Request string
-	At      time.Time
-}
-
 // ReadSnapshot reads a question's snapshot in q, from src.
-func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a Ask) (*core.Snapshot, error) {
+func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a *core.Question) (*core.Snapshot, error) {
 	sn := &core.Snapshot{}
 	var err error
 	if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
 		return nil, err
 	}
-	if a.Serial == nil {
+	if a.Find {
 		sn.Found, err = find(ctx, q, src, a)
 		return sn, err
 	}
-	if sn.Facts, err = src.Facts(ctx, q, *a.Serial); err != nil || sn.Facts == nil {
+	if sn.Facts, err = src.Facts(ctx, q, a.Serial); err != nil || sn.Facts == nil {
 		return sn, err
 	}
 	if sn.Rules, err = src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At); err != nil {
 		return nil, err
 	}
-	if a.Request != "" {
-		sn.Prior, sn.PriorClaim, err = src.Prior(ctx, q, a.Who.Desk, a.Request)
+	if r := a.Request(); r != "" {
+		sn.Prior, sn.PriorClaim, err = src.Prior(ctx, q, a.Who.Desk, r)
 	}
 	return sn, err
 }
 
 // find reads the tickets of every block with exactly encoding a.Code,
 // each with its game's rules.
-func find(ctx context.Context, q core.Querier, src Source, a Ask) ([]core.Found, error) {
+func find(ctx context.Context, q core.Querier, src Source, a *core.Question) ([]core.Found, error) {
 	bs, err := src.Blocks(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("find by contents: %w", err)
@@ -260,120 +249,80 @@ func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) erro
 	return nil
 }
 
-// Answer writes a lookup's or a search's outcome, when it records an
-// entry and the ledger is not read-only, in a write transaction of its
-// own, and is its answer's error: the refusal (naming the entry
-// recorded), or Locked when the desk was locked out meanwhile.
-func (o *Store) Answer(ctx context.Context, out *core.Outcome, keep func(*core.Entry)) error {
-	if out.Record == nil || o.ReadOnly {
-		return out.Err
-	}
-	tx, err := o.write(ctx)
-	if err != nil {
-		return core.Refused(out.Err, err)
-	}
-	defer tx.Rollback()
-	if err := o.WriteOutcome(ctx, tx, out, keep); err != nil {
-		return core.Refused(out.Err, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return core.Refused(out.Err, o.classify(err))
-	}
-	_, err = out.Answer()
-	return err
+// Questions is a file's questions as core.Ask asks them (core.Storage):
+// src reads its tickets, keep is what its kind keeps of an entry (nil:
+// all of it).
+func (o *Store) Questions(src Source, keep func(*core.Entry)) core.Storage {
+	return fileQuestions{o, src, keep}
 }
 
-// FileClaim decides a claim in one write transaction of the file: its
-// snapshot read (src), core's decision, its outcome written (keep applied
-// to its entry), committed.
-func (o *Store) FileClaim(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	if err := o.E.Failed(); err != nil {
-		return core.Claim{}, fmt.Errorf("claim: %w", err)
-	}
-	tx, err := o.write(ctx)
-	if err != nil {
-		return core.Claim{}, fmt.Errorf("claim: %w", err)
-	}
-	defer tx.Rollback()
-	sn, err := o.ReadSnapshot(ctx, tx, src, Ask{Serial: &s, Who: req.Who, Asked: req.Limit, Request: req.Request, At: at})
-	if err != nil {
-		return core.Claim{}, fmt.Errorf("claim: %w", o.classify(err))
-	}
-	out := core.DecideClaim(sn, s, req, at)
-	if out.Record == nil {
-		tx.Rollback()
-		if err := o.Said(ctx, sn); err != nil {
-			return core.Claim{}, fmt.Errorf("claim: %w", err)
+type fileQuestions struct {
+	o    *Store
+	src  Source
+	keep func(*core.Entry)
+}
+
+// heldTx is a claim's write transaction, held from its read to its write.
+type heldTx struct{ *sqlx.Tx }
+
+func (h heldTx) Release() { h.Rollback() }
+
+// Read reads a claim in a write transaction of the file, which holds the
+// file until the claim's write (nothing changes between them); a lookup
+// or a search in a read transaction.
+func (f fileQuestions) Read(ctx context.Context, q *core.Question) (*core.Snapshot, core.Held, error) {
+	o := f.o
+	if q.Claim != nil {
+		tx, err := o.write(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("claim: %w", err)
 		}
-		return out.Claim, out.Err
-	}
-	if err := o.WriteOutcome(ctx, tx, &out, keep); err != nil {
-		return core.Claim{}, core.Refused(out.Err, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return core.Claim{}, errors.Join(out.Err, fmt.Errorf("claim: commit: %w", o.classify(err)))
-	}
-	return out.Answer()
-}
-
-// FileLookup decides a lookup on a file: its snapshot read in one read
-// transaction, core's decision, its refusal recorded (Answer).
-func (o *Store) FileLookup(ctx context.Context, src Source, keep func(*core.Entry), s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	sn, err := o.readOnce(ctx, src, Ask{Serial: &s, Who: who, Asked: asked, At: at})
-	if err != nil {
-		return core.Ticket{}, err
-	}
-	out := core.DecideLookup(sn, s, who, at)
-	if err := o.Answer(ctx, &out, keep); err != nil {
-		return core.Ticket{}, err
-	}
-	if err := o.Said(ctx, sn); err != nil {
-		return core.Ticket{}, err
-	}
-	return out.Ticket, nil
-}
-
-// FileFind decides a search by contents as FileLookup does.
-func (o *Store) FileFind(ctx context.Context, src Source, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	sn, err := o.readOnce(ctx, src, Ask{Code: code, Who: who, Asked: asked, At: at})
-	if err != nil {
-		return nil, err
-	}
-	out := core.DecideFind(sn, who, at)
-	if err := o.Answer(ctx, &out, nil); err != nil {
-		return nil, err
-	}
-	if err := o.Said(ctx, sn); err != nil {
-		return nil, err
-	}
-	return out.Found, nil
-}
-
-// Said returns once what sn read can be said: at once, unless it read a
-// payment (core.Snapshot.ShowsPayment), which is said only once durable
-// (Engine.Durable). A question that records an entry needs no more: its
-// commit is answered once durable, with everything committed before it.
-func (o *Store) Said(ctx context.Context, sn *core.Snapshot) error {
-	if o.ReadOnly || !sn.ShowsPayment() {
-		return nil
-	}
-	return o.E.Durable(ctx)
-}
-
-// readOnce reads a snapshot in a read transaction of its own (none once
-// the engine failed: Engine.Failed).
-func (o *Store) readOnce(ctx context.Context, src Source, a Ask) (*core.Snapshot, error) {
-	if err := o.E.Failed(); err != nil {
-		return nil, err
+		sn, err := o.ReadSnapshot(ctx, tx, f.src, q)
+		if err != nil {
+			tx.Rollback()
+			return nil, nil, fmt.Errorf("claim: %w", o.classify(err))
+		}
+		return sn, heldTx{tx}, nil
 	}
 	tx, err := o.read(ctx)
 	if err != nil {
-		return nil, o.classify(err)
+		return nil, nil, o.classify(err)
 	}
 	defer tx.Rollback()
-	sn, err := o.ReadSnapshot(ctx, tx, src, a)
+	sn, err := o.ReadSnapshot(ctx, tx, f.src, q)
 	if err != nil {
-		return nil, o.classify(err)
+		return nil, nil, o.classify(err)
 	}
-	return sn, nil
+	return sn, nil, nil
 }
+
+// Write writes out in the claim's transaction, or in one of its own (a
+// lookup's or a search's refusal: its desk's guesses read again there,
+// WriteOutcome), whose commit returns once synced (sqlite/commit.go). A
+// file opened read-only records nothing.
+func (f fileQuestions) Write(ctx context.Context, _ *core.Question, held core.Held, _ *core.Snapshot, out *core.Outcome) error {
+	o := f.o
+	tx, ok := held.(heldTx)
+	if !ok {
+		if o.ReadOnly {
+			return nil
+		}
+		t, err := o.write(ctx)
+		if err != nil {
+			return err
+		}
+		tx = heldTx{t}
+	}
+	defer tx.Rollback()
+	if err := o.WriteOutcome(ctx, tx.Tx, out, f.keep); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", o.classify(err))
+	}
+	return nil
+}
+
+func (f fileQuestions) Durable(ctx context.Context) error { return f.o.E.Durable(ctx) }
+
+func (f fileQuestions) Failed() error { return f.o.E.Failed() }

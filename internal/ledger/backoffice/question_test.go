@@ -54,7 +54,7 @@ func TestReadSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		sn, err := b.ReadSnapshot(ctx, tx, backoffice.Tables{}, backoffice.Ask{Serial: &s, Who: who, Asked: core.NoLimit, Request: request, At: time.Now()})
+		sn, err := b.ReadSnapshot(ctx, tx, backoffice.Tables{}, &core.Question{Serial: s, Claim: &core.ClaimRequest{Request: request}, Who: who, Asked: core.NoLimit, At: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale, err := b.ReadSnapshot(ctx, tx, backoffice.Tables{}, backoffice.Ask{Serial: &s, Who: who, Asked: core.NoLimit, At: time.Now()})
+	stale, err := b.ReadSnapshot(ctx, tx, backoffice.Tables{}, &core.Question{Serial: s, Who: who, Asked: core.NoLimit, At: time.Now()})
 	tx.Rollback()
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	guess := core.DecideLookup(&core.Snapshot{Desk: stale.Desk}, wrong, who, time.Now())
-	if err := b.Answer(ctx, &guess, nil); !errors.Is(err, core.ErrLocked) {
+	if err := b.Questions(backoffice.Tables{}, nil).Write(ctx, nil, nil, stale, &guess); !errors.Is(err, core.ErrLocked) {
 		t.Errorf("a guess decided before the lock-out, written after it: %v", err)
 	}
 	if h, _ := b.Head(ctx); h != head {

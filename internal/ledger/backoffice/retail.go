@@ -96,7 +96,14 @@ func (o *Store) Identities(ctx context.Context) (map[int64]core.Winner, error) {
 	}
 	out := make(map[int64]core.Winner, len(rows))
 	for _, r := range rows {
-		out[r.Claim] = core.Winner{Name: r.Name, DocType: r.DocType, DocNumber: r.DocNumber, Skeleton: r.Skeleton}
+		// The key of now: an identity kept before issue 44 holds the key
+		// of then (core.LegacyNameSkeleton, which verify accepts), which
+		// kept capitals of other scripts apart from their Latin look-alikes.
+		sk := r.Skeleton
+		if sk == core.LegacyNameSkeleton(r.Name) {
+			sk = core.NameSkeleton(r.Name)
+		}
+		out[r.Claim] = core.Winner{Name: r.Name, DocType: r.DocType, DocNumber: r.DocNumber, Skeleton: sk}
 	}
 	return out, nil
 }

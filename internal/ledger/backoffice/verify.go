@@ -439,7 +439,10 @@ func readKept(ctx context.Context, q core.Querier, paidRows string) (core.Kept, 
 }
 
 // checkSkeletons reports the identities whose kept skeleton is not their
-// name's (core.NameSkeleton): look-alikes would no longer meet.
+// name's (core.NameSkeleton): look-alikes would no longer meet. The key
+// before issue 44 (core.LegacyNameSkeleton), which the identities kept
+// then hold, is their name's too: readers give the key of now
+// (Store.Identities).
 func checkSkeletons(ctx context.Context, q core.Querier, rep *core.VerifyReport) error {
 	var rows []struct {
 		Claim    int64  `db:"claim"`
@@ -450,7 +453,7 @@ func checkSkeletons(ctx context.Context, q core.Querier, rep *core.VerifyReport)
 		return err
 	}
 	for _, r := range rows {
-		if want := core.NameSkeleton(r.Name); r.Skeleton != want {
+		if want := core.NameSkeleton(r.Name); r.Skeleton != want && r.Skeleton != core.LegacyNameSkeleton(r.Name) {
 			rep.Add(fmt.Sprintf("journal entry %d", r.Claim), "keeps the skeleton %q beside the winner's name, whose skeleton is %q", r.Skeleton, want)
 		}
 	}

@@ -187,7 +187,7 @@ func parseTicket(s string) (Ticket, error) {
 func (c Case) Winner() *core.Winner {
 	switch c.Identity {
 	case "given":
-		return &core.Winner{Name: "Jean Dupont", DocType: "CNI", DocNumber: "880692310285"}
+		return &core.Winner{Name: "Jean Dupont", DocType: "permis de conduire", DocNumber: "880692310285"}
 	case "blank":
 		return &core.Winner{Name: " ", DocType: "\t", DocNumber: "\u00a0"}
 	case "partial":

@@ -15,13 +15,15 @@ import (
 var identityTable []byte
 
 // IdentityCase is one line of the identities table: a winner's identity
-// as typed, whether it is given, and the name as kept.
+// as typed (or its zone as read), whether it is given, the name as kept
+// and the key its look-alikes share.
 type IdentityCase struct {
 	Line   int
 	Name   string
 	Given  bool
-	Winner core.Winner // as typed
+	Winner core.Winner // as typed; Winner.MRZ the zone as read (mrz=)
 	Kept   string      // the name as kept (normalised), "" when none
+	Key    string      // the name's key, NameSkeleton (key=), "" when the line gives none
 }
 
 // Identities reads the identities table. A malformed line is a panic: the
@@ -68,7 +70,8 @@ func ParseIdentities(data []byte) ([]IdentityCase, error) {
 }
 
 // parseIdentity reads: name, given|none, three quoted strings, and the
-// kept name quoted (given) or - (none).
+// kept name quoted (given) or - (none); then, as it may be, mrz="…" (the
+// zone, its lines separated by \n) and key="…".
 func parseIdentity(n int, line string) (IdentityCase, error) {
 	f := strings.Fields(line)
 	if len(f) < 2 || f[1] != "given" && f[1] != "none" {
@@ -77,7 +80,7 @@ func parseIdentity(n int, line string) (IdentityCase, error) {
 	c := IdentityCase{Line: n, Name: f[0], Given: f[1] == "given"}
 	rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(line, f[0])), f[1]))
 	var texts []string
-	for rest != "" && rest != "-" {
+	for rest != "" && rest != "-" && !strings.HasPrefix(rest, "- ") && !strings.HasPrefix(rest, "mrz=") && !strings.HasPrefix(rest, "key=") {
 		q, err := strconv.QuotedPrefix(rest)
 		if err != nil {
 			return IdentityCase{}, fmt.Errorf("at %q: want a quoted string: %w", rest, err)
@@ -86,13 +89,37 @@ func parseIdentity(n int, line string) (IdentityCase, error) {
 		texts = append(texts, s)
 		rest = strings.TrimSpace(rest[len(q):])
 	}
+	if !c.Given && strings.HasPrefix(rest, "-") {
+		rest = strings.TrimSpace(rest[1:])
+		texts = append(texts, "-")
+	}
+	for rest != "" {
+		key, value, ok := strings.Cut(rest, "=")
+		q, err := strconv.QuotedPrefix(value)
+		if !ok || err != nil || key != "mrz" && key != "key" {
+			return IdentityCase{}, fmt.Errorf("at %q: want mrz=\"…\" or key=\"…\"", rest)
+		}
+		v, _ := strconv.Unquote(q)
+		if key == "mrz" {
+			c.Winner.MRZ = v
+		} else {
+			c.Key = v
+		}
+		rest = strings.TrimSpace(value[len(q):])
+	}
+	if !c.Given {
+		if len(texts) == 0 || texts[len(texts)-1] != "-" {
+			return IdentityCase{}, fmt.Errorf("an identity that is none: want 3 quoted strings, then -")
+		}
+		texts, rest = texts[:len(texts)-1], "-"
+	}
 	switch {
 	case c.Given && (len(texts) != 4 || rest != ""):
 		return IdentityCase{}, fmt.Errorf("a given identity: want 4 quoted strings (name, document, number, the name kept)")
 	case !c.Given && (len(texts) != 3 || rest != "-"):
 		return IdentityCase{}, fmt.Errorf("an identity that is none: want 3 quoted strings, then -")
 	}
-	c.Winner = core.Winner{Name: texts[0], DocType: texts[1], DocNumber: texts[2]}
+	c.Winner.Name, c.Winner.DocType, c.Winner.DocNumber = texts[0], texts[1], texts[2]
 	if c.Given {
 		c.Kept = texts[3]
 	}

@@ -80,6 +80,7 @@ type BackOffice interface {
 	SetSetting(ctx context.Context, key string, value int, who Identity) error
 	Settlement(ctx context.Context, desk string, gameCode int, from, to time.Time) (SettlementFacts, error)
 	Checkpoint(ctx context.Context, key *signing.Key, who Identity) (Checkpoint, error)
+	RecordCommitment(ctx context.Context, f game.SeedFile, key *signing.Key, who Identity) (CommitmentRecord, error)
 	Certificate(ctx context.Context, gameCode, number int, key *signing.Key) (Certificate, error)
 	ImportClaims(ctx context.Context, r io.Reader, who Identity) (ImportReport, error)
 	VerifyJournal(ctx context.Context) (VerifyReport, error)

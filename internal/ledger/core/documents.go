@@ -6,6 +6,9 @@ import (
 	"unicode"
 
 	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
+
+	"vegas-desk/internal/mrz"
 )
 
 // What a cashier copies from an identity document (issue 29: names,
@@ -16,13 +19,19 @@ import (
 // of one script.
 
 // Document is an identity document a cashier may accept: Type is what a
-// ledger keeps (and hashes), Formats what its number looks like.
+// ledger keeps (and hashes), Formats what its number looks like. MRZ says
+// it carries a machine-readable zone (issue 44): its identity is read
+// from the zone, never typed (Winner.Check).
 type Document struct {
 	Type    string
 	Label   string   // its full name, in English (the app translates it)
 	Aliases []string // other names a command line may give it (lower case)
 	Formats []string // its number's formats, in words
+	MRZ     bool
 	valid   func(n string) bool
+	// kept is a number's format kept before issue 44 (nil when none): the
+	// identities kept then still are identities (Winner.CheckKept).
+	kept func(n string) bool
 }
 
 // Documents are the documents a cashier may accept, in the order the app
@@ -31,30 +40,53 @@ type Document struct {
 //   - CNI: before 2021, 12 characters — the year and month of issue (4
 //     digits), the issuing office (3 letters or digits: département and
 //     office, "2A"/"2B" for Corsica), a sequence (5 digits); since August
-//     2021 (the card of the ICAO format), 9 letters or digits;
-//   - passeport: 9 characters, 2 digits, 2 letters, 5 digits (12AB34567);
-//   - titre de séjour: the holder's foreigner number (numéro étranger,
-//     AGDREF), 10 digits;
+//     2021 (the card of the ICAO format), 9 letters or digits; both read
+//     from the card's zone (2 lines of 36 before 2021, 3 of 30 since);
+//   - passeport: 9 characters, 2 digits, 2 letters, 5 digits (its zone: 2
+//     lines of 44);
+//   - titre de séjour: the card's number, 9 letters or digits, read from
+//     its zone (3 lines of 30); the holder's foreigner number (numéro
+//     étranger, AGDREF, 10 digits) was typed before issue 44;
 //   - permis de conduire: the pink paper licence (before 16 September
 //     2013), 12 letters or digits; the card of the 2013 European model, 9
-//     characters, 2 digits, 2 letters, 5 digits (13AA00002).
+//     characters, 2 digits, 2 letters, 5 digits; typed, having no zone.
 var Documents = []Document{
 	{Type: "CNI", Label: "identity card (CNI)", Aliases: []string{"carte d'identité", "carte nationale d'identité", "identity card"},
 		Formats: []string{"9 letters or digits (since 2021)", "12 characters: 4 digits, 3 letters or digits, 5 digits (before 2021)"},
+		MRZ:     true,
 		valid: func(n string) bool {
 			return shaped(n, "#########") || shaped(n, "0000###00000")
 		}},
 	{Type: "passeport", Label: "passport", Aliases: []string{"passport"},
-		Formats: []string{"2 digits, 2 letters, 5 digits (12AB34567)"},
-		valid:   func(n string) bool { return shaped(n, "00AA00000") }},
+		Formats: []string{"2 digits, 2 letters, 5 digits"}, MRZ: true,
+		valid: func(n string) bool { return shaped(n, "00AA00000") }},
 	{Type: "titre de séjour", Label: "residence permit", Aliases: []string{"titre de sejour", "residence permit"},
-		Formats: []string{"10 digits"},
-		valid:   func(n string) bool { return shaped(n, "0000000000") }},
+		Formats: []string{"9 letters or digits"}, MRZ: true,
+		valid: func(n string) bool { return shaped(n, "#########") },
+		kept:  func(n string) bool { return shaped(n, "0000000000") }},
 	{Type: "permis de conduire", Label: "driving licence", Aliases: []string{"permis", "driving licence", "driving license"},
 		Formats: []string{"2 digits, 2 letters, 5 digits (since 2013)", "12 letters or digits (before 2013)"},
 		valid: func(n string) bool {
 			return shaped(n, "00AA00000") || shaped(n, "############")
 		}},
+}
+
+// documentOfZone is the document a zone read is: a French identity card
+// (ID), residence permit (another card of 3 lines) or passport.
+func documentOfZone(z mrz.Document) (Document, error) {
+	t := ""
+	switch {
+	case z.Issuer != "FRA":
+		return Document{}, fmt.Errorf("issued by %q: the documents a cashier may accept are French (%s); a driving licence is typed", z.Issuer, DocumentTypes())
+	case z.Format == mrz.TD3:
+		t = "passeport"
+	case z.Code == "ID":
+		t = "CNI"
+	case z.Format == mrz.TD1:
+		t = "titre de séjour"
+	}
+	d, _ := DocumentOf(t)
+	return d, nil
 }
 
 // shaped reports whether n has the shape of pattern: 0 a digit, A a
@@ -110,9 +142,15 @@ func DocumentTypes() string {
 
 // Valid reports whether n (a normal document number: NormalDocNumber) is
 // a number of the document: its format, and not a placeholder (one
-// character repeated, digits in a row).
+// character repeated but for one, digits in a row but for one, a number
+// the documentation or a specimen shows).
 func (d Document) Valid(n string) bool {
 	return d.valid(n) && !placeholderNumber(n)
+}
+
+// validKept is Valid with the formats kept before issue 44.
+func (d Document) validKept(n string) bool {
+	return (d.valid(n) || d.kept != nil && d.kept(n)) && !placeholderNumber(n)
 }
 
 // NormalDocNumber is a document number as kept: its ASCII letters in
@@ -129,8 +167,28 @@ func NormalDocNumber(s string) string {
 	}, s)
 }
 
+// exampleNumbers are the numbers shown as examples (this README and help,
+// ICAO's Utopia specimens, the French card's specimen): no winner's.
+var exampleNumbers = []string{"12AB34567", "13AA00002", "X4RTBPFW4", "L898902C3", "D23145890"}
+
+// placeholderNumber reports whether n is no document's: one character but
+// for one at most (000000001), characters in a row up or down but for one
+// step at most (123456789, 0123456780), or an example's number.
 func placeholderNumber(n string) bool {
-	return strings.Count(n, n[:1]) == len(n) || strings.Contains("01234567890123456789", n)
+	if len(n) < 2 || contains(exampleNumbers, n) {
+		return true
+	}
+	most, up, down := 0, 0, 0
+	for i := range len(n) {
+		most = max(most, strings.Count(n, n[i:i+1]))
+		if i > 0 && n[i] == n[i-1]+1 || i > 0 && n[i-1] == '9' && n[i] == '0' {
+			up++
+		}
+		if i > 0 && n[i] == n[i-1]-1 || i > 0 && n[i-1] == '0' && n[i] == '9' {
+			down++
+		}
+	}
+	return most >= len(n)-1 || up >= len(n)-2 || down >= len(n)-2
 }
 
 // Name's characters: letters (no modifier letter, no letter that looks
@@ -142,16 +200,32 @@ var (
 	letterLike  = []rune{0x01C0, 0x01C1, 0x01C2, 0x01C3, 0xA78B, 0xA78C}
 	nameJoiners = "-'’ "
 	// placeholders are what a cashier types for a name not given.
-	placeholders = []string{"inconnu", "inconnue", "nom", "prenom", "prénom", "test", "anonyme", "neant", "néant", "aucun",
-		"na", "nc", "nd", "sans", "xxx", "unknown", "none", "name"}
+	// (Compared without accents, in lower case, word by word: a name all
+	// of whose words are placeholders is one, "Nom Prénom", "Test Test".)
+	placeholders = []string{"inconnu", "inconnue", "nom", "prenom", "prenoms", "test", "essai", "anonyme", "anonymous",
+		"neant", "aucun", "na", "nc", "nd", "sans", "xxx", "xxxx", "unknown", "none", "name", "surname", "firstname",
+		"personne", "client", "cliente", "gagnant", "gagnante", "joueur", "joueuse", "monsieur", "madame", "mr", "mme",
+		"toto", "titi", "tata", "foo", "bar", "abc", "azerty", "qwerty", "specimen", "demo", "exemple", "example"}
 )
+
+// MaxMarks is the most nonspacing marks a name's letter carries (issue
+// 44: a name of 40 marks a letter was paid): two, as Vietnamese's ệ (a
+// letter's usual marks compose with it under NFKC and count none).
+const MaxMarks = 2
 
 // checkName says what a name (normalised) holds that no name copied from
 // an identity document does, or "".
 func checkName(name string) string {
 	var scripts []string
-	letters, prev := 0, ' '
+	letters, marks, prev := 0, 0, ' '
 	for i, r := range name {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			if marks++; marks > MaxMarks {
+				return fmt.Sprintf("more than %d marks on one letter", MaxMarks)
+			}
+		} else if !unicode.Is(unicode.M, r) {
+			marks = 0
+		}
 		switch {
 		case strings.ContainsRune(nameJoiners, r):
 			if i == 0 || strings.ContainsRune(nameJoiners, prev) {
@@ -165,7 +239,11 @@ func checkName(name string) string {
 			return fmt.Sprintf("a modifier letter (%q U+%04X), not a letter of a name", r, r)
 		case unicode.IsLetter(r) && !isLetterLike(r):
 			letters++
-			if s := scriptOf(r); s != "" && !contains(scripts, s) {
+			s := scriptOf(r)
+			if s == "" {
+				return fmt.Sprintf("%q (U+%04X), a sign of no script, not a letter of a name", r, r)
+			}
+			if !contains(scripts, s) {
 				scripts = append(scripts, s)
 			}
 		default:
@@ -227,22 +305,70 @@ func oneScript(scripts []string) bool {
 }
 
 // placeholderName reports whether a name is one letter repeated ("xx",
-// "X X") or a word typed for a name not given.
+// "X X"), letters of one each ("X Y"), or words typed for a name not
+// given ("Nom Prénom", "Inconnu Inconnu", "Test Test"), in any case and
+// with or without accents.
 func placeholderName(name string) bool {
 	folded := strings.ToLower(strings.Map(func(r rune) rune {
-		if strings.ContainsRune(nameJoiners, r) {
+		if strings.ContainsRune(nameJoiners, r) || unicode.Is(unicode.Mn, r) {
 			return -1
 		}
 		return r
-	}, name))
+	}, norm.NFD.String(name)))
 	first := []rune(folded)[0]
-	return strings.Count(folded, string(first)) == len([]rune(folded)) || contains(placeholders, folded)
+	if strings.Count(folded, string(first)) == len([]rune(folded)) {
+		return true
+	}
+	words := strings.FieldsFunc(strings.ToLower(norm.NFD.String(name)), func(r rune) bool { return strings.ContainsRune(nameJoiners, r) })
+	all, single := true, true
+	for _, w := range words {
+		w = strings.Map(func(r rune) rune {
+			if unicode.Is(unicode.Mn, r) {
+				return -1
+			}
+			return r
+		}, w)
+		all = all && contains(placeholders, w)
+		rs := []rune(w)
+		single = single && len(rs) == 1 && unicode.ToUpper(rs[0]) != unicode.ToLower(rs[0])
+	}
+	return all || single
 }
 
-// NameSkeleton is a name's confusable skeleton (Unicode TR39, its
-// confusables table, of the name in lower case): look-alikes of one name
-// (a Cyrillic "Сора" and a Latin "Copa", "JEAN" and "Jean") have the same.
-// It is for finding them, never for showing.
+// NameSkeleton is the key that a name and its look-alikes in any script
+// share (issue 44): Unicode TR39's skeleton (the confusables table), taken
+// of the name in capitals, then of that in lower case, again and again
+// until it changes no more (a few rounds at most: TestNameSkeletonFixed).
+// Capitals first: the skeleton of a Cyrillic, Greek or Cherokee capital is
+// the Latin capital it looks like, while its lower case maps to a small
+// capital (Cyrillic "т" to "ᴛ") or nothing; French documents print names in
+// capitals, so "ТНЕО ТОМАЅ", "THEO TOMAS" and "Theo Tomas" get one key,
+// "theo tornas". It is for finding look-alikes, never for showing.
 func NameSkeleton(name string) string {
+	k := norm.NFKD.String(IdentityText(name))
+	for range maxSkeletonRounds {
+		next := skeletonRound(k)
+		if next == k {
+			break
+		}
+		k = next
+	}
+	return k
+}
+
+// skeletonRound is one round of NameSkeleton.
+func skeletonRound(k string) string {
+	return confusables.Skeleton(strings.ToLower(confusables.Skeleton(strings.ToUpper(k))))
+}
+
+// maxSkeletonRounds bounds NameSkeleton's rounds; every letter and mark
+// of Unicode reaches its key in fewer (TestNameSkeletonFixed).
+const maxSkeletonRounds = 8
+
+// LegacyNameSkeleton is the key NameSkeleton gave before issue 44 (the
+// skeleton of the name in lower case), which kept capitals of other
+// scripts apart from the Latin ones. The identities kept before it hold
+// it; verify accepts it beside the key of now.
+func LegacyNameSkeleton(name string) string {
 	return confusables.Skeleton(strings.ToLower(IdentityText(name)))
 }

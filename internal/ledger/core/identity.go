@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"vegas-desk/internal/mrz"
 )
 
 // What a winner's identity is, in one place (issue 23: a name, a document
@@ -92,12 +95,24 @@ func cleanIdentity(s string) string {
 
 // Normal is w with each field normalised (IdentityText), the document
 // named by its type (DocumentOf) and its number as kept (NormalDocNumber);
-// nil for nil.
+// nil for nil. With a zone (MRZ) that reads, the name ("GIVEN NAMES
+// SURNAME", as the zone spells them), the document and its number are the
+// zone's, whatever was typed beside it, and the zone is kept one line a
+// line in capitals.
 func (w *Winner) Normal() *Winner {
 	if w == nil {
 		return nil
 	}
-	n := &Winner{Name: IdentityText(w.Name), DocType: IdentityText(w.DocType), DocNumber: NormalDocNumber(IdentityText(w.DocNumber))}
+	if strings.TrimSpace(w.MRZ) != "" {
+		z, err := mrz.Parse(w.MRZ)
+		if err == nil {
+			if d, err := documentOfZone(z); err == nil {
+				return &Winner{Name: strings.TrimSpace(z.GivenNames + " " + z.Surname), DocType: d.Type, DocNumber: z.Number, MRZ: z.Text()}
+			}
+		}
+	}
+	n := &Winner{Name: IdentityText(w.Name), DocType: IdentityText(w.DocType), DocNumber: NormalDocNumber(IdentityText(w.DocNumber)),
+		MRZ: strings.TrimSpace(w.MRZ)}
 	if d, ok := DocumentOf(n.DocType); ok {
 		n.DocType = d.Type
 	}
@@ -116,7 +131,22 @@ var (
 	ErrIdentityName   = errors.New("winner's name")
 	ErrIdentityDoc    = errors.New("identity document")
 	ErrIdentityNumber = errors.New("document number")
+	// ErrIdentityMRZ: a document that carries a machine-readable zone
+	// without it, or a zone that does not read (a check digit, its
+	// format, a document not of the list).
+	ErrIdentityMRZ = errors.New("machine-readable zone")
 )
+
+// What a zone says that no payment takes (CheckAt): the winner is under
+// 18 (gambling is forbidden to minors in France), the document expired.
+var (
+	ErrMinor           = errors.New("winner under 18")
+	ErrDocumentExpired = errors.New("identity document expired")
+)
+
+// MinAge is the age from which a prize is paid: gambling is forbidden to
+// minors in France (code de la sécurité intérieure, L. 320-8).
+const MinAge = 18
 
 // Legible says why an identity kept in a ledger is blank or invisible
 // (nil when it is not): a name of fewer than two letters, a document type
@@ -147,9 +177,20 @@ func countRunes(s string, is func(rune) bool) int {
 }
 
 // Check says why w is not a given identity (nil when it is): the first
-// field that falls short, wrapping ErrIdentityName, ErrIdentityDoc or
-// ErrIdentityNumber.
-func (w *Winner) Check() error {
+// field that falls short, wrapping ErrIdentityName, ErrIdentityDoc,
+// ErrIdentityMRZ or ErrIdentityNumber. A document that carries a
+// machine-readable zone (Document.MRZ) is given by its zone (w.MRZ),
+// whose check digits hold; one without (a driving licence) is typed.
+// Check asks nothing of dates: CheckAt does, at the payment.
+func (w *Winner) Check() error { return w.check(true) }
+
+// CheckKept is Check of an identity a ledger keeps: its name, document
+// and number, without the zone, which is never kept (a counter's
+// payments the back office imports), the formats of before issue 44
+// accepted.
+func (w *Winner) CheckKept() error { return w.check(false) }
+
+func (w *Winner) check(asked bool) error {
 	if w == nil {
 		return fmt.Errorf("%w: none given", ErrIdentityName)
 	}
@@ -161,18 +202,71 @@ func (w *Winner) Check() error {
 			return fmt.Errorf("%w %q: holds a bidirectional control (U+%04X), which shows the text other than it is kept; type it again", f.err, f.text, []rune(f.text[i:])[0])
 		}
 	}
+	if asked && strings.TrimSpace(w.MRZ) != "" {
+		return w.checkZone()
+	}
 	n := w.Normal()
 	if why := checkName(n.Name); why != "" {
 		return fmt.Errorf("%w %q: %s; type the name as the document prints it", ErrIdentityName, n.Name, why)
 	}
 	d, ok := DocumentOf(n.DocType)
-	if !ok {
+	switch {
+	case !ok:
 		return fmt.Errorf("%w %q: give one of the documents a cashier may accept: %s", ErrIdentityDoc, n.DocType, DocumentTypes())
-	}
-	if !d.Valid(n.DocNumber) {
+	case asked && d.MRZ:
+		return fmt.Errorf("%w: a %s carries one, at the foot of the document (lines of capitals, digits and <): read it with the MRZ reader or type it, rather than the name and number", ErrIdentityMRZ, d.Type)
+	case asked && !d.Valid(n.DocNumber), !asked && !d.validKept(n.DocNumber):
 		return fmt.Errorf("%w %q: a %s's number is %s; type the number printed on the document", ErrIdentityNumber, n.DocNumber, d.Type, strings.Join(d.Formats, ", or "))
 	}
 	return nil
+}
+
+// checkZone is Check of an identity given by its zone.
+func (w *Winner) checkZone() error {
+	z, err := mrz.Parse(w.MRZ)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIdentityMRZ, err)
+	}
+	d, err := documentOfZone(z)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIdentityMRZ, err)
+	}
+	n := w.Normal()
+	if why := checkName(n.Name); why != "" {
+		return fmt.Errorf("%w %q (read from the zone): %s", ErrIdentityName, n.Name, why)
+	}
+	if !d.Valid(n.DocNumber) {
+		return fmt.Errorf("%w %q (read from the zone): no %s's number (%s), or an example's", ErrIdentityNumber, n.DocNumber, d.Type, strings.Join(d.Formats, ", or "))
+	}
+	return nil
+}
+
+// CheckAt says why a payment at at does not take w (nil when it does):
+// its zone says the winner is under MinAge on at's day (ErrMinor) or the
+// document expired before it (ErrDocumentExpired). An identity without a
+// zone, or whose zone does not read (Check), says nothing of either.
+func (w *Winner) CheckAt(at time.Time) error {
+	if w == nil || strings.TrimSpace(w.MRZ) == "" {
+		return nil
+	}
+	z, err := mrz.Parse(w.MRZ)
+	if err != nil {
+		return nil
+	}
+	if age := z.AgeAt(at); age < MinAge {
+		return fmt.Errorf("%w: born on %s, the winner is %d on %s: a prize is never paid to a minor (gambling is forbidden under %d); do not pay",
+			ErrMinor, z.BirthDate(at).Format("02/01/2006"), age, at.Format("02/01/2006"), MinAge)
+	}
+	if exp := z.ExpiryDate(at); exp.Before(civil(at)) {
+		return fmt.Errorf("%w: valid until %s, expired on %s: ask for a valid identity document", ErrDocumentExpired, exp.Format("02/01/2006"), at.Format("02/01/2006"))
+	}
+	return nil
+}
+
+// civil is at's day, as a UTC midnight.
+func civil(at time.Time) time.Time {
+	y, m, d := at.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // IdentityClass is a regular expression's bracket expression of every

@@ -79,6 +79,13 @@ func (l Lock) Locked(at time.Time, serial string) *Refusal {
 	return &Refusal{Verdict: Locked, Serial: serial, Until: l.Until}
 }
 
+// LockedAt is the refusal of a question desk d asks at at when its row
+// says it is locked out then (Lock.Locked: the one place that decides),
+// or nil.
+func (d Desk) LockedAt(at time.Time) *Refusal {
+	return Lock{On: true, Until: d.LockedUntil}.Locked(at, "")
+}
+
 // Guess is the desk's lock after one more guess at at, or a *Refusal
 // Locked when the desk is locked out at at (the guess is then not
 // recorded). locks says the guess locks the desk out (it is the

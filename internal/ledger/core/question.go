@@ -10,7 +10,8 @@ import (
 
 // A question (a lookup, a claim, a search by contents) on a ledger whose
 // rows the process reads (a SQLite back office, PostgreSQL, a sealed
-// counter ledger) is one read, one decision and one write:
+// counter ledger) is one read, one decision and one write, asked by
+// Ask (ask.go) for every kind:
 //
 //   - the backend reads a Snapshot: everything the rule needs, nothing
 //     else;
@@ -120,6 +121,9 @@ type Outcome struct {
 	Found  []Ticket
 	Claim  Claim
 	Err    error
+	// Chained is how long Record waited to be chained (PostgreSQL's:
+	// its payment's chain delay).
+	Chained time.Duration
 }
 
 // Answer is the claim's answer once Record is written (its id, number
@@ -127,7 +131,9 @@ type Outcome struct {
 func (o *Outcome) Answer() (Claim, error) {
 	if o.Record != nil {
 		if o.Pay {
-			return o.Record.Claim(), nil
+			c := o.Record.Claim()
+			c.Chained = o.Chained
+			return c, nil
 		}
 		if r, ok := o.Err.(*Refusal); ok {
 			r.Entry = o.Record.ID

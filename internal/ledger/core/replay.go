@@ -31,6 +31,12 @@ type Replay struct {
 	certs     map[DeskCertKey]string // a desk's accepted certificate → its expiry
 	games     map[int]Dates
 	settings  map[string]string
+	// A drawn block's seed: the 'commitment' entries by commitment, the
+	// 'reveal' entry that used each, and the reveals waiting for their
+	// block's entry.
+	commitments map[string]*Entry
+	revealed    map[string]int64
+	reveals     map[[2]int][]*Entry
 }
 
 // packStateRow is a row of pack_states.
@@ -55,7 +61,8 @@ func NewReplay(blocks []Block, prizes Prizes) *Replay {
 	st := &Replay{prizes: prizes, blocks: map[[2]int]Block{}, seenBlock: map[[2]int]bool{}, numbers: map[int64]int64{},
 		kinds: map[int64]string{}, lastNum: map[string]int64{}, claimOf: map[int64]*Entry{}, voided: map[int64]int64{},
 		active: map[int64][]int64{}, packs: map[[2]int64]PackStateRow{}, desks: map[string]DeskRow{},
-		certs: map[DeskCertKey]string{}, games: map[int]Dates{}, settings: map[string]string{}}
+		certs: map[DeskCertKey]string{}, games: map[int]Dates{}, settings: map[string]string{},
+		commitments: map[string]*Entry{}, revealed: map[string]int64{}, reveals: map[[2]int][]*Entry{}}
 	for _, b := range blocks {
 		st.blocks[[2]int{b.Game, b.Number}] = b
 	}
@@ -115,6 +122,7 @@ func (st *Replay) effect(e *Entry, where string, rep *VerifyReport) {
 			rep.Add("block "+b.Name(), "created %s, journal entry %d says %s", FormatTime(b.CreatedAt), e.ID, e.AtText)
 		}
 		st.seenBlock[key] = true
+		st.drawnBlock(e, rep)
 	case "claim", "referral":
 		if e.Kind == "claim" {
 			st.claimOf[e.ID] = e
@@ -176,7 +184,9 @@ func (st *Replay) effect(e *Entry, where string, rep *VerifyReport) {
 		st.desk(e, where, rep)
 	case "setting":
 		st.settings[e.Reason] = e.Detail
-	case "refusal", "import", "checkpoint":
+	case "checkpoint":
+		st.seedEntry(e, where, rep)
+	case "refusal", "import":
 	default:
 		rep.Add(where, "kind %q is not a kind of entry", e.Kind)
 	}
@@ -384,4 +394,54 @@ func ParseEmission(s string) (Dates, error) {
 		}
 	}
 	return em, nil
+}
+
+// seedEntry checks a 'checkpoint' entry of a drawn seed: a commitment
+// recorded once; a reveal that names an earlier commitment of its role
+// and game, recorded before the generation began, used by no other block.
+func (st *Replay) seedEntry(e *Entry, where string, rep *VerifyReport) {
+	switch e.Method {
+	case "commitment":
+		if c, twice := st.commitments[e.Request]; twice {
+			rep.Add(where, "records commitment %s, recorded already by entry %d", e.Request, c.ID)
+			return
+		}
+		st.commitments[e.Request] = e
+	case "reveal":
+		c, ok := st.commitments[e.Request]
+		switch {
+		case !ok || !e.Ref.Valid || e.Ref.Int64 != c.ID:
+			rep.Add(where, "draws block %d/%d from commitment %s, which no earlier entry recorded", e.Game, e.Block, e.Request)
+		case c.State != e.State || c.Game != e.Game:
+			rep.Add(where, "draws block %d/%d from commitment %s as the %s's, recorded as the %s's of game %d", e.Game, e.Block, e.Request, e.State, c.State, c.Game)
+		case c.AtText >= e.AtText:
+			rep.Add(where, "draws block %d/%d from commitment %s, recorded at %s, not before the generation began (%s)", e.Game, e.Block, e.Request, c.AtText, e.AtText)
+		}
+		if used, twice := st.revealed[e.Request]; twice {
+			rep.Add(where, "draws block %d/%d from commitment %s, which drew a block already (entry %d): a commitment draws one block", e.Game, e.Block, e.Request, used)
+		}
+		st.revealed[e.Request] = e.ID
+		k := [2]int{e.Game, e.Block}
+		st.reveals[k] = append(st.reveals[k], e)
+	}
+}
+
+// drawnBlock checks the reveals recorded for block entry e: none (a seed
+// chosen by the operator alone) or one of the operator and one of the
+// auditor.
+func (st *Replay) drawnBlock(e *Entry, rep *VerifyReport) {
+	k := [2]int{e.Game, e.Block}
+	rs := st.reveals[k]
+	delete(st.reveals, k)
+	if len(rs) == 0 {
+		return
+	}
+	if len(rs) != 2 || rs[0].State == rs[1].State {
+		roles := make([]string, len(rs))
+		for i, r := range rs {
+			roles[i] = r.State
+		}
+		rep.Add(fmt.Sprintf("block %d/%d", e.Game, e.Block), "drawn from %d reveal(s) (%s), not from one of the operator and one of the auditor",
+			len(rs), strings.Join(roles, ", "))
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"vegas-desk/internal/game"
@@ -166,8 +167,10 @@ func NewRequestID() string {
 // only. Texts are trimmed; a winner's identity is kept in its normal form
 // (Winner.Normal), and one that is not given (Winner.Check: blank,
 // invisible, no document of the list, a number out of its format, a name
-// that is no name) is none; an empty request id gets one.
-func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
+// that is no name, a zone that does not read) is none; one whose zone says
+// the winner is a minor or the document expired on at's day
+// (Winner.CheckAt) is refused; an empty request id gets one.
+func PrepareClaim(req *ClaimRequest, own string, at time.Time) (game.Serial, error) {
 	s, err := game.ParseSerial(req.Serial)
 	if err != nil {
 		return s, err
@@ -192,10 +195,11 @@ func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 		return s, fmt.Errorf("claim: %w", err)
 	}
 	if w := req.Winner; w != nil {
-		t := Winner{Name: strings.TrimSpace(w.Name), DocType: strings.TrimSpace(w.DocType), DocNumber: strings.TrimSpace(w.DocNumber)}
+		t := Winner{Name: strings.TrimSpace(w.Name), DocType: strings.TrimSpace(w.DocType), DocNumber: strings.TrimSpace(w.DocNumber),
+			MRZ: strings.TrimSpace(w.MRZ)}
 		for _, f := range []struct {
 			name, text string
-		}{{"winner's name", t.Name}, {"identity document", t.DocType}, {"document number", t.DocNumber}} {
+		}{{"winner's name", t.Name}, {"identity document", t.DocType}, {"document number", t.DocNumber}, {"machine-readable zone", t.MRZ}} {
 			if err := CheckText(f.name, f.text, MaxIdentity); err != nil {
 				return s, fmt.Errorf("claim: %w", err)
 			}
@@ -210,6 +214,9 @@ func PrepareClaim(req *ClaimRequest, own string) (game.Serial, error) {
 				}
 			}
 			req.Winner = n
+			if err := n.CheckAt(at); err != nil {
+				return s, fmt.Errorf("claim: %w", err)
+			}
 		}
 	}
 	if req.Request == "" {

@@ -139,7 +139,18 @@ const (
 // threshold on. Skeleton is what the ledger keeps beside it, read back: the
 // name's confusable skeleton (NameSkeleton), the same for look-alikes of
 // one name; a claim does not give it.
-type Winner struct{ Name, DocType, DocNumber, Skeleton string }
+//
+// MRZ is the machine-readable zone of a document that carries one (a CNI,
+// a passport, a titre de séjour: Document.MRZ), as typed or read by an MRZ
+// reader (issue 44): a claim gives it, and the name, document and number
+// are then the zone's (Normal), its birth date and expiry checked at the
+// payment (CheckAt). A ledger keeps none of it but the name, the document
+// and its number: not the zone, not the birth date, sex, nationality or
+// expiry it holds.
+type Winner struct {
+	Name, DocType, DocNumber, Skeleton string
+	MRZ                                string `json:",omitempty"` // (a counter's export, which keeps none, has no such field)
+}
 
 // ClaimRequest is one payment asked for.
 type ClaimRequest struct {
@@ -373,6 +384,51 @@ type Certificate struct {
 	Counts    []TierLine // Prize and Generated (counted in the block) of each tier
 	SignedAt  time.Time
 	PublicKey string
+	// Drawing is how the block's seed was drawn from two committed
+	// secrets; nil: the seed was chosen by the operator alone.
+	Drawing *Drawing
+}
+
+// Drawing is a block's seed drawn from the operator's and the auditor's
+// secrets (game.DrawSeed), as the ledger recorded it: the commitments,
+// recorded before the generation began, and the reveals' hashes.
+type Drawing struct {
+	// Began is when the generation began (the 'reveal' entries' time).
+	Began time.Time
+	// Parties are the operator's and the auditor's, in that order.
+	Parties []DrawParty
+}
+
+// DrawParty is one party's part of a drawing.
+type DrawParty struct {
+	Role       game.Role
+	Commitment game.Commitment
+	// RecordedAt is when the commitment was recorded (its 'commitment'
+	// entry's time), Entry that entry's id.
+	RecordedAt time.Time
+	Entry      int64
+	RevealHash [32]byte
+}
+
+// CommitmentRecord is a commitment recorded in the journal: a
+// 'checkpoint' entry, method "commitment", whose detail is Text, signed
+// by the back office's key:
+//
+//	vegas-desk seed commitment record 1
+//	ledger=<the ledger's id>
+//	game=531
+//	role=auditor
+//	commitment=<64 hex digits>
+//	recorded_at="<now>"
+//	public_key=…
+//	signature=…
+type CommitmentRecord struct {
+	Text       string
+	Entry      int64
+	Role       game.Role
+	Game       int
+	Commitment game.Commitment
+	RecordedAt time.Time
 }
 
 // GenerateOptions tunes Generate.
@@ -385,6 +441,13 @@ type GenerateOptions struct {
 	// Progress, if not nil, is called with (done, game.BlockSize) from the
 	// generating goroutine.
 	Progress func(done, total int)
+	// Commitments and Reveals, when given, draw the block's seed
+	// (game.DrawSeed, the seed argument unused): the two commitments
+	// recorded in the ledger (RecordCommitment) before the generation
+	// begins, not used by another block, and the operator's and the
+	// auditor's secret files that open them.
+	Commitments []game.Commitment
+	Reveals     []game.SeedFile
 }
 
 // CounterSpec says what counter ledger to issue.
@@ -515,6 +578,11 @@ type Game struct {
 // unchanged at its place.
 var ErrNotAnchored = errors.New("the journal does not hold this head")
 
+// ErrCommitment: a drawn block's commitment is not one the ledger may
+// draw from: not recorded, recorded after the generation began, of
+// another role, or already used by a block.
+var ErrCommitment = errors.New("the commitment cannot draw this block")
+
 // SchemaVersion is the schema version of a ledger of this build, on every
 // engine (SQLite's user_version, PostgreSQL's meta 'schema').
 const SchemaVersion = 3
@@ -524,6 +592,10 @@ type Info struct {
 	Location string // the file's path, or the database's URL without password
 	Kind     string // "back-office" or "counter"
 	Shared   bool   // a PostgreSQL database that several counters use
+	// Served: a counter asking a validation server (package remote), the
+	// one kind whose answers can be lost on the way: its claims follow
+	// protocol.Retry, on the client only.
+	Served   bool
 	ID       string // the ledger's id, which its copies keep
 	Demo     bool   // a demonstration ledger, whose unpaid winners may be listed
 	ReadOnly bool

@@ -37,7 +37,7 @@ var (
 	// request id, which stays refused so until the payment is durable.
 	// A file whose sync failed answers nothing more until it is reopened
 	// (after a failed fsync its state on disk is unknown).
-	ErrNotDurable = errors.New("the ledger could not make the payment durable")
+	ErrNotDurable = errors.New("the ledger could not make its writes durable")
 	// ErrCounterOnly: a back-office action asked through a counter on a validation server.
 	ErrCounterOnly = errors.New("not allowed to a counter")
 	// ErrDeskMismatch: a counter on a validation server acting as another desk.

@@ -102,16 +102,16 @@ func (b *Backend) Refuse(what string) error {
 // limit is the sealed one. A counter ledger locks no one out.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
 	who.Desk = b.desk
-	return b.store.FileLookup(ctx, sealed{b}, forgetSecrets, s, who, asked, clock(at))
+	return core.AskLookup(ctx, b.store.Questions(sealed{b}, forgetSecrets), s, who, asked, clock(at))
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return b.store.FileClaim(ctx, sealed{b}, forgetSecrets, s, req, clock(at))
+	return core.AskClaim(ctx, b.store.Questions(sealed{b}, forgetSecrets), s, req, clock(at))
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
 	who.Desk = b.desk
-	return b.store.FileFind(ctx, sealed{b}, code, who, asked, clock(at))
+	return core.AskFind(ctx, b.store.Questions(sealed{b}, forgetSecrets), code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.

@@ -161,6 +161,13 @@ func write(ctx context.Context, q core.Querier, path, backOffice string, src *ba
 	if err := w.Commit(); err != nil {
 		return core.CounterIssue{}, err
 	}
+	// Handed over in WAL mode, as a ledger is opened: its first open then
+	// writes no rollback journal to switch it (a switch whose sync failed
+	// left a journal beside it, which a ledger's open refuses).
+	var mode string
+	if err := db.GetContext(ctx, &mode, "PRAGMA journal_mode = WAL"); err != nil || mode != "wal" {
+		return core.CounterIssue{}, fmt.Errorf("switch to WAL: %q, %v", mode, err)
+	}
 	if err := db.Close(); err != nil {
 		return core.CounterIssue{}, err
 	}

@@ -23,10 +23,49 @@ import (
 // removals of files, and the writes to sockets, each descriptor named
 // (-yy: a file's path, a TCP connection's addresses).
 func Strace(trace, name string, args ...string) *exec.Cmd {
-	return exec.Command("strace", append([]string{"-f", "-qq", "-yy", "-s", "48", "-e", "signal=none", "-o", trace,
+	return exec.Command("strace", append(straceArgs(trace), append([]string{name}, args...)...)...)
+}
+
+// StraceFailing is Strace with every sync of the process from its
+// failFrom-th on (1: all) failing with EIO, as a disk that fails does
+// (strace's fault injection; the trace shows each "(INJECTED)").
+func StraceFailing(trace string, failFrom int, name string, args ...string) *exec.Cmd {
+	return exec.Command("strace", append(append(straceArgs(trace), "-e", fmt.Sprintf("inject=fsync,fdatasync:error=EIO:when=%d+", failFrom)),
+		append([]string{name}, args...)...)...)
+}
+
+// FailSyncs attaches strace to the running process pid, whose syncs then
+// all fail with EIO until the returned function detaches it; it returns
+// once strace says it is attached to every thread.
+func FailSyncs(pid int) (detach func(), err error) {
+	cmd := exec.Command("strace", "-f", "-p", strconv.Itoa(pid), "-o", os.DevNull, "-e", "trace=fsync,fdatasync",
+		"-e", "inject=fsync,fdatasync:error=EIO")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	detach = func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "attached") {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return detach, nil
+		}
+	}
+	detach()
+	return nil, fmt.Errorf("strace -p %d never said it was attached", pid)
+}
+
+func straceArgs(trace string) []string {
+	return []string{"-f", "-qq", "-yy", "-s", "48", "-e", "signal=none", "-o", trace,
 		"-e", "trace=execve,write,writev,pwrite64,pwritev,pwritev2,sendto,sendmsg,fsync,fdatasync," +
-			"link,linkat,rename,renameat,renameat2,unlink,unlinkat",
-		name}, args...)...)
+			"link,linkat,rename,renameat,renameat2,unlink,unlinkat"}
 }
 
 // SyncReport is what CheckSynced found: the answers given, how many came

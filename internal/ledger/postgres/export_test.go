@@ -22,6 +22,13 @@ func (b *Backend) SnapshotOf(ctx context.Context, s game.Serial, who core.Identi
 	return b.snapshot(ctx, s, who, core.NoLimit, "", at)
 }
 
+// Rounds is how many rounds the backend's sequencer began.
+func (b *Backend) Rounds() int {
+	b.seq.mu.Lock()
+	defer b.seq.mu.Unlock()
+	return b.seq.rounds
+}
+
 // Write is a question's write of out, decided on sn, and the wait for its
 // entry to be chained.
 func (b *Backend) Write(ctx context.Context, sn *core.Snapshot, out *core.Outcome) error {

@@ -18,111 +18,77 @@ import (
 	"vegas-desk/internal/ledger/core"
 )
 
-// A question on PostgreSQL (core/question.go): one read, core's decision,
-// one write. The read is one statement (snapshot.go); the write one
+// A question on PostgreSQL (core/ask.go): one read, core's decision, one
+// write. The read is one statement (snapshot.go); the write one
 // statement (writeOutcome), which records the entry in vegas.waiting and
 // checks again what may have changed since the read: the ticket paid once
 // (the paid row's key), the request id (its row of vegas.requests), the
 // desk's lock-out (its row, locked). The sequencer then chains the entry,
 // and the question answers with its id, number and hash.
 
-// errRaced is a write that found changed what its question read (a
-// payment of its ticket, a use of its request id, its desk's lock-out,
-// committed since): the question is asked again, and reads what changed.
-var errRaced = errors.New("the ledger changed since the question read it")
+// errRaced is core.ErrRaced: a write that found changed what its
+// question read; core.Ask asks it again.
+var errRaced = core.ErrRaced
 
-// raceRetries bounds how many times a question that raced is asked again
-// (the second reads what changed, and answers so).
-const raceRetries = 3
-
-// Lookup is the ticket of s with the verdict a claim at who.Desk would
-// get at time at (zero: now); an unknown serial and a stolen pack's
-// ticket are recorded, unless the login is read-only.
+// Lookup, Find and Claim are core.Ask's, on the backend's questions.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	at = clock(at)
-	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, who, asked, "", at) },
-		func(sn *core.Snapshot) core.Outcome { return core.DecideLookup(sn, s, who, at) })
-	if err == nil {
-		_, err = out.Answer()
-	}
-	if err != nil {
-		return core.Ticket{}, classified(err)
-	}
-	return out.Ticket, nil
+	return core.AskLookup(ctx, questions{b}, s, who, asked, clock(at))
 }
 
-// Find lists the tickets of the ledger with encoding code, each with its
-// verdict at who.Desk; none is recorded as refused (unless read-only).
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
 	if len(code) != game.EncodedSize {
 		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
 	}
-	at = clock(at)
-	out, _, err := b.ask(ctx, func() (*core.Snapshot, error) {
-		return b.Store.ReadSnapshot(ctx, b.db, source{b}, backoffice.Ask{Code: code, Who: who, Asked: asked, At: at})
-	}, func(sn *core.Snapshot) core.Outcome { return core.DecideFind(sn, who, at) })
-	if err == nil {
-		_, err = out.Answer()
-	}
-	if err != nil {
-		return nil, classified(err)
-	}
-	return out.Found, nil
+	return core.AskFind(ctx, questions{b}, code, who, asked, clock(at))
 }
 
-// Claim decides and records a claim, and answers once its entry is
-// chained.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
 	if b.ReadOnly {
 		return core.Claim{}, core.ErrReadOnly
 	}
-	at = clock(at)
-	out, q, err := b.ask(ctx, func() (*core.Snapshot, error) { return b.snapshot(ctx, s, req.Who, req.Limit, req.Request, at) },
-		func(sn *core.Snapshot) core.Outcome { return core.DecideClaim(sn, s, req, at) })
-	if err != nil {
-		return core.Claim{}, err
-	}
-	c, err := out.Answer()
-	if q != nil && err == nil {
-		c.Chained = time.Since(q.recorded)
-	}
-	return c, classified(err)
+	return core.AskClaim(ctx, questions{b}, s, req, clock(at))
 }
 
-// ask asks a question: its read, core's decision, its write (unless there
-// is nothing to record, or the login is read-only), and again when the
-// write found changed what the read saw (errRaced). A write that fails
-// answers with the decision's refusal, or a Locked that the write found.
-func (b *Backend) ask(ctx context.Context, read func() (*core.Snapshot, error), decide func(*core.Snapshot) core.Outcome) (core.Outcome, *questionTx, error) {
-	for try := 0; ; try++ {
-		sn, err := read()
-		if err != nil {
-			return core.Outcome{}, nil, Classify(err)
-		}
-		out := decide(sn)
-		if out.Record == nil || b.ReadOnly {
-			if !b.ReadOnly && sn.ShowsPayment() {
-				// Said only once durable: the payment read may be a
-				// commit whose flush failed (issue 43).
-				if err := b.db.flush.wait(ctx); err != nil {
-					return out, nil, err
-				}
-			}
-			return out, nil, nil
-		}
-		q, err := b.writeOutcome(ctx, sn, &out)
-		if errors.Is(err, errRaced) && try < raceRetries {
-			continue
-		}
-		if err == nil {
-			err = b.recorded(ctx, q, out.Record)
-		}
-		if err != nil {
-			return out, nil, core.Refused(out.Err, classified(err))
-		}
-		return out, q, nil
+// questions is the backend's questions as core.Ask asks them
+// (core.Storage): a read is one statement (snapshot.go), a write one
+// statement (writeOutcome), then the wait for the entry's chain and a
+// flush (recorded).
+type questions struct{ b *Backend }
+
+func (p questions) Read(ctx context.Context, q *core.Question) (*core.Snapshot, core.Held, error) {
+	b := p.b
+	if q.Find {
+		sn, err := b.Store.ReadSnapshot(ctx, b.db, source{b}, q)
+		return sn, nil, Classify(err)
 	}
+	sn, err := b.snapshot(ctx, q.Serial, q.Who, q.Asked, q.Request(), q.At)
+	return sn, nil, Classify(err)
 }
+
+// Write writes out (unless the login is read-only), and waits for its
+// entry to be chained and flushed.
+func (p questions) Write(ctx context.Context, _ *core.Question, _ core.Held, sn *core.Snapshot, out *core.Outcome) error {
+	b := p.b
+	if b.ReadOnly {
+		return nil
+	}
+	w, err := b.writeOutcome(ctx, sn, out)
+	if errors.Is(err, errRaced) {
+		return err
+	}
+	if err == nil {
+		err = b.recorded(ctx, w, out.Record)
+	}
+	if err != nil {
+		return classified(err)
+	}
+	out.Chained = time.Since(w.recorded)
+	return nil
+}
+
+func (p questions) Durable(ctx context.Context) error { return p.b.Store.E.Durable(ctx) }
+
+func (p questions) Failed() error { return p.b.Store.E.Failed() }
 
 // questionTx is a question's write: its transaction, and the entry it
 // recorded (seq), which its answer waits for.

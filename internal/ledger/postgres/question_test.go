@@ -204,6 +204,10 @@ func TestSequencerRounds(t *testing.T) {
 		wg.Go(func() { claims[i], errs[i] = b.Claim(ctx, s, claimOf(bo, ""), time.Time{}) })
 	}
 	wg.Wait()
+	// 48 claims at once: some met a chain running and waited for a round.
+	if b.Rounds() == 0 {
+		t.Error("no round of the sequencer ran: every question chained its own entry, and this test proves nothing of rounds")
+	}
 	numbers := map[int64]bool{}
 	for i, c := range claims {
 		if errs[i] != nil || c.Entry <= 0 || numbers[c.Number] {

@@ -27,6 +27,7 @@ type sequencer struct {
 	mu      sync.Mutex
 	running bool
 	next    *round // the round to begin when the running one ends
+	rounds  int    // rounds run, for the tests
 	// chained are what this process's questions' own chains gave the
 	// entries they chained, committed (durable): a question whose entry
 	// another's chain took finds it here, with no round nor read. The
@@ -135,6 +136,7 @@ func (s *sequencer) idle() bool {
 func (s *sequencer) start() {
 	r := s.next
 	s.next, s.running = nil, true
+	s.rounds++
 	go func() {
 		var once sync.Once
 		taken := func() {

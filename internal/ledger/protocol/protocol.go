@@ -31,24 +31,29 @@ const (
 	MovePacks = "/v1/packs/move"
 )
 
-// Retry is the policy of a lost answer, the one place it is decided
-// (package ledger's Claim follows it): a claim on a shared ledger — a
-// validation server, or PostgreSQL — whose answer was lost
-// (core.ErrUnreachable: no answer, a connection lost, the server's ledger
-// unavailable) is asked again with the same request id after Pause,
-// Attempts times in all; the ledger answers a retry with the payment it
-// recorded, so it pays once. Each attempt takes at most AttemptTimeout
-// (the server gives its ledger QuestionTimeout, 10 s, of it). Nothing else
-// is asked again: a refused serial of a lookup counts against the desk's
-// lock-out, a move of packs is not idempotent, a list is asked again by
-// whoever reads it. So a claim is answered, or refused with
-// ErrUnreachable, within Retry.Total(): 2 × 15 s + 1 s = 31 s.
-var Retry = RetryPolicy{Attempts: 2, Pause: time.Second, AttemptTimeout: 15 * time.Second}
+// Retry is the policy of a lost answer, the one place it is decided, and
+// the one place it runs: on the client of a validation server (package
+// ledger's Claim for a counter on a server, the app and the command line
+// alike); the server, and a ledger a process reads itself, answer each
+// question once. A claim whose answer was lost (core.ErrUnreachable: no
+// answer, a connection lost, the server's ledger unavailable or unable to
+// make the payment durable) is asked again with the same request id after
+// Pause, Attempts times in all; the ledger answers a retry with the
+// payment it recorded, once durable, so it pays once. The server gives a
+// question ServerTimeout, shorter than an attempt by the way there and
+// back, so that an attempt gets the server's answer (unavailable, at
+// worst) rather than give up first. Nothing else is asked again: a
+// refused serial of a lookup counts against the desk's lock-out, a move
+// of packs is not idempotent, a list is asked again by whoever reads it.
+// So a claim is answered, or refused with ErrUnreachable, within
+// Retry.Total(): 2 × 15 s + 1 s = 31 s.
+var Retry = RetryPolicy{Attempts: 2, Pause: time.Second, AttemptTimeout: 15 * time.Second, ServerTimeout: 10 * time.Second}
 
 // RetryPolicy is how often and how long a claim is asked.
 type RetryPolicy struct {
 	Attempts              int
 	Pause, AttemptTimeout time.Duration
+	ServerTimeout         time.Duration
 }
 
 // Total is the longest a claim waits for its answer.

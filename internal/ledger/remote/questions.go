@@ -40,7 +40,7 @@ func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, _ time.Time) (core.Claim, error) {
 	body := wire.ClaimRequest{Serial: s.String(), Operator: req.Who.Operator, Method: req.Method, Request: req.Request, Limit: limitOf(req.Limit)}
 	if w := req.Winner; w != nil {
-		body.Winner = &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber}
+		body.Winner = &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber, MRZ: w.MRZ}
 	}
 	var c wire.Claim
 	if err := b.do(ctx, http.MethodPost, protocol.Claim, body, &c); err != nil {

@@ -89,7 +89,7 @@ func Open(ctx context.Context, rawURL, deskFile string) (*Backend, error) {
 		return nil, fmt.Errorf("server %s answers for ledger %s, desk %s; the desk file is desk %s's of ledger %s: %w",
 			b.bases[b.cur.Load()], h.Ledger, h.Desk, d.ID, d.Ledger, core.ErrOtherLedger)
 	}
-	b.info = core.Info{Location: shown, Kind: "back-office", Shared: true, ID: h.Ledger, Demo: h.Demo,
+	b.info = core.Info{Location: shown, Kind: "back-office", Shared: true, Served: true, ID: h.Ledger, Demo: h.Demo,
 		Desk: h.Desk, Limit: core.LimitOf(h.Limit)}
 	return b, nil
 }

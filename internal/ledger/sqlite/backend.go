@@ -100,15 +100,15 @@ func (b *Backend) Refuse(string) error { return nil }
 // lookup and a search in a read transaction, and a write only for what
 // they record.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	return b.FileLookup(ctx, backoffice.Tables{}, nil, s, who, asked, clock(at))
+	return core.AskLookup(ctx, b.Questions(backoffice.Tables{}, nil), s, who, asked, clock(at))
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return b.FileClaim(ctx, backoffice.Tables{}, nil, s, req, clock(at))
+	return core.AskClaim(ctx, b.Questions(backoffice.Tables{}, nil), s, req, clock(at))
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	return b.FileFind(ctx, backoffice.Tables{}, code, who, asked, clock(at))
+	return core.AskFind(ctx, b.Questions(backoffice.Tables{}, nil), code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.

@@ -246,6 +246,11 @@ func (t *writerTx) Commit() error {
 	t.g.mu.Lock()
 	t.g.committed++
 	n := t.g.committed
+	if err != nil && t.g.err == nil && errors.Is(diskFailed(err), core.ErrNotDurable) {
+		// SQLite's own sync (a WAL restarted, a checkpoint) or write
+		// failed: as one of ours.
+		t.g.err = notDurable(t.g.wal, err)
+	}
 	t.g.mu.Unlock()
 	<-t.g.turn
 	if err != nil || t.g.mode != GroupSync {

@@ -98,7 +98,8 @@ type File struct {
 // version (core.ErrTooNew, core.ErrTooOld), or whose schema holds anything the kind's
 // does not (core.ErrNotLedger) is refused untouched. A file opened read-only
 // may be a read-only file in a read-only directory.
-func Open(path string, readOnly bool, k Kind) (*File, error) {
+func Open(path string, readOnly bool, k Kind) (f *File, err error) {
+	defer func() { err = diskFailed(err) }()
 	wal, err := precheck(path, k)
 	if err != nil {
 		return nil, err
@@ -372,6 +373,17 @@ func Classify(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
 		return fmt.Errorf("%w: %w", core.ErrNotLedger, err)
+	}
+	return diskFailed(err)
+}
+
+// diskFailed is err marked core.ErrNotDurable, with what to do, when it is
+// SQLite's I/O error (a read, write or sync the disk failed: SQLITE_IOERR
+// and its extended codes); else err.
+func diskFailed(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_IOERR && !errors.Is(err, core.ErrNotDurable) {
+		return fmt.Errorf("%w: %w: check the disk (dmesg, its free space), then open the ledger again", core.ErrNotDurable, err)
 	}
 	return err
 }

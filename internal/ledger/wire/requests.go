@@ -14,11 +14,16 @@ type LookupRequest struct {
 	Limit    *int   `json:"limit,omitempty"`
 }
 
-// Winner is a winner's identity.
+// Winner is a winner's identity: the name, document and number typed
+// (a driving licence), or the machine-readable zone of a document that
+// carries one, its lines separated by "\n" (the server reads it again,
+// checks its digits, the winner's age and the document's expiry, and keeps
+// only the name, document and number it gives).
 type Winner struct {
 	Name      string `json:"name"`
 	DocType   string `json:"doc_type"`
 	DocNumber string `json:"doc_number"`
+	MRZ       string `json:"mrz,omitempty"`
 }
 
 // ClaimRequest is POST /v1/claim; the request id may be given as the

@@ -113,7 +113,7 @@ func TestRoundTripOfEveryShape(t *testing.T) {
 	for _, w := range []any{
 		wire.Hello{Demo: true, Desk: "C1", Ledger: "id", Limit: 100}, wire.Head{Head: "h"},
 		wire.LookupRequest{Serial: "s", Operator: "ann", Desk: "C1", Limit: &limit},
-		wire.ClaimRequest{Serial: "s", Operator: "ann", Method: "contents", Request: "r", Desk: "C1", Limit: &limit, Winner: &wire.Winner{Name: "A B", DocType: "CNI", DocNumber: "1"}},
+		wire.ClaimRequest{Serial: "s", Operator: "ann", Method: "contents", Request: "r", Desk: "C1", Limit: &limit, Winner: &wire.Winner{Name: "A B", DocType: "CNI", DocNumber: "1", MRZ: "IDFRA\n<<"}},
 		wire.FindRequest{Ticket: json.RawMessage(`{"bonus":0}`), Operator: "ann", Desk: "C1", Limit: &limit},
 		wire.MoveRequest{Game: 531, Block: 1, First: 1, Last: 2, Move: "receive", Operator: "ann", Desk: "C1"},
 	} {
