@@ -55,7 +55,7 @@ func (c *cli) commands() *cobra.Command {
 	}
 	g := root.PersistentFlags()
 	g.StringVar(&c.db, "db", c.db, "the ledger: a file or a postgres:// URL (env VEGAS_DESK_DB)")
-	g.StringVar(&c.server, "server", c.server, "a validation server's https:// URL, asked instead of --db (env VEGAS_DESK_SERVER)")
+	g.StringVar(&c.server, "server", c.server, "a validation server's https:// URL, asked instead of --db; several separated by commas: the next when one does not answer (env VEGAS_DESK_SERVER)")
 	g.StringVar(&c.deskCert, "desk-cert", c.deskCert, "(--server) the desk file it is asked with (env VEGAS_DESK_CERT)")
 	for name, v := range map[string]string{"db": "PATH|URL", "server": "URL", "desk-cert": "FILE"} {
 		f := g.Lookup(name)

@@ -50,7 +50,7 @@ func literal(e ast.Expr) (string, bool) {
 // runLoad and cleanup); a Windows service's log line; sentinel errors,
 // never printed.
 var untranslated = map[string]bool{
-	"%s s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n":                                true,
+	"%s s  %6.0f answers/s  p50 %6.2f ms  p99 %6.2f ms  chain delay p99 %6.2f ms\n":                                   true,
 	"load: left behind: %s; desks _load-1 … _load-%d disabled (the journal keeps them; the next load enables them)\n": true,
 	"serve ended": true,
 	"refused":     true,

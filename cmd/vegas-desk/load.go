@@ -32,7 +32,7 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
 	asJSON := fs.Bool("json", false, "JSON output (the progress lines go to the standard error)")
 	yes := fs.Bool("yes-this-is-a-test", false, "run on a ledger that is not a demonstration ledger: its tickets get paid")
-	server := fs.String("server", "", "measure the validation server at this URL (vegas-desk serve of --db), its counters with desk files")
+	server := fs.String("server", "", "measure the validation server at this URL (vegas-desk serve of --db; several separated by commas), its counters with desk files")
 	dir := fs.String("dir", defaultServeDir(), "(--server) the authority's directory, which signs the counters' desk files")
 	pass := fs.String("passphrase-file", "", "(--server) the file holding the authority key's passphrase")
 	return func(args []string) (err error) {

@@ -229,3 +229,37 @@ func TestLoadProgressLines(t *testing.T) {
 		t.Errorf("load's progress and summary:\n%s", out)
 	}
 }
+
+// A counter given several servers (--server A,B): one that does not
+// answer is passed over for the next; given only that one, the counter
+// says the ledger is unreachable (issue 40, item 3).
+func TestCounterSeveralServers(t *testing.T) {
+	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Block)))
+	dir, srv := serveOf(t, url)
+	_, _, srv2 := startServer(t, url, dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "https://" + ln.Addr().String() // nobody answers there
+	ln.Close()
+	d1 := filepath.Join(t.TempDir(), "D1.desk")
+	if out, errs, code := vd(t, url, "", "desks", "add", "D1", "--out", d1, "--dir", dir); code != 0 {
+		t.Fatalf("desks add: exit %d\n%s%s", code, out, errs)
+	}
+	winners := serials(t).Winners[50]
+	counter := func(servers string, args ...string) (string, string, int) {
+		return vd(t, url, "", append([]string{"--server", servers, "--desk-cert", d1}, args...)...)
+	}
+	for i, servers := range []string{dead + "," + srv, srv2 + "," + dead, dead + "," + srv2 + "," + srv} {
+		if out, errs, code := counter(servers, "claim", winners[i], "--operator", "ann", "--json"); code != 0 || !strings.Contains(out, `"desk": "D1"`) {
+			t.Errorf("claim through --server %s: exit %d\n%s%s", servers, code, out, errs)
+		}
+	}
+	if _, errs, code := counter(dead, "lookup", winners[5]); code != 1 || !strings.Contains(errs, "unreachable") {
+		t.Errorf("lookup through a server that does not answer: exit %d, %s", code, errs)
+	}
+	if _, errs, code := counter(srv+",ftp://x", "lookup", winners[5]); code == 0 || !strings.Contains(errs, "several separated by commas") {
+		t.Errorf("lookup through --server %s,ftp://x: exit %d, %s", srv, code, errs)
+	}
+}

@@ -407,3 +407,161 @@ func (s *Server) CPU() (time.Duration, error) {
 	}
 	return time.Duration(total) * 10 * time.Millisecond, nil
 }
+
+// Replication: a primary and a streaming standby made from it, each a
+// Server of its own (its own directory, port and socket), for the tests of
+// a pilot that survives losing a machine. The primary is any durable
+// server (its defaults stream: wal_level replica, max_wal_senders, and
+// initdb's pg_hba lets the superuser replicate from the loopback with the
+// password).
+
+// Standby makes a streaming standby of s (pg_basebackup -R, the WAL
+// streamed during the copy) and starts it, durable, on a free port of its
+// own, with settings (name=value) of its own. Its application_name on the
+// primary is name (what synchronous_standby_names names). The caller must
+// Stop it.
+func (s *Server) Standby(name string, settings ...string) (*Server, error) {
+	st := &Server{bin: s.bin, durable: true, runAs: s.runAs, Password: s.Password, settings: settings}
+	var err error
+	if st.Dir, err = os.MkdirTemp("", "vegas-pg-standby-"); err != nil {
+		return nil, err
+	}
+	st.data = filepath.Join(st.Dir, "data")
+	st.sock = filepath.Join(st.Dir, "sock")
+	if err := os.Mkdir(st.sock, 0o700); err != nil {
+		return nil, err
+	}
+	if st.runAs != nil {
+		uid, _ := strconv.Atoi(st.runAs.Uid)
+		gid, _ := strconv.Atoi(st.runAs.Gid)
+		for _, p := range []string{st.Dir, st.sock} {
+			if err := os.Chown(p, uid, gid); err != nil {
+				return nil, err
+			}
+		}
+	}
+	conn := fmt.Sprintf("host=127.0.0.1 port=%d user=postgres password=%s application_name=%s", s.Port, s.Password, name)
+	c := st.cmd("pg_basebackup", "-D", st.data, "-R", "-X", "stream", "-c", "fast", "-d", conn)
+	if out, err := c.CombinedOutput(); err != nil {
+		st.Stop()
+		return nil, fmt.Errorf("pgtest: pg_basebackup: %w\n%s", err, out)
+	}
+	// -R wrote primary_conninfo (the connection above, application_name
+	// included) and standby.signal.
+	auto, err := os.ReadFile(filepath.Join(st.data, "postgresql.auto.conf"))
+	if err != nil || !strings.Contains(string(auto), "application_name="+name) {
+		st.Stop()
+		return nil, fmt.Errorf("pgtest: pg_basebackup -R wrote no primary_conninfo naming %s: %v\n%s", name, err, auto)
+	}
+	if err := st.start(); err != nil {
+		st.Stop()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Set sets a server's setting (ALTER SYSTEM, in its data directory alone:
+// a standby made before keeps its own) and reloads its configuration.
+func (s *Server) Set(setting, value string) error {
+	d, err := s.open("postgres", "postgres")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := d.Exec(fmt.Sprintf("ALTER SYSTEM SET %s = '%s'", setting, strings.ReplaceAll(value, "'", "''"))); err != nil {
+		return fmt.Errorf("pgtest: set %s: %w", setting, err)
+	}
+	if _, err := d.Exec("SELECT pg_reload_conf()"); err != nil {
+		return fmt.Errorf("pgtest: reload: %w", err)
+	}
+	return nil
+}
+
+// Kill kills the server as a machine that dies does: SIGKILL to the
+// postmaster and every process of it at once (pg_ctl starts it in a
+// session of its own: its process group), no shutdown, nothing flushed
+// that was not.
+func (s *Server) Kill() error {
+	pidText, err := os.ReadFile(filepath.Join(s.data, "postmaster.pid"))
+	if err != nil {
+		return fmt.Errorf("pgtest: kill: %w", err)
+	}
+	first, _, _ := strings.Cut(string(pidText), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return fmt.Errorf("pgtest: kill: postmaster.pid: %w", err)
+	}
+	pgid, err := syscall.Getpgid(pid)
+	if err != nil {
+		return fmt.Errorf("pgtest: kill: %w", err)
+	}
+	if pgid != pid {
+		return fmt.Errorf("pgtest: kill: the postmaster %d leads no process group of its own (%d)", pid, pgid)
+	}
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("pgtest: kill: %w", err)
+	}
+	// Gone once the group is empty (every process reaped by init).
+	for i := 0; syscall.Kill(-pgid, 0) == nil; i++ {
+		if i == 1000 {
+			return fmt.Errorf("pgtest: kill: process group %d still alive after 10 s", pgid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
+}
+
+// StartAgain starts a server that was killed or stopped, on its port,
+// with its data as it was left: a primary recovers from its WAL, a
+// standby comes back as a standby (read-only).
+func (s *Server) StartAgain() error {
+	if out, err := s.pgctlStart(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+		return fmt.Errorf("pgtest: start again: %w\n%s\n%s", err, out, log)
+	}
+	return nil
+}
+
+// Promote makes a standby the primary (pg_ctl promote, waiting until it
+// accepts writes).
+func (s *Server) Promote() error {
+	if out, err := s.cmd("pg_ctl", "-D", s.data, "-w", "-t", "60", "promote").CombinedOutput(); err != nil {
+		return fmt.Errorf("pgtest: promote: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// Query runs a query as the superuser in database db and scans its single
+// row into dest.
+func (s *Server) Query(db, query string, args []any, dest ...any) error {
+	d, err := s.open("postgres", db)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.QueryRow(query, args...).Scan(dest...)
+}
+
+// Open connects to database db as role (the superuser: "postgres"); the
+// caller closes it.
+func (s *Server) Open(role, db string) (*sql.DB, error) { return s.open(role, db) }
+
+// Log is the server's log so far.
+func (s *Server) Log() string {
+	data, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+	return string(data)
+}
+
+// MultiURL is the address of database db for role, password included, on
+// every server of servers in turn, with target_session_attrs=read-write:
+// a client (pgx, libpq) connects to the first that accepts writes, the
+// primary, whichever it is (a pilot's URL: the primary and its standby).
+func MultiURL(role, db string, servers ...*Server) string {
+	hosts := make([]string, len(servers))
+	for i, s := range servers {
+		hosts[i] = fmt.Sprintf("127.0.0.1:%d", s.Port)
+	}
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(role, servers[0].Password), Host: strings.Join(hosts, ","),
+		Path: "/" + db, RawQuery: "sslmode=disable&target_session_attrs=read-write"}
+	return u.String()
+}

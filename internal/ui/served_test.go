@@ -86,3 +86,52 @@ func TestValidationServer(t *testing.T) {
 	}
 	d.closeLedger()
 }
+
+// Réglages → Serveur de validation… takes several servers of the ledger,
+// separated by commas (issue 40 item 3): the counter pays through the one
+// that answers, the first not answering, and remembers them all.
+func TestValidationServers(t *testing.T) {
+	ctx := context.Background()
+	office, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer office.Close()
+	if _, err := office.AddDesk(ctx, "C1", 100, ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil {
+		t.Fatal(err)
+	}
+	first := servertest.Start(t, office, server.Config{})
+	second := first.Beside(t, office, server.Config{})
+	file := first.DeskFile(t, "C1")
+	addresses := first.URL + "," + second.URL
+
+	d := newTestDesk(t, nil)
+	d.settings.askServer()
+	test.Type(findEntry(t, d.win, "https://serveur:8443"), first.URL+", "+second.URL)
+	test.Type(findEntry(t, d.win, "/chemin/guichet.desk"), file)
+	test.Tap(findButton(t, d.win, "Se connecter"))
+	if d.ledger == nil || d.ledger.CounterDesk() != "C1" || d.ledger.Location() != addresses {
+		t.Fatalf("not opened as desk C1 of the servers: %v", d.ledger)
+	}
+	if p := d.app.Preferences(); p.String(prefLedger) != addresses {
+		t.Errorf("remembered %q, want %q", p.String(prefLedger), addresses)
+	}
+	first.Server.Close() // the first server gone: the second answers
+	serial := ledgertest.SerialsOf(t, ledgertest.Block).Winners[3][8]
+	scan(d, serial)
+	c := d.counter
+	if c.view.kind != verdictWinner {
+		t.Fatalf("verdict %q %s, want GAGNANT", c.view.title.Text(), c.view.detail.Text)
+	}
+	test.Tap(c.view.pay)
+	test.Tap(findButton(t, d.win, "PAYER"))
+	settle(t, d)
+	if c.view.kind != verdictJustPaid {
+		t.Fatalf("after PAYER with the first server gone: %q %s", c.view.title.Text(), c.view.detail.Text)
+	}
+	cs, err := office.Claims(ctx, ledger.ClaimFilter{Desk: "C1"})
+	if err != nil || len(cs) != 1 || cs[0].Serial != serial {
+		t.Fatalf("the back office holds %+v %v", cs, err)
+	}
+	d.closeLedger()
+}

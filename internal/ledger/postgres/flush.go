@@ -50,12 +50,26 @@ type flusher struct {
 	// warned is a notice of severity WARNING or worse received on conn
 	// while a flush runs (OnNotice runs while the flush reads its answer).
 	warned *pgconn.Notice
+	// gen counts the connections made; live says one is open. A flush
+	// vouches only for what was committed while the connection it runs
+	// on was already open: a connection made again (the last one lost)
+	// may reach another server than the commits did (a failover: the
+	// multi-host URL's next, promoted meanwhile), whose flush makes
+	// nothing of the old primary's durable (TestFailoverPrimaryVanishes).
+	gen  int
+	live bool
+	// reconnected, when set, is called when a connection is made again
+	// after one was lost (the sequencer forgets what its chains gave: it
+	// may not be on this server).
+	reconnected func()
 }
 
-// flush is one flush: done is closed when it ends, err its failure.
+// flush is one flush: done is closed when it ends, err its failure, gen
+// the connection it ran on.
 type flush struct {
 	done chan struct{}
 	err  error
+	gen  int
 }
 
 // flushTimeout bounds a flush: a standby that does not confirm within it
@@ -89,12 +103,16 @@ func (f *flusher) wait(ctx context.Context) error {
 		f.next = &flush{done: make(chan struct{})}
 	}
 	fl := f.next
+	gen, live := f.gen, f.live
 	if !f.running {
 		f.start()
 	}
 	f.mu.Unlock()
 	select {
 	case <-fl.done:
+		if fl.err == nil && (!live || fl.gen != gen) {
+			return fmt.Errorf("%w: flush: made on a new connection to PostgreSQL (the last one was lost: a failover may have changed the primary), it vouches for nothing committed before", core.ErrNotDurable)
+		}
 		return fl.err
 	case <-ctx.Done():
 		return fmt.Errorf("%w: waiting for PostgreSQL's flush: %w", core.ErrNotDurable, ctx.Err())
@@ -107,6 +125,9 @@ func (f *flusher) start() {
 	f.next, f.running = nil, true
 	go func() {
 		fl.err = f.run()
+		f.mu.Lock()
+		fl.gen = f.gen
+		f.mu.Unlock()
 		close(fl.done)
 		f.mu.Lock()
 		f.running = false
@@ -115,7 +136,7 @@ func (f *flusher) start() {
 			f.start()
 		case f.closed && f.conn != nil:
 			f.conn.Close(context.Background())
-			f.conn = nil
+			f.conn, f.live = nil, false
 		}
 		f.mu.Unlock()
 	}()
@@ -126,22 +147,9 @@ func (f *flusher) run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
 	if f.conn == nil || f.conn.IsClosed() {
-		c, err := pgx.ConnectConfig(ctx, f.cfg)
-		if err != nil {
-			return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
+		if err := f.connect(ctx); err != nil {
+			return err
 		}
-		var sync string
-		if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
-			c.Close(context.Background())
-			return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
-		}
-		if sync == "off" {
-			if _, err := c.Exec(ctx, "SET synchronous_commit = on"); err != nil {
-				c.Close(context.Background())
-				return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
-			}
-		}
-		f.conn = c
 	}
 	f.mu.Lock()
 	f.warned = nil
@@ -155,8 +163,39 @@ func (f *flusher) run() error {
 	}
 	if err != nil {
 		f.conn.Close(context.Background())
-		f.conn = nil
+		f.mu.Lock()
+		f.conn, f.live = nil, false
+		f.mu.Unlock()
 		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
+	}
+	return nil
+}
+
+// connect makes the flusher's connection (Open makes the first one, so
+// that the first questions' flush vouches for them).
+func (f *flusher) connect(ctx context.Context) error {
+	c, err := pgx.ConnectConfig(ctx, f.cfg)
+	if err != nil {
+		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
+	}
+	var sync string
+	if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+		c.Close(context.Background())
+		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
+	}
+	if sync == "off" {
+		if _, err := c.Exec(ctx, "SET synchronous_commit = on"); err != nil {
+			c.Close(context.Background())
+			return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
+		}
+	}
+	f.mu.Lock()
+	f.conn, f.live = c, true
+	f.gen++
+	again := f.gen > 1
+	f.mu.Unlock()
+	if again && f.reconnected != nil {
+		f.reconnected()
 	}
 	return nil
 }
@@ -168,6 +207,6 @@ func (f *flusher) close() {
 	f.closed = true
 	if !f.running && f.conn != nil {
 		f.conn.Close(context.Background())
-		f.conn = nil
+		f.conn, f.live = nil, false
 	}
 }

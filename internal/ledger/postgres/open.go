@@ -169,6 +169,20 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if b.ID == "" {
 		return fail(fmt.Errorf("%w: database %s has no ledger id", core.ErrNotLedger, dbname))
 	}
+	// The flusher's connection, made again after one was lost, may reach
+	// another primary (a failover): what this process's own chains gave
+	// their entries, kept by the sequencer, may not be there, and a record
+	// there may have the number of one of them.
+	fl.reconnected = func() {
+		b.seq.mu.Lock()
+		b.seq.chained, b.seq.older = nil, nil
+		b.seq.mu.Unlock()
+	}
+	if !readOnly {
+		// Made now: a flush vouches only for what was committed while its
+		// connection was open (flush.go). Not made, the first flush makes it.
+		fl.connect(ctx)
+	}
 	return b, nil
 }
 

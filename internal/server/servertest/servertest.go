@@ -53,6 +53,30 @@ func Start(tb testing.TB, l *ledger.Ledger, cfg server.Config) *Served {
 			tb.Fatal(err)
 		}
 	}
+	return serve(tb, l, cfg, dir, a)
+}
+
+// Beside starts another server of the same ledger (l: the same database,
+// through a login of its own), with s's authority and certificate: one
+// more address for the same desk files, until the test ends.
+func (s *Served) Beside(tb testing.TB, l *ledger.Ledger, cfg server.Config) *Served {
+	tb.Helper()
+	dir := tb.TempDir()
+	for _, name := range []string{server.AuthorityCert, server.ServerCert, server.ServerKey} {
+		data, err := os.ReadFile(filepath.Join(s.Dir, name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), data, 0o600)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return serve(tb, l, cfg, dir, s.Authority)
+}
+
+// serve serves l with cfg and the certificates in dir.
+func serve(tb testing.TB, l *ledger.Ledger, cfg server.Config, dir string, a *server.Authority) *Served {
+	tb.Helper()
 	cfg.Dir = dir
 	s, err := server.New(l, cfg)
 	if err != nil {
