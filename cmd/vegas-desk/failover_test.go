@@ -128,10 +128,14 @@ func newPilotFront(t *testing.T, commit string, front bool) *pilot {
 	}
 	for i := 1; i <= failoverCounters; i++ {
 		id := loadDesk(i)
-		if _, err := p.office.AddDesk(ctx, id, 1000, loadWho); err != nil {
+		if _, err := p.office.AddTestDesk(ctx, i, 1000, loadWho); err != nil {
 			t.Fatal(err)
 		}
-		data, err := a.DeskCertificate(id, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		epoch, _, err := p.office.Epochs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := a.DeskCertificate(id, epoch, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
