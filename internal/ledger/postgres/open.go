@@ -178,11 +178,10 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 		b.seq.chained, b.seq.older = nil, nil
 		b.seq.mu.Unlock()
 	}
-	if !readOnly {
-		// Made now: a flush vouches only for what was committed while its
-		// connection was open (flush.go). Not made, the first flush makes it.
-		fl.connect(ctx)
-	}
+	// Made now, read-only too (a lookup's "paid here" waits for a flush):
+	// a flush vouches only for what was committed while its connection
+	// was open (flush.go). Not made, the first flush makes it.
+	fl.connect(ctx)
 	return b, nil
 }
 
