@@ -84,8 +84,9 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 		if *logFormat != "text" && *logFormat != "json" {
 			return badInput("serve: --log-format %s: give text or json", terminal(*logFormat))
 		}
-		if *backupDir != "" && !*initDir {
-			// Issue 36: refused at start, not at the first backup an hour later.
+		if *backupDir != "" && !*initDir && !*unit {
+			// Issue 36: refused at start, not at the first backup an hour
+			// later (a unit's is the service's account's: checked there).
 			if err := platform.PrivateDir(*backupDir); err != nil {
 				return badInput("serve: --backup-dir: %v", err)
 			}

@@ -224,7 +224,7 @@ func TestServeUnit(t *testing.T) {
 	}
 	for _, want := range []string{"User=" + account + "\n", "Restart=on-failure\n", "LoadCredential=server.key:" + filepath.Join(dir, server.ServerKey) + "\n",
 		"ExecStart=" + bin + " --db " + file + " serve --dir " + dir + " --listen 0.0.0.0:443", " --key %d/server.key\n",
-		" --backup-dir " + backups + " --backup-every 1h0m0s --backup-keep 3 --log-format json --max-conns 4 --metrics 127.0.0.1:9464 ",
+		" --backup-dir " + backups + " ", " --backup-every 1h0m0s ", " --backup-keep 3 ", " --log-format json ", " --max-conns 4 ", " --metrics 127.0.0.1:9464 ",
 		"AmbientCapabilities=CAP_NET_BIND_SERVICE\n", "ReadWritePaths=" + filepath.Dir(file) + "\n", "ReadWritePaths=" + backups + "\n",
 		"PrivateTmp=yes\n", "BindPaths=" + backups + "\n", "WantedBy=multi-user.target\n"} {
 		if !strings.Contains(unit, want) {

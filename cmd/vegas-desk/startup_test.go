@@ -75,8 +75,8 @@ func TestRewritesCompile(t *testing.T) {
 	for _, x := range packMoveWords {
 		all = append(all, x.re)
 	}
-	if len(all) != 56 {
-		t.Errorf("%d rewrites, want 56", len(all))
+	if len(all) < 56 {
+		t.Errorf("%d rewrites, want the 56 of issue 38 at least", len(all))
 	}
 	for _, r := range all {
 		func() {

@@ -85,6 +85,7 @@ func (s *Server) newMetrics() *metrics {
 	for _, code := range []string{protocol.CodeInternal, protocol.CodeUnavailable, "healthz"} {
 		m.ledgerErrors.add(0, code)
 	}
+	m.monitorRefused.add(0)
 	ctx, cancel := context.WithTimeout(context.Background(), HealthTimeout)
 	defer cancel()
 	if desks, err := s.l.Desks(ctx); err == nil {

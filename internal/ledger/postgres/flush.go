@@ -166,6 +166,13 @@ func (f *flusher) run() error {
 		f.mu.Lock()
 		f.conn, f.live = nil, false
 		f.mu.Unlock()
+		// A connection made again at once (if the server answers): the
+		// questions that wait from now on find it open, and their flush
+		// vouches for them; those of this flush are answered unavailable,
+		// and asked again (a PostgreSQL restarted: TestUnreachable).
+		if ctx.Err() == nil {
+			f.connect(ctx)
+		}
 		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
 	}
 	return nil
