@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -157,6 +158,9 @@ func newClaimsScreen(d *desk) *claimsScreen {
 		}
 	})
 	c.receipt.Disable()
+	// By keys: the arrows select a payment, Enter opens its receipt, Tab
+	// goes on to the buttons that act on it.
+	c.table.rowKeys(func() int { return c.selected }, c.receipt.OnTapped)
 	c.day2 = d.button(lang.L("Day report…"), theme.DocumentPrintIcon(), c.printDay)
 	c.settle = d.button(lang.L("Settlement…"), theme.DocumentPrintIcon(), c.askSettlement)
 
@@ -167,7 +171,10 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	// The totals on a line of their own, the buttons under them: neither
 	// covers the other at 1024 px.
 	bottom := container.NewVBox(c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void, c.closeCase))
-	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, container.New(claimsLayout{c}, c.table)))
+	// In the order Tab visits them: the filters, the table, the buttons
+	// that act on the payment selected.
+	c.content = container.NewPadded(container.New(layout.NewBorderLayout(bar, bottom, nil, nil),
+		bar, container.New(claimsLayout{c}, c.table), bottom))
 	return c
 }
 

@@ -59,9 +59,9 @@ func (c *contentsScreen) formPanel() fyne.CanvasObject {
 	c.general.Wrapping = fyne.TextWrapWord
 	// Enter on the buttons taps them: Tab from the last field leads to
 	// "Vérifier le contenu".
-	checkBtn := newKeyButton(lang.L("Check the contents"), theme.SearchIcon(), c.check)
+	checkBtn := c.d.button(lang.L("Check the contents"), theme.SearchIcon(), c.check)
 	checkBtn.Importance = widget.HighImportance
-	clearBtn := newKeyButton(lang.L("Clear"), theme.ContentClearIcon(), func() {
+	clearBtn := c.d.button(lang.L("Clear"), theme.ContentClearIcon(), func() {
 		c.reset()
 		c.focus()
 	})
@@ -81,6 +81,9 @@ func (c *contentsScreen) verdictPanel() fyne.CanvasObject {
 	}
 	// The values of the next ticket go to the form whatever button has
 	// the keyboard.
+	// The desk hears the keys PAYER and the receipt do not use: Escape,
+	// a scan (never an Enter that taps PAYER).
+	c.view.pay.d, c.view.receipt.d = c.d, c.d
 	c.view.receipt.typed = func(r rune) {
 		c.focus()
 		c.fields[c.paths[0]].TypedRune(r)

@@ -1,0 +1,120 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"vegas-desk/internal/ledger"
+)
+
+// tabTo presses Tab until ok holds of what has the keyboard, at most 20
+// times.
+func tabTo(t *testing.T, k *keys, what string, ok func(fyne.Focusable) bool) {
+	t.Helper()
+	for range 20 {
+		if f := k.w.Canvas().Focused(); f != nil && ok(f) {
+			return
+		}
+		k.key(fyne.KeyTab)
+	}
+	t.Fatalf("Tab never reaches %s", what)
+}
+
+// isButton says whether f is the app's button labelled text.
+func isButton(text string) func(fyne.Focusable) bool {
+	return func(f fyne.Focusable) bool { b, ok := f.(*keyButton); return ok && b.Text == text }
+}
+
+// issue 39 item 2: Paiements by keys. Tab reaches the table, which
+// selects its first payment; the arrows move the selection, Enter opens
+// the selected payment's receipt; Tab goes on to Reçu… and Annuler le
+// paiement…, which Enter taps.
+func TestClaimsByKeys(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	k := newKeys(t, d.win)
+	cv := d.win.Canvas()
+	desk := "K9-" + time.Now().Format("150405.000000")
+	for range 3 {
+		if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 3), Method: ledger.MethodSerial,
+			Who: ledger.Identity{Desk: desk, Operator: "Bob"}, Limit: ledger.NoLimit}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k.alt(fyne.KeyP)
+	tabTo(t, k, "the desk filter", func(f fyne.Focusable) bool { return f == d.claims.desk })
+	k.text(desk)
+	k.key(fyne.KeyReturn)
+	c := d.claims
+	if len(c.claims) != 3 {
+		t.Fatalf("%d payments of %s", len(c.claims), desk)
+	}
+	tabTo(t, k, "the table", func(f fyne.Focusable) bool { return f == c.table })
+	if c.selected != 0 || c.receipt.Disabled() {
+		t.Fatalf("the table has the keyboard: row %d selected, Reçu… disabled %v", c.selected, c.receipt.Disabled())
+	}
+	k.key(fyne.KeyDown)
+	k.key(fyne.KeyDown)
+	k.key(fyne.KeyDown) // past the last: stays there
+	k.key(fyne.KeyUp)
+	if c.selected != 1 {
+		t.Fatalf("Down, Down, Down, Up: row %d selected", c.selected)
+	}
+	k.key(fyne.KeyReturn)
+	want := fmt.Sprintf("Reçu du paiement n°\u00a0%d", c.claims[1].Number)
+	if dialogs(d.win) != 1 || !shown(d.win, want) {
+		t.Fatalf("Enter on the table: %d dialogs, %q", dialogs(d.win), dialogText(d))
+	}
+	k.key(fyne.KeyEscape)
+	cv.Focus(c.table)
+	k.key(fyne.KeyTab)
+	if !isButton("Reçu…")(cv.Focused()) {
+		t.Fatalf("Tab from the table goes to %T", cv.Focused())
+	}
+	tabTo(t, k, "Annuler le paiement…", isButton("Annuler le paiement…"))
+	k.key(fyne.KeyReturn)
+	if dialogs(d.win) != 1 || !shown(d.win, fmt.Sprintf("%d · %s", c.claims[1].Number, c.claims[1].Serial)) {
+		t.Fatalf("Enter on Annuler le paiement…: %d dialogs, %q", dialogs(d.win), dialogText(d))
+	}
+	k.key(fyne.KeyEscape)
+}
+
+// issue 39 item 2: a serial whose check digit does not match marks no
+// group (the check digit cannot tell which digit is wrong) and says so;
+// one a digit short marks its group. Derniers contrôles lists each with
+// its dashes, without brackets, and a click on it checks it again.
+func TestMistypedSerialSaysWhat(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	k := newKeys(t, d.win)
+	c := d.counter
+	digits := digitsOf(takeWinner(t, 3))
+	wrong := digits[:9] + string('0'+(digits[9]-'0'+1)%10) + digits[10:] // one digit of the position
+	k.scan(wrong)
+	if c.view.kind != verdictMistyped {
+		t.Fatalf("a digit changed: %q", c.view.title.Text())
+	}
+	dashed := digits[:3] + "-" + digits[3:7] + "-" + wrong[7:14] + "-" + digits[14:18] + "-" + digits[18:22] + "-" + digits[22:26] + "-" + digits[26:30] + "-" + digits[30:]
+	if det := c.view.detail.Text; !strings.HasPrefix(det, dashed+"\n") || strings.Contains(det, "[") ||
+		!strings.Contains(det, "il ne peut pas dire lequel") || strings.Contains(det, "crochets") {
+		t.Errorf("the check digit wrong: %q", det)
+	}
+	if got := d.checks[0].serial; got != dashed {
+		t.Errorf("Derniers contrôles lists %q, want %q", got, dashed)
+	}
+	k.text(digits[:29])
+	k.key(fyne.KeyReturn)
+	if det := c.view.detail.Text; !strings.Contains(det, "-[") || !strings.Contains(det, "crochets") {
+		t.Errorf("two digits short: %q", det)
+	}
+	if got := d.checks[0].serial; strings.ContainsAny(got, "[]") || !strings.Contains(got, "-") {
+		t.Errorf("Derniers contrôles lists %q", got)
+	}
+	c.checks.Select(1) // the first one again
+	if c.view.kind != verdictMistyped || d.checks[0].serial != dashed {
+		t.Errorf("checked again from the list: %q, listed %q", c.view.title.Text(), d.checks[0].serial)
+	}
+}
