@@ -517,17 +517,22 @@ func (c *claimsScreen) printDay() {
 }
 
 // askSettlement asks for the counter and the period, then prints the
-// settlement. The period is the last full month unless changed.
+// settlement. The period is the current one, from the first of this month
+// to today (today's payments included), unless changed. Enter in any of
+// its fields prints.
 func (c *claimsScreen) askSettlement() {
 	desk := c.d.newDialogEntry()
 	desk.SetText(strings.TrimSpace(c.desk.Text))
 	desk.SetPlaceHolder(lang.L("counter"))
 	now := time.Now()
-	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local).AddDate(0, -1, 0)
-	last := first.AddDate(0, 1, -1)
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local)
+	last := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
 	from, to := c.d.newDateEntry(), c.d.newDateEntry()
 	from.SetDate(&first)
 	to.SetDate(&last)
+	for _, e := range []*dateEntry{from, to} {
+		e.OnSubmitted = func(string) { c.d.answerTop() }
+	}
 	items := []*widget.FormItem{
 		widget.NewFormItem(lang.L("Counter"), desk),
 		widget.NewFormItem(lang.L("From"), from),

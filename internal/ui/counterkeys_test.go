@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"vegas-desk/internal/ledger"
 )
@@ -116,5 +117,56 @@ func TestMistypedSerialSaysWhat(t *testing.T) {
 	c.checks.Select(1) // the first one again
 	if c.view.kind != verdictMistyped || d.checks[0].serial != dashed {
 		t.Errorf("checked again from the list: %q, listed %q", c.view.title.Text(), d.checks[0].serial)
+	}
+}
+
+// issue 39 item 2: Paiements' day, Relevé de compte and the drop-down
+// lists by keys. Tab goes through the empty day filter without marking it
+// wrong, and from it to « Aujourd’hui », not to the calendar; Relevé de
+// compte offers the current period (today's payments in it), and Enter in
+// a day field prints; Enter opens a drop-down list.
+func TestDatesAndListsByKeys(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	k := newKeys(t, d.win)
+	cv := d.win.Canvas()
+	c := d.claims
+	k.alt(fyne.KeyP)
+	if cv.Focused() != c.day {
+		t.Fatalf("Paiements opens with the keyboard on %T", cv.Focused())
+	}
+	k.key(fyne.KeyTab)
+	if err := c.day.Validate(); err != nil {
+		t.Errorf("the empty day, Tab gone through it, is wrong: %v", err)
+	}
+	if !isButton("Aujourd’hui")(cv.Focused()) {
+		t.Errorf("Tab from the day goes to %T", cv.Focused())
+	}
+
+	// Relevé de compte: the current period; Enter in « au » prints.
+	cv.Focus(c.settle)
+	k.key(fyne.KeyReturn)
+	var dates []*dateEntry
+	for _, o := range test.LaidOutObjects(cv.Overlays().Top()) {
+		if e, ok := o.(*dateEntry); ok {
+			dates = append(dates, e)
+		}
+	}
+	now := time.Now()
+	if len(dates) != 2 || dates[0].Text != time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local).Format(dayLayout) || dates[1].Text != now.Format(dayLayout) {
+		t.Fatalf("the period offered: %d fields, %v", len(dates), dates)
+	}
+	k.text("G1")
+	tabTo(t, k, "« au »", func(f fyne.Focusable) bool { return f == dates[1] })
+	k.key(fyne.KeyReturn)
+	if !shown(d.win, "Relevé de compte du guichet G1") {
+		t.Fatalf("Enter in a day of Relevé de compte: %q", dialogText(d))
+	}
+	k.key(fyne.KeyEscape)
+
+	// A drop-down list opens on Enter.
+	cv.Focus(c.block)
+	k.key(fyne.KeyReturn)
+	if dialogs(d.win) != 1 {
+		t.Fatalf("Enter on the blocks' list: %d pop-ups", dialogs(d.win))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image/color"
 	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -381,12 +382,15 @@ func (d *desk) newEntry() *keyEntry {
 // newDialogEntry makes a field of a dialog: Enter answers the dialog.
 func (d *desk) newDialogEntry() *keyEntry {
 	e := d.newEntry()
-	e.OnSubmitted = func(string) {
-		if len(d.answers) > 0 {
-			d.answers[len(d.answers)-1].ok()
-		}
-	}
+	e.OnSubmitted = func(string) { d.answerTop() }
 	return e
+}
+
+// answerTop answers the dialog shown last: Enter in one of its fields.
+func (d *desk) answerTop() {
+	if len(d.answers) > 0 {
+		d.answers[len(d.answers)-1].ok()
+	}
 }
 
 // TypedRune types r, noting it for a scan.
@@ -426,6 +430,63 @@ func (d *desk) newDateEntry() *dateEntry {
 	e.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
 	return e
 }
+
+// CreateRenderer is DateEntry's, but for two things. An empty field is
+// no error (each use says whether a day is needed): Fyne's turned red
+// when Tab went through it. The calendar is a tappable icon, off the Tab
+// path: Tab goes from a day to the next field; the day is typed.
+func (e *dateEntry) CreateRenderer() fyne.WidgetRenderer {
+	if e.ActionItem == nil {
+		e.ActionItem = newTapIcon(theme.CalendarIcon(), e.showCalendar)
+	}
+	r := e.DateEntry.CreateRenderer()
+	if parse := e.Validator; parse != nil {
+		e.Validator = func(s string) error {
+			if strings.TrimSpace(s) == "" {
+				return nil
+			}
+			return parse(s)
+		}
+	}
+	return r
+}
+
+// showCalendar shows a calendar under the field, that sets its day.
+func (e *dateEntry) showCalendar() {
+	cv := fyne.CurrentApp().Driver().CanvasForObject(e)
+	if cv == nil {
+		return
+	}
+	var pop *widget.PopUp
+	start := time.Now()
+	if e.Date != nil {
+		start = *e.Date
+	}
+	pop = widget.NewPopUp(widget.NewCalendar(start, func(t time.Time) {
+		pop.Hide()
+		e.SetDate(&t)
+	}), cv)
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(e)
+	pop.ShowAtPosition(at.Add(fyne.NewPos(0, e.Size().Height)))
+	pop.Resize(fyne.NewSize(max(e.Size().Width, pop.MinSize().Width), pop.MinSize().Height))
+}
+
+// tapIcon is an icon that a tap acts on; the keyboard does not reach it.
+type tapIcon struct {
+	widget.Icon
+	tapped func()
+}
+
+func newTapIcon(res fyne.Resource, tapped func()) *tapIcon {
+	t := &tapIcon{tapped: tapped}
+	t.Resource = res
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+func (t *tapIcon) Tapped(*fyne.PointEvent) { t.tapped() }
+
+func (t *tapIcon) Cursor() desktop.Cursor { return desktop.PointerCursor }
 
 func (e *dateEntry) TypedRune(r rune) {
 	e.d.watchScan(e, e.Text, r)

@@ -137,8 +137,14 @@ func (d *desk) newSelect(options []string, changed func(string)) *keySelect {
 
 func (s *keySelect) TypedRune(r rune) { s.d.watchScan(nil, "", r); s.Select.TypedRune(r) }
 
+// TypedKey opens the list on Enter too (Fyne's, on Space and the arrows
+// only), unless it ends a scan or comes at a scanner's pace.
 func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
-	if !s.d.otherKey(ev) {
+	switch {
+	case s.d.otherKey(ev):
+	case ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter:
+		s.Select.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	default:
 		s.Select.TypedKey(ev)
 	}
 }
