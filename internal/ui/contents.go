@@ -65,8 +65,30 @@ func (c *contentsScreen) formPanel() fyne.CanvasObject {
 		c.reset()
 		c.focus()
 	})
-	return container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil,
-		container.NewVScroll(container.NewPadded(c.form())))
+	scroll := container.NewVScroll(container.NewPadded(c.form()))
+	for _, e := range c.fields {
+		e.gained = func() { scrollInto(scroll, e) }
+	}
+	return container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil, scroll)
+}
+
+// scrollInto scrolls s for o, and a line under it (its row's faults), to
+// be in view: the field Tab gives the keyboard to is never typed out of
+// sight.
+func scrollInto(s *container.Scroll, o fyne.CanvasObject) {
+	drv := fyne.CurrentApp().Driver()
+	y := drv.AbsolutePositionForObject(o).Y - drv.AbsolutePositionForObject(s.Content).Y
+	top, bottom := y-theme.Padding(), y+o.Size().Height+o.Size().Height
+	off := s.Offset.Y
+	switch view := s.Size().Height; {
+	case top < off:
+		off = top
+	case bottom > off+view:
+		off = bottom - view
+	default:
+		return
+	}
+	s.ScrollToOffset(fyne.NewPos(s.Offset.X, max(0, off)))
 }
 
 // verdictPanel is the verdict, the winning zones and the ledger's ticket,

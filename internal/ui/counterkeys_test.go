@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
 	"vegas-desk/internal/ledger"
@@ -168,5 +169,50 @@ func TestDatesAndListsByKeys(t *testing.T) {
 	k.key(fyne.KeyReturn)
 	if dialogs(d.win) != 1 {
 		t.Fatalf("Enter on the blocks' list: %d pop-ups", dialogs(d.win))
+	}
+}
+
+// issue 39 item 2: on Saisir le contenu, the field Tab gives the keyboard
+// to is in view, down to Jackpot's third line and Bonus, and back up with
+// Shift+Tab, at 1366 × 768 and 1024 × 768.
+func TestContentsFieldInView(t *testing.T) {
+	for _, size := range []fyne.Size{{Width: 1366, Height: 768}, {Width: 1024, Height: 768}} {
+		d := newTestDesk(t, fixture)
+		d.win.Resize(size)
+		k := newKeys(t, d.win)
+		cv := d.win.Canvas()
+		c := d.contents
+		k.alt(fyne.KeyS)
+		var scroll fyne.CanvasObject
+		for _, o := range test.LaidOutObjects(c.content) {
+			if s, ok := o.(*container.Scroll); ok {
+				scroll = s
+				break
+			}
+		}
+		if scroll == nil {
+			t.Fatal("the contents form does not scroll")
+		}
+		inView := func(step string) {
+			t.Helper()
+			f := cv.Focused().(fyne.CanvasObject)
+			top, view := abs(f).Y, abs(scroll).Y
+			if top < view || top+f.Size().Height > view+scroll.Size().Height {
+				t.Fatalf("%v, %s: the field with the keyboard is at %.0f to %.0f px, the form shows %.0f to %.0f px", size, step, top, top+f.Size().Height, view, view+scroll.Size().Height)
+			}
+		}
+		for i := range c.paths {
+			if cv.Focused() != c.fields[c.paths[i]] {
+				t.Fatalf("Tab %d: the keyboard is on %T", i, cv.Focused())
+			}
+			inView(c.paths[i])
+			k.key(fyne.KeyTab)
+		}
+		for i := len(c.paths) - 1; i >= 0; i-- {
+			cv.FocusPrevious() // Shift+Tab
+			if cv.Focused() == c.fields[c.paths[i]] {
+				inView("back to " + c.paths[i])
+			}
+		}
 	}
 }
