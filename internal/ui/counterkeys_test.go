@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"vegas-desk/internal/ledger"
 )
@@ -214,5 +215,61 @@ func TestContentsFieldInView(t *testing.T) {
 				inView("back to " + c.paths[i])
 			}
 		}
+	}
+}
+
+// bigText is the app's theme with its text a third larger, as a screen
+// of more dots per inch draws it (the issue was seen under Xvfb).
+type bigTextTheme struct{ fyne.Theme }
+
+func (t bigTextTheme) Size(n fyne.ThemeSizeName) float32 {
+	if n == theme.SizeNameText {
+		return t.Theme.Size(n) * 4 / 3
+	}
+	return t.Theme.Size(n)
+}
+
+// issue 39 item 2: Numéros à essayer lists each serial with its Vérifier,
+// and Fermer under the list, never on a row, at a larger text size and on
+// a short screen too: the list scrolls.
+func TestSamplesCloseUnderList(t *testing.T) {
+	for _, th := range []fyne.Theme{darkVariant{vegasTheme{}}, bigTextTheme{darkVariant{vegasTheme{}}}} {
+		d := newTestDesk(t, fixture)
+		d.app.Settings().SetTheme(th)
+		d.win.Resize(fyne.NewSize(1024, 600))
+		d.showSamples()
+		waitFor(t, "the serials to try", time.Minute, func() bool { pump(); return shown(d.win, "gagnant 50") })
+		var checks []fyne.CanvasObject
+		var close fyne.CanvasObject
+		var scroll *container.Scroll
+		for _, o := range test.LaidOutObjects(d.win.Canvas().Overlays().Top()) {
+			switch b := o.(type) {
+			case *keyButton:
+				switch {
+				case !b.Visible():
+				case b.Text == "Vérifier":
+					checks = append(checks, b)
+				case b.Text == "Fermer":
+					close = b
+				}
+			case *container.Scroll:
+				scroll = b
+			}
+		}
+		if len(checks) != 9 || close == nil {
+			t.Fatalf("%d Vérifier, Fermer %v", len(checks), close != nil)
+		}
+		// The part of the list in view ends above Fermer.
+		bottom := abs(checks[len(checks)-1]).Y + checks[len(checks)-1].Size().Height
+		if scroll != nil {
+			bottom = min(bottom, abs(scroll).Y+scroll.Size().Height)
+		}
+		if top := abs(close).Y; top < bottom {
+			t.Errorf("text size %.0f: Fermer at %.0f px, on the list shown down to %.0f px", th.Size(theme.SizeNameText), top, bottom)
+		}
+		if end := abs(close).Y + close.Size().Height; end > d.win.Canvas().Size().Height {
+			t.Errorf("text size %.0f: Fermer ends at %.0f px, below the window", th.Size(theme.SizeNameText), end)
+		}
+		d.win.Canvas().Overlays().Top().Hide()
 	}
 }

@@ -157,6 +157,13 @@ func TestScreenshots(t *testing.T) {
 		s.shoot(d, "keys-claims-"+w)
 		k.key(fyne.KeyEscape)
 
+		// Numéros à essayer: each serial with its Vérifier, Fermer under
+		// them.
+		d.showSamples()
+		waitFor(t, "the serials to try", time.Minute, func() bool { pump(); return shown(d.win, "gagnant 50") })
+		s.shoot(d, "samples-"+w)
+		k.key(fyne.KeyEscape)
+
 		// Réglages: the ledger typed, or browsed for.
 		k.alt(fyne.KeyR)
 		d.settings.choose(false)
