@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,16 @@ func TestSamplesCloseUnderList(t *testing.T) {
 			t.Errorf("text size %.0f: Fermer ends at %.0f px, below the window", th.Size(theme.SizeNameText), end)
 		}
 		d.win.Canvas().Overlays().Top().Hide()
+	}
+}
+
+// issue 39 item 2: a paper's dialog says « Document prêt : » before its
+// title, which agrees with any (« Étiquettes de 7 carnets est prêt » did
+// not).
+func TestPaperReadySays(t *testing.T) {
+	d := newTestDesk(t, fixture)
+	d.offerPDF("Étiquettes de 7 carnets", "etiquettes.pdf", func(w io.Writer) error { _, err := io.WriteString(w, "%PDF-1.4\n"); return err })
+	if !shown(d.win, "Document prêt\u00a0: Étiquettes de 7 carnets. Imprimez-le") || shown(d.win, "est prêt") {
+		t.Errorf("the paper's dialog says %q", dialogText(d))
 	}
 }
