@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/printer/printertest"
 )
 
 // tabTo presses Tab until ok holds of what has the keyboard, at most 20
@@ -283,5 +285,23 @@ func TestPaperReadySays(t *testing.T) {
 	d.offerPDF("Étiquettes de 7 carnets", "etiquettes.pdf", func(w io.Writer) error { _, err := io.WriteString(w, "%PDF-1.4\n"); return err })
 	if !shown(d.win, "Document prêt\u00a0: Étiquettes de 7 carnets. Imprimez-le") || shown(d.win, "est prêt") {
 		t.Errorf("the paper's dialog says %q", dialogText(d))
+	}
+}
+
+// issue 39 item 2: a receipt printer chosen in Réglages says « en
+// vigueur » even while another field waits for Enregistrer.
+func TestPrinterInEffectWhileUnsaved(t *testing.T) {
+	printertest.Install(t, "Recus")
+	d := newTestDesk(t, fixture)
+	s := d.settings
+	k := newKeys(t, d.win)
+	k.alt(fyne.KeyR)
+	waitFor(t, "the printers", time.Minute, func() bool { pump(); return slices.Contains(s.printer.Options, "Recus") })
+	d.win.Canvas().Focus(s.operator)
+	k.text("B")
+	s.printer.SetSelected("Recus")
+	if d.receiptPrinter() != "Recus" || !strings.Contains(s.state.Text, "Pas enregistré, pas en vigueur\u00a0: Opérateur") ||
+		!s.applied.Visible() || !strings.Contains(s.applied.Text, "s’imprime sur Recus\u00a0: en vigueur") {
+		t.Errorf("a printer chosen, the operator unsaved: says %q and %q (shown %v)", s.state.Text, s.applied.Text, s.applied.Visible())
 	}
 }
