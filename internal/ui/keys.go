@@ -263,6 +263,9 @@ func (d *desk) closeForScan() bool {
 	if len(d.win.Canvas().Overlays().List()) != len(d.answers) {
 		return false // an overlay that is not the app's question
 	}
+	if slices.ContainsFunc(d.answers, func(a *answer) bool { return a.keep }) {
+		return false // none closed, none answered
+	}
 	for len(d.answers) > 0 {
 		a := d.answers[len(d.answers)-1]
 		if a.keep {
