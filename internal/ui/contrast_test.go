@@ -138,7 +138,7 @@ func testContrast(t *testing.T, th fyne.Theme) {
 	}
 	// The pay dialog's keys.
 	k.key(fyne.KeyEscape)
-	k.scan(takeWinner(t, 3))
+	k.scan(takeWinner(t, 9))
 	k.key(fyne.KeyReturn)
 	if n := hints("Payer ce ticket"); n == 0 {
 		t.Error("the pay dialog shows no hint")
@@ -146,7 +146,7 @@ func testContrast(t *testing.T, th fyne.Theme) {
 	k.key(fyne.KeyEscape)
 	// A voided payment's row in Paiements.
 	desk := "C9-" + time.Now().Format("150405.000000")
-	cl, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 3), Method: ledger.MethodSerial,
+	cl, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 15), Method: ledger.MethodSerial,
 		Who: ledger.Identity{Desk: desk, Operator: "Bob"}, Limit: ledger.NoLimit})
 	if err != nil {
 		t.Fatal(err)

@@ -271,8 +271,9 @@ func (c *counterScreen) check(text string) {
 		if marked {
 			msg += "\n" + lang.L("Check the group in brackets.")
 		}
-		// The last checks list it with its dashes, without the brackets.
-		c.show(strings.NewReplacer("[", "", "]", "").Replace(echo), verdictMistyped, "", echo+"\n"+msg)
+		// The last checks list what was typed with its dashes: no
+		// brackets, no place of a digit missing.
+		c.show(strings.TrimRight(strings.NewReplacer("[", "", "]", "").Replace(echo), "_-"), verdictMistyped, "", echo+"\n"+msg)
 		return
 	}
 	if c.d.ledger == nil {

@@ -46,7 +46,7 @@ func TestClaimsByKeys(t *testing.T) {
 	cv := d.win.Canvas()
 	desk := "K9-" + time.Now().Format("150405.000000")
 	for range 3 {
-		if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 3), Method: ledger.MethodSerial,
+		if _, err := fixture.Claim(context.Background(), ledger.ClaimRequest{Serial: takeWinner(t, 15), Method: ledger.MethodSerial,
 			Who: ledger.Identity{Desk: desk, Operator: "Bob"}, Limit: ledger.NoLimit}); err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestMistypedSerialSaysWhat(t *testing.T) {
 	d := newTestDesk(t, fixture)
 	k := newKeys(t, d.win)
 	c := d.counter
-	digits := digitsOf(takeWinner(t, 3))
+	digits := digitsOf(losers[1])
 	wrong := digits[:9] + string('0'+(digits[9]-'0'+1)%10) + digits[10:] // one digit of the position
 	k.scan(wrong)
 	if c.view.kind != verdictMistyped {

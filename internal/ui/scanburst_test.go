@@ -164,7 +164,7 @@ func TestScanUnderDialogs(t *testing.T) {
 	{
 		d := newTestDesk(t, fixture)
 		desk := "V9-" + time.Now().Format("150405.000000")
-		cl, err := fixture.Claim(ctx, ledger.ClaimRequest{Serial: takeWinner(t, 3), Method: ledger.MethodSerial,
+		cl, err := fixture.Claim(ctx, ledger.ClaimRequest{Serial: takeWinner(t, 9), Method: ledger.MethodSerial,
 			Who: ledger.Identity{Desk: desk, Operator: "Bob"}, Limit: ledger.NoLimit})
 		if err != nil {
 			t.Fatal(err)
@@ -252,6 +252,8 @@ func TestScanUnderDialogs(t *testing.T) {
 			moved: func(t *testing.T) string {
 				if q := d.app.Preferences().String(prefPaperPrinter); q != "" {
 					d.app.Preferences().SetString(prefPaperPrinter, "")
+					// lp's answer, before the test's CUPS goes.
+					waitFor(t, "the print", time.Minute, func() bool { pump(); return shown(d.win, "imprimé sur "+q) })
 					return "printed on " + q
 				}
 				return ""
@@ -293,7 +295,7 @@ func TestScanUnderDialogs(t *testing.T) {
 			for i := range n {
 				order = append(order, i)
 			}
-			other := takeWinner(t, 3) // scanned under the dialog, paid never
+			other := losers[0] // scanned under the dialog: checked at the counter
 			for _, at := range append(order, -1) {
 				// A serial (the case: PAYER has the keyboard): the
 				// dialog closes unanswered, the serial is checked at the

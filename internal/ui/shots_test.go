@@ -143,7 +143,7 @@ func TestScreenshots(t *testing.T) {
 
 		// A winner: PAYER shows its key; its confirmation, the keys it
 		// takes.
-		k.scan(takeWinner(t, 3))
+		k.scan(takeWinner(t, 9))
 		s.shoot(d, "counter-winner-"+w)
 		k.key(fyne.KeyReturn)
 		s.shoot(d, "pay-dialog-"+w)
