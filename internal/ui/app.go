@@ -195,6 +195,7 @@ type desk struct {
 	stopWatch context.CancelFunc
 	answers   []*answer // what Enter and Escape do in the dialogs shown
 	scan      scanWatch // the digits typed last: a scan?
+	keyAt     time.Time // when the last character or Enter was typed (keyClock)
 	checks    []checked // the counter's checks this session, newest first
 }
 

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -157,6 +158,9 @@ func newClaimsScreen(d *desk) *claimsScreen {
 		}
 	})
 	c.receipt.Disable()
+	// By keys: the arrows select a payment, Enter opens its receipt, Tab
+	// goes on to the buttons that act on it.
+	c.table.rowKeys(func() int { return c.selected }, c.receipt.OnTapped)
 	c.day2 = d.button(lang.L("Day report…"), theme.DocumentPrintIcon(), c.printDay)
 	c.settle = d.button(lang.L("Settlement…"), theme.DocumentPrintIcon(), c.askSettlement)
 
@@ -167,7 +171,10 @@ func newClaimsScreen(d *desk) *claimsScreen {
 	// The totals on a line of their own, the buttons under them: neither
 	// covers the other at 1024 px.
 	bottom := container.NewVBox(c.totals, container.NewHBox(c.receipt, c.day2, c.settle, export, c.void, c.closeCase))
-	c.content = container.NewPadded(container.NewBorder(bar, bottom, nil, nil, container.New(claimsLayout{c}, c.table)))
+	// In the order Tab visits them: the filters, the table, the buttons
+	// that act on the payment selected.
+	c.content = container.NewPadded(container.New(layout.NewBorderLayout(bar, bottom, nil, nil),
+		bar, container.New(claimsLayout{c}, c.table), bottom))
 	return c
 }
 
@@ -510,17 +517,22 @@ func (c *claimsScreen) printDay() {
 }
 
 // askSettlement asks for the counter and the period, then prints the
-// settlement. The period is the last full month unless changed.
+// settlement. The period is the current one, from the first of this month
+// to today (today's payments included), unless changed. Enter in any of
+// its fields prints.
 func (c *claimsScreen) askSettlement() {
 	desk := c.d.newDialogEntry()
 	desk.SetText(strings.TrimSpace(c.desk.Text))
 	desk.SetPlaceHolder(lang.L("counter"))
 	now := time.Now()
-	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local).AddDate(0, -1, 0)
-	last := first.AddDate(0, 1, -1)
+	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.Local)
+	last := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
 	from, to := c.d.newDateEntry(), c.d.newDateEntry()
 	from.SetDate(&first)
 	to.SetDate(&last)
+	for _, e := range []*dateEntry{from, to} {
+		e.OnSubmitted = func(string) { c.d.answerTop() }
+	}
 	items := []*widget.FormItem{
 		widget.NewFormItem(lang.L("Counter"), desk),
 		widget.NewFormItem(lang.L("From"), from),

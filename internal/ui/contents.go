@@ -59,14 +59,36 @@ func (c *contentsScreen) formPanel() fyne.CanvasObject {
 	c.general.Wrapping = fyne.TextWrapWord
 	// Enter on the buttons taps them: Tab from the last field leads to
 	// "Vérifier le contenu".
-	checkBtn := newKeyButton(lang.L("Check the contents"), theme.SearchIcon(), c.check)
+	checkBtn := c.d.button(lang.L("Check the contents"), theme.SearchIcon(), c.check)
 	checkBtn.Importance = widget.HighImportance
-	clearBtn := newKeyButton(lang.L("Clear"), theme.ContentClearIcon(), func() {
+	clearBtn := c.d.button(lang.L("Clear"), theme.ContentClearIcon(), func() {
 		c.reset()
 		c.focus()
 	})
-	return container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil,
-		container.NewVScroll(container.NewPadded(c.form())))
+	scroll := container.NewVScroll(container.NewPadded(c.form()))
+	for _, e := range c.fields {
+		e.gained = func() { scrollInto(scroll, e) }
+	}
+	return container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), container.NewHBox(checkBtn, clearBtn), c.general), nil, nil, scroll)
+}
+
+// scrollInto scrolls s for o, and a line under it (its row's faults), to
+// be in view: the field Tab gives the keyboard to is never typed out of
+// sight.
+func scrollInto(s *container.Scroll, o fyne.CanvasObject) {
+	drv := fyne.CurrentApp().Driver()
+	y := drv.AbsolutePositionForObject(o).Y - drv.AbsolutePositionForObject(s.Content).Y
+	top, bottom := y-theme.Padding(), y+o.Size().Height+o.Size().Height
+	off := s.Offset.Y
+	switch view := s.Size().Height; {
+	case top < off:
+		off = top
+	case bottom > off+view:
+		off = bottom - view
+	default:
+		return
+	}
+	s.ScrollToOffset(fyne.NewPos(s.Offset.X, max(0, off)))
 }
 
 // verdictPanel is the verdict, the winning zones and the ledger's ticket,
@@ -81,6 +103,9 @@ func (c *contentsScreen) verdictPanel() fyne.CanvasObject {
 	}
 	// The values of the next ticket go to the form whatever button has
 	// the keyboard.
+	// The desk hears the keys PAYER and the receipt do not use: Escape,
+	// a scan (never an Enter that taps PAYER).
+	c.view.pay.d, c.view.receipt.d = c.d, c.d
 	c.view.receipt.typed = func(r rune) {
 		c.focus()
 		c.fields[c.paths[0]].TypedRune(r)

@@ -126,7 +126,16 @@ type fault struct {
 // it, and checks the form on Enter.
 type valueEntry struct {
 	keyEntry
-	kind fieldKind
+	kind   fieldKind
+	gained func() // when it gets the keyboard (the form scrolls it into view)
+}
+
+// FocusGained brings the field into view.
+func (e *valueEntry) FocusGained() {
+	e.Entry.FocusGained()
+	if e.gained != nil {
+		e.gained()
+	}
 }
 
 func newValueEntry(d *desk, kind fieldKind, submit func()) *valueEntry {

@@ -121,6 +121,7 @@ func newCounterScreen(d *desk) *counterScreen {
 	}
 	for _, b := range []*keyButton{check, byContents, c.view.pay, c.view.receipt} {
 		b.typed = toEntry
+		b.d = d // Escape goes back to the serial field
 	}
 	c.view.onReceipt = func(n int64) {
 		d.printReceiptIn(c.view, n)
@@ -264,13 +265,15 @@ func (c *counterScreen) check(text string) {
 	if _, err := game.ParseSerial(text); err != nil {
 		msg := lang.L("The serial has 31 digits: check them and type it again.")
 		if errors.Is(err, game.ErrCheckDigit) {
-			msg = lang.L("The check digit does not match: a digit was mistyped. Type the serial again.")
+			msg = lang.L("The check digit does not match: a digit was mistyped, which one it cannot tell. Type the whole serial again.")
 		}
 		echo, marked := serialEcho(text, err)
 		if marked {
 			msg += "\n" + lang.L("Check the group in brackets.")
 		}
-		c.show(text, verdictMistyped, "", echo+"\n"+msg)
+		// The last checks list what was typed with its dashes: no
+		// brackets, no place of a digit missing.
+		c.show(strings.TrimRight(strings.NewReplacer("[", "", "]", "").Replace(echo), "_-"), verdictMistyped, "", echo+"\n"+msg)
 		return
 	}
 	if c.d.ledger == nil {
@@ -310,9 +313,9 @@ var serialGroups = []int{3, 4, 7, 4, 4, 4, 4, 1}
 
 // serialEcho shows a serial that does not parse (err) with its dashes, and
 // the group at fault in brackets: the first with a digit missing (each shown
-// _), the digits too many, the game, block or position when they cannot be,
-// the check digit when it does not match (a digit was mistyped, which one
-// it cannot say). A text with other characters than digits, spaces and
+// _), the digits too many, the game, block or position when they cannot be;
+// none when only the check digit does not match (a digit was mistyped, which
+// one it cannot say). A text with other characters than digits, spaces and
 // dashes is echoed as typed. It says whether a group is marked.
 func serialEcho(text string, err error) (string, bool) {
 	var digits []byte
@@ -342,7 +345,9 @@ func serialEcho(text string, err error) (string, bool) {
 	if len(digits) == game.SerialDigits {
 		switch atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }; {
 		case errors.Is(err, game.ErrCheckDigit):
-			bad = 7
+			// Any digit of any group may be the one mistyped: the check
+			// digit says that one is, not which. No group is marked.
+			return strings.Join(groups, "-"), false
 		case atoi(groups[0]) < game.MinGameCode:
 			bad = 0
 		case atoi(groups[1]) < 1:

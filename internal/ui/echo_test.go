@@ -16,7 +16,8 @@ import (
 )
 
 // A serial mistyped is echoed with its dashes, the group at fault in
-// brackets.
+// brackets; none when only the check digit does not match, which cannot
+// tell which digit was mistyped (issue 39).
 func TestSerialEcho(t *testing.T) {
 	good := "531-0001-0456789-1234-5678-9012-3456-0"
 	if _, err := game.ParseSerial(good); err != nil {
@@ -24,7 +25,8 @@ func TestSerialEcho(t *testing.T) {
 	}
 	digits := strings.ReplaceAll(good, "-", "")
 	for _, c := range []struct{ typed, want string }{
-		{digits[:30] + "1", "531-0001-0456789-1234-5678-9012-3456-[1]"},                     // the check digit
+		{digits[:30] + "1", "531-0001-0456789-1234-5678-9012-3456-1"},                       // the check digit: which digit, it cannot tell
+		{digits[:9] + "8" + digits[10:], "531-0001-0486789-1234-5678-9012-3456-0"},          // a digit of the position, likewise
 		{digits[:30], "531-0001-0456789-1234-5678-9012-3456-[_]"},                           // one missing
 		{digits[:20], "531-0001-0456789-1234-[56__]-____-____-_"},                           // eleven missing
 		{digits + "7", "531-0001-0456789-1234-5678-9012-3456-0-[7]"},                        // one too many

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image/color"
 	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -30,7 +31,10 @@ import (
 //     information closes on either).
 //   - A serial scanned anywhere (31 digits and Enter, each key at most
 //     scanGap after the previous, faster than a person types) is checked at
-//     the counter, and the field it was typed into gets its text back.
+//     the counter, and the field it was typed into gets its text back; a
+//     dialog over the screens closes unanswered first (closeForScan).
+//   - A dialog takes Enter only at a person's pace: a scanner's Enter,
+//     within scanGap of the key before, never confirms (enterSpent).
 // Fyne hands a key to the widget that has the keyboard, else to the
 // window's canvas (typedKey, typedRune). So the app's fields (keyEntry,
 // dateEntry) and buttons (keyButton) hand the keys they do not use on to
@@ -109,12 +113,23 @@ func (d *desk) home() {
 	d.showTab(tabCounter)
 }
 
-// answer is what Enter and Escape do in a dialog that is shown.
-type answer struct{ ok, cancel func() }
+// answer is what Enter and Escape do in a dialog that is shown. A scan
+// closes it unanswered (cancel) unless keep: a long task's progress,
+// which a scan does not stop.
+type answer struct {
+	ok, cancel func()
+	keep       bool
+}
 
-// answerKeys makes Enter run ok and Escape run cancel while dlg is shown.
+// answerKeys makes Enter run ok and Escape run cancel while dlg is shown;
+// a scan runs cancel too, then checks its serial at the counter
+// (closeForScan).
 func (d *desk) answerKeys(dlg dialog.Dialog, ok, cancel func()) {
-	a := &answer{ok, cancel}
+	d.addAnswer(dlg, &answer{ok: ok, cancel: cancel})
+}
+
+// addAnswer keeps a while dlg is shown.
+func (d *desk) addAnswer(dlg dialog.Dialog, a *answer) {
 	d.answers = append(d.answers, a)
 	dlg.SetOnClosed(func() {
 		d.answers = slices.DeleteFunc(d.answers, func(x *answer) bool { return x == a })
@@ -128,7 +143,7 @@ func (d *desk) answerKeys(dlg dialog.Dialog, ok, cancel func()) {
 func (d *desk) typedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if d.scanned(nil) {
+		if d.enterSpent(nil) {
 			return
 		}
 		if len(d.answers) > 0 {
@@ -160,6 +175,7 @@ var keyClock = time.Now
 type textField interface{ SetText(string) }
 
 // scanWatch follows the digits typed last, to tell a scan from typing.
+// (desk.keyAt is when the last character or Enter was typed, whatever.)
 type scanWatch struct {
 	digits []rune
 	last   time.Time // when the last one was typed
@@ -171,6 +187,7 @@ type scanWatch struct {
 // before it.
 func (d *desk) watchScan(f textField, text string, r rune) {
 	s, t := &d.scan, keyClock()
+	d.keyAt = t
 	if r < '0' || r > '9' {
 		s.digits = nil
 		return
@@ -182,29 +199,84 @@ func (d *desk) watchScan(f textField, text string, r rune) {
 	s.last = t
 }
 
+// enterSpent is what every widget of the app does first with Enter, typed
+// in field f (nil: none, or no field). It says whether Enter is spent, so
+// that the widget does nothing more with it:
+//   - it ended a scan (scanned);
+//   - or a dialog is shown and Enter came at a scanner's pace, within
+//     scanGap of the key before it. A dialog takes Enter only from a key a
+//     person typed (or Space on its button): the Enter of a scanner's
+//     burst, whatever it read (a serial misread, a shop's barcode), never
+//     pays, voids, closes a case or prints. The digits the burst typed
+//     into a dialog's field go with it.
+func (d *desk) enterSpent(f textField) bool {
+	now := keyClock()
+	burst := !d.keyAt.IsZero() && now.Sub(d.keyAt) <= scanGap
+	d.keyAt = now
+	s := d.scan
+	if d.scanned(f) {
+		return true
+	}
+	if !burst || !d.dialogShown() {
+		return false
+	}
+	if f != nil && s.field == f && len(s.digits) > 1 && now.Sub(s.last) <= scanGap {
+		f.SetText(s.before) // two digits within scanGap: no person typed them
+	}
+	return true
+}
+
 // scanned is called on Enter in field f (nil: none, or a button). It says
 // whether the keys just typed were a scan, and if so gives the field its
 // text back and checks the serial at the counter. The counter's serial
-// field checks its own scans; a scan while a dialog waits for its answer is
-// dropped (its Enter answers nothing).
+// field checks its own scans. A scan under the app's dialogs closes them
+// unanswered first (closeForScan); under a dialog that does not close (a
+// payment in flight, a long task, a file chooser) it is dropped whole,
+// its Enter answering nothing.
 func (d *desk) scanned(f textField) bool {
 	s := d.scan
 	d.scan = scanWatch{}
 	if len(s.digits) != game.SerialDigits || s.field != f || keyClock().Sub(s.last) > scanGap {
 		return false
 	}
-	if f != nil && f == textField(d.counter.entry) {
+	if f != nil && f == textField(d.counter.entry) && !d.dialogShown() {
 		return false
 	}
 	if s.field != nil {
 		s.field.SetText(s.before)
 	}
-	if d.dialogShown() {
+	if d.dialogShown() && !d.closeForScan() {
 		return true
 	}
 	d.showTab(tabCounter)
 	d.counter.check(string(s.digits))
 	return true
+}
+
+// closeForScan closes the dialogs shown, unanswered (as Escape would), for
+// a serial scanned under them to be checked at the counter: the cashier
+// has moved on to another ticket. It says whether none is left. Only the
+// app's own questions close so; a dialog that keeps its place (a payment
+// in flight, a long task) or another's (a file chooser, a drop-down list
+// open) keeps them all.
+func (d *desk) closeForScan() bool {
+	if len(d.win.Canvas().Overlays().List()) != len(d.answers) {
+		return false // an overlay that is not the app's question
+	}
+	if slices.ContainsFunc(d.answers, func(a *answer) bool { return a.keep }) {
+		return false // none closed, none answered
+	}
+	for len(d.answers) > 0 {
+		a := d.answers[len(d.answers)-1]
+		if a.keep {
+			return false
+		}
+		a.cancel()
+		if slices.Contains(d.answers, a) {
+			return false // it did not close
+		}
+	}
+	return !d.dialogShown()
 }
 
 // inform shows a message that Enter or Escape closes.
@@ -313,12 +385,15 @@ func (d *desk) newEntry() *keyEntry {
 // newDialogEntry makes a field of a dialog: Enter answers the dialog.
 func (d *desk) newDialogEntry() *keyEntry {
 	e := d.newEntry()
-	e.OnSubmitted = func(string) {
-		if len(d.answers) > 0 {
-			d.answers[len(d.answers)-1].ok()
-		}
-	}
+	e.OnSubmitted = func(string) { d.answerTop() }
 	return e
+}
+
+// answerTop answers the dialog shown last: Enter in one of its fields.
+func (d *desk) answerTop() {
+	if len(d.answers) > 0 {
+		d.answers[len(d.answers)-1].ok()
+	}
 }
 
 // TypedRune types r, noting it for a scan.
@@ -333,7 +408,7 @@ func (e *keyEntry) TypedKey(ev *fyne.KeyEvent) {
 	switch {
 	case ev.Name == fyne.KeyEscape:
 		e.d.typedKey(ev)
-	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.scanned(e):
+	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.enterSpent(e):
 	default:
 		e.Entry.TypedKey(ev)
 	}
@@ -359,6 +434,63 @@ func (d *desk) newDateEntry() *dateEntry {
 	return e
 }
 
+// CreateRenderer is DateEntry's, but for two things. An empty field is
+// no error (each use says whether a day is needed): Fyne's turned red
+// when Tab went through it. The calendar is a tappable icon, off the Tab
+// path: Tab goes from a day to the next field; the day is typed.
+func (e *dateEntry) CreateRenderer() fyne.WidgetRenderer {
+	if e.ActionItem == nil {
+		e.ActionItem = newTapIcon(theme.CalendarIcon(), e.showCalendar)
+	}
+	r := e.DateEntry.CreateRenderer()
+	if parse := e.Validator; parse != nil {
+		e.Validator = func(s string) error {
+			if strings.TrimSpace(s) == "" {
+				return nil
+			}
+			return parse(s)
+		}
+	}
+	return r
+}
+
+// showCalendar shows a calendar under the field, that sets its day.
+func (e *dateEntry) showCalendar() {
+	cv := fyne.CurrentApp().Driver().CanvasForObject(e)
+	if cv == nil {
+		return
+	}
+	var pop *widget.PopUp
+	start := time.Now()
+	if e.Date != nil {
+		start = *e.Date
+	}
+	pop = widget.NewPopUp(widget.NewCalendar(start, func(t time.Time) {
+		pop.Hide()
+		e.SetDate(&t)
+	}), cv)
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(e)
+	pop.ShowAtPosition(at.Add(fyne.NewPos(0, e.Size().Height)))
+	pop.Resize(fyne.NewSize(max(e.Size().Width, pop.MinSize().Width), pop.MinSize().Height))
+}
+
+// tapIcon is an icon that a tap acts on; the keyboard does not reach it.
+type tapIcon struct {
+	widget.Icon
+	tapped func()
+}
+
+func newTapIcon(res fyne.Resource, tapped func()) *tapIcon {
+	t := &tapIcon{tapped: tapped}
+	t.Resource = res
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+func (t *tapIcon) Tapped(*fyne.PointEvent) { t.tapped() }
+
+func (t *tapIcon) Cursor() desktop.Cursor { return desktop.PointerCursor }
+
 func (e *dateEntry) TypedRune(r rune) {
 	e.d.watchScan(e, e.Text, r)
 	e.DateEntry.TypedRune(r)
@@ -368,7 +500,7 @@ func (e *dateEntry) TypedKey(ev *fyne.KeyEvent) {
 	switch {
 	case ev.Name == fyne.KeyEscape:
 		e.d.typedKey(ev)
-	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.scanned(e):
+	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.enterSpent(e):
 	default:
 		e.DateEntry.TypedKey(ev)
 	}
@@ -425,7 +557,7 @@ func newKeyButton(label string, icon fyne.Resource, tapped func()) *keyButton {
 func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {
 	switch {
 	case ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter:
-		if b.d != nil && b.d.scanned(nil) {
+		if b.d != nil && b.d.enterSpent(nil) {
 			return
 		}
 		if !b.Disabled() {

@@ -18,7 +18,7 @@ func (d *desk) otherKey(ev *fyne.KeyEvent) bool {
 		d.typedKey(ev)
 		return true
 	case fyne.KeyReturn, fyne.KeyEnter:
-		return d.scanned(nil)
+		return d.enterSpent(nil)
 	}
 	return false
 }
@@ -46,7 +46,17 @@ func (l *keyList) TypedKey(ev *fyne.KeyEvent) {
 type keyTable struct {
 	widget.Table
 	d *desk
+	// A table of records (rowKeys): the arrows, Page Up/Down, Home and
+	// End select a row, and Enter runs enter on the selected one.
+	row   func() int // the row selected, -1 for none
+	enter func()
 }
+
+// rowKeys makes t a table of records, whose selected row is row() (-1 for
+// none): the keys select a row (the buttons that act on it come on the
+// Tab path), Enter runs enter, and the keyboard coming to the table
+// selects the first row when none is.
+func (t *keyTable) rowKeys(row func() int, enter func()) { t.row, t.enter = row, enter }
 
 // newTable is widget.NewTableWithHeaders.
 func (d *desk) newTable(length func() (int, int), create func() fyne.CanvasObject, update func(widget.TableCellID, fyne.CanvasObject)) *keyTable {
@@ -60,8 +70,55 @@ func (d *desk) newTable(length func() (int, int), create func() fyne.CanvasObjec
 func (t *keyTable) TypedRune(r rune) { t.d.watchScan(nil, "", r); t.Table.TypedRune(r) }
 
 func (t *keyTable) TypedKey(ev *fyne.KeyEvent) {
-	if !t.d.otherKey(ev) {
+	if t.d.otherKey(ev) {
+		return
+	}
+	if t.row == nil {
 		t.Table.TypedKey(ev)
+		return
+	}
+	rows, _ := t.Length()
+	r := t.row()
+	switch ev.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if r >= 0 && r < rows && t.enter != nil {
+			t.enter()
+		}
+		return
+	case fyne.KeyDown:
+		r++
+	case fyne.KeyUp:
+		r--
+	case fyne.KeyPageDown:
+		r += pageRows
+	case fyne.KeyPageUp:
+		r -= pageRows
+	case fyne.KeyHome:
+		r = 0
+	case fyne.KeyEnd:
+		r = rows - 1
+	default:
+		t.Table.TypedKey(ev)
+		return
+	}
+	t.selectRow(max(0, min(r, rows-1)))
+}
+
+// pageRows is how many rows Page Up and Page Down move by.
+const pageRows = 10
+
+// selectRow selects row r of a table of records, if it has one.
+func (t *keyTable) selectRow(r int) {
+	if rows, _ := t.Length(); r >= 0 && r < rows {
+		t.Select(widget.TableCellID{Row: r, Col: 0})
+	}
+}
+
+// FocusGained selects the first row of a table of records when none is.
+func (t *keyTable) FocusGained() {
+	t.Table.FocusGained()
+	if t.row != nil && t.row() < 0 {
+		t.selectRow(0)
 	}
 }
 
@@ -80,8 +137,14 @@ func (d *desk) newSelect(options []string, changed func(string)) *keySelect {
 
 func (s *keySelect) TypedRune(r rune) { s.d.watchScan(nil, "", r); s.Select.TypedRune(r) }
 
+// TypedKey opens the list on Enter too (Fyne's, on Space and the arrows
+// only), unless it ends a scan or comes at a scanner's pace.
 func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
-	if !s.d.otherKey(ev) {
+	switch {
+	case s.d.otherKey(ev):
+	case ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter:
+		s.Select.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	default:
 		s.Select.TypedKey(ev)
 	}
 }

@@ -72,7 +72,9 @@ func (d *desk) writeDocument(name string, write func(io.Writer) error) (string, 
 // it, to save it elsewhere, or to close (Escape). Enter prints when a
 // printer is chosen, else opens.
 func (d *desk) offerPDF(title, name string, write func(io.Writer) error) {
-	msg := widget.NewLabel(lang.L("{{.Paper}} is ready. Print it, open it to read it, or save it where you choose.", map[string]any{"Paper": title}))
+	// "Document prêt : …", which agrees with any paper's title (« Étiquettes
+	// de 7 carnets est prêt » did not).
+	msg := widget.NewLabel(lang.L("Document ready: {{.Paper}}. Print it, open it to read it, or save it where you choose.", map[string]any{"Paper": title}))
 	msg.Wrapping = fyne.TextWrapWord
 	var dlg dialog.Dialog
 	open := func() {

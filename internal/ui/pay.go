@@ -60,6 +60,8 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		return
 	}
 	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": game.FormatAmount(t.Prize), "Serial": t.Serial.String()})
+	keys := widget.NewLabel(lang.L("Enter: pay · Escape: cancel"))
+	keys.Importance = widget.LowImportance
 	body := container.NewVBox(widget.NewLabel(msg))
 	var winner *ledger.Winner
 	var first fyne.Focusable
@@ -151,11 +153,14 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 			then(d.claimResult(t, cl, err))
 		})
 	}
+	// The desk hears their keys: a scan's Enter does not pay (enterSpent),
+	// a serial scanned closes the dialog unpaid and is checked (scanned).
 	payB = payButton(lang.L("PAY"), confirm)
-	cancelB = newKeyButton(lang.L("Cancel"), theme.CancelIcon(), cancel)
+	cancelB = d.button(lang.L("Cancel"), theme.CancelIcon(), cancel)
+	payB.d = d
 	payB.escape, cancelB.escape = cancel, cancel
 	body.Add(progress)
-	body.Add(container.NewHBox(layout.NewSpacer(), cancelB, payB))
+	body.Add(container.NewHBox(keys, layout.NewSpacer(), cancelB, payB))
 	dlg = dialog.NewCustomWithoutButtons(lang.L("Pay this ticket"), body, d.win)
 	d.answerKeys(dlg, confirm, cancel)
 	dlg.Show()

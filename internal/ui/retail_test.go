@@ -192,6 +192,7 @@ func TestPacksScreenAndVerdicts(t *testing.T) {
 	s.onSale.SetText(tomorrow.Format(dayLayout))
 	s.rate.SetText("6,5")
 	s.saveRules()
+	press(d.win, fyne.KeyEscape) // « Les règles sont enregistrées au registre. »
 	pump()
 	if v, _ := l.Setting(context.Background(), ledger.SettingCommission); v != 650 {
 		t.Errorf("commission %d, want 650", v)
@@ -205,6 +206,7 @@ func TestPacksScreenAndVerdicts(t *testing.T) {
 	s.endSale.SetText(yesterday.AddDate(0, 0, -1).Format(dayLayout))
 	s.deadline.SetText(yesterday.Format(dayLayout))
 	s.saveRules()
+	press(d.win, fyne.KeyEscape) // « Les règles sont enregistrées au registre. »
 	scan(d, onSale[top])
 	if c.view.title.Text() != "FORCLOS" || !strings.Contains(c.view.detail.Text, "Délai de paiement dépassé le "+yesterday.Format(dayLayout)) {
 		t.Errorf("after the deadline: %q %s", c.view.title.Text(), c.view.detail.Text)

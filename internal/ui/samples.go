@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"vegas-desk/internal/game"
@@ -86,6 +87,7 @@ func (d *desk) showSamples() {
 	}
 	list := container.NewVBox()
 	var dlg dialog.Dialog
+	var fit func() // sizes the dialog to the list
 	pick := d.newSelect(names, nil)
 	seq := 0 // only the last block chosen is shown
 	pick.OnChanged = func(name string) {
@@ -106,13 +108,22 @@ func (d *desk) showSamples() {
 					return
 				}
 				d.fillSamples(dlg, list, ts, err)
+				fit()
 			})
 		}()
 	}
+	// The list scrolls, in a dialog as tall as it needs, up to the
+	// window's height: Fermer is under the list, never on a row of it.
+	scroll := container.NewVScroll(list)
 	box := container.NewBorder(container.NewVBox(pick,
-		widget.NewLabel(lang.L("Type or paste one of these serials at the counter, or check it from here:"))), nil, nil, nil, list)
+		widget.NewLabel(lang.L("Type or paste one of these serials at the counter, or check it from here:"))), nil, nil, nil, scroll)
 	dlg = d.ask(lang.L("Serials to try"), box, "", lang.L("Close"), nil)
-	dlg.Resize(fyne.NewSize(680, 520))
+	fit = func() {
+		need := dlg.MinSize().Height - scroll.MinSize().Height + list.MinSize().Height
+		room := d.win.Canvas().Size().Height - 4*theme.Padding()
+		dlg.Resize(fyne.NewSize(max(680, dlg.MinSize().Width), min(need, room)))
+	}
+	fit()
 	pick.SetSelectedIndex(len(bs) - 1)
 }
 

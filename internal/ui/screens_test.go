@@ -20,9 +20,15 @@ import (
 	"vegas-desk/internal/ledger"
 )
 
+// personAt is keyClock outside newKeys: press and typeOn type a key
+// every 200 ms on it, at a person's pace (a dialog refuses an Enter typed
+// faster, as a scanner's: enterSpent).
+var personAt = time.Date(2026, 12, 3, 8, 0, 0, 0, time.Local)
+
 // press sends a key to the window as the driver does: to the widget that
 // has the keyboard, else to the canvas's handler.
 func press(w fyne.Window, key fyne.KeyName) {
+	personAt = personAt.Add(200 * time.Millisecond)
 	ev := &fyne.KeyEvent{Name: key}
 	if f := w.Canvas().Focused(); f != nil {
 		f.TypedKey(ev)
@@ -35,6 +41,7 @@ func press(w fyne.Window, key fyne.KeyName) {
 // keyboard (test.TypeOnCanvas types to the canvas's handler).
 func typeOn(w fyne.Window, s string) {
 	for _, r := range s {
+		personAt = personAt.Add(200 * time.Millisecond)
 		if f := w.Canvas().Focused(); f != nil {
 			f.TypedRune(r)
 		} else if h := w.Canvas().OnTypedRune(); h != nil {

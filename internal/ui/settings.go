@@ -49,6 +49,9 @@ type settingsScreen struct {
 	// at once, the fields and the language once saved.
 	state *widget.Label
 	said  string // the last change put in effect, and when
+	// applied says said under state while state names fields unsaved: a
+	// printer chosen is in effect whatever else waits for Enregistrer.
+	applied *widget.Label
 
 	// The ledger's rules, which the back office sets: the emission's
 	// dates, the identity threshold, the commission and the claim days.
@@ -123,6 +126,10 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.autoPrint.SetChecked(p.BoolWithFallback(prefAutoPrint, true))
 	s.state = widget.NewLabel("")
 	s.state.Wrapping = fyne.TextWrapWord
+	s.applied = widget.NewLabel("")
+	s.applied.Wrapping = fyne.TextWrapWord
+	s.applied.Importance = widget.SuccessImportance
+	s.applied.Hide()
 	// The receipt printer applies at once.
 	s.printer.OnChanged = func(string) { s.applyPrinter() }
 	s.autoPrint.OnChanged = func(bool) { s.applyPrinter() }
@@ -149,7 +156,7 @@ func newSettingsScreen(d *desk) *settingsScreen {
 	s.buildRules()
 	s.form = form
 	s.content = container.NewPadded(container.NewVScroll(container.NewVBox(form,
-		container.NewBorder(nil, nil, container.NewHBox(save, s.demo), nil, s.state), s.rules)))
+		container.NewBorder(nil, nil, container.NewHBox(save, s.demo), nil, container.NewVBox(s.state, s.applied)), s.rules)))
 	s.loadRules()
 	s.setRole()
 	return s
@@ -339,8 +346,13 @@ func (s *settingsScreen) showState() {
 	if u := s.unsaved(); len(u) > 0 {
 		s.state.Importance = widget.DangerImportance
 		s.state.SetText(lang.L("Not saved, not in effect: {{.Fields}}. Save to apply.", map[string]any{"Fields": strings.Join(u, ", ")}))
+		s.applied.SetText(s.said)
+		if s.said != "" {
+			s.applied.Show()
+		}
 		return
 	}
+	s.applied.Hide()
 	s.state.Importance = widget.SuccessImportance
 	s.state.SetText(s.said)
 }

@@ -62,8 +62,8 @@ func (s *shooter) shoot(d *desk, name string) {
 	}
 }
 
-// The screens issue 30 changed, driven by keys, at 1366 × 768 and 1024 ×
-// 768, in French.
+// The screens issues 30 and 39 changed, driven by keys, at 1366 × 768
+// and 1024 × 768, in French.
 func TestScreenshots(t *testing.T) {
 	s := newShooter(t)
 	cups := printertest.Install(t, "Recus", "Bureau")
@@ -140,6 +140,29 @@ func TestScreenshots(t *testing.T) {
 		// in brackets.
 		k.scan(strings.ReplaceAll(takeWinner(t, 3), "-", "")[:29])
 		s.shoot(d, "keys-counter-mistyped-"+w)
+
+		// A winner: PAYER shows its key; its confirmation, the keys it
+		// takes.
+		k.scan(takeWinner(t, 9))
+		s.shoot(d, "counter-winner-"+w)
+		k.key(fyne.KeyReturn)
+		s.shoot(d, "pay-dialog-"+w)
+		k.key(fyne.KeyEscape)
+
+		// Paiements by keys: the table has the keyboard and a payment
+		// selected, its buttons on.
+		k.alt(fyne.KeyP)
+		d.win.Canvas().Focus(d.claims.table)
+		k.key(fyne.KeyDown)
+		s.shoot(d, "keys-claims-"+w)
+		k.key(fyne.KeyEscape)
+
+		// Numéros à essayer: each serial with its Vérifier, Fermer under
+		// them.
+		d.showSamples()
+		waitFor(t, "the serials to try", time.Minute, func() bool { pump(); return shown(d.win, "gagnant 50") })
+		s.shoot(d, "samples-"+w)
+		k.key(fyne.KeyEscape)
 
 		// Réglages: the ledger typed, or browsed for.
 		k.alt(fyne.KeyR)

@@ -47,7 +47,7 @@ func (d *desk) startTask(title string, work func(ctx context.Context, progress f
 	cancelBtn.Importance = widget.DangerImportance
 	content := container.NewVBox(bar, count, container.NewCenter(cancelBtn))
 	t.dlg = dialog.NewCustomWithoutButtons(title, container.NewGridWrap(fyne.NewSize(460, content.MinSize().Height), content), win)
-	d.answerKeys(t.dlg, func() {}, stop) // Escape cancels, Enter does nothing
+	d.addAnswer(t.dlg, &answer{ok: func() {}, cancel: stop, keep: true}) // Escape cancels, Enter does nothing, a scan neither
 	t.dlg.Show()
 
 	start := time.Now()

@@ -38,6 +38,7 @@ var (
 
 func TestMain(m *testing.M) {
 	onMain = func(f func()) { mainQueue <- f }
+	keyClock = func() time.Time { return personAt }
 	os.Exit(runTests(m))
 }
 

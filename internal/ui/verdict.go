@@ -41,14 +41,16 @@ const (
 	verdictOtherLedger // AUTRE REGISTRE: the server serves another ledger
 )
 
-// verdictStyle gives each verdict its background colour.
+// verdictStyle gives each verdict its background colour: dark enough
+// for the white title and the light details on it to read at 4.5:1 at
+// least (WCAG AA; TestContrast measures it on the rendered screen).
 var verdictStyle = map[verdict]color.NRGBA{
 	verdictNone:      {0x2a, 0x20, 0x40, 0xff},
-	verdictWinner:    {0x0e, 0x8a, 0x3e, 0xff},
+	verdictWinner:    {0x0b, 0x7a, 0x36, 0xff},
 	verdictLoser:     {0x4a, 0x4a, 0x55, 0xff},
 	verdictPaid:      {0xc0, 0x1a, 0x2a, 0xff},
 	verdictUnknown:   {0x23, 0x3a, 0x6e, 0xff},
-	verdictMistyped:  {0xd8, 0x6a, 0x00, 0xff},
+	verdictMistyped:  {0xa6, 0x58, 0x00, 0xff},
 	verdictOverLimit: {0x9a, 0x2b, 0xb0, 0xff},
 	verdictJustPaid:  {0x0a, 0x5c, 0x2c, 0xff},
 	verdictError:     {0x8b, 0x00, 0x00, 0xff},
@@ -149,7 +151,7 @@ func newVerdictView(titleSize, amountSize float32, lines int, pay func()) *verdi
 		title:  newBigText(titleSize),
 		amount: newBigText(amountSize),
 		detail: widget.NewLabel(""),
-		pay:    payButton(lang.L("PAY"), pay),
+		pay:    payButton(lang.L("PAY · Enter"), pay), // Enter on the empty serial field, or on PAYER
 	}
 	v.receipt = newKeyButton(lang.L("Print the receipt"), theme.DocumentPrintIcon(), func() {
 		if v.onReceipt != nil && v.payment > 0 {
