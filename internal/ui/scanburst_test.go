@@ -124,14 +124,17 @@ func TestScanUnderDialogs(t *testing.T) {
 					case *keyEntry:
 						entries = append(entries, x)
 					case *keySelect:
-						x.SetSelected("passeport")
+						x.SetSelected("permis de conduire") // typed: no zone to read
 					}
 				}
-				if len(entries) != 2 {
-					t.Fatalf("the identity form has %d fields", len(entries))
+				if len(entries) != 3 {
+					t.Fatalf("the identity form has %d fields, want the zone, the name and the number", len(entries))
 				}
-				entries[0].SetText("Jean Dupont")
-				entries[1].SetText("12AB34567")
+				entries[1].SetText("Jean Dupont")
+				entries[2].SetText("19AZ71864")
+				// The number's field, where Enter answers (the zone's,
+				// several lines, takes Enter as a line's end).
+				d.win.Canvas().Focus(entries[2])
 			},
 			moved: paidIn(l, w)})
 	}
