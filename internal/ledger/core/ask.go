@@ -46,6 +46,13 @@ func Ask(ctx context.Context, st Storage, q *Question) (Outcome, error) {
 		if errors.Is(err, ErrRaced) && try < raceRetries {
 			continue
 		}
+		if err != nil && (errors.Is(err, ErrNotDurable) || sn.ShowsPayment()) {
+			// Not the refusal decided: an "already claimed" says a
+			// payment exists that may not be durable (its flush failed,
+			// or the question's time ended waiting for it: the standby
+			// gone), and nothing the question recorded is known to be.
+			return Outcome{}, err
+		}
 		if err != nil {
 			return out, Refused(out.Err, err)
 		}

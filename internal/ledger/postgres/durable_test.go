@@ -174,7 +174,18 @@ func TestPaidDurable(t *testing.T) {
 			t.Fatalf("%s with the synchronous standby away: %+v, %v; want ErrNotDurable", what, c, err)
 		}
 	}
+	// A ticket paid (durably) before: its claim by another request is a
+	// refusal "already claimed", whose record cannot be made durable
+	// either: unavailable, not the refusal (the failover test saw it
+	// answered "already claimed" for a payment the standby lacked).
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	c, err = b.Claim(short, tickets[2], claimOf(g1, "another"), time.Time{})
+	cancel()
+	var r *core.Refusal
+	if !errors.Is(err, core.ErrNotDurable) || errors.As(err, &r) {
+		t.Errorf("a claim of a ticket paid, with the synchronous standby away: %+v, %v; want ErrNotDurable alone", c, err)
+	}
+	short, cancel = context.WithTimeout(ctx, 2*time.Second)
 	tk, err := b.Lookup(short, s, g1, core.NoLimit, time.Time{})
 	cancel()
 	if !errors.Is(err, core.ErrNotDurable) {

@@ -96,7 +96,9 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 	select {
 	case <-r.done:
 	case <-ctx.Done():
-		return chained{}, fmt.Errorf("journal: entry waiting to be chained: %w", ctx.Err())
+		// The round not done: its chain, or its flush, waits (for the
+		// chainer's lock, the disk, a synchronous standby).
+		return chained{}, fmt.Errorf("%w: journal: entry waiting to be chained and flushed: %w", core.ErrNotDurable, ctx.Err())
 	}
 	if r.err != nil {
 		return chained{}, r.err
