@@ -46,11 +46,12 @@ func Ask(ctx context.Context, st Storage, q *Question) (Outcome, error) {
 		if errors.Is(err, ErrRaced) && try < raceRetries {
 			continue
 		}
-		if err != nil && (errors.Is(err, ErrNotDurable) || sn.ShowsPayment()) {
+		if err != nil && sn.ShowsPayment() {
 			// Not the refusal decided: an "already claimed" says a
 			// payment exists that may not be durable (its flush failed,
 			// or the question's time ended waiting for it: the standby
-			// gone), and nothing the question recorded is known to be.
+			// gone). A refusal that says no payment exists (an unknown
+			// serial) is answered, its record's failure with it.
 			return Outcome{}, err
 		}
 		if err != nil {
