@@ -46,10 +46,10 @@ func mapConfusableRunes(ss string) string {
 
 // Skeleton converts a string to it's "skeleton" form
 // as descibed in http://www.unicode.org/reports/tr39/#Confusable_Detection
-//   1. Converting X to NFD format
-//   2. Successively mapping each source character in X to the target string
-//      according to the specified data table
-//   3. Reapplying NFD
+//  1. Converting X to NFD format
+//  2. Successively mapping each source character in X to the target string
+//     according to the specified data table
+//  3. Reapplying NFD
 func Skeleton(s string) string {
 	return norm.NFD.String(
 		mapConfusableRunes(

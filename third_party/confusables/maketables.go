@@ -1,3 +1,4 @@
+//go:build ignore
 // +build ignore
 
 // Confusables table generator.
@@ -35,7 +36,9 @@ var localFiles = flag.Bool("local",
 	"data files have been copied to the current directory; for debugging only")
 
 // confusables.txt has form:
+//
 //	309C ;	030A ;	SL	#* ( ゜ → ̊ ) KATAKANA-HIRAGANA SEMI-VOICED SOUND MARK → COMBINING RING ABOVE	# →ﾟ→→゚→
+//
 // See http://www.unicode.org/reports/tr39/ for full explanation
 // The fields:
 const (
