@@ -84,15 +84,7 @@ func TestDurableAnswers(t *testing.T) {
 	})
 
 	t.Run("serve", func(t *testing.T) {
-		file := ledgertest.Copy(t, ledgertest.Block)
-		dir := filepath.Join(t.TempDir(), "ca")
-		desk := filepath.Join(t.TempDir(), "C1.desk")
-		if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
-			t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
-		}
-		if out, errs, code := vd(t, file, "", "desks", "add", "C1", "--limit", "100", "--out", desk, "--dir", dir); code != 0 {
-			t.Fatalf("desks add: exit %d\n%s%s", code, out, errs)
-		}
+		file, dir, desk := servedCopy(t)
 		trace := filepath.Join(t.TempDir(), "trace")
 		cmd := ledgertest.Strace(trace, bin, "--db", file, "serve", "--dir", dir, "--listen", "127.0.0.1:0")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // strace and serve stopped together
@@ -268,15 +260,7 @@ func TestFailedSyncNotPaid(t *testing.T) {
 	}
 
 	t.Run("serve", func(t *testing.T) {
-		file := ledgertest.Copy(t, ledgertest.Block)
-		dir := filepath.Join(t.TempDir(), "ca")
-		desk := filepath.Join(t.TempDir(), "C1.desk")
-		if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
-			t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
-		}
-		if out, errs, code := vd(t, file, "", "desks", "add", "C1", "--limit", "100", "--out", desk, "--dir", dir); code != 0 {
-			t.Fatalf("desks add: exit %d\n%s%s", code, out, errs)
-		}
+		file, dir, desk := servedCopy(t)
 		serve := func() (url, health string, stop func()) {
 			cmd := exec.Command(bin, "--db", file, "serve", "--dir", dir, "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 			stderr, err := cmd.StderrPipe()
@@ -386,4 +370,20 @@ func syncedFirst(t *testing.T, trace, wal string) {
 		}
 	}
 	t.Fatalf("no PAY in the trace:\n%s", data)
+}
+
+// servedCopy is a copy of the Block fixture, its server's authority
+// (serve --init) in dir and desk C1's file.
+func servedCopy(t *testing.T) (file, dir, desk string) {
+	t.Helper()
+	file = ledgertest.Copy(t, ledgertest.Block)
+	dir = filepath.Join(t.TempDir(), "ca")
+	desk = filepath.Join(t.TempDir(), "C1.desk")
+	if out, errs, code := vd(t, file, "", "serve", "--init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+		t.Fatalf("serve --init: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := vd(t, file, "", "desks", "add", "C1", "--limit", "100", "--out", desk, "--dir", dir); code != 0 {
+		t.Fatalf("desks add: exit %d\n%s%s", code, out, errs)
+	}
+	return file, dir, desk
 }
