@@ -193,7 +193,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 // 57 KB (four fifths of it in the database's driver) over a live heap of
 // about 7 MB: at Go's default, 100, the collector ran about every hundred
 // answers and took some 6 % of serve's processor time; at 400 it runs a
-// fifth as often, for a peak of about 40 MB (README, Performance).
+// fifth as often, for a peak of about 40 MB (docs/performance.md).
 const serveGCPercent = 400
 
 // serveGC sets serveGCPercent, unless GOGC is given, until the function

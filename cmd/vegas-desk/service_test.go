@@ -241,7 +241,7 @@ func TestServeUnit(t *testing.T) {
 	if out, err := exec.Command("systemd-analyze", "security", "--offline=true", "--threshold=20", path).CombinedOutput(); err != nil {
 		t.Errorf("systemd-analyze security over 2.0: %v\n%s", err, out)
 	}
-	// The README's figure is the one of the README's example (no port
+	// The runbook's figure is the one of the runbook's example (no port
 	// under 1024), as systemd-analyze measures it.
 	readmeUnit, errs, err := unitOf(file, "--listen", "0.0.0.0:8443", "--metrics", "127.0.0.1:9464", "--unit-user", account, "--log-format", "json")
 	if err != nil {
@@ -252,12 +252,12 @@ func TestServeUnit(t *testing.T) {
 	if err != nil || m == nil {
 		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/runbook.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if said := regexp.MustCompile("`systemd-analyze security` rates it (\\d+\\.\\d+)").FindSubmatch(readme); said == nil || string(said[1]) != string(m[1]) {
-		t.Errorf("systemd-analyze security rates the README's unit %s; the README says %q", m[1], said)
+		t.Errorf("systemd-analyze security rates the runbook's unit %s; docs/runbook.md says %q", m[1], said)
 	}
 	// What verify catches: a key misspelt is a warning, a missing binary an error.
 	if out, _ := exec.Command("systemd-analyze", "verify", writeUnit(t, strings.Replace(unit, "ProtectClock=", "ProtectClok=", 1))).CombinedOutput(); !strings.Contains(string(out), "Unknown key") {

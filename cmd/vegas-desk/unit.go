@@ -191,7 +191,7 @@ func (u serveUnit) text() string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	w("# vegas-desk serve: the validation server of ledger %s.", u.ledgerID)
-	w("# Made by vegas-desk serve --install-unit (README: Running a pilot); install it with:")
+	w("# Made by vegas-desk serve --install-unit (docs/runbook.md, The service); install it with:")
 	w("#   sudo tee /etc/systemd/system/vegas-desk.service < this-file")
 	w("#   sudo systemctl daemon-reload && sudo systemctl enable --now vegas-desk")
 	w("[Unit]")

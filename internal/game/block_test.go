@@ -402,13 +402,13 @@ func TestGenerateStops(t *testing.T) {
 
 var sprintf = fmt.Sprintf
 
-// The README shows the catalogue exactly as the code has it.
+// docs/game.md shows the catalogue exactly as the code has it.
 func TestREADMECatalogue(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/game.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), CatalogueText()) {
-		t.Error("README.md's catalogue of ways to win differs from game.CatalogueText(); paste its output")
+		t.Error("docs/game.md's catalogue of ways to win differs from game.CatalogueText(); paste its output")
 	}
 }

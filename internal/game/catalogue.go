@@ -118,7 +118,7 @@ var Catalogue = []Way{
 }
 
 // CatalogueText prints the catalogue as a Markdown table, highest prize
-// first, for the README and `vegas-desk catalogue`.
+// first, for docs/game.md and `vegas-desk catalogue`.
 func CatalogueText() string {
 	var b strings.Builder
 	b.WriteString("| prize | way to win | tickets per block | share of the tier |\n|---:|---|---:|---:|\n")

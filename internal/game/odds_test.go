@@ -82,8 +82,8 @@ func TestMaxContentsProbability(t *testing.T) {
 }
 
 // Every way has a largest contents probability below 2^-60, and the table
-// of the README's "Trust model" is this one: each row read back from
-// README.md and compared, figure by figure as printed, with the values
+// of docs/trust-model.md is this one: each row read back from
+// docs/trust-model.md and compared, figure by figure as printed, with the values
 // computed from the generator's tables; a way missing from the table, a
 // row of no way, or a table out of order fails.
 func TestContentsOddsTable(t *testing.T) {
@@ -105,39 +105,39 @@ func TestContentsOddsTable(t *testing.T) {
 	for _, row := range rows {
 		name := strings.TrimSpace(strings.Split(row, "|")[1])
 		if seen[name] {
-			t.Errorf("README: %s has two rows", name)
+			t.Errorf("docs/trust-model.md: %s has two rows", name)
 		}
 		seen[name] = true
 		switch w, ok := want[name]; {
 		case !ok:
-			t.Errorf("README: a row for %q, which is no way of the catalogue", name)
+			t.Errorf("docs/trust-model.md: a row for %q, which is no way of the catalogue", name)
 		case row != w:
-			t.Errorf("README's row\n  %s\ncomputed\n  %s", row, w)
+			t.Errorf("docs/trust-model.md's row\n  %s\ncomputed\n  %s", row, w)
 		}
 		var cost float64
 		if _, err := fmt.Sscanf(row[strings.LastIndex(row, "2^")+2:], "%g", &cost); err != nil || cost < last {
-			t.Errorf("README: %s out of order (cost %v after %v, %v)", name, cost, last, err)
+			t.Errorf("docs/trust-model.md: %s out of order (cost %v after %v, %v)", name, cost, last, err)
 		}
 		last = cost
 	}
 	for name := range want {
 		if !seen[name] {
-			t.Errorf("README: no row for %s", name)
+			t.Errorf("docs/trust-model.md: no row for %s", name)
 		}
 	}
 }
 
-// readmeOddsTable returns the rows of the README's table of the odds by
+// readmeOddsTable returns the rows of docs/trust-model.md's table of the odds by
 // contents, each as written.
 func readmeOddsTable(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "trust-model.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(b), "| way to win (contents records) | per block | bits of the likeliest contents | bits a guess | SHA-256 on average |\n")
 	if !ok {
-		t.Fatal("README.md: no table of the odds by contents (its header changed?)")
+		t.Fatal("docs/trust-model.md: no table of the odds by contents (its header changed?)")
 	}
 	var rows []string
 	for _, line := range strings.Split(table, "\n") {

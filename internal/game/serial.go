@@ -21,7 +21,7 @@ import (
 //	         outside the scratch layer reveals it, so a visible number alone
 //	         finds no prize; and 10^16 possible values make a guess, even
 //	         offline against a sealed counter ledger, cost more than 2^56
-//	         SHA-256 evaluations (see the README, "Trust model")
+//	         SHA-256 evaluations (see docs/trust-model.md)
 //	C        Damm check digit over the 30 digits before it: it catches every
 //	         single-digit error and every swap of two adjacent digits
 //

@@ -18,7 +18,7 @@ import (
 	"vegas-desk/internal/server/servertest"
 )
 
-// The README's alert rules (docs/alerts.yml, the README's block) fire from
+// The runbook's alert rules (docs/alerts.yml, docs/runbook.md's block) fire from
 // their first event (issue 36 item 6: a counter born at 1 showed
 // increase() nothing, so VegasLockOut never fired for a desk locked out by
 // 21 unknown serials, VegasLedgerErrors fired at the second error). A real
@@ -40,12 +40,12 @@ func TestAlertRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/runbook.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```yaml\n"+string(text)+"```\n") {
-		t.Error("the README's alert rules are not docs/alerts.yml's")
+		t.Error("docs/runbook.md's alert rules are not docs/alerts.yml's")
 	}
 
 	ctx := context.Background()

@@ -142,18 +142,18 @@ func TestMetrics(t *testing.T) {
 		metric(scrape, `vegas_ledger_up`) != 0 {
 		t.Errorf("the ledger's failures not counted:\n%s", scrape)
 	}
-	// Every metric the README names (its table, its alert rules) is one
+	// Every metric the runbook names (its table, its alert rules) is one
 	// the server exports (each has been counted by now).
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/runbook.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(readme)[strings.Index(string(readme), "**Watching it.**"):]
-	section = section[:strings.Index(section, "**5. Point each counter at it.**")]
+	section := string(readme)[strings.Index(string(readme), "## Watching it\n"):]
+	section = section[:strings.Index(section, "### Lock-outs\n")]
 	for _, name := range regexp.MustCompile(`vegas_[a-z_]+`).FindAllString(section, -1) {
 		name = strings.TrimSuffix(name, "_bucket")
 		if !strings.Contains(scrape, "# TYPE "+name+" ") {
-			t.Errorf("the README names %s, which the server does not export", name)
+			t.Errorf("docs/runbook.md names %s, which the server does not export", name)
 		}
 	}
 }

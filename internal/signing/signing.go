@@ -5,7 +5,7 @@
 //
 // A signed text is plain UTF-8 lines "name=value" (see Sign); the key file
 // is the same kind of text (see WriteKeyFile). Both formats are versioned
-// by their first line and described in the README.
+// by their first line and described in docs/ledger-format.md.
 package signing
 
 import (

@@ -19,7 +19,7 @@ var ErrNeedsUpgrade = errors.New("ledger of an earlier version: upgrade it")
 // From to From+1, run in the one transaction of the whole upgrade. Each
 // engine keeps its steps in order (sqlite.Steps, postgres.Steps); a
 // schema change adds one step at the end of its engine's list and bumps
-// the version: see the README's "Upgrades in place".
+// the version: see docs/runbook.md, "Upgrades in place".
 type Step struct {
 	From int
 	// Says what the step changes, in a line an operator reads before it

@@ -50,7 +50,7 @@ import (
 // reads one row and binary-searches it.
 //
 // The cost of learning a ticket's prize or serial from these records
-// without its serial or contents is in the README ("Trust model"): at
+// without its serial or contents is in docs/trust-model.md: at
 // least 2^56 SHA-256 evaluations.
 const (
 	SerialIterations   = 16  // K_s
