@@ -44,9 +44,9 @@ type route struct {
 	question bool
 }
 
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	for _, rt := range []route{
+// table is the API: every call the server answers.
+func (s *Server) table() []route {
+	return []route{
 		{"GET", protocol.Hello, s.hello, false},
 		{"GET", protocol.Head, s.head, false},
 		{"GET", protocol.Blocks, s.blocks, false},
@@ -60,7 +60,23 @@ func (s *Server) routes() http.Handler {
 		{"GET", protocol.Packs, s.packs, false},
 		{"GET", protocol.PackMoves, s.packMoves, false},
 		{"POST", protocol.MovePacks, s.move, false},
-	} {
+	}
+}
+
+// Routes are the API's calls as the server registers them, "METHOD
+// /path" each ({code} for a path's part): what docs/api/openapi.yaml
+// documents, held to it by TestOpenAPI.
+func Routes() []string {
+	var out []string
+	for _, rt := range (*Server)(nil).table() {
+		out = append(out, rt.method+" "+rt.path)
+	}
+	return out
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range s.table() {
 		mux.Handle(rt.path, s.as(rt))
 	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
