@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // docs are README.md and every Markdown file under docs/, by their
@@ -68,16 +69,20 @@ func TestReadmeShort(t *testing.T) {
 // Every document points only to files of the repository (a clone has no
 // ../shared), and every link and image it names is there.
 func TestReadmeLinks(t *testing.T) {
-	links := regexp.MustCompile(`\]\(([^)#\s]+)[^)]*\)|src="([^"]+)"`)
+	links := regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)|src="([^"]+)"`)
+	all := docs(t)
 	n := 0
-	for doc, text := range docs(t) {
+	for doc, text := range all {
 		for _, m := range links.FindAllStringSubmatch(text, -1) {
-			target := m[1] + m[2]
+			target, anchor := m[1]+m[3], strings.TrimPrefix(m[2], "#")
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
 			n++
 			p := path.Join(path.Dir(doc), target)
+			if target == "" {
+				p = doc
+			}
 			if strings.HasPrefix(p, "../") {
 				t.Errorf("%s points outside the repository: %s", doc, target)
 				continue
@@ -85,11 +90,41 @@ func TestReadmeLinks(t *testing.T) {
 			if _, err := os.Stat(p); err != nil {
 				t.Errorf("%s names %s: %v", doc, target, err)
 			}
+			if anchor != "" && strings.HasSuffix(p, ".md") && !slices.Contains(anchors(all[p]), anchor) {
+				t.Errorf("%s links to %s#%s: no such heading there (%v)", doc, target, anchor, anchors(all[p]))
+			}
 		}
 	}
 	if n < 50 {
 		t.Errorf("found %d links: the pattern misses them", n)
 	}
+}
+
+// anchors are the anchors GitHub gives the headings of a Markdown text:
+// lower case, punctuation dropped, spaces as hyphens.
+func anchors(text string) []string {
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range h {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
 
 // exampleFiles are file names the documents give that are no file of
