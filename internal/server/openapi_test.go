@@ -30,6 +30,7 @@ import (
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
+	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -353,6 +354,18 @@ func (x *exchanger) ask(c *http.Client, method, path string, header map[string]s
 	return a
 }
 
+// on is an exchanger of the server at url (the document's server), whose
+// answers count with x's.
+func (x *exchanger) on(url string) *exchanger {
+	doc := apiDoc(x.t)
+	doc.Servers = openapi3.Servers{{URL: url}}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	return &exchanger{t: x.t, doc: doc, router: router, url: url, seen: x.seen}
+}
+
 func (x *exchanger) get(c *http.Client, path string, want int, code string) answer {
 	x.t.Helper()
 	return x.ask(c, http.MethodGet, path, nil, nil, true, want, code)
@@ -370,7 +383,6 @@ func (x *exchanger) post(c *http.Client, path string, body any, want int, code s
 // code the server answers and the document does not have fails.
 func TestOpenAPIExchanges(t *testing.T) {
 	ctx := context.Background()
-	doc := apiDoc(t)
 	o, err := ledger.Open(ledgertest.Copy(t, ledgertest.Stock))
 	if err != nil {
 		t.Fatal(err)
@@ -407,12 +419,7 @@ func TestOpenAPIExchanges(t *testing.T) {
 	}
 
 	s := servertest.Start(t, o, server.Config{})
-	doc.Servers = openapi3.Servers{{URL: s.URL}}
-	router, err := legacy.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := &exchanger{t: t, doc: doc, router: router, url: s.URL, seen: map[string]bool{}}
+	x := (&exchanger{t: t, seen: map[string]bool{}}).on(s.URL)
 	c1 := client(t, s.DeskFile(t, "C1"))
 
 	// Each route, answered.
@@ -530,14 +537,32 @@ func TestOpenAPIExchanges(t *testing.T) {
 		}
 	}
 	x.get(client(t, m1), protocol.Hello, 429, protocol.CodeTooMany)
-	// 503: the ledger does not answer within the question's bound.
-	func() {
-		was := server.QuestionTimeout
-		server.QuestionTimeout = time.Nanosecond
-		defer func() { server.QuestionTimeout = was }()
-		x.post(c1, protocol.Lookup, wire.LookupRequest{Serial: w3b, Operator: "ann"}, 503, protocol.CodeUnavailable)
-		x.get(c1, protocol.Hello, 503, protocol.CodeUnavailable)
-	}()
+	// 503: the ledger behind the server does not answer (its PostgreSQL
+	// stopped), on a server of a new, empty ledger of its own.
+	pg, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Stop)
+	po, err := ledger.Open(pg.URL(pgtest.Owner, pg.NewDatabase(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { po.Close() })
+	if _, err := po.AddDesk(ctx, "C1", 100, bo); err != nil {
+		t.Fatal(err)
+	}
+	sp := servertest.Start(t, po, server.Config{})
+	cp := client(t, sp.DeskFile(t, "C1"))
+	xp := x.on(sp.URL)
+	xp.get(cp, protocol.Hello, 200, "")
+	if _, err := pg.Stopped(); err != nil {
+		t.Fatal(err)
+	}
+	xp.get(cp, protocol.Hello, 503, protocol.CodeUnavailable)
+	xp.post(cp, protocol.Lookup, wire.LookupRequest{Serial: w3b, Operator: "ann"}, 503, protocol.CodeUnavailable)
+	xp.post(cp, protocol.Claim, wire.ClaimRequest{Serial: w3b, Operator: "ann", Request: "openapi-3"}, 503, protocol.CodeUnavailable)
+
 	// 403 other-ledger: a desk file of a later incarnation of the ledger
 	// (a restore's) tells this server it was replaced; it serves no desk
 	// from then on.
@@ -567,14 +592,7 @@ func TestOpenAPIExchanges(t *testing.T) {
 	s2 := servertest.Start(t, o2, server.Config{})
 	c2 := client(t, s2.DeskFile(t, "C1"))
 	o2.Close()
-	doc2 := apiDoc(t)
-	doc2.Servers = openapi3.Servers{{URL: s2.URL}}
-	router2, err := legacy.NewRouter(doc2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x2 := &exchanger{t: t, doc: doc2, router: router2, url: s2.URL, seen: x.seen}
-	x2.get(c2, protocol.Hello, 500, protocol.CodeInternal)
+	x.on(s2.URL).get(c2, protocol.Hello, 500, protocol.CodeInternal)
 
 	// Every route answered 200 and every error code answered at least once.
 	for _, r := range server.Routes() {
