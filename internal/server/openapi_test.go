@@ -377,10 +377,13 @@ func (x *exchanger) post(c *http.Client, path string, body any, want int, code s
 }
 
 // Real questions to a real serve (TLS 1.3, mTLS with the ledger's own
-// authority, a back office's SQLite file): each route answered, and each
-// error code the API has, every question and answer validated against
-// docs/api/openapi.yaml by kin-openapi. A field, a route, a status or a
-// code the server answers and the document does not have fails.
+// authority, a back office's SQLite file; for unavailable, a PostgreSQL
+// ledger whose server is stopped; for internal, a file closed under its
+// server): each route answered, and each error code the API has, every
+// question and answer validated against docs/api/openapi.yaml by
+// kin-openapi. A field, a route, a status or a code the server answers and
+// the document does not have fails; so does a question the server refuses
+// as malformed that the document accepts.
 func TestOpenAPIExchanges(t *testing.T) {
 	ctx := context.Background()
 	o, err := ledger.Open(ledgertest.Copy(t, ledgertest.Stock))
