@@ -563,8 +563,8 @@ func CheckServable(ctx context.Context, l *Ledger) error {
 		ErrReplaced, l.ID(), l.Location(), core.ParseTime(at).Local().Format("2006-01-02 15:04:05"), by)
 }
 
-// ErrReplaced: a restore replaced the ledger (CheckServable).
-var ErrReplaced = errors.New("ledger replaced by a restore")
+// ErrReplaced: a restore replaced the ledger (CheckServable, core.Gate).
+var ErrReplaced = core.ErrReplaced
 
 // clock is the time of what the ledger writes and asks: the zero time when
 // nobody set Now (a backend's own clock).

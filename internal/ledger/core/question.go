@@ -50,16 +50,25 @@ type Snapshot struct {
 // obeyed by every question whose read starts after the change): whether
 // the ledger lists it, has disabled it, accepts the certificate the
 // question came with. Asked is false for a question that came with no
-// certificate (not through the validation server): no gate.
-type Gate struct{ Asked, Listed, Disabled, Accepts bool }
+// certificate (not through the validation server): no gate. Replaced is
+// the ledger's meta row "replaced" ("" when none), read in the same
+// statement too: a ledger a restore replaced serves no desk (the restore
+// fence, issue 29), and a question costs no statement of its own for it.
+type Gate struct {
+	Asked, Listed, Disabled, Accepts bool
+	Replaced                         string
+}
 
 // Refused is the error of a question of desk its gate refuses, in the
-// order the server answers them: unknown (ErrDeskUnknown), disabled
-// (ErrDeskDisabled), its certificate revoked (ErrDeskRevoked); or nil.
+// order the server answers them: the ledger replaced (ErrReplaced),
+// unknown (ErrDeskUnknown), disabled (ErrDeskDisabled), its certificate
+// revoked (ErrDeskRevoked); or nil.
 func (g Gate) Refused(desk string) error {
 	switch {
 	case !g.Asked:
 		return nil
+	case g.Replaced != "":
+		return fmt.Errorf("%w on %s", ErrReplaced, g.Replaced)
 	case !g.Listed:
 		return fmt.Errorf("desk %s: %w", desk, ErrDeskUnknown)
 	case g.Disabled:

@@ -47,6 +47,7 @@ import (
 
 func main() {
 	strict := flag.Bool("strict", false, "exit 1 when a case enters more files than its goal")
+	flag.BoolVar(&verbose, "v", false, "print the lines of each file the claim entered")
 	only := flag.String("case", "", "count this case only (served-postgres, sqlite-file, sealed-counter)")
 	testing.Init()
 	flag.Parse()
@@ -86,7 +87,10 @@ func main() {
 	}
 }
 
-var winners []string
+var (
+	winners []string
+	verbose bool
+)
 
 // A case prepares a ledger and returns its warm-up claim and the claim
 // counted.
@@ -229,17 +233,24 @@ func counters(dir string) (map[string]int64, error) {
 
 // rose lists the files of internal/ with a block counted more in after.
 func rose(before, after map[string]int64) []string {
-	seen := map[string]bool{}
+	seen := map[string][]string{}
 	for k, n := range after {
 		if n > before[k] {
-			file := k[:strings.LastIndexByte(k, ':')]
+			i := strings.LastIndexByte(k, ':')
+			file := k[:i]
 			if strings.HasPrefix(file, "vegas-desk/internal/") && !strings.HasSuffix(file, "/claimfiles/main.go") {
-				seen[strings.TrimPrefix(file, "vegas-desk/")] = true
+				f := strings.TrimPrefix(file, "vegas-desk/")
+				line, _, _ := strings.Cut(k[i+1:], ".")
+				seen[f] = append(seen[f], line)
 			}
 		}
 	}
 	var files []string
-	for f := range seen {
+	for f, lines := range seen {
+		if verbose {
+			slices.SortFunc(lines, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
+			f += " " + strings.Join(slices.Compact(lines), ",")
+		}
 		files = append(files, f)
 	}
 	slices.Sort(files)
