@@ -566,23 +566,6 @@ func CheckServable(ctx context.Context, l *Ledger) error {
 // ErrReplaced: a restore replaced the ledger (CheckServable, core.Gate).
 var ErrReplaced = core.ErrReplaced
 
-// clock is the time of what the ledger writes and asks: the zero time when
-// nobody set Now (a backend's own clock).
-func (l *Ledger) clock() time.Time {
-	if l.Now == nil {
-		return time.Time{}
-	}
-	return l.Now()
-}
-
-// now is the time, for what the ledger says itself (papers' times).
-func (l *Ledger) now() time.Time {
-	if l.Now == nil {
-		return time.Now()
-	}
-	return l.Now()
-}
-
 // office is the back office's store, or the backend's refusal of what.
 func (l *Ledger) office(what string) (*backoffice.Store, error) {
 	bo, err := l.backOffice(what)

@@ -18,7 +18,7 @@ import (
 	"vegas-desk/internal/ledger/core"
 )
 
-// A question on PostgreSQL (core/ask.go): one read, core's decision, one
+// A question on PostgreSQL (core/question.go: core.Ask): one read, core's decision, one
 // write. The read is one statement (snapshot.go); the write one
 // statement (writeOutcome), which records the entry in vegas.waiting and
 // checks again what may have changed since the read: the ticket paid once
