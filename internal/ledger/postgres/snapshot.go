@@ -28,7 +28,7 @@ import (
 // entry are read after it, only when there is one.
 func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, request string, at time.Time) (*core.Snapshot, error) {
 	sn, desk := &core.Snapshot{}, who.Desk
-	blk, err := b.blocks.get(ctx, b.db, s.Game, s.Block)
+	blk, err := b.blocks.Get(ctx, b.db, s.Game, s.Block)
 	if err != nil && !errors.Is(err, core.ErrNotFound) {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 type source struct{ b *Backend }
 
 func (r source) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
-	blk, err := r.b.blocks.get(ctx, q, s.Game, s.Block)
+	blk, err := r.b.blocks.Get(ctx, q, s.Game, s.Block)
 	if errors.Is(err, core.ErrNotFound) || err == nil && !blk.Holds(s) {
 		return nil, nil
 	}

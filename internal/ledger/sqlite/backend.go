@@ -31,7 +31,8 @@ var LedgerSchema = NewSchema(vegasdesk.Schema, SchemaDigest)
 // Backend is a back office's ledger file.
 type Backend struct {
 	*backoffice.Store
-	file *File
+	file   *File
+	blocks backoffice.BlockCache // the blocks its questions read
 }
 
 // OpenLedger opens the back office's ledger file at path (see Open), or
@@ -102,15 +103,15 @@ func (b *Backend) Refuse(string) error { return nil }
 // lookup and a search in a read transaction, and a write only for what
 // they record.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	return core.AskLookup(ctx, b.Questions(backoffice.Tables{}, nil), s, who, asked, clock(at))
+	return core.AskLookup(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), s, who, asked, clock(at))
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return core.AskClaim(ctx, b.Questions(backoffice.Tables{}, nil), s, req, clock(at))
+	return core.AskClaim(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), s, req, clock(at))
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	return core.AskFind(ctx, b.Questions(backoffice.Tables{}, nil), code, who, asked, clock(at))
+	return core.AskFind(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.
