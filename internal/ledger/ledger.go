@@ -563,25 +563,8 @@ func CheckServable(ctx context.Context, l *Ledger) error {
 		ErrReplaced, l.ID(), l.Location(), core.ParseTime(at).Local().Format("2006-01-02 15:04:05"), by)
 }
 
-// ErrReplaced: a restore replaced the ledger (CheckServable).
-var ErrReplaced = errors.New("ledger replaced by a restore")
-
-// clock is the time of what the ledger writes and asks: the zero time when
-// nobody set Now (a backend's own clock).
-func (l *Ledger) clock() time.Time {
-	if l.Now == nil {
-		return time.Time{}
-	}
-	return l.Now()
-}
-
-// now is the time, for what the ledger says itself (papers' times).
-func (l *Ledger) now() time.Time {
-	if l.Now == nil {
-		return time.Now()
-	}
-	return l.Now()
-}
+// ErrReplaced: a restore replaced the ledger (CheckServable, core.Gate).
+var ErrReplaced = core.ErrReplaced
 
 // office is the back office's store, or the backend's refusal of what.
 func (l *Ledger) office(what string) (*backoffice.Store, error) {

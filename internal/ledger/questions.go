@@ -39,6 +39,23 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit 
 	return l.b.Lookup(ctx, s, who, limit, l.clock())
 }
 
+// clock is the time of what the ledger writes and asks: the zero time when
+// nobody set Now (a backend's own clock).
+func (l *Ledger) clock() time.Time {
+	if l.Now == nil {
+		return time.Time{}
+	}
+	return l.Now()
+}
+
+// now is the time, for what the ledger says itself (papers' times).
+func (l *Ledger) now() time.Time {
+	if l.Now == nil {
+		return time.Now()
+	}
+	return l.Now()
+}
+
 // trimmed is who with its texts trimmed, its desk own when own is set (a
 // counter on a validation server or ledger asks as its desk).
 func trimmed(who Identity, own string) Identity {

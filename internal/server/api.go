@@ -133,7 +133,9 @@ func (s *Server) as(rt route) http.Handler {
 			write(w, nil, fail(protocol.CodeMethod, fmt.Sprintf("%s %s: ask with %s", r.Method, r.URL.Path, rt.method)))
 			return
 		}
-		if err := s.checkServable(ctx); err != nil { // the desk's ledger is its restore's now
+		// The desk's ledger is its restore's now: a question's read reads
+		// the fence itself (core.Gate.Replaced, questionErr); the rest ask.
+		if err := s.servableErr(ctx, rt.question); err != nil {
 			write(w, nil, fail(protocol.CodeOtherLedger, err.Error()))
 			return
 		}
@@ -197,8 +199,13 @@ func (s *Server) questionErr(ctx context.Context, id string, cert *x509.Certific
 	switch {
 	case err == nil, errors.As(err, &r):
 		return err
+	case errors.Is(err, ledger.ErrReplaced):
+		return fail(protocol.CodeOtherLedger, s.replaced(ctx, err).Error())
 	case errors.Is(err, ledger.ErrDeskUnknown), errors.Is(err, ledger.ErrDeskDisabled), errors.Is(err, ledger.ErrDeskRevoked):
 		return refusedDesk(err, id, cert)
+	}
+	if rerr := s.servableErr(ctx, false); rerr != nil {
+		return fail(protocol.CodeOtherLedger, rerr.Error())
 	}
 	var ae *apiError
 	if _, gerr := s.gate(ctx, id, cert, true); errors.As(gerr, &ae) || errors.As(gerr, &r) {

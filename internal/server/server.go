@@ -76,26 +76,42 @@ type Server struct {
 	epoch, deskEpoch int
 }
 
-// checkServable refuses every question once a restore replaced the
-// ledger (issue 29: ledger.CheckServable), asked before each question
-// (issue 36: asked at most once a second, a server went on paying for up
-// to a second beside the restore that replaced its ledger), and once
-// replaced, replaced for good.
-func (s *Server) checkServable(ctx context.Context) error {
+// servableErr refuses every request once a restore replaced the ledger
+// (issue 29: ledger.CheckServable), and once replaced, replaced for good.
+// A question (question true) reads the fence in its own read, in the
+// statement that reads its desk's gate (core.Gate.Replaced: issue 36, a
+// server went on paying for up to a second beside the restore that
+// replaced its ledger when the fence was read at most once a second;
+// issue 37, a statement of its own before each question); every other
+// request reads it here, before it is answered.
+func (s *Server) servableErr(ctx context.Context, question bool) error {
 	sv := &s.servable
 	sv.Lock()
 	err := sv.err
 	sv.Unlock()
-	if err != nil {
+	if err != nil || question {
 		return err
 	}
 	if err := ledger.CheckServable(ctx, s.l); errors.Is(err, ledger.ErrReplaced) {
-		sv.Lock()
-		sv.err = err
-		sv.Unlock()
-		return err
+		return s.replaced(ctx, err)
 	}
 	return nil
+}
+
+// replaced is the refusal of a ledger found replaced (err, from
+// CheckServable or a question's gate), kept: every later request is
+// refused with it, without reading the ledger.
+func (s *Server) replaced(ctx context.Context, err error) error {
+	if full := ledger.CheckServable(ctx, s.l); errors.Is(full, ledger.ErrReplaced) {
+		err = full // the ledger's id, location, and its restore's
+	}
+	sv := &s.servable
+	sv.Lock()
+	defer sv.Unlock()
+	if sv.err == nil {
+		sv.err = err
+	}
+	return sv.err
 }
 
 // checkEpoch refuses a desk file of another incarnation of the ledger

@@ -199,3 +199,50 @@ func fixCheck(t *testing.T, serial string) string {
 	t.Fatalf("no check digit for %s", serial)
 	return ""
 }
+
+// The restore fence, read in a question's own read (core.Gate.Replaced,
+// issue 37): the ledger marked replaced while its server runs (a desk file
+// of a later incarnation shown to it: Superseded), the very next claim is
+// refused, nothing paid, on a file and on PostgreSQL; and every request
+// after it, a question or not.
+func TestReplacedRefusesTheNextQuestion(t *testing.T) {
+	ctx := context.Background()
+	pg, tmpl := sharedPG(t)
+	for _, kind := range []struct {
+		name string
+		open func(t *testing.T) (*ledger.Ledger, string)
+	}{
+		{"file", func(t *testing.T) (*ledger.Ledger, string) { o, _ := office(t); return o, "C1" }},
+		{"PostgreSQL", func(t *testing.T) (*ledger.Ledger, string) { return pgOffice(t, pg, tmpl), "D1" }},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			o, desk := kind.open(t)
+			s := servertest.Start(t, o, server.Config{})
+			c := s.Open(t, desk)
+			ws := ledgertest.SerialsOf(t, ledgertest.Block).Winners[50]
+			if _, err := c.Claim(ctx, claimOf(ws[0], "ann")); err != nil {
+				t.Fatal(err)
+			}
+			epoch, _, err := o.Epochs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Superseded(ctx, epoch+1); err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Claim(ctx, claimOf(ws[1], "ann"))
+			if !errors.Is(err, ledger.ErrOtherLedger) || !strings.Contains(err.Error(), "replaced") {
+				t.Errorf("a claim once the ledger is replaced: %v, want ErrOtherLedger naming the restore", err)
+			}
+			if tk, err := o.Lookup(ctx, ws[1], bo, ledger.NoLimit); err != nil || tk.Verdict != ledger.Payable {
+				t.Errorf("the ticket refused: %v %v, want still payable", tk.Verdict, err)
+			}
+			if _, err := c.Lookup(ctx, ws[2], ledger.Identity{Operator: "ann"}, ledger.NoLimit); !errors.Is(err, ledger.ErrOtherLedger) {
+				t.Errorf("a lookup once the ledger is replaced: %v, want ErrOtherLedger", err)
+			}
+			if _, err := c.Claims(ctx, ledger.ClaimFilter{}); !errors.Is(err, ledger.ErrOtherLedger) {
+				t.Errorf("a list once the ledger is replaced: %v, want ErrOtherLedger", err)
+			}
+		})
+	}
+}

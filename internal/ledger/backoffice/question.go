@@ -122,7 +122,7 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 // lock-out, On for a desk the ledger lists when it locks desks out
 // (LockOutGuesses); and its gate when the question came with a
 // certificate (who.Cert): listed, disabled, accepting the certificate
-// (desk_certs).
+// (desk_certs), and the ledger's restore fence (meta "replaced").
 func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
 	lockOut := o.lockOut.Load() && who.Desk != ""
@@ -130,18 +130,27 @@ func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Ident
 		return core.Lock{}, gate, nil
 	}
 	var r struct {
+		Listed   bool   `db:"listed"`
 		Guesses  string `db:"guesses"`
 		Until    string `db:"locked_until"`
 		Disabled int    `db:"disabled"`
 		Accepts  bool   `db:"accepts"`
+		Replaced string `db:"replaced"`
 	}
-	err := core.Get(ctx, q, &r, `SELECT guesses, locked_until, disabled,
-		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = desks.id AND c.serial = ?) AS accepts FROM desks WHERE id = ?`, who.Cert, who.Desk)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return core.Lock{}, gate, nil
-	case err != nil:
+	replaced := "''"
+	if gate.Asked { // a served question: the restore fence too
+		replaced = "coalesce((SELECT value FROM meta WHERE key = 'replaced'), '')"
+	}
+	err := core.Get(ctx, q, &r, `SELECT d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses,
+		coalesce(d.locked_until, '') AS locked_until, coalesce(d.disabled, 0) AS disabled,
+		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts, `+replaced+` AS replaced
+		FROM (SELECT 1 AS one) AS x LEFT JOIN desks d ON d.id = ?`, who.Cert, who.Desk)
+	if err != nil {
 		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.classify(err))
+	}
+	gate.Replaced = r.Replaced
+	if !r.Listed {
+		return core.Lock{}, gate, nil
 	}
 	gate.Listed, gate.Disabled, gate.Accepts = true, r.Disabled == 1, r.Accepts
 	if !lockOut {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
@@ -161,4 +163,48 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 func TestGate(t *testing.T) {
 	b, serials := office(t)
 	ledgertest.Gate(t, b, serials)
+}
+
+// counting is a Querier that counts the statements run through it.
+type counting struct {
+	core.Querier
+	n int
+}
+
+func (c *counting) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	c.n++
+	return c.Querier.QueryxContext(ctx, query, args...)
+}
+
+func (c *counting) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	c.n++
+	return c.Querier.QueryRowxContext(ctx, query, args...)
+}
+
+// A file's questions read a block once (BlockCache): the second question
+// about a block reads its ticket without the block's row; a block the
+// ledger does not hold is not kept, so a block made later is found.
+func TestBlockCache(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	s := serial(t, serials.Winners[50][0])
+	q := &counting{Querier: b.File().R}
+	var c backoffice.BlockCache
+	for i, want := range []int{1, 0} {
+		before := q.n
+		blk, err := c.Get(ctx, q, s.Game, s.Block)
+		if err != nil || !blk.Holds(s) {
+			t.Fatalf("get %d: %v %v", i, blk, err)
+		}
+		if got := q.n - before; got != want {
+			t.Errorf("get %d: %d statements, want %d", i, got, want)
+		}
+	}
+	if _, err := c.Get(ctx, q, s.Game, s.Block+1); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("a block the ledger lacks: %v, want ErrNotFound", err)
+	}
+	before := q.n
+	if _, err := c.Get(ctx, q, s.Game, s.Block+1); !errors.Is(err, core.ErrNotFound) || q.n == before {
+		t.Errorf("a block the ledger lacks asked again: %v after %d statements; want ErrNotFound, read again", err, q.n-before)
+	}
 }

@@ -48,6 +48,9 @@ var (
 	ErrDeskUnknown = errors.New("unknown desk")
 	// ErrDeskRevoked: the desk file's certificate is not one its desk accepts now.
 	ErrDeskRevoked = errors.New("desk certificate revoked")
+	// ErrReplaced: a restore replaced the ledger (Gate.Replaced): another
+	// ledger of its id serves its desks now.
+	ErrReplaced = errors.New("ledger replaced by a restore")
 	// ErrOtherLedger: the server serves another ledger than the desk file's.
 	ErrOtherLedger = errors.New("another ledger")
 	// ErrPassword: the shared ledger's server refused the login's password,

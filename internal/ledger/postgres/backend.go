@@ -18,7 +18,7 @@ type Backend struct {
 	*backoffice.Store
 	db     pool
 	seq    *sequencer
-	blocks blockCache
+	blocks backoffice.BlockCache
 }
 
 // Info says what the ledger is.

@@ -3,9 +3,16 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/ledger/core"
@@ -37,6 +44,38 @@ func (p pool) Retry(f func() error) error {
 		p.SetMaxIdleConns(0)
 		p.SetMaxIdleConns(p.idle)
 		err = f()
+	}
+	return err
+}
+
+// Classify maps PostgreSQL's errors to the ledger's: a server that
+// cannot be reached, or a connection lost, is core.ErrUnreachable; a
+// refusal of the append-only triggers (SQLSTATE class VD) keeps its
+// message.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "VD"):
+			return errors.New(pe.Message)
+		case pe.Code == "28P01" || pe.Code == "28000": // invalid password; invalid authorization
+			return fmt.Errorf("%w: %s", core.ErrPassword, pe.Message)
+		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
+			// connection exceptions; admin or crash shutdown; cannot connect now
+			return fmt.Errorf("%w: %s", core.ErrUnreachable, pe.Message)
+		}
+		return err
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err) ||
+		strings.Contains(err.Error(), "conn closed") {
+		return fmt.Errorf("%w: %w", core.ErrUnreachable, err)
 	}
 	return err
 }

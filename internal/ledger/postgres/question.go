@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/game"
-	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 )
 
-// A question on PostgreSQL (core/ask.go): one read, core's decision, one
+// A question on PostgreSQL (core/question.go: core.Ask): one read, core's decision, one
 // write. The read is one statement (snapshot.go); the write one
 // statement (writeOutcome), which records the entry in vegas.waiting and
 // checks again what may have changed since the read: the ticket paid once
@@ -338,31 +336,4 @@ func clock(at time.Time) time.Time {
 		return time.Now()
 	}
 	return at
-}
-
-// blockCache keeps the blocks a backend's questions read: a block's row
-// never changes nor goes (postgres.sql's triggers), so it is read once.
-type blockCache struct {
-	mu sync.Mutex
-	m  map[[2]int]core.Block
-}
-
-func (c *blockCache) get(ctx context.Context, q core.Querier, gameCode, number int) (core.Block, error) {
-	c.mu.Lock()
-	b, ok := c.m[[2]int{gameCode, number}]
-	c.mu.Unlock()
-	if ok {
-		return b, nil
-	}
-	b, err := backoffice.GetBlock(ctx, q, gameCode, number)
-	if err != nil {
-		return b, err
-	}
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[[2]int]core.Block{}
-	}
-	c.m[[2]int{gameCode, number}] = b
-	c.mu.Unlock()
-	return b, nil
 }

@@ -23,12 +23,12 @@ import (
 // statement (its own snapshot): the ticket's facts (its block from the
 // backend's cache, checked in Go), the game's dates, the identity
 // threshold, the desk's payout limit, lock-out and gate (who.Cert: listed,
-// disabled, accepting the certificate), and whether the request id was
+// disabled, accepting the certificate, the ledger's restore fence), and whether the request id was
 // used. A paid ticket's payment and a used request id's
 // entry are read after it, only when there is one.
 func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, request string, at time.Time) (*core.Snapshot, error) {
 	sn, desk := &core.Snapshot{}, who.Desk
-	blk, err := b.blocks.get(ctx, b.db, s.Game, s.Block)
+	blk, err := b.blocks.Get(ctx, b.db, s.Game, s.Block)
 	if err != nil && !errors.Is(err, core.ErrNotFound) {
 		return nil, err
 	}
@@ -46,6 +46,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 		Disabled int           `db:"disabled"`
 		Accepts  bool          `db:"accepts"`
 		Prior    bool          `db:"prior"`
+		Replaced string        `db:"replaced"`
 	}
 	pos := s.Position
 	off := pos % game.PackSize
@@ -55,7 +56,8 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 		d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses, coalesce(d.locked_until, '') AS locked_until,
 		coalesce(d.disabled, 0) AS disabled, EXISTS (SELECT FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts,
 		(EXISTS (SELECT FROM journal WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))
-		 OR EXISTS (SELECT FROM waiting WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))) AS prior
+		 OR EXISTS (SELECT FROM waiting WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))) AS prior,
+		coalesce((SELECT value FROM meta WHERE key = 'replaced'), '') AS replaced
 		FROM packs p LEFT JOIN games g ON g.code = ? LEFT JOIN desks d ON d.id = ? WHERE p.id = ?`,
 		off*game.EncodedSize+1, game.EncodedSize, off+1, blk.ID, pos/game.PackSize, blk.TicketNumber(pos),
 		core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
@@ -78,7 +80,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 	if sn.Rules, err = row.RulesRow.Rules(asked, at); err != nil {
 		return nil, err
 	}
-	sn.Gate = core.Gate{Asked: who.Cert != "", Listed: row.Listed, Disabled: row.Disabled == 1, Accepts: row.Accepts}
+	sn.Gate = core.Gate{Asked: who.Cert != "", Listed: row.Listed, Disabled: row.Disabled == 1, Accepts: row.Accepts, Replaced: row.Replaced}
 	if row.Listed && b.LocksOut() {
 		sn.Desk = core.LockOf(row.Guesses, row.Until)
 	}
@@ -94,7 +96,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 type source struct{ b *Backend }
 
 func (r source) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
-	blk, err := r.b.blocks.get(ctx, q, s.Game, s.Block)
+	blk, err := r.b.blocks.Get(ctx, q, s.Game, s.Block)
 	if errors.Is(err, core.ErrNotFound) || err == nil && !blk.Holds(s) {
 		return nil, nil
 	}

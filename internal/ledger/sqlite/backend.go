@@ -7,6 +7,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,7 +31,8 @@ var LedgerSchema = NewSchema(vegasdesk.Schema, SchemaDigest)
 // Backend is a back office's ledger file.
 type Backend struct {
 	*backoffice.Store
-	file *File
+	file   *File
+	blocks backoffice.BlockCache // the blocks its questions read
 }
 
 // OpenLedger opens the back office's ledger file at path (see Open), or
@@ -100,15 +103,15 @@ func (b *Backend) Refuse(string) error { return nil }
 // lookup and a search in a read transaction, and a write only for what
 // they record.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	return core.AskLookup(ctx, b.Questions(backoffice.Tables{}, nil), s, who, asked, clock(at))
+	return core.AskLookup(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), s, who, asked, clock(at))
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return core.AskClaim(ctx, b.Questions(backoffice.Tables{}, nil), s, req, clock(at))
+	return core.AskClaim(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), s, req, clock(at))
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	return core.AskFind(ctx, b.Questions(backoffice.Tables{}, nil), code, who, asked, clock(at))
+	return core.AskFind(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), code, who, asked, clock(at))
 }
 
 // clock is at, or now when zero.
@@ -139,6 +142,35 @@ func (e Engine) Pool() core.Querier { return e.F.R }
 
 func (e Engine) Append(ctx context.Context, q core.Querier, en *core.Entry) error {
 	return Append(ctx, q, en)
+}
+
+// Append appends e after the last entry of a file's journal, in q (the
+// file's one write transaction, so the chain stays one line), and fills in
+// its id, number among its kind, time (now when zero) and hash.
+func Append(ctx context.Context, q core.Querier, e *core.Entry) error {
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	var last struct {
+		ID   int64  `db:"id"`
+		Hash []byte `db:"hash"`
+	}
+	err := core.Get(ctx, q, &last, "SELECT id, hash FROM journal ORDER BY id DESC LIMIT 1")
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := core.Get(ctx, q, &e.Number, "SELECT coalesce(max(number), 0) + 1 FROM journal WHERE kind = ?", e.Kind); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	e.ID = last.ID + 1
+	e.AtText = core.FormatTime(e.At)
+	e.Hash = e.ChainHash(last.Hash)
+	v := e.Values()
+	_, err = core.Exec(ctx, q, "INSERT INTO journal ("+core.EntryCols+") VALUES ("+core.Marks(len(v))+")", v...)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
 }
 
 func (e Engine) Classify(err error) error { return Classify(err) }
