@@ -110,7 +110,7 @@ type serverProcess struct {
 
 // startServerProcess runs server kind (benchChild) with args, listening on addr,
 // and waits until it accepts connections.
-func startServerProcess(b *testing.B, kind, addr, profile string, args ...string) *serverProcess {
+func startServerProcess(b *testing.B, kind, addr, profile string, env []string, args ...string) *serverProcess {
 	b.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -123,7 +123,7 @@ func startServerProcess(b *testing.B, kind, addr, profile string, args ...string
 	}
 	defer logf.Close()
 	p.cmd = exec.Command(exe, args...)
-	p.cmd.Env = append(os.Environ(), benchChildEnv+"="+kind)
+	p.cmd.Env = append(append(os.Environ(), env...), benchChildEnv+"="+kind)
 	if profile != "" {
 		p.cmd.Env = append(p.cmd.Env, "VEGAS_BENCH_PROFILE="+profile)
 	}
@@ -223,11 +223,20 @@ func bareFigures(b *testing.B) {
 	ctx := context.Background()
 	d := time.Duration(bareSeconds() * float64(time.Second))
 	profiles := os.Getenv("VEGAS_BARE_PROFILE")
-	srv, err := pgtest.StartDurable()
+	var settings []string
+	if profiles != "" { // PostgreSQL's side of the profile: its statements' counts and times
+		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all")
+	}
+	srv, err := pgtest.StartDurableWith(settings...)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Stop()
+	if profiles != "" {
+		if err := srv.Exec("postgres", "CREATE EXTENSION pg_stat_statements"); err != nil {
+			b.Fatal(err)
+		}
+	}
 	demo, err := ledgertest.Postgres(srv, ledgertest.Demo)
 	if err != nil {
 		b.Fatal(err)
@@ -284,7 +293,16 @@ func bareFigures(b *testing.B) {
 		" the bare's autocommit waits for its WAL flush); the bare's table %d tickets, %d winners, as serve's ledger (generate --demo)\n",
 		bareSeconds(), srv.Version(), tickets, winners)
 	fmt.Printf("%-26s %-11s %10s %8s %8s   %-36s %9s  %s\n", "", "", "answers/s", "p50 ms", "p99 ms", "server side CPU ms/answer", "clients'", "load avg")
-	for _, kind := range []string{"PostgreSQL", "SQLite file"} {
+	kinds := []string{"PostgreSQL", "SQLite file"}
+	if only := os.Getenv("VEGAS_BARE_ONLY"); only != "" { // a look at one engine
+		kinds = strings.Split(only, ",")
+	}
+	for _, kind := range kinds {
+		if kind == "PostgreSQL" && profiles != "" {
+			if err := srv.Exec("postgres", "SELECT pg_stat_statements_reset()"); err != nil {
+				b.Fatal(err)
+			}
+		}
 		serveDB, bareDB := srv.URL(pgtest.Owner, demo), bareURL
 		if kind == "SQLite file" {
 			serveDB, bareDB = ledgertest.Copy(b, ledgertest.Demo), file
@@ -314,20 +332,27 @@ func bareFigures(b *testing.B) {
 			return filepath.Join(profiles, side+"-"+tag+".pprof")
 		}
 		serveAddr := loopbackAddr(b)
-		sp := startServerProcess(b, "serve", serveAddr, profile("serve"), "--db", serveDB, "serve", "--dir", dir, "--listen", serveAddr)
+		sp := startServerProcess(b, "serve", serveAddr, profile("serve"), nil, "--db", serveDB, "serve", "--dir", dir, "--listen", serveAddr)
+		// An experiment (VEGAS_BARE_AB=NAME=VALUE,…): a second serve of the
+		// same ledger, its environment changed so, measured beside.
+		var spB *serverProcess
+		if ab := os.Getenv("VEGAS_BARE_AB"); ab != "" {
+			addr := loopbackAddr(b)
+			spB = startServerProcess(b, "serve", addr, profile("serveB"), strings.Split(ab, ","), "--db", serveDB, "serve", "--dir", dir, "--listen", addr)
+		}
 		bareDir := b.TempDir()
 		pki, err := benchref.MakePKI(bareDir, 16)
 		if err != nil {
 			b.Fatal(err)
 		}
 		bareAddr := loopbackAddr(b)
-		bp := startServerProcess(b, "bare", bareAddr, profile("bare"), bareDir, bareDB, bareAddr)
+		bp := startServerProcess(b, "bare", bareAddr, profile("bare"), nil, bareDir, bareDB, bareAddr)
 		serial := func(rng *mrand.Rand) string {
 			pos := all[rng.IntN(len(all))]*game.PackSize + rng.IntN(game.PackSize)
 			return game.Serial{Game: blk.Game, Block: blk.Number, Position: pos, Secret: blk.Key.Secret(pos)}.String()
 		}
 		c := &cli{stdout: io.Discard, stderr: io.Discard, ctx: ctx, lang: language.English}
-		serveSide := func(n int) phase {
+		serveSide := func(sp *serverProcess, n int) phase {
 			logins, err := serverDesks(c, bo, n, sp.url, dir, "")
 			if err != nil {
 				b.Fatal(err)
@@ -368,15 +393,22 @@ func bareFigures(b *testing.B) {
 				fmt.Sprintf("%.3f%s", ms(ph.server+ph.pg), split), ms(ph.clients), ph.load)
 		}
 		for i, n := range []int{1, 4, 16} {
-			var sv, bare phase
-			if i%2 == 0 { // alternating: which goes first too
-				sv, bare = serveSide(n), bareSide(n)
-			} else {
-				bare, sv = bareSide(n), serveSide(n)
+			var sv, svB, bare phase
+			sides := []func(){func() { sv = serveSide(sp, n) }, func() { bare = bareSide(n) }}
+			if spB != nil {
+				sides = append(sides, func() { svB = serveSide(spB, n) })
+			}
+			for k := range sides { // alternating: which goes first too
+				sides[(i+k)%len(sides)]()
 			}
 			label := fmt.Sprintf("%s, %d counter(s)", kind, n)
 			row(label, "serve", sv)
 			row("", "bare", bare)
+			if spB != nil {
+				row("", "serve B", svB)
+				fmt.Printf("%-26s %-11s %9.2fx answers/s, %.2fx server side CPU an answer (%s)\n", "", "B/serve",
+					svB.perSecond/sv.perSecond, float64(svB.server+svB.pg)/float64(sv.server+sv.pg), os.Getenv("VEGAS_BARE_AB"))
+			}
 			speed, cost := sv.perSecond/bare.perSecond, float64(sv.server+sv.pg)/float64(bare.server+bare.pg)
 			fmt.Printf("%-26s %-11s %9.2fx answers/s (goal >= 0.7x), %.2fx server side CPU an answer (goal <= 1.5x)\n", "", "serve/bare", speed, cost)
 			b.ReportMetric(speed, fmt.Sprintf("%s-serve/bare-answers@%d", tag, n))
@@ -388,8 +420,48 @@ func bareFigures(b *testing.B) {
 		}
 		sp.stop(b)
 		bp.stop(b)
+		if spB != nil {
+			spB.stop(b)
+		}
 		bo.Close()
+		if kind == "PostgreSQL" && profiles != "" {
+			statements(b, srv, filepath.Join(profiles, "statements.txt"))
+		}
 	}
+}
+
+// statements writes PostgreSQL's statements by database, the most time
+// first (pg_stat_statements), to file, and prints the top.
+func statements(b *testing.B, srv *pgtest.Server, file string) {
+	db, err := srv.Open("postgres", "postgres")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT d.datname, s.calls, s.total_exec_time, s.rows, regexp_replace(s.query, '\s+', ' ', 'g')
+		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid ORDER BY s.total_exec_time DESC LIMIT 40`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var out strings.Builder
+	fmt.Fprintf(&out, "%-28s %9s %10s %9s  %s\n", "database", "calls", "total ms", "rows", "statement")
+	for rows.Next() {
+		var name, q string
+		var calls, n int64
+		var total float64
+		if err := rows.Scan(&name, &calls, &total, &n, &q); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(&out, "%-28s %9d %10.1f %9d  %s\n", name, calls, total, n, tail(q, 160))
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(out.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("PostgreSQL's statements (pg_stat_statements), by time:\n%s", out.String())
 }
 
 // pgbenchN runs pgbench -N with n clients for d on db of srv: its
