@@ -224,8 +224,8 @@ func bareFigures(b *testing.B) {
 	d := time.Duration(bareSeconds() * float64(time.Second))
 	profiles := os.Getenv("VEGAS_BARE_PROFILE")
 	var settings []string
-	if profiles != "" { // PostgreSQL's side of the profile: its statements' counts and times
-		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all")
+	if profiles != "" { // PostgreSQL's side of the profile: its statements' counts and times (those the servers send: track=top)
+		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top")
 	}
 	srv, err := pgtest.StartDurableWith(settings...)
 	if err != nil {
@@ -244,7 +244,8 @@ func bareFigures(b *testing.B) {
 	// The bare server's table: the same block's tickets (game 531, block
 	// 1 of ledgertest.Seed), as many, as many winners.
 	file := benchref.Fixture(b)
-	bareURL := srv.URL(pgtest.Owner, srv.NewDatabase(b))
+	bareName := srv.NewDatabase(b)
+	bareURL := srv.URL(pgtest.Owner, bareName)
 	if err := benchref.CreatePostgres(ctx, bareURL, benchref.FileTickets(ctx, file)); err != nil {
 		b.Fatal(err)
 	}
@@ -392,6 +393,7 @@ func bareFigures(b *testing.B) {
 			fmt.Printf("%-26s %-11s %10.1f %8.2f %8.2f   %-36s %9.3f  %s\n", label, side, ph.perSecond, ph.p50, ph.p99,
 				fmt.Sprintf("%.3f%s", ms(ph.server+ph.pg), split), ms(ph.clients), ph.load)
 		}
+		served, bared := 0, 0 // answers in all, by side
 		for i, n := range []int{1, 4, 16} {
 			var sv, svB, bare phase
 			sides := []func(){func() { sv = serveSide(sp, n) }, func() { bare = bareSide(n) }}
@@ -401,6 +403,7 @@ func bareFigures(b *testing.B) {
 			for k := range sides { // alternating: which goes first too
 				sides[(i+k)%len(sides)]()
 			}
+			served, bared = served+sv.answers, bared+bare.answers
 			label := fmt.Sprintf("%s, %d counter(s)", kind, n)
 			row(label, "serve", sv)
 			row("", "bare", bare)
@@ -425,19 +428,30 @@ func bareFigures(b *testing.B) {
 		}
 		bo.Close()
 		if kind == "PostgreSQL" && profiles != "" {
-			statements(b, srv, filepath.Join(profiles, "statements.txt"))
+			statements(b, srv, filepath.Join(profiles, "statements.txt"), map[string]int{demo: served, bareName: bared})
 		}
 	}
 }
 
 // statements writes PostgreSQL's statements by database, the most time
-// first (pg_stat_statements), to file, and prints the top.
-func statements(b *testing.B, srv *pgtest.Server, file string) {
+// first (pg_stat_statements), to file, and prints the top, and the
+// statements an answer of each database of answers (its answers in all).
+func statements(b *testing.B, srv *pgtest.Server, file string, answers map[string]int) {
 	db, err := srv.Open("postgres", "postgres")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
+	for name, n := range answers {
+		var calls int64
+		var total float64
+		if err := db.QueryRow(`SELECT coalesce(sum(s.calls), 0)::bigint, coalesce(sum(s.total_exec_time), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+			WHERE d.datname = $1`, name).Scan(&calls, &total); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("database %s: %d answers, %.2f statements an answer (begin and commit included), %.3f ms of their execution an answer\n",
+			name, n, float64(calls)/float64(max(n, 1)), total/float64(max(n, 1)))
+	}
 	rows, err := db.Query(`SELECT d.datname, s.calls, s.total_exec_time, s.rows, regexp_replace(s.query, '\s+', ' ', 'g')
 		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid ORDER BY s.total_exec_time DESC LIMIT 40`)
 	if err != nil {
@@ -453,7 +467,10 @@ func statements(b *testing.B, srv *pgtest.Server, file string) {
 		if err := rows.Scan(&name, &calls, &total, &n, &q); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Fprintf(&out, "%-28s %9d %10.1f %9d  %s\n", name, calls, total, n, tail(q, 160))
+		if len(q) > 200 {
+			q = q[:100] + " … " + q[len(q)-100:]
+		}
+		fmt.Fprintf(&out, "%-28s %9d %10.1f %9d  %s\n", name, calls, total, n, q)
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
