@@ -128,6 +128,13 @@ bench: deps-test
 	# after 200,000 claims and 100,000 refusals of the same desks, answers a
 	# second by 10 s window (last within 15 % of the first).
 	$(BENCH) -bench 'LoadHistory' -benchtime 1x ./cmd/vegas-desk/
+	# serve against the limit of its own stack: a bare validation server
+	# (internal/benchref: net/http, TLS 1.3 client certificates, one
+	# autocommit UPDATE … RETURNING through pgxpool; one SQLite writer on
+	# a file), each in its own process, alternating at 1, 4 and 16
+	# counters: answers/s, p99, the server side's CPU an answer apart from
+	# the clients', pgbench -N beside (goal: >= 0.7x, CPU <= 1.5x).
+	$(BENCH) -bench 'Bare$$' -benchtime 1x ./cmd/vegas-desk/
 	# Claims a second on a SQLite file, in-process and through serve: the
 	# group commit every file runs with (each answer after its WAL's sync)
 	# beside synchronous=FULL and NORMAL (no sync), same run.

@@ -191,7 +191,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the SQLite driver's connection %T lacks a method", conn)
 	}
-	return &writerConn{innerConn: inner, g: c.g}, nil
+	return &writerConn{innerConn: withStmtCache(inner), g: c.g}, nil // its statements prepared once (stmtcache.go)
 }
 
 // innerConn is what database/sql uses of the driver's connection.
