@@ -41,24 +41,73 @@ func (o *Store) addDesk(ctx context.Context, id string, limit int, who core.Iden
 		return core.Desk{}, err
 	}
 	defer tx.Rollback()
-	var n int
-	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desks WHERE id = ?", id); err != nil {
-		return core.Desk{}, o.classify(err)
-	}
-	if n > 0 {
-		return core.Desk{}, fmt.Errorf("desk %s exists already (see desks list)", id)
-	}
-	e := core.Entry{Kind: "desk", Desk: id, State: "added", Amount: limit, Operator: who.Operator}
-	if err := o.appendJournal(ctx, tx, &e); err != nil {
+	if err := o.insertDesk(ctx, tx, id, limit, who); err != nil {
 		return core.Desk{}, err
-	}
-	if _, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES (?, ?, 0)", id, limit); err != nil {
-		return core.Desk{}, o.classify(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return core.Desk{}, o.classify(err)
 	}
 	return core.Desk{ID: id, Limit: limit}, nil
+}
+
+// insertDesk adds desk id in tx: its row and its 'added' entry.
+func (o *Store) insertDesk(ctx context.Context, tx core.Querier, id string, limit int, who core.Identity) error {
+	var n int
+	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desks WHERE id = ?", id); err != nil {
+		return o.classify(err)
+	}
+	if n > 0 {
+		return fmt.Errorf("desk %s exists already (see desks list)", id)
+	}
+	e := core.Entry{Kind: "desk", Desk: id, State: "added", Amount: limit, Operator: who.Operator}
+	if err := o.appendJournal(ctx, tx, &e); err != nil {
+		return err
+	}
+	_, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES (?, ?, 0)", id, limit)
+	return o.classify(err)
+}
+
+// NewDesk is a desk AddDesks adds, with the certificate it accepts (its
+// serial in lowercase hex and its expiry).
+type NewDesk struct {
+	ID       string
+	Limit    int
+	Serial   string
+	NotAfter time.Time
+}
+
+// AddDesks adds desks, each with the one certificate it accepts, in one
+// transaction: every one of them, or, on the first error, none (desks add
+// --count). Each desk's entries are AddDesk's and AcceptDeskCert's.
+func (o *Store) AddDesks(ctx context.Context, desks []NewDesk, who core.Identity) error {
+	for _, d := range desks {
+		if err := core.CheckRealDeskID(d.ID); err != nil {
+			return err
+		}
+		if d.Limit < 0 {
+			return fmt.Errorf("payout limit %d: give 0 or more euros", d.Limit)
+		}
+		if err := checkSerial(d.Serial); err != nil {
+			return err
+		}
+	}
+	tx, err := o.write(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, d := range desks {
+		if err := o.insertDesk(ctx, tx, d.ID, d.Limit, who); err != nil {
+			return err
+		}
+		if err := o.certify(ctx, tx, d.ID, d.Serial, d.NotAfter, who); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return o.classify(tx.Commit())
 }
 
 // Desks lists the counters, in natural order (core.NaturalCompare).
