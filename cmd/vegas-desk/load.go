@@ -341,7 +341,8 @@ type loadResult struct {
 }
 
 // loadSource is what a load test's counters claim and through which
-// desks: counter i's k-th claim goes through desk(i, k), its ticket
+// desks: counter i's claim, the k-th of all (from 0), goes through desk(i,
+// k), its ticket
 // ticket(i, rng) (false: none left, the counter stops); claims > 0 stops
 // them all after that many answers in all.
 type loadSource struct {
@@ -365,15 +366,16 @@ func runLoad(ctx context.Context, counters int, src loadSource, d time.Duration,
 	for i := range counters {
 		wg.Go(func() {
 			rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
-			for k := 0; ctx.Err() == nil; k++ {
-				if src.claims > 0 && taken.Add(1) > src.claims {
+			for ctx.Err() == nil {
+				k := taken.Add(1) // the k-th claim of all the counters'
+				if src.claims > 0 && k > src.claims {
 					return
 				}
 				s, ok := src.ticket(i, rng)
 				if !ok {
 					return
 				}
-				l := src.desk(i, k)
+				l := src.desk(i, int(k-1))
 				t0 := time.Now()
 				cl, err := l.Claim(context.WithoutCancel(ctx), ledger.ClaimRequest{Serial: s.String(), Method: ledger.MethodSerial,
 					Who: ledger.Identity{Operator: "load"}, Limit: ledger.NoLimit})

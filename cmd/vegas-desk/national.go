@@ -45,7 +45,7 @@ func (c *cli) loadNational(bo *ledger.Ledger, url, desksDir, dir, pass string, c
 	src := loadSource{claims: int64(claims), fresh: desksDir != ""}
 	if desksDir != "" {
 		n := len(logins)
-		src.desk = func(i, k int) *ledger.Ledger { return logins[(i+k*counters)%n] }
+		src.desk = func(_, k int) *ledger.Ledger { return logins[k%n] }
 	} else {
 		src.desk = func(i, _ int) *ledger.Ledger { return logins[i] }
 	}
