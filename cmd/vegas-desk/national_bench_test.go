@@ -43,7 +43,8 @@ import (
 //     load's counters, the load average through the run.
 //
 // VEGAS_NATIONAL_DESKS, VEGAS_NATIONAL_CLAIMS and VEGAS_NATIONAL_COUNTERS
-// change its size (a smaller run checks the mechanics).
+// change its size (a smaller run checks the mechanics);
+// VEGAS_NATIONAL_SECONDS stops the claims sooner than the hour.
 func BenchmarkNational(b *testing.B) {
 	for b.Loop() {
 		nationalFigures(b)
@@ -99,6 +100,7 @@ func nationalFigures(b *testing.B) {
 	desks := envInt("VEGAS_NATIONAL_DESKS", 30_000)
 	claims := envInt("VEGAS_NATIONAL_CLAIMS", 1_000_000)
 	counters := envInt("VEGAS_NATIONAL_COUNTERS", 16)
+	maxSeconds := envInt("VEGAS_NATIONAL_SECONDS", 3600) // load's time at most
 	const winnersPerBlock = 524_722
 	blocks := (claims + winnersPerBlock - 1) / winnersPerBlock
 	b.Setenv("VEGAS_DESK_PASSPHRASE", ledgertest.Passphrase)
@@ -215,7 +217,7 @@ func nationalFigures(b *testing.B) {
 	// load, a process of its own; serve's memory and the load average
 	// sampled every 10 s meanwhile.
 	load := exec.Command(bin, "--db", url, "load", "--server", "https://"+addr, "--desks", deskDir, "--winners",
-		"--claims", strconv.Itoa(claims), "--counters", strconv.Itoa(counters), "--seconds", "3600", "--json")
+		"--claims", strconv.Itoa(claims), "--counters", strconv.Itoa(counters), "--seconds", strconv.Itoa(min(maxSeconds, 3600)), "--json")
 	var loadOut bytes.Buffer
 	load.Stdout = &loadOut
 	stderr, err := load.StderrPipe()
