@@ -206,11 +206,6 @@ type phase struct {
 	load                string        // the load average after it
 }
 
-func loadAverage() string {
-	data, _ := os.ReadFile("/proc/loadavg")
-	return strings.Join(strings.Fields(string(data))[:1], "")
-}
-
 func bareSeconds() float64 {
 	if v, err := strconv.ParseFloat(os.Getenv("VEGAS_BARE_SECONDS"), 64); err == nil && v > 0 {
 		return v
@@ -283,7 +278,7 @@ func bareFigures(b *testing.B) {
 			b.Fatal(err)
 		}
 		n := time.Duration(max(ph.answers, 1))
-		ph.server, ph.pg, ph.clients, ph.load = (s1-s0)/n, (pg1-pg0)/n, (c1-c0)/n, loadAverage()
+		ph.server, ph.pg, ph.clients, ph.load = (s1-s0)/n, (pg1-pg0)/n, (c1-c0)/n, fmt.Sprintf("%.2f", loadAverage())
 		return ph
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -368,7 +363,7 @@ func bareFigures(b *testing.B) {
 				packs[i] = all
 			}
 			return measure(sp, func() (int, float64, float64, float64) {
-				r := runLoad(ctx, logins, blk, packs, d, io.Discard)
+				r := runLoad(ctx, len(logins), packsSource(logins, blk, packs), d, io.Discard)
 				if r.err != nil {
 					b.Fatal(r.err)
 				}
@@ -500,5 +495,5 @@ func pgbenchN(b *testing.B, srv *pgtest.Server, db string, n int, d time.Duratio
 	v, _ := strconv.ParseFloat(string(m[1]), 64)
 	txs, _ := strconv.ParseFloat(string(k[1]), 64)
 	per := time.Duration(max(txs, 1))
-	return v, (pg1 - pg0) / per, (c1 - c0) / per, loadAverage()
+	return v, (pg1 - pg0) / per, (c1 - c0) / per, fmt.Sprintf("%.2f", loadAverage())
 }

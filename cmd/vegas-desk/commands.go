@@ -179,7 +179,7 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks list",
 		"want add, cert, revoke, list, disable, enable, unlock or limit")
 	leaf(desks, "add ID", "add a counter (with serve: --out writes its desk file)",
-		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks add C2 --out C2.desk --dir ./ca", c.deskCommand((*cli).deskAdd))
+		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks add C2 --out C2.desk --dir ./ca\n  vegas-desk desks add --count 30000 --prefix S --out desks --dir ./ca", c.deskCommand((*cli).deskAdd))
 	leaf(desks, "list", "the counters, their state and certificates (serial, expiry)", "  vegas-desk desks list", c.deskCommand(deskRun((*cli).deskList)))
 	leaf(desks, "disable ID", "refuse a counter's claims", "  vegas-desk desks disable C1", c.deskCommand(deskRun((*cli).deskChange)))
 	leaf(desks, "enable ID", "accept a disabled counter's claims again", "  vegas-desk desks enable C1", c.deskCommand(deskRun((*cli).deskChange)))
@@ -250,7 +250,7 @@ var valueNames = map[string]string{
 	"request": "ID", "receipt": "FILE", "role": "ROLE", "public": "FILE", "commitments": "C1,C2", "reveal": "FILE1,FILE2", "pgpass": "FILE", "on-sale": "DATE", "end-of-sale": "DATE", "deadline": "DATE",
 	"metrics": "HOST:PORT", "listen": "HOST:PORT", "method": "serial|contents", "max-conns": "N", "log-format": "text|json",
 	"key-file": "FILE", "keep": "N", "identity-threshold": "EUROS", "host": "H,H", "head": "HEX", "counters": "N",
-	"commission": "PERCENT", "claim-days": "N", "backup-keep": "N", "backup-every": "DURATION", "limit": "EUROS",
+	"commission": "PERCENT", "claim-days": "N", "count": "N", "prefix": "P", "desks": "DIR", "claims": "N", "backup-keep": "N", "backup-every": "DURATION", "limit": "EUROS",
 }
 
 // named is a flag's value under the name of valueNames.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -35,6 +36,9 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 	server := fs.String("server", "", "measure the validation server at this URL (vegas-desk serve of --db; several separated by commas), its counters with desk files")
 	dir := fs.String("dir", defaultServeDir(), "(--server) the authority's directory, which signs the counters' desk files")
 	pass := fs.String("passphrase-file", "", "(--server) the file holding the authority key's passphrase")
+	desks := fs.String("desks", "", "claim through the desk files of this folder (desks add --count --out), each claim by the next desk in turn on a new connection, as a network of many counters does (a demonstration ledger's)")
+	winners := fs.Bool("winners", false, "claim the unpaid winning tickets of the blocks on sale, each once, in a random order (a demonstration ledger's), rather than random tickets")
+	claims := fs.Int("claims", 0, "stop after this many answers (0: when --seconds are over)")
 	return func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
@@ -50,6 +54,8 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 			return badInput("load: --counters %d: give 1 to 64", *counters)
 		case *seconds <= 0 || *seconds > 3600:
 			return badInput("load: --seconds %g: give more than 0, at most 3600", *seconds)
+		case *claims < 0:
+			return badInput("load: --claims %d: give 0 (no limit) or more", *claims)
 		}
 		bo, err := c.open(true)
 		if err != nil {
@@ -58,6 +64,12 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		defer bo.Close()
 		if !bo.Demo() && !*yes {
 			return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
+		}
+		if !bo.Demo() && (*desks != "" || *winners) {
+			return badInput("load: --desks and --winners are for a demonstration ledger (generate --demo); %s is not one", bo.Location())
+		}
+		if *desks != "" || *winners {
+			return c.loadNational(bo, *server, *desks, *dir, *pass, *counters, *winners, *claims, time.Duration(*seconds*float64(time.Second)), *asJSON)
 		}
 		var own *ownPacks
 		if !bo.Demo() {
@@ -98,18 +110,25 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		if *asJSON {
 			progress = c.stderr
 		}
-		r := runLoad(c.ctx, logins, b, packs, time.Duration(*seconds*float64(time.Second)), progress)
-		if r.err != nil {
-			return r.err
-		}
-		s := r.summary(*counters)
-		if *asJSON {
-			return c.json(s)
-		}
-		c.printf(c.stdout, "%s, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
-			ours(c.count(*counters, "counter", "counters")), s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
-		return nil
+		src := packsSource(logins, b, packs)
+		src.claims = int64(*claims)
+		r := runLoad(c.ctx, len(logins), src, time.Duration(*seconds*float64(time.Second)), progress)
+		return c.loadReport(r, *counters, *asJSON)
 	}
+}
+
+// loadReport prints a load test's result.
+func (c *cli) loadReport(r *loadResult, counters int, asJSON bool) error {
+	if r.err != nil {
+		return r.err
+	}
+	s := r.summary(counters)
+	if asJSON {
+		return c.json(s)
+	}
+	c.printf(c.stdout, "%s, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
+		ours(c.count(counters, "counter", "counters")), s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
+	return nil
 }
 
 // onSale lists the packs on sale of the ledger's first block that has
@@ -317,25 +336,60 @@ type loadResult struct {
 	err     error
 }
 
-// runLoad makes each login claim random tickets of its packs of b (login
-// i's: packs[i]) until d is over, printing a line a second to progress.
-func runLoad(ctx context.Context, logins []*ledger.Ledger, b ledger.Block, packs [][]int, d time.Duration, progress io.Writer) *loadResult {
+// loadSource is what a load test's counters claim and through which
+// desks: counter i's claim, the k-th of all (from 0), goes through desk(i,
+// k), its ticket
+// ticket(i, rng) (false: none left, the counter stops); claims > 0 stops
+// them all after that many answers in all.
+// packsSource is counter i claiming, as logins[i], random tickets of
+// block b's packs packs[i].
+func packsSource(logins []*ledger.Ledger, b ledger.Block, packs [][]int) loadSource {
+	return loadSource{
+		desk: func(i, _ int) *ledger.Ledger { return logins[i] },
+		ticket: func(i int, rng *mrand.Rand) (game.Serial, bool) {
+			pos := packs[i][rng.IntN(len(packs[i]))]*game.PackSize + rng.IntN(game.PackSize)
+			return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}, true
+		}}
+}
+
+type loadSource struct {
+	desk   func(i, k int) *ledger.Ledger
+	ticket func(i int, rng *mrand.Rand) (game.Serial, bool)
+	claims int64
+	// fresh: each claim on a new connection (the desk's closed after it).
+	fresh bool
+}
+
+// runLoad makes counters claim src's tickets until d is over (or src's
+// claims are done, or its tickets), printing a line a second to progress.
+func runLoad(ctx context.Context, counters int, src loadSource, d time.Duration, progress io.Writer) *loadResult {
 	r := &loadResult{}
 	var mu sync.Mutex
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i, l := range logins {
+	var taken atomic.Int64
+	for i := range counters {
 		wg.Go(func() {
 			rng := mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
 			for ctx.Err() == nil {
-				pos := packs[i][rng.IntN(len(packs[i]))]*game.PackSize + rng.IntN(game.PackSize)
-				s := game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}
+				k := taken.Add(1) // the k-th claim of all the counters'
+				if src.claims > 0 && k > src.claims {
+					return
+				}
+				s, ok := src.ticket(i, rng)
+				if !ok {
+					return
+				}
+				l := src.desk(i, int(k-1))
 				t0 := time.Now()
 				cl, err := l.Claim(context.WithoutCancel(ctx), ledger.ClaimRequest{Serial: s.String(), Method: ledger.MethodSerial,
 					Who: ledger.Identity{Operator: "load"}, Limit: ledger.NoLimit})
 				took := time.Since(t0)
+				if src.fresh {
+					l.Close()
+				}
 				var ref *ledger.Refusal
 				mu.Lock()
 				switch {

@@ -214,27 +214,11 @@ func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string, keepOld 
 	if _, err := os.Lstat(out); err == nil {
 		return badInput("desks add: --out %s exists: a desk file is written to a new file", out)
 	}
-	p, err := c.passphrase(passFile, false)
+	a, epoch, err := c.deskAuthority(l, dir, passFile)
 	if err != nil {
 		return err
 	}
-	a, err := server.OpenAuthority(dir, p)
-	if err != nil {
-		return err
-	}
-	if a.Ledger() != l.ID() {
-		return badInput("desks add: the authority of %s is ledger %s's, not %s's", dir, a.Ledger(), l.ID())
-	}
-	epoch, _, err := l.Epochs(c.ctx)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	data, err := a.DeskCertificate(id, epoch, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
-	if err != nil {
-		return err
-	}
-	d, err := protocol.ParseDeskFile(data)
+	data, d, err := newDeskFile(a, id, epoch)
 	if err != nil {
 		return err
 	}
@@ -251,6 +235,42 @@ func (c *cli) deskFile(l *ledger.Ledger, id, dir, out, passFile string, keepOld 
 		c.printf(c.stderr, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", id, r)
 	}
 	return nil
+}
+
+// deskAuthority opens the authority of dir (serve --init), which signs
+// ledger l's desk files, and reads the ledger's incarnation they name.
+func (c *cli) deskAuthority(l *ledger.Ledger, dir, passFile string) (*server.Authority, int, error) {
+	p, err := c.passphrase(passFile, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	a, err := server.OpenAuthority(dir, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	if a.Ledger() != l.ID() {
+		return nil, 0, badInput("desks add: the authority of %s is ledger %s's, not %s's", dir, a.Ledger(), l.ID())
+	}
+	epoch, _, err := l.Epochs(c.ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return a, epoch, nil
+}
+
+// newDeskFile is a new desk file of desk id signed by a (a key of its own
+// and its certificate, valid server.DeskYears), and what it holds.
+func newDeskFile(a *server.Authority, id string, epoch int) ([]byte, *protocol.Desk, error) {
+	now := time.Now()
+	data, err := a.DeskCertificate(id, epoch, now.Add(-time.Hour), now.AddDate(server.DeskYears, 0, 0))
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := protocol.ParseDeskFile(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, d, nil
 }
 
 // openServer opens the ledger of --server as the desk of --desk-cert.

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/server"
 )
 
 // Commands of a shared ledger: its desks, and copying a ledger between a
@@ -49,7 +52,15 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 	out := f.fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
 	dir := f.fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
 	pass := f.fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
+	count := f.fs.Int("count", 0, "add this many desks at once, PREFIX1 … PREFIXN, in one transaction; --out is then the new folder of their desk files")
+	prefix := f.fs.String("prefix", "", "(--count) the desks' ids: this, then their number")
 	return func(args []string) error {
+		if f.fs.Changed("count") || f.fs.Changed("prefix") {
+			if _, err := c.positional(f.fs, args, 0, "no desk ID with --count (the ids are --prefix and a number)"); err != nil {
+				return err
+			}
+			return c.deskAddMany(f, *count, *prefix, *limit, *out, *dir, *pass)
+		}
 		pos, err := c.positional(f.fs, args, 1, "one desk ID")
 		if err != nil {
 			return err
@@ -79,6 +90,84 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 		c.printf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
 		return nil
 	}
+}
+
+// MaxDesksAdded is how many desks one desks add --count adds at most.
+const MaxDesksAdded = 100_000
+
+// deskAddMany adds desks prefix1 … prefixN and writes their desk files into
+// the new folder out (0700; each file ID.desk, 0600), in one transaction
+// after the files: all of them, or, on any failure, no desk and no file
+// (the folder removed).
+func (c *cli) deskAddMany(f deskFlags, n int, prefix string, limit int, out, dir, pass string) (err error) {
+	switch {
+	case n < 1 || n > MaxDesksAdded:
+		return badInput("desks add: --count %d: give 1 to %d desks", n, MaxDesksAdded)
+	case prefix == "":
+		return badInput("desks add: --count needs --prefix P: the desks are P1 … P%d", n)
+	case out == "":
+		return badInput("desks add: --count needs --out DIR: the new folder of the %d desk files", n)
+	case limit < 0:
+		return badInput("desks add: --limit %d: give 0 or more euros", limit)
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = prefix + strconv.Itoa(i+1)
+	}
+	for _, id := range []string{ids[0], ids[n-1]} { // the shortest and the longest
+		if err := ledger.CheckRealDeskID(id); err != nil {
+			return badInput("desks add: --prefix %s: %v", terminal(prefix), err)
+		}
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return badInput("desks add: --out %s exists: --count writes its desk files into a new folder", out)
+	}
+	l, err := c.open(true)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	a, epoch, err := c.deskAuthority(l, dir, pass)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := os.Mkdir(out, 0o700); err != nil {
+		return failf("desks add: the folder of the desk files: %w", err)
+	}
+	// Nothing half-made: the folder and every file in it go with any
+	// failure, the transaction's too.
+	defer func() {
+		if err != nil {
+			if rm := os.RemoveAll(out); rm != nil {
+				err = errors.Join(err, failf("desks add: %s could not be removed (delete it: its desk files are of no desk): %w", out, rm))
+			}
+		}
+	}()
+	desks := make([]ledger.NewDesk, n)
+	for i, id := range ids {
+		data, d, err := newDeskFile(a, id, epoch)
+		if err != nil {
+			return failf("desks add: desk %s's certificate: %w; no desk added", id, err)
+		}
+		if err := server.WriteDeskFile(filepath.Join(out, id+".desk"), data); err != nil {
+			return failf("desks add: desk %s's desk file: %w; no desk added", id, err)
+		}
+		desks[i] = ledger.NewDesk{ID: id, Limit: limit, Cert: d.Cert.Leaf}
+		if err := c.ctx.Err(); err != nil {
+			return failf("desks add: interrupted: %w; no desk added", err)
+		}
+	}
+	if err := l.AddDesks(c.ctx, desks, f.who()); err != nil {
+		return failf("desks add: %w; no desk added, no desk file left", err)
+	}
+	took := time.Since(start)
+	if *f.asJSON {
+		return c.json(map[string]any{"added": n, "first": ids[0], "last": ids[n-1], "limit": limit, "out": out, "seconds": took.Seconds()})
+	}
+	c.printf(c.stdout, "%d desks added, %s … %s, payout limit %s, in %.1f s; their desk files in %s (ID.desk): give each to its counter alone\n",
+		n, ids[0], ids[n-1], game.FormatAmount(limit), took.Seconds(), out)
+	return nil
 }
 
 func (c *cli) deskList(f deskFlags, args []string) error {

@@ -160,4 +160,6 @@ var (
 	DocumentTypes        = core.DocumentTypes
 	TestDesk             = core.TestDesk
 	IsTestDesk           = core.IsTestDesk
+	CheckRealDeskID      = core.CheckRealDeskID
+	NaturalCompare       = core.NaturalCompare
 )

@@ -176,6 +176,23 @@ func (l *Ledger) Samples(ctx context.Context, gameCode, number int) ([]Ticket, e
 	return bo.Samples(ctx, gameCode, number)
 }
 
+// UnpaidWinners lists the positions of block number of game gameCode's
+// winning tickets not paid yet, in block order, and their prizes in euros
+// (vegas-desk load --winners). Any ledger but a demonstration ledger
+// refuses, as Samples does.
+func (l *Ledger) UnpaidWinners(ctx context.Context, gameCode, number int) (positions, prizes []int, err error) {
+	if !l.info.Demo {
+		return nil, nil, fmt.Errorf("unpaid winners: %w: only a demonstration ledger lists its unpaid winners", ErrNotDemo)
+	}
+	bo, ok := l.b.(interface {
+		UnpaidWinners(ctx context.Context, gameCode, number int) ([]int, []int, error)
+	})
+	if !ok {
+		return nil, nil, l.b.Refuse("unpaid winners")
+	}
+	return bo.UnpaidWinners(ctx, gameCode, number)
+}
+
 // Games lists the game codes of the ledger with their names.
 func (l *Ledger) Games(ctx context.Context) (map[int]string, error) {
 	bo, err := l.backOffice("games")

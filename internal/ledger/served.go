@@ -134,6 +134,33 @@ func (l *Ledger) AcceptDeskCert(ctx context.Context, desk string, cert *x509.Cer
 	return c.AcceptDeskCert(ctx, desk, protocol.CertSerial(cert), cert.NotAfter, keepOthers, who)
 }
 
+// NewDesk is a desk AddDesks adds with the certificate it accepts.
+type NewDesk struct {
+	ID    string
+	Limit int
+	Cert  *x509.Certificate
+}
+
+// AddDesks adds desks, each accepting its certificate alone, in one
+// transaction: all of them, or none (desks add --count).
+func (l *Ledger) AddDesks(ctx context.Context, desks []NewDesk, who Identity) error {
+	c, err := l.certs("desks add")
+	if err != nil {
+		return err
+	}
+	b, ok := c.(interface {
+		AddDesks(context.Context, []backoffice.NewDesk, Identity) error
+	})
+	if !ok {
+		return l.b.Refuse("desks add")
+	}
+	out := make([]backoffice.NewDesk, len(desks))
+	for i, d := range desks {
+		out[i] = backoffice.NewDesk{ID: d.ID, Limit: d.Limit, Serial: protocol.CertSerial(d.Cert), NotAfter: d.Cert.NotAfter}
+	}
+	return b.AddDesks(ctx, out, who)
+}
+
 // RevokeDeskCert makes desk refuse its certificate of serial (desks list's
 // hex) from the next question on, or answers ErrNotFound.
 func (l *Ledger) RevokeDeskCert(ctx context.Context, desk, serial string, who Identity) error {

@@ -53,13 +53,8 @@ func (o *Store) AcceptDeskCert(ctx context.Context, desk, serial string, notAfte
 	if err := core.Select(ctx, tx, &before, "SELECT serial FROM desk_certs WHERE desk = ? ORDER BY serial", desk); err != nil {
 		return nil, o.classify(err)
 	}
-	until := core.FormatTime(notAfter)
-	e := core.Entry{Kind: "desk", Desk: desk, State: "certified", Detail: serial + " " + until, Operator: who.Operator}
-	if err := o.appendJournal(ctx, tx, &e); err != nil {
+	if err := o.certify(ctx, tx, desk, serial, notAfter, who); err != nil {
 		return nil, err
-	}
-	if _, err := core.Exec(ctx, tx, "INSERT INTO desk_certs (desk, serial, not_after) VALUES (?, ?, ?)", desk, serial, until); err != nil {
-		return nil, o.classify(err)
 	}
 	var revoked []string
 	for _, s := range before {
@@ -72,6 +67,18 @@ func (o *Store) AcceptDeskCert(ctx context.Context, desk, serial string, notAfte
 		revoked = append(revoked, s)
 	}
 	return revoked, o.classify(tx.Commit())
+}
+
+// certify makes desk accept the certificate of serial in tx: its row and
+// its 'certified' entry.
+func (o *Store) certify(ctx context.Context, tx core.Querier, desk, serial string, notAfter time.Time, who core.Identity) error {
+	until := core.FormatTime(notAfter)
+	e := core.Entry{Kind: "desk", Desk: desk, State: "certified", Detail: serial + " " + until, Operator: who.Operator}
+	if err := o.appendJournal(ctx, tx, &e); err != nil {
+		return err
+	}
+	_, err := core.Exec(ctx, tx, "INSERT INTO desk_certs (desk, serial, not_after) VALUES (?, ?, ?)", desk, serial, until)
+	return o.classify(err)
 }
 
 // RevokeDeskCert makes desk refuse the certificate of serial from now on,

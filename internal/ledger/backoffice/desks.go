@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"vegas-desk/internal/ledger/core"
@@ -41,24 +42,132 @@ func (o *Store) addDesk(ctx context.Context, id string, limit int, who core.Iden
 		return core.Desk{}, err
 	}
 	defer tx.Rollback()
-	var n int
-	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desks WHERE id = ?", id); err != nil {
-		return core.Desk{}, o.classify(err)
-	}
-	if n > 0 {
-		return core.Desk{}, fmt.Errorf("desk %s exists already (see desks list)", id)
-	}
-	e := core.Entry{Kind: "desk", Desk: id, State: "added", Amount: limit, Operator: who.Operator}
-	if err := o.appendJournal(ctx, tx, &e); err != nil {
+	if err := o.insertDesk(ctx, tx, id, limit, who); err != nil {
 		return core.Desk{}, err
-	}
-	if _, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES (?, ?, 0)", id, limit); err != nil {
-		return core.Desk{}, o.classify(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return core.Desk{}, o.classify(err)
 	}
 	return core.Desk{ID: id, Limit: limit}, nil
+}
+
+// insertDesk adds desk id in tx: its row and its 'added' entry.
+func (o *Store) insertDesk(ctx context.Context, tx core.Querier, id string, limit int, who core.Identity) error {
+	var n int
+	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desks WHERE id = ?", id); err != nil {
+		return o.classify(err)
+	}
+	if n > 0 {
+		return fmt.Errorf("desk %s exists already (see desks list)", id)
+	}
+	e := core.Entry{Kind: "desk", Desk: id, State: "added", Amount: limit, Operator: who.Operator}
+	if err := o.appendJournal(ctx, tx, &e); err != nil {
+		return err
+	}
+	_, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES (?, ?, 0)", id, limit)
+	return o.classify(err)
+}
+
+// NewDesk is a desk AddDesks adds, with the certificate it accepts (its
+// serial in lowercase hex and its expiry).
+type NewDesk struct {
+	ID       string
+	Limit    int
+	Serial   string
+	NotAfter time.Time
+}
+
+// AddDesks adds desks, each with the one certificate it accepts, in one
+// transaction: every one of them, or, on the first error, none (desks add
+// --count). Each desk's entries are AddDesk's and AcceptDeskCert's, in that
+// order, desk after desk; the rows go in multi-row inserts, and the
+// entries in one append of them all where the engine has one (AppendMany).
+func (o *Store) AddDesks(ctx context.Context, desks []NewDesk, who core.Identity) error {
+	entries := make([]*core.Entry, 0, 2*len(desks))
+	for _, d := range desks {
+		if err := core.CheckRealDeskID(d.ID); err != nil {
+			return err
+		}
+		if d.Limit < 0 {
+			return fmt.Errorf("payout limit %d: give 0 or more euros", d.Limit)
+		}
+		if err := checkSerial(d.Serial); err != nil {
+			return err
+		}
+		entries = append(entries,
+			&core.Entry{Kind: "desk", Desk: d.ID, State: "added", Amount: d.Limit, Operator: who.Operator},
+			&core.Entry{Kind: "desk", Desk: d.ID, State: "certified", Detail: d.Serial + " " + core.FormatTime(d.NotAfter), Operator: who.Operator})
+	}
+	tx, err := o.write(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var existing []string
+	if err := core.Select(ctx, tx, &existing, "SELECT id FROM desks"); err != nil {
+		return o.classify(err)
+	}
+	exists := make(map[string]bool, len(existing))
+	for _, id := range existing {
+		exists[id] = true
+	}
+	for _, d := range desks {
+		if exists[d.ID] {
+			return fmt.Errorf("desk %s exists already (see desks list)", d.ID)
+		}
+		exists[d.ID] = true // twice in desks: refused the same
+	}
+	if err := o.appendMany(ctx, tx, entries); err != nil {
+		return err
+	}
+	const rows = 500
+	for i := 0; i < len(desks); i += rows {
+		chunk := desks[i:min(i+rows, len(desks))]
+		var ds, cs []any
+		for _, d := range chunk {
+			ds = append(ds, d.ID, d.Limit)
+			cs = append(cs, d.ID, d.Serial, core.FormatTime(d.NotAfter))
+		}
+		if _, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?, ?, 0), ", len(chunk)), ", "), ds...); err != nil {
+			return o.classify(err)
+		}
+		if _, err := core.Exec(ctx, tx, "INSERT INTO desk_certs (desk, serial, not_after) VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", len(chunk)), ", "), cs...); err != nil {
+			return o.classify(err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return o.classify(tx.Commit())
+}
+
+// appendMany appends es in order in tx, as appendJournal appends each: in
+// one append of them all where the engine has one.
+func (o *Store) appendMany(ctx context.Context, tx core.Querier, es []*core.Entry) error {
+	for _, e := range es {
+		if err := e.CheckTexts(); err != nil {
+			return err
+		}
+		if e.At.IsZero() && o.Now != nil {
+			e.At = o.Now()
+		}
+	}
+	if m, ok := o.E.(interface {
+		AppendMany(context.Context, core.Querier, []*core.Entry) error
+	}); ok {
+		if err := m.AppendMany(ctx, tx, es); err != nil {
+			return fmt.Errorf("journal: %w", o.classify(err))
+		}
+		return nil
+	}
+	for _, e := range es {
+		if err := o.appendJournal(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Desks lists the counters, in natural order (core.NaturalCompare).

@@ -385,3 +385,42 @@ func (p prizes) Prize(b core.Block, pos int) (int, error) {
 	prize, _ := core.PrizeOf(pb)
 	return prize, nil
 }
+
+// UnpaidWinners lists the positions of block number of game gameCode's
+// winning tickets not paid yet, in block order, with their prizes in euros:
+// what a load test of a demonstration ledger claims, each once (vegas-desk
+// load --winners). Any other ledger refuses, as Samples does.
+func (o *Store) UnpaidWinners(ctx context.Context, gameCode, number int) (positions, prizes []int, err error) {
+	if !o.Demo {
+		return nil, nil, fmt.Errorf("unpaid winners: %w: only a demonstration ledger lists its unpaid winners", core.ErrNotDemo)
+	}
+	tx, err := o.read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tx.Rollback()
+	b, err := GetBlock(ctx, tx, gameCode, number)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unpaid winners: %w", err)
+	}
+	var paid []int64
+	if err := core.Select(ctx, tx, &paid, "SELECT ticket FROM paid WHERE ticket >= ? AND ticket < ?", b.First(), b.First()+int64(b.Tickets)); err != nil {
+		return nil, nil, fmt.Errorf("unpaid winners: %w", o.classify(err))
+	}
+	isPaid := make(map[int]bool, len(paid))
+	for _, t := range paid {
+		isPaid[int(t-b.First())] = true
+	}
+	err = ScanPrizes(ctx, tx, b, func(start int, bytes []byte) bool {
+		for i, pb := range bytes {
+			if prize, ok := core.PrizeOf(pb); ok && prize > 0 && !isPaid[start+i] {
+				positions, prizes = append(positions, start+i), append(prizes, prize)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("unpaid winners: %w", o.classify(err))
+	}
+	return positions, prizes, nil
+}
