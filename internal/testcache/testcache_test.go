@@ -1,9 +1,15 @@
 package testcache
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -71,5 +77,126 @@ func TestCounts(t *testing.T) {
 	k, err := Key()
 	if err != nil || len(k) != 16 {
 		t.Errorf("key %q, %v", k, err)
+	}
+}
+
+// TestMain runs the test binary as a run of another checkout when
+// helperEnv names one (TestConcurrentRuns): it takes fixture "fx" there,
+// prints its directory, waits for its standard input to close, and prints
+// what the fixture holds then.
+func TestMain(m *testing.M) {
+	if mod := os.Getenv(helperEnv); mod != "" {
+		os.Exit(helper(mod))
+	}
+	os.Exit(m.Run())
+}
+
+const helperEnv = "VEGAS_TESTCACHE_HELPER"
+
+func helper(mod string) int {
+	if err := os.Chdir(mod); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	dir, err := Get("fx", func(dir string) error {
+		return os.WriteFile(filepath.Join(dir, "f"), []byte(filepath.Base(mod)), 0o600)
+	})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(dir)
+	io.Copy(io.Discard, os.Stdin)
+	b, err := os.ReadFile(filepath.Join(dir, "f"))
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(string(b))
+	return 0
+}
+
+// run is a run of another checkout (a module of its own, whose sources
+// make another digest), holding fixture fx until finish.
+type run struct {
+	dir    string
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	finish func() string // what the run read from its fixture at the end
+}
+
+func startRun(t *testing.T, cache, name string) *run {
+	t.Helper()
+	mod := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(mod, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module "+name+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"="+mod, "VEGAS_TEST_CACHE="+cache)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{stdin: stdin, out: bufio.NewReader(stdout)}
+	line, err := r.out.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, cache) {
+		t.Fatalf("run %s: %q %v", name, line, err)
+	}
+	r.dir = strings.TrimSpace(line)
+	r.finish = func() string {
+		stdin.Close()
+		rest, _ := io.ReadAll(r.out)
+		if err := cmd.Wait(); err != nil {
+			return fmt.Sprintf("%s: %v", strings.TrimSpace(string(rest)), err)
+		}
+		return strings.TrimSpace(string(rest))
+	}
+	return r
+}
+
+// Runs of checkouts whose sources differ, at once, on one cache: each
+// reads its own fixture to the end while the others build theirs (the
+// cache once removed a fixture as stale while another run read it), and
+// the cache keeps the Keep versions most recently used, not every one.
+func TestConcurrentRuns(t *testing.T) {
+	cache := t.TempDir()
+	a := startRun(t, cache, "a")
+	var others []string
+	for _, name := range []string{"b", "c", "d", "e", "f"} {
+		r := startRun(t, cache, name)
+		if r.dir == a.dir {
+			t.Fatalf("runs a and %s share %s: the digest ignores the sources", name, r.dir)
+		}
+		if got := r.finish(); got != name {
+			t.Errorf("run %s read %q from its fixture", name, got)
+		}
+		others = append(others, r.dir)
+	}
+	if got := a.finish(); got != "a" {
+		t.Errorf("run a read %q from its fixture while the others built theirs, want a", got)
+	}
+	var left []string
+	for _, d := range append([]string{a.dir}, others...) {
+		if _, err := os.Stat(d); err == nil {
+			left = append(left, filepath.Base(d))
+		}
+	}
+	// a, read throughout, beside the Keep most recent of the others.
+	want := []string{filepath.Base(a.dir)}
+	for _, d := range others[len(others)-Keep:] {
+		want = append(want, filepath.Base(d))
+	}
+	if !slices.Equal(left, want) {
+		t.Errorf("the cache kept %v, want %v", left, want)
 	}
 }
