@@ -164,6 +164,18 @@ func Get(name string, build func(dir string) error) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return GetFor(name, k, build)
+}
+
+// GetFor is Get for a fixture that the module's sources do not make, named
+// by key instead of their digest (an earlier commit's vegas-desk, built
+// from the repository's history, is the same whatever the sources of
+// today: its key is its commit and the Go that builds it). key is 16
+// characters, as Key's digest.
+func GetFor(name, k string, build func(dir string) error) (string, error) {
+	if len(k) != 16 || strings.ContainsAny(k, "/\\") {
+		return "", fmt.Errorf("testcache: key %q of fixture %s is not 16 characters", k, name)
+	}
 	root := Dir()
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", fmt.Errorf("testcache: %w", err)

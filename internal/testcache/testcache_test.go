@@ -200,3 +200,22 @@ func TestConcurrentRuns(t *testing.T) {
 		t.Errorf("the cache kept %v, want %v", left, want)
 	}
 }
+
+// A fixture the sources do not make (an earlier commit's build) is named
+// by its own key, not by the sources' digest: a change of today's sources
+// does not build it again.
+func TestGetFor(t *testing.T) {
+	t.Setenv("VEGAS_TEST_CACHE", t.TempDir())
+	builds := 0
+	build := func(dir string) error { builds++; return os.WriteFile(filepath.Join(dir, "bin"), nil, 0o600) }
+	d, err := GetFor("old", "0123456789abcdef", build)
+	if err != nil || filepath.Base(d) != "old-0123456789abcdef" {
+		t.Fatalf("%s %v", d, err)
+	}
+	if d2, err := GetFor("old", "0123456789abcdef", build); err != nil || d2 != d || builds != 1 {
+		t.Errorf("asked again: %s %v, %d builds", d2, err, builds)
+	}
+	if _, err := GetFor("old", "../../etc", build); err == nil {
+		t.Error("a key that is a path was taken")
+	}
+}
