@@ -9,10 +9,10 @@
 // The cache is $VEGAS_TEST_CACHE, else vegas-desk-test-cache in the
 // system's temporary directory (make test's too): like Go's build cache,
 // it serves every checkout of the machine, a clean clone included, and
-// runs of several checkouts at once. A fixture is built again when any source that could change it
-// changes (Key): every non-test .go file of the module (but the app's
-// screens, the command line and make test's log reader), the .sql and
-// .txt files they embed (every one but a test's testdata), go.mod and
+// runs of several checkouts at once. A fixture is built again when any
+// source that could change it changes (Key): every non-test .go file of
+// the module (but those of notFixtures, which no fixture is made with),
+// the .sql and .txt files they embed (every one but a test's testdata), go.mod and
 // go.sum, and the test files named *fixture*_test.go. The cache keeps the
 // Keep versions of a fixture most recently used, and never removes one a
 // process reads (Get).
