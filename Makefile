@@ -72,7 +72,7 @@ package: build
 # (RACE_TESTS, below). Those run under the race detector only: the first
 # pass skips them, so no test runs twice. The tests share their fixtures
 # through one cache (internal/testcache), the machine's like Go's build
-# cache ($$VEGAS_TEST_CACHE, else vegas-desk-test-cache in the temporary
+# cache ($VEGAS_TEST_CACHE, else vegas-desk-test-cache in the temporary
 # directory): a block is generated, and sealed, once while the sources
 # that make it are unchanged, whichever checkout asks, and a run never
 # removes a fixture another run reads. testlog reads go test -json: each
