@@ -197,6 +197,7 @@ func GetFor(name, k string, build func(dir string) error) (string, error) {
 	if ok, err := use(final); ok || err != nil {
 		return final, err // built by another process while this one waited
 	}
+	dropUnfinished(root, name)
 	tmp, err := os.MkdirTemp(root, "."+name+"-")
 	if err != nil {
 		return "", fmt.Errorf("testcache: %w", err)
@@ -218,6 +219,19 @@ func GetFor(name, k string, build func(dir string) error) (string, error) {
 	}
 	prune(root, name, final)
 	return final, nil
+}
+
+// dropUnfinished removes the directories where a build of fixture name
+// was under way when its process died (killed, or its machine stopped):
+// called under the name's build lock, which no live build is without.
+func dropUnfinished(root, name string) {
+	tmps, _ := filepath.Glob(filepath.Join(root, "."+name+"-*"))
+	for _, d := range tmps {
+		rest := strings.TrimPrefix(filepath.Base(d), "."+name+"-")
+		if rest != "" && strings.Trim(rest, "0123456789") == "" { // os.MkdirTemp's
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // useFile is the file of a fixture's directory that its readers lock.
@@ -246,8 +260,15 @@ func use(dir string) (bool, error) {
 	for {
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		} else if err != nil {
+			if _, derr := os.Stat(dir); derr != nil {
+				return false, nil
+			}
+			// Made whole by a testcache before .use: given one.
+			if f, err = os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); errors.Is(err, fs.ErrNotExist) {
+				return false, nil // removed meanwhile
+			}
+		}
+		if err != nil {
 			return false, fmt.Errorf("testcache: %w", err)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {

@@ -232,3 +232,34 @@ func TestGetFor(t *testing.T) {
 		t.Error("a key that is a path was taken")
 	}
 }
+
+// A build whose process died (its temporary directory left) leaves
+// nothing once the fixture is next built; a fixture made whole before
+// readers locked it (no .use) is read, not built again.
+func TestLeftovers(t *testing.T) {
+	t.Setenv("VEGAS_TEST_CACHE", t.TempDir())
+	dead := filepath.Join(Dir(), ".fx-123456")
+	if err := os.MkdirAll(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dead, "half"), nil, 0o600)
+	other := filepath.Join(Dir(), ".fx-other-99") // (another fixture's, fx-other)
+	os.MkdirAll(other, 0o700)
+	builds := 0
+	build := func(dir string) error { builds++; return os.WriteFile(filepath.Join(dir, "f"), nil, 0o600) }
+	if _, err := GetFor("fx", "0123456789abcdef", build); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a dead build's directory was left")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Error("another fixture's build directory was removed")
+	}
+	old := filepath.Join(Dir(), "fx-fedcba9876543210")
+	os.MkdirAll(old, 0o700)
+	os.WriteFile(filepath.Join(old, "f"), nil, 0o600)
+	if d, err := GetFor("fx", "fedcba9876543210", build); err != nil || d != old || builds != 1 {
+		t.Errorf("a fixture without .use: %s %v, %d builds", d, err, builds)
+	}
+}
