@@ -68,29 +68,44 @@ package: build
 
 # make test: vet, every test without cgo (-tags ci gives Fyne its software
 # driver: no display needed), then the race detector (cgo for it alone:
-# gcc) over the tests that run goroutines and concurrent ledgers, by name:
-# the app's background tasks, counters claiming at once through a validation
-# server, PostgreSQL restarted behind it
-# or an answer lost, a generation, an export or a seal on every core. The
-# tests share their fixtures through one cache (internal/testcache): a
-# block is generated, and sealed, once per run and while the sources that
-# make it are unchanged. testlog reads go test -json: each package as it
-# ends, the output of what fails, and last the wall time and the ten
-# slowest tests.
-TEST_CACHE ?= $(CURDIR)/.testcache
+# gcc) over the tests that run goroutines and concurrent ledgers, by name
+# (RACE_TESTS, below). Those run under the race detector only: the first
+# pass skips them, so no test runs twice. The tests share their fixtures
+# through one cache (internal/testcache), the machine's like Go's build
+# cache ($VEGAS_TEST_CACHE, else vegas-desk-test-cache in the temporary
+# directory): a block is generated, and sealed, once while the sources
+# that make it are unchanged, whichever checkout asks, and a run never
+# removes a fixture another run reads. testlog reads go test -json: each
+# package as it ends, the output of what fails, and last the wall time
+# and the ten slowest tests (TEST_OUT keeps both streams).
+TEST_OUT ?= $(CURDIR)/.testcache
+# The race pass: the tests whose code runs goroutines of its own, by
+# package. ui: the app's background tasks (generate, export, verify,
+# report, samples) and their Cancel, the window closed during a task, a
+# shared ledger's screens. game: a generation stopped across its workers.
+# ledger: a generation cancelled, an export whose writer fails, on every
+# core. ledger/sqlite: the group commit (one sync for the questions
+# waiting). ledger/postgres: the sequencer's rounds, the waiting entries,
+# a write checked again, a payment made once by concurrent questions.
+# ledger/counter: a seal on every core. server: counters claiming at once
+# through one and two servers, PostgreSQL restarted behind them, an
+# answer lost, lock-outs, slow clients, the log and metrics observed
+# while it answers, connections evicted. cmd/vegas-desk: serve and its
+# scheduled backups, a shared ledger from the command line.
 RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestRevokedConnectionsDoNotCount|TestMonitorChecksShareARead|TestCounterServers
+RACE_PKGS  := ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/ledger/counter/ ./internal/server/ ./cmd/vegas-desk/
 test: deps-test
-	@mkdir -p $(TEST_CACHE)
-	@echo $$(date +%s) > $(TEST_CACHE)/start
+	@mkdir -p $(TEST_OUT)
+	@echo $$(date +%s) > $(TEST_OUT)/start
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
-	CGO_ENABLED=0 $(GO) build -o $(TEST_CACHE)/testlog ./internal/testlog
-	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m $(PKG) \
-		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/pass.json
-	VEGAS_TEST_CACHE=$(TEST_CACHE) CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
-		-run '^($(RACE_TESTS))$$' ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/ledger/counter/ ./internal/server/ ./cmd/vegas-desk/ \
-		| $(TEST_CACHE)/testlog -o $(TEST_CACHE)/race.json
-	@$(TEST_CACHE)/testlog -summary -start $$(cat $(TEST_CACHE)/start) $(TEST_CACHE)/pass.json $(TEST_CACHE)/race.json
+	CGO_ENABLED=0 $(GO) build -o $(TEST_OUT)/testlog ./internal/testlog
+	CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m -skip '^($(RACE_TESTS))$$' $(PKG) \
+		| $(TEST_OUT)/testlog -o $(TEST_OUT)/pass.json
+	CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
+		-run '^($(RACE_TESTS))$$' $(RACE_PKGS) \
+		| $(TEST_OUT)/testlog -o $(TEST_OUT)/race.json
+	@$(TEST_OUT)/testlog -summary -start $$(cat $(TEST_OUT)/start) $(TEST_OUT)/pass.json $(TEST_OUT)/race.json
 
 # make test-failover: a pilot that loses a machine (issues 40, 43): a
 # PostgreSQL primary and its synchronous standby made by the test

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -321,21 +322,53 @@ func assertRendered(t *testing.T, db, serial, path string) {
 	}
 }
 
-// build builds this command with the build tags tags (and cgo on or off)
-// and returns the binary's path.
+// build returns the path of this command built with the build tags tags
+// (and cgo on or off): built once per test process, shared by the tests
+// that run it (none writes to it), removed when the tests end (TestMain).
 func build(t *testing.T, cgo, tags string) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
+	once, _ := builds.LoadOrStore(cgo+" "+tags, sync.OnceValues(func() (string, error) { return buildOnce(cgo, tags) }))
+	bin, err := once.(func() (string, error))()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "vegas-desk")
+	return bin
+}
+
+var (
+	builds    sync.Map // "cgo tags" → func() (string, error)
+	builtMu   sync.Mutex
+	builtDirs []string // removed by TestMain
+)
+
+func buildOnce(cgo, tags string) (string, error) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "vegas-desk-build-")
+	if err != nil {
+		return "", err
+	}
+	builtMu.Lock()
+	builtDirs = append(builtDirs, dir)
+	builtMu.Unlock()
+	bin := filepath.Join(dir, "vegas-desk")
 	cmd := exec.Command(goTool, "build", "-tags", tags, "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags %s: %v\n%s", tags, err, out)
+		return "", fmt.Errorf("go build -tags %s: %v\n%s", tags, err, out)
 	}
-	return bin
+	return bin, nil
+}
+
+// removeBuilds removes what build made.
+func removeBuilds() {
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	for _, d := range builtDirs {
+		os.RemoveAll(d)
+	}
 }
 
 // withoutLocale drops the locale variables from env.

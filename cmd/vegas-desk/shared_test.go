@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	pg.Stop()
+	removeBuilds()
 	os.Exit(code)
 }
 

@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -84,4 +86,27 @@ FROM sqlite_master WHERE name = 'sqlite_autoindex_paid_1';`},
 			t.Error("the file changed")
 		}
 	})
+}
+
+// refusedAltered checks that both Open and OpenReadOnly refuse the file at
+// path as altered, and leave it as it was, without a WAL beside it.
+func refusedAltered(t *testing.T, path string) {
+	t.Helper()
+	before := fileSum(t, path)
+	for name, open := range map[string]func(string) (*Ledger, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		l, err := open(path)
+		if err == nil {
+			l.Close()
+			t.Fatalf("%s opened it", name)
+		}
+		if !errors.Is(err, ErrNotLedger) || !strings.Contains(err.Error(), "altered") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if fileSum(t, path) != before {
+		t.Error("the file changed")
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		t.Error("a WAL was made beside it")
+	}
 }

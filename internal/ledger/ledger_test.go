@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/user"
 	"slices"
 	"strings"
 	"testing"
@@ -933,27 +931,6 @@ func TestDesks(t *testing.T) {
 			t.Errorf("verify: %v, %v", vr.Problems, err)
 		}
 	})
-}
-
-// The command line and the app take who acts from one rule: what was
-// named, else $USER, else the account's name; the host name for the desk.
-func TestDefaultIdentity(t *testing.T) {
-	host, _ := os.Hostname()
-	t.Setenv("USER", "ann")
-	if got := DefaultIdentity("", ""); got != (Identity{Desk: host, Operator: "ann"}) {
-		t.Errorf("with USER=ann: %+v", got)
-	}
-	if got := DefaultIdentity("D7", "bob"); got != (Identity{Desk: "D7", Operator: "bob"}) {
-		t.Errorf("named: %+v", got)
-	}
-	t.Setenv("USER", "")
-	u, err := user.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := DefaultIdentity("", ""); got != (Identity{Desk: host, Operator: u.Username}) {
-		t.Errorf("without USER: %+v, want %q", got, u.Username)
-	}
 }
 
 // An export whose reader goes away (export | head) stops reading the block

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +44,9 @@ func oldVegasDesk(t *testing.T, commit string) string {
 		t.Fatalf("the commit %s of an earlier vegas-desk is not in this repository's history (a clone with its history is needed): %v", commit, err)
 	}
 	rev := strings.TrimSpace(string(out))
-	dir, err := testcache.Get("vegas-desk-"+rev, func(dir string) error {
+	// Built once per commit and Go: today's sources do not change it.
+	key := sha256.Sum256([]byte(rev + " " + runtime.Version()))
+	dir, err := testcache.GetFor("vegas-desk-"+rev, hex.EncodeToString(key[:])[:16], func(dir string) error {
 		src := filepath.Join(dir, "src")
 		if err := os.Mkdir(src, 0o700); err != nil {
 			return err

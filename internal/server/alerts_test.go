@@ -53,14 +53,14 @@ func TestAlertRules(t *testing.T) {
 	s := servertest.Start(t, o, server.Config{})
 	mon := monitor(t, s.Server)
 	var scrapes []string
-	scrape := func() {
-		_, body := get(t, mon+"/metrics")
+	scrapeNow := func() {
+		body := scrape(t, s.Server, mon)
 		scrapes = append(scrapes, body)
 		t.Logf("scrape %d at %v", len(scrapes), time.Now().Format("15:04:05.000"))
 	}
 	who := ledger.Identity{Operator: "mallory"}
 	c1, c2 := s.Open(t, "C1"), s.Open(t, "C2")
-	scrape() // 0m: the start
+	scrapeNow() // 0m: the start
 	good := serials.Winners[3][1]
 	for i := range 21 {
 		wrong := []byte(good)
@@ -70,7 +70,7 @@ func TestAlertRules(t *testing.T) {
 	if _, err := c2.Lookup(ctx, good, who, ledger.NoLimit); !errors.Is(err, ledger.ErrLocked) {
 		t.Fatalf("C2 not locked out: %v", err)
 	}
-	scrape() // 1m: C2 locked out
+	scrapeNow() // 1m: C2 locked out
 	if err := o.DisableDesk(ctx, "C1", bo); err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +79,12 @@ func TestAlertRules(t *testing.T) {
 		c1.Lookup(ctx, good, who, ledger.NoLimit)
 		ask(t, unknown, s.URL, protocol.Hello, nil)
 	}
-	scrape() // 2m: C1 disabled and C404 unknown, 11 refusals each
+	scrapeNow() // 2m: C1 disabled and C404 unknown, 11 refusals each
 	o.Close()
 	if _, err := c2.Head(ctx); err == nil {
 		t.Fatal("the ledger closed answered")
 	}
-	scrape() // 3m: the ledger's first failure
+	scrapeNow() // 3m: the ledger's first failure
 
 	// The series: each vegas_ sample of a scrape, "_" where it was not
 	// (yet) exported.

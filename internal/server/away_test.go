@@ -107,7 +107,7 @@ func TestLedgerAwayTellsNothing(t *testing.T) {
 			t.Errorf("%s: %d %s, want 503 unavailable", q.path, resp.StatusCode, data)
 		}
 	}
-	_, scrape := get(t, mon+"/metrics")
+	scraped := scrape(t, s.Server, mon)
 	for _, a := range answers {
 		t.Logf("answered %s", a)
 		for _, w := range append(told, secrets...) {
@@ -129,7 +129,7 @@ func TestLedgerAwayTellsNothing(t *testing.T) {
 		if strings.Contains(logged, sec) {
 			t.Errorf("serve's log holds the secret part %s:\n%s", sec, logged)
 		}
-		if strings.Contains(scrape, sec) {
+		if strings.Contains(scraped, sec) {
 			t.Errorf("the metrics hold the secret part %s", sec)
 		}
 	}

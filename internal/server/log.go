@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -75,6 +76,8 @@ type outcome struct {
 // observe wraps h: each question is answered, then logged and counted.
 func (s *Server) observe(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.flight.start()
+		defer s.flight.done() // (after its record)
 		start := time.Now()
 		id := newID()
 		w.Header().Set(RequestIDHeader, id)
@@ -298,6 +301,54 @@ type watch struct {
 	locks   lockOuts
 	health  health
 	serving atomic.Bool
+	flight  inFlight
+}
+
+// inFlight counts the questions between their arrival and their record
+// (log line and metrics). The record follows the answer: nothing but
+// net/http's buffering of a short answer until its handler returns makes
+// a client see the metrics of a question it got the answer of; wait says
+// when every question answered is recorded, what the tests look at.
+type inFlight struct {
+	n       atomic.Int64
+	waiters atomic.Int64
+	mu      sync.Mutex
+	idle    chan struct{} // closed when n reaches 0, made by a waiter
+}
+
+func (f *inFlight) start() { f.n.Add(1) }
+
+func (f *inFlight) done() {
+	if f.n.Add(-1) == 0 && f.waiters.Load() > 0 {
+		f.mu.Lock()
+		if f.idle != nil {
+			close(f.idle)
+			f.idle = nil
+		}
+		f.mu.Unlock()
+	}
+}
+
+// wait returns once no question is between its arrival and its record.
+func (f *inFlight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	f.waiters.Add(1)
+	defer f.waiters.Add(-1)
+	if f.n.Load() == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%d questions still unrecorded: %w", f.n.Load(), ctx.Err())
+	}
 }
 
 // watchOver starts the server's log and metrics: each question observed,

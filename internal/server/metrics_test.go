@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/server"
@@ -42,6 +43,19 @@ func get(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// scrape is s's metrics, read from its monitor mon once every question s
+// has answered is counted: a question's record comes after its answer.
+func scrape(t *testing.T, s *server.Server, mon string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := server.Recorded(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, mon+"/metrics")
+	return body
 }
 
 // metric is the value of the sample name{labels} in a scrape (-1: none).
@@ -98,7 +112,7 @@ func TestMetrics(t *testing.T) {
 	}
 	c1.Lookup(ctx, good, who, ledger.NoLimit)
 
-	_, scrape := get(t, mon+"/metrics")
+	scraped := scrape(t, s.Server, mon)
 	for sample, want := range map[string]float64{
 		`vegas_questions_total{question="claim",verdict="paid"}`:            1,
 		`vegas_questions_total{question="claim",verdict="already-claimed"}`: 1,
@@ -119,12 +133,12 @@ func TestMetrics(t *testing.T) {
 		`vegas_connections{desk="C2"}`:                             1,
 		`vegas_ledger_up`:                                          1,
 	} {
-		if got := metric(scrape, sample); got != want {
+		if got := metric(scraped, sample); got != want {
 			t.Errorf("%s = %v, want %v", sample, got, want)
 		}
 	}
-	if metric(scrape, `vegas_question_seconds_bucket{question="claim",le="10"}`) != 2 || metric(scrape, "go_goroutines") <= 0 {
-		t.Errorf("no latency buckets or Go's metrics:\n%s", scrape)
+	if metric(scraped, `vegas_question_seconds_bucket{question="claim",le="10"}`) != 2 || metric(scraped, "go_goroutines") <= 0 {
+		t.Errorf("no latency buckets or Go's metrics:\n%s", scraped)
 	}
 
 	// The ledger gone: the health check says so, the desks' questions
@@ -137,10 +151,10 @@ func TestMetrics(t *testing.T) {
 	if _, err := c2.Head(ctx); err == nil {
 		t.Error("head answered, the ledger closed")
 	}
-	_, scrape = get(t, mon+"/metrics")
-	if metric(scrape, `vegas_ledger_errors_total{code="healthz"}`) != 1 || metric(scrape, `vegas_ledger_errors_total{code="internal"}`) != 1 ||
-		metric(scrape, `vegas_ledger_up`) != 0 {
-		t.Errorf("the ledger's failures not counted:\n%s", scrape)
+	scraped = scrape(t, s.Server, mon)
+	if metric(scraped, `vegas_ledger_errors_total{code="healthz"}`) != 1 || metric(scraped, `vegas_ledger_errors_total{code="internal"}`) != 1 ||
+		metric(scraped, `vegas_ledger_up`) != 0 {
+		t.Errorf("the ledger's failures not counted:\n%s", scraped)
 	}
 	// Every metric the runbook names (its table, its alert rules) is one
 	// the server exports (each has been counted by now).
@@ -152,7 +166,7 @@ func TestMetrics(t *testing.T) {
 	section = section[:strings.Index(section, "### Lock-outs\n")]
 	for _, name := range regexp.MustCompile(`vegas_[a-z_]+`).FindAllString(section, -1) {
 		name = strings.TrimSuffix(name, "_bucket")
-		if !strings.Contains(scrape, "# TYPE "+name+" ") {
+		if !strings.Contains(scraped, "# TYPE "+name+" ") {
 			t.Errorf("docs/runbook.md names %s, which the server does not export", name)
 		}
 	}
