@@ -272,6 +272,11 @@ func (c *cli) flags(fs *pflag.FlagSet, args []string) ([]string, error) {
 		if err := c.checkOut(out.Value.String()); err != nil {
 			return nil, failf("%s: %w", fs.Name(), err)
 		}
+		if serialOutputs[fs.Name()] {
+			if err := checkPrivateOut("-o", out.Value.String()); err != nil {
+				return nil, failf("%s: %w", fs.Name(), err)
+			}
+		}
 	}
 	return args, nil
 }

@@ -184,7 +184,7 @@ func TestFrenchLines(t *testing.T) {
 	ran := map[string]bool{}
 	round := func(lang string) [][]string {
 		t.Setenv("LANG", lang)
-		dir := t.TempDir()
+		dir := privateDir(t)
 		dbs := map[string]string{"bo": ledgertest.Copy(t, ledgertest.Sealed), "c1": ledgertest.Copy(t, ledgertest.Sealed, "C1.db"),
 			"stock": ledgertest.Copy(t, ledgertest.Stock)}
 		in := func(name string) string { return filepath.Join(dir, name) }

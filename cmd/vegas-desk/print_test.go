@@ -81,7 +81,7 @@ func serialsAt(t *testing.T, db string, positions ...int) []game.Serial {
 // the proof that it would read them on the real ledger's too.
 func TestPrintSheetsNotPayable(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Stock)
-	dir := filepath.Dir(db)
+	dir := privateDir(t)
 	for _, args := range [][]string{
 		{"packs", "deliver", "--block", "1", "--packs", "0", "--desk", "D1"},
 		{"packs", "receive", "--block", "1", "0"},
