@@ -78,3 +78,25 @@ func TestCobraFrench(t *testing.T) {
 		}
 	}
 }
+
+// Issue 39 item 3: the service command (a Windows service) is not listed
+// where it cannot work, neither by help nor by completion; asked for, it
+// says what to use instead.
+func TestServiceListedOnWindowsOnly(t *testing.T) {
+	t.Setenv("LANG", "C")
+	help, _, _ := vdNone(t, "help")
+	completion, _, _ := vdNone(t, "__complete", "")
+	serv, _, _ := vdNone(t, "__complete", "serv")
+	listed := strings.Contains(help, "\n  service ") || strings.Contains(completion, "service\t") || strings.Contains(serv, "service")
+	if listed != windowsService {
+		t.Errorf("service listed %v where it works %v:\n%s\n%s\n%s", listed, windowsService, help, completion, serv)
+	}
+	if !strings.Contains(help, "\n  serve ") || !strings.Contains(serv, "serve\t") {
+		t.Errorf("serve is not listed:\n%s\n%s", help, serv)
+	}
+	if !windowsService {
+		if _, errs, code := vdNone(t, "service", "install"); code != exitUsage || !strings.Contains(errs, "serve --install-unit") {
+			t.Errorf("service install: exit %d %s", code, errs)
+		}
+	}
+}
