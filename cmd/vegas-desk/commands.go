@@ -84,6 +84,7 @@ func (c *cli) commands() *cobra.Command {
 				}
 			})
 			cmd.Flags().AddFlagSet(fs)
+			c.completeValues(cmd, name)
 		}
 		if c.undefined != nil {
 			c.undefined[cmd] = flags // defineFor's

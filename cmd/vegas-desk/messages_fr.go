@@ -50,6 +50,8 @@ var frenchLines = map[string]string{
 	"unknown command %q for %s%s (see %s --help)":        "commande inconnue « %s » de %s%s (voir %s --help)",
 	"help %s: no such command%s (see vegas-desk --help)": "help %s : aucune commande de ce nom%s (voir vegas-desk --help)",
 	": did you mean %s?":                                 " : vouliez-vous dire %s ?",
+	"payout limit %s €":                                  "plafond %s €",
+	"payout limit %s €, disabled":                        "plafond %s €, désactivé",
 	" or %s":                                             " ou %s",
 	"%s: printer %q does not exist: give a queue that lpstat -e lists (here: %s)": "%s : l'imprimante « %s » n'existe pas : donnez une file que lpstat -e liste (ici : %s)",
 	"%v: give --block N": "%v : donnez --block N",
