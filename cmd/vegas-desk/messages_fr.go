@@ -46,7 +46,7 @@ var frenchLines = map[string]string{
 	"--%s %q: not a date; write 2025-05-01 or 2025-05-01T14:30":                                    "--%s « %s » : pas une date ; écrivez 2025-05-01 ou 2025-05-01T14:30",
 	"--db %s is a validation server's address, not a ledger: give it as --server %s with --desk-cert FILE (the desk file of desks add --out); --db is a ledger's file or a postgres:// URL": "--db %s est l'adresse d'un serveur de validation, pas un registre : donnez-la par --server %s avec --desk-cert FICHIER (le fichier de guichet de desks add --out) ; --db est le fichier d'un registre ou une URL postgres://",
 
-	"%s %s: the folder %s is not its owner's alone (mode %04o), and this file holds serials that pay: run chmod 700 %s, or write it into a folder of yours": "%s %s : le dossier %s n'est pas à son seul propriétaire (mode %04o), et ce fichier contient des numéros qui paient : lancez chmod 700 %s, ou écrivez-le dans un dossier à vous",
+	"%s %s: the folder %s is not its owner's alone (mode %s), and this file holds serials that pay: run chmod 700 %s, or write it into a folder of yours": "%s %s : le dossier %s n'est pas à son seul propriétaire (mode %s), et ce fichier contient des numéros qui paient : lancez chmod 700 %s, ou écrivez-le dans un dossier à vous",
 	"unknown command %q for %s%s (see %s --help)":        "commande inconnue « %s » de %s%s (voir %s --help)",
 	"help %s: no such command%s (see vegas-desk --help)": "help %s : aucune commande de ce nom%s (voir vegas-desk --help)",
 	": did you mean %s?":                                 " : vouliez-vous dire %s ?",

@@ -269,8 +269,8 @@ func checkPrivateOut(flag, path string) error {
 		return nil
 	}
 	if err := platform.PrivateDir(dir); errors.Is(err, platform.ErrLooseFolder) {
-		return badInput("%s %s: the folder %s is not its owner's alone (mode %04o), and this file holds serials that pay: run chmod 700 %s, or write it into a folder of yours",
-			flag, path, dir, st.Mode().Perm(), shellWord(dir))
+		return badInput("%s %s: the folder %s is not its owner's alone (mode %s), and this file holds serials that pay: run chmod 700 %s, or write it into a folder of yours",
+			flag, path, dir, fmt.Sprintf("%04o", st.Mode().Perm()), shellWord(dir))
 	} else if err != nil {
 		return failf("%s %s: %w", flag, path, err)
 	}
