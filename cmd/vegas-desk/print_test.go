@@ -158,7 +158,7 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 
 	// The demonstration ledger: a pack on sale, its serials in view.
 	demo := ledgertest.Copy(t, ledgertest.Demo)
-	demoSheets := filepath.Join(filepath.Dir(demo), "demo.pdf")
+	demoSheets := filepath.Join(dir, "demo.pdf")
 	if _, errs, code := vd(t, demo, "", "print", "--block", "1", "--packs", "0", "-o", demoSheets); code != 0 || errs != "" {
 		t.Fatalf("print on the demonstration ledger: exit %d, %s", code, errs)
 	}
