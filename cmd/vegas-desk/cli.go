@@ -92,6 +92,7 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	root := c.commands()
 	c.defineFor(root, goFlags(args))
 	c.translateHelp(root)
+	c.cobraWords(root)
 	root.SetArgs(goFlags(args))
 	root.SetIn(stdin)
 	root.SetOut(c.stdout)
@@ -105,7 +106,9 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil && !ran {
 		// cobra's own: an unknown command or flag, a flag's bad value.
 		var ue usageError
-		if !errors.As(err, &ue) {
+		if u := c.unknownCommand(root, err); u != nil {
+			err = u
+		} else if !errors.As(err, &ue) {
 			err = badInput("%v (see vegas-desk %s--help)", err, helpPath(root, args))
 		}
 	}
@@ -271,6 +274,11 @@ func (c *cli) flags(fs *pflag.FlagSet, args []string) ([]string, error) {
 	if out := fs.Lookup("o"); out != nil {
 		if err := c.checkOut(out.Value.String()); err != nil {
 			return nil, failf("%s: %w", fs.Name(), err)
+		}
+		if serialOutputs[fs.Name()] {
+			if err := checkPrivateOut("-o", out.Value.String()); err != nil {
+				return nil, failf("%s: %w", fs.Name(), err)
+			}
 		}
 	}
 	return args, nil

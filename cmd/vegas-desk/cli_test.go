@@ -226,7 +226,7 @@ func TestCLI(t *testing.T) {
 	})
 
 	t.Run("render", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := privateDir(t)
 		path := filepath.Join(dir, "ticket.png")
 		if _, errs, code := vd(t, db, "", "render", winner, "-o", path); code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
@@ -251,7 +251,7 @@ func TestCLI(t *testing.T) {
 	// build lets Fyne write to its output.
 	t.Run("the command-line build renders", func(t *testing.T) {
 		bin := build(t, "0", "nogui")
-		path := filepath.Join(t.TempDir(), "ticket.png")
+		path := filepath.Join(privateDir(t), "ticket.png")
 		cmd := exec.Command(bin, "--db", db, "render", winner, "-o", path)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%v: %s", err, out)

@@ -84,6 +84,7 @@ func (c *cli) commands() *cobra.Command {
 				}
 			})
 			cmd.Flags().AddFlagSet(fs)
+			c.completeValues(cmd, name)
 		}
 		if c.undefined != nil {
 			c.undefined[cmd] = flags // defineFor's
@@ -201,6 +202,7 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 		"  vegas-desk serve --init --host shop.example,192.168.1.10\n  vegas-desk serve --listen 0.0.0.0:8443 --metrics 127.0.0.1:9100", c.serve)
 	root.AddCommand(&cobra.Command{Use: "service install [serve's flags] | remove | start | stop",
 		Short:   "(Windows) serve as a Windows service",
+		Hidden:  !windowsService, // listed only where it can work
 		Example: "  vegas-desk --db C:\\vegas\\ledger.db service install --listen 0.0.0.0:8443\n  vegas-desk service start",
 		// serve's flags pass through to serve.
 		DisableFlagParsing: true,

@@ -139,7 +139,7 @@ func skeleton(line string) string {
 // rid of its commands, JSON, identifiers and paths (frenchText): a value
 // printed as it is in a French sentence. (Not the commands' names, which
 // French sentences name: claim, claims, verify…)
-var englishWord = regexp.MustCompile(`\b(the|to|of|by|at|and|is|not|no|with|from|for|paid|payment|payments|ticket|tickets|pack|packs|block|blocks|desk|winners|prize|entries|entry|head|ledger|referral|referrals|voided|until|written|none|serial|loser|unpaid|payable|stolen|returned|delivered|received|settled|destroyed|generate|deliver|activate|return|active|disabled|locked)\b`)
+var englishWord = regexp.MustCompile(`\b(the|to|of|by|at|and|is|not|no|with|from|for|paid|payment|payments|pack|packs|block|blocks|desk|winners|prize|entries|entry|head|ledger|referral|referrals|voided|until|written|none|serial|loser|unpaid|payable|stolen|returned|delivered|received|settled|destroyed|generate|deliver|activate|return|active|disabled|locked)\b`)
 
 func frenchText(line string) string {
 	line = regexp.MustCompile(`\{.*\}|vegas-desk [^:]*$`).ReplaceAllString(line, "")
@@ -184,7 +184,7 @@ func TestFrenchLines(t *testing.T) {
 	ran := map[string]bool{}
 	round := func(lang string) [][]string {
 		t.Setenv("LANG", lang)
-		dir := t.TempDir()
+		dir := privateDir(t)
 		dbs := map[string]string{"bo": ledgertest.Copy(t, ledgertest.Sealed), "c1": ledgertest.Copy(t, ledgertest.Sealed, "C1.db"),
 			"stock": ledgertest.Copy(t, ledgertest.Stock)}
 		in := func(name string) string { return filepath.Join(dir, name) }
@@ -340,7 +340,9 @@ func TestFrenchLines(t *testing.T) {
 			words[skeleton(l)] = true
 		}
 		for _, l := range french[i] {
-			if s := skeleton(l); words[s] && !sameWords[s] {
+			// lookup's "ticket {…}": the regulation's word in both
+			// languages (TestOneWordForTicket), its contents the same.
+			if s := skeleton(l); words[s] && !sameWords[s] && !(strings.HasPrefix(s, "ticket ") && strings.Contains(l, "{")) {
 				t.Errorf("step %d: %q is English under LANG=fr_FR.UTF-8 (English:\n%s)", i, l, strings.Join(english[i], "\n"))
 			} else if w := englishWord.FindString(frenchText(l)); w != "" {
 				t.Errorf("step %d: %q holds the English %q under LANG=fr_FR.UTF-8", i, l, w)

@@ -27,28 +27,28 @@ Windows par le spouleur : IMPRIMANTE est son nom tel que Windows le liste.
 Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, vérification en échec), 2 saisie erronée.`,
 
 	// The commands.
-	"generate the next block of a game (2,000,000 tickets)": "générer le bloc suivant d'un jeu (2 000 000 de billets)",
+	"generate the next block of a game (2,000,000 tickets)": "générer le bloc suivant d'un jeu (2 000 000 de tickets)",
 	"list the blocks": "lister les blocs",
-	"a ticket by serial, and what a claim would answer":                               "un billet par son numéro, et ce que répondrait un paiement",
-	"check one ticket in the interchange format (- for standard input)":               "vérifier un billet au format d'échange (- pour l'entrée standard)",
-	"pay a winning ticket (its verdict: PAID, or why not)":                            "payer un billet gagnant (son verdict : PAYÉ, ou pourquoi pas)",
+	"a ticket by serial, and what a claim would answer":                               "un ticket par son numéro, et ce que répondrait un paiement",
+	"check one ticket in the interchange format (- for standard input)":               "vérifier un ticket au format d'échange (- pour l'entrée standard)",
+	"pay a winning ticket (its verdict: PAID, or why not)":                            "payer un ticket gagnant (son verdict : PAYÉ, ou pourquoi pas)",
 	"void a payment (its number, as claims shows it)":                                 "annuler un paiement (son numéro, tel que claims le montre)",
 	"the payments, filtered; as text, CSV, JSON or a counter's journal (--jsonl)":     "les paiements, filtrés ; en texte, CSV, JSON ou le journal d'un guichet (--jsonl)",
 	"claims per day and desk, or one counter's day report (--desk --day)":             "les paiements par jour et guichet, ou le rapport du jour d'un guichet (--desk --day)",
 	"show or set the emission's dates":                                                "afficher ou fixer les dates de l'émission",
-	"refused attempts (stolen tickets flagged)":                                       "les tentatives refusées (billets volés signalés)",
+	"refused attempts (stolen tickets flagged)":                                       "les tentatives refusées (tickets volés signalés)",
 	"prizes above a counter's limit, to pay here":                                     "les gains au-dessus du plafond d'un guichet, à payer ici",
-	"double payments: a counter's imported payment of a ticket paid already":          "les doubles paiements : le paiement importé d'un guichet pour un billet déjà payé",
+	"double payments: a counter's imported payment of a ticket paid already":          "les doubles paiements : le paiement importé d'un guichet pour un ticket déjà payé",
 	"close a double payment by a recorded decision":                                   "clore un double paiement par une décision enregistrée",
 	"a payment's receipt, written or printed (DUPLICATA once printed before)":         "le reçu d'un paiement, écrit ou imprimé (DUPLICATA s'il l'a déjà été)",
 	"what a counter and the operator owe each other":                                  "ce que se doivent un guichet et l'opérateur",
 	"show or set the back office's settings":                                          "afficher ou fixer les réglages du siège",
-	"demonstration sheets, 4 tickets an A4 page (a real ledger: packs in stock only)": "des planches de démonstration, 4 billets par page A4 (registre réel : carnets en stock seulement)",
+	"demonstration sheets, 4 tickets an A4 page (a real ledger: packs in stock only)": "des planches de démonstration, 4 tickets par page A4 (registre réel : carnets en stock seulement)",
 	"a block's prizes, claims and liability":                                          "les gains, paiements et engagements d'un bloc",
 	"a block as JSON Lines on the standard output":                                    "un bloc en JSON Lines sur la sortie standard",
-	"check every ticket, digest and the journal":                                      "vérifier chaque billet, empreinte et le journal",
+	"check every ticket, digest and the journal":                                      "vérifier chaque ticket, empreinte et le journal",
 	"the ways to win of a block":                                                      "les façons de gagner d'un bloc",
-	"draw a ticket as PNG":                                                            "dessiner un billet en PNG",
+	"draw a ticket as PNG":                                                            "dessiner un ticket en PNG",
 	"move packs between the stock and the counters, list them, print their labels":    "déplacer les carnets entre le stock et les guichets, les lister, imprimer leurs étiquettes",
 	"move packs between the stock and the counters, list them, print their labels.\n\nPACK is a pack number (0–9999, with --block), a range A-B, or a scanned pack\ncode GGG-BBBB-PPPP-C (which names its game and block). States: stock,\ndelivered, received, on-sale, settled, returned, stolen, destroyed.": "déplacer les carnets entre le stock et les guichets, les lister, imprimer leurs étiquettes.\n\nCARNET est un numéro de carnet (0–9999, avec --block), une plage A-B, ou un code de carnet\nscanné GGG-BBBB-PPPP-C (qui nomme son jeu et son bloc). États : stock, delivered, received,\non-sale, settled, returned, stolen, destroyed.",
 	"send packs to a counter":                          "livrer des carnets à un guichet",
@@ -56,7 +56,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"put packs on sale":                                "mettre des carnets en vente",
 	"packs sold out and paid for":                      "carnets vendus et réglés",
 	"packs back to the stock (--reason)":               "carnets rendus au stock (--reason)",
-	"packs reported stolen: their tickets are refused": "carnets déclarés volés : leurs billets sont refusés",
+	"packs reported stolen: their tickets are refused": "carnets déclarés volés : leurs tickets sont refusés",
 	"packs reported destroyed":                         "carnets déclarés détruits",
 	"where the packs are":                              "où sont les carnets",
 	"a label per pack, with its code and barcode (A4 sheets of 3 × 8, or --roll 62 × 29 mm)":   "une étiquette par carnet, avec son code et son code-barres (planches A4 de 3 × 8, ou --roll 62 × 29 mm)",
@@ -103,7 +103,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"operator":                              "opérateur",
 	"desk (recorded with a refused search)": "guichet (enregistré avec une recherche refusée)",
 	"desk ID (default: the login's desk on a shared ledger, else the host name)":                       "identifiant du guichet (par défaut : celui de la connexion sur un registre partagé, sinon le nom de la machine)",
-	"how the ticket was identified: serial or contents":                                                "comment le billet a été identifié : serial (numéro) ou contents (contenu)",
+	"how the ticket was identified: serial or contents":                                                "comment le ticket a été identifié : serial (numéro) ou contents (contenu)",
 	"request id: asked again with the same id, a claim answers its first answer":                       "identifiant de la demande : redemandé avec le même, un paiement redonne sa première réponse",
 	"winner's identity document: its type, one of CNI, passeport, titre de séjour, permis de conduire": "pièce d'identité du gagnant : son type, CNI, passeport, titre de séjour ou permis de conduire",
 	"winner's identity document: its number, as printed on it (a driving licence)":                     "pièce d'identité du gagnant : son numéro, tel qu'imprimé (un permis de conduire)",
@@ -127,7 +127,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"last day of payment, until 23:59:59 (default, and none: the claim-days setting after the end of sale, 60 unless changed)": "dernier jour de paiement, jusqu'à 23:59:59 (par défaut, et none : le réglage claim-days après la fin de vente, 60 sauf changement)",
 	"last day of sale, until 23:59:59 (none: unset)":                                                  "dernier jour de vente, jusqu'à 23:59:59 (none : aucun)",
 	"first day of sale, from 00:00 (none: unset)":                                                     "premier jour de vente, dès 00:00 (none : aucun)",
-	"this verdict only: stolen (a ticket of a stolen pack), unknown-serial, not-activated, expired …": "ce verdict seulement : stolen (billet d'un carnet volé), unknown-serial, not-activated, expired …",
+	"this verdict only: stolen (a ticket of a stolen pack), unknown-serial, not-activated, expired …": "ce verdict seulement : stolen (ticket d'un carnet volé), unknown-serial, not-activated, expired …",
 	"the closed cases too": "les dossiers clos aussi",
 	"the decision that closes the case: the money recovered, written off… (required)": "la décision qui clôt le dossier : l'argent récupéré, passé en perte… (obligatoire)",
 	"what the receipt says, as JSON":                                          "ce que dit le reçu, en JSON",
@@ -172,7 +172,7 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"(--server) the file holding the authority key's passphrase":                                                                      "(--server) le fichier qui tient la phrase secrète de la clé de l'autorité",
 	"how long they claim (at most 3600)":                                                                                              "combien de secondes ils paient (3600 au plus)",
 	"measure the validation server at this URL (vegas-desk serve of --db; several separated by commas), its counters with desk files": "mesurer le serveur de validation à cette URL (le vegas-desk serve de --db ; plusieurs séparées par des virgules), ses guichets avec des fichiers de guichet",
-	"run on a ledger that is not a demonstration ledger: its tickets get paid":                                                        "tourner sur un registre qui n'est pas de démonstration : ses billets sont payés",
+	"run on a ledger that is not a demonstration ledger: its tickets get paid":                                                        "tourner sur un registre qui n'est pas de démonstration : ses tickets sont payés",
 	"take a verified backup of the ledger into DIR every --backup-every":                                                              "faire une sauvegarde vérifiée du registre dans RÉP toutes les --backup-every",
 	"(--backup-dir) the time between two backups":                                                                                     "(--backup-dir) le temps entre deux sauvegardes",
 	"(--backup-dir) the backups kept, the most recent":                                                                                "(--backup-dir) les sauvegardes gardées, les plus récentes",
@@ -222,5 +222,78 @@ Code de sortie : 0 bon, 1 refusé (numéro inconnu, perdant, déjà payé, véri
 	"(--count) the desks' ids: this, then their number":                                                                                                                                             "(--count) les identifiants des guichets : ceci, puis leur numéro",
 	"stop after this many answers (0: when --seconds are over)":                                                                                                                                     "s'arrêter après autant de réponses (0 : à la fin des --seconds)",
 	"claim through the desk files of this folder (desks add --count --out), each claim by the next desk in turn on a new connection, as a network of many counters does (a demonstration ledger's)": "payer par les fichiers de guichet de ce dossier (desks add --count --out), chaque paiement par le guichet suivant à tour de rôle sur une nouvelle connexion, comme un réseau de nombreux guichets (d'un registre de démonstration)",
-	"claim the unpaid winning tickets of the blocks on sale, each once, in a random order (a demonstration ledger's), rather than random tickets":                                                   "payer les billets gagnants non payés des blocs en vente, chacun une fois, dans un ordre aléatoire (d'un registre de démonstration), plutôt que des billets au hasard",
+	"claim the unpaid winning tickets of the blocks on sale, each once, in a random order (a demonstration ledger's), rather than random tickets":                                                   "payer les tickets gagnants non payés des blocs en vente, chacun une fois, dans un ordre aléatoire (d'un registre de démonstration), plutôt que des tickets au hasard",
+}
+
+// frenchCompletionLong are cobra's texts of the completion command ("")
+// and of its subcommands, in French; %[1]s is the program's name.
+var frenchCompletionLong = map[string]string{
+	"": `Écrire le script de complétion de %[1]s pour le shell donné.
+Voir l'aide de chaque sous-commande pour l'installer.
+`,
+	"bash": `Écrire le script de complétion de bash.
+
+Il demande le paquet bash-completion : s'il n'est pas installé, installez-le
+avec le gestionnaire de paquets du système (apt install bash-completion).
+
+Pour la complétion dans le shell ouvert :
+
+	source <(%[1]s completion bash)
+
+Pour chaque nouveau shell, une fois pour toutes :
+
+#### Linux :
+
+	%[1]s completion bash > /etc/bash_completion.d/%[1]s
+
+#### macOS :
+
+	%[1]s completion bash > $(brew --prefix)/etc/bash_completion.d/%[1]s
+
+Elle agit dans les shells ouverts ensuite.
+`,
+	"zsh": `Écrire le script de complétion de zsh.
+
+Si la complétion n'est pas déjà active dans votre shell, activez-la, une
+fois pour toutes :
+
+	echo "autoload -U compinit; compinit" >> ~/.zshrc
+
+Pour la complétion dans le shell ouvert :
+
+	source <(%[1]s completion zsh)
+
+Pour chaque nouveau shell, une fois pour toutes :
+
+#### Linux :
+
+	%[1]s completion zsh > "${fpath[1]}/_%[1]s"
+
+#### macOS :
+
+	%[1]s completion zsh > $(brew --prefix)/share/zsh/site-functions/_%[1]s
+
+Elle agit dans les shells ouverts ensuite.
+`,
+	"fish": `Écrire le script de complétion de fish.
+
+Pour la complétion dans le shell ouvert :
+
+	%[1]s completion fish | source
+
+Pour chaque nouveau shell, une fois pour toutes :
+
+	%[1]s completion fish > ~/.config/fish/completions/%[1]s.fish
+
+Elle agit dans les shells ouverts ensuite.
+`,
+	"powershell": `Écrire le script de complétion de PowerShell.
+
+Pour la complétion dans le shell ouvert :
+
+	%[1]s completion powershell | Out-String | Invoke-Expression
+
+Pour chaque nouveau shell, ajoutez la sortie de cette commande à votre
+profil PowerShell.
+`,
 }

@@ -165,17 +165,17 @@ func TestFrench(t *testing.T) {
 			stdout, errs string
 		}{
 			{[]string{"claim", "--help"}, 0, pick("pay a winning ticket (its verdict: PAID, or why not)\n\nUsage:\n  vegas-desk claim SERIAL [flags]",
-				"payer un billet gagnant (son verdict : PAYÉ, ou pourquoi pas)\n\nUtilisation :\n  vegas-desk claim SERIAL [options]"), ""},
+				"payer un ticket gagnant (son verdict : PAYÉ, ou pourquoi pas)\n\nUtilisation :\n  vegas-desk claim SERIAL [options]"), ""},
 			{[]string{"claim", "--help"}, 0, pick(`--method serial|contents     how the ticket was identified: serial or contents (default serial)`,
-				`--method serial|contents     comment le billet a été identifié : serial (numéro) ou contents (contenu) (par défaut serial)`), ""},
+				`--method serial|contents     comment le ticket a été identifié : serial (numéro) ou contents (contenu) (par défaut serial)`), ""},
 			{[]string{"desks"}, 2, "", pick("vegas-desk: desks: want add, cert, revoke, list, disable, enable, unlock or limit (see vegas-desk desks --help)\n",
 				"vegas-desk: desks : il faut add, cert, revoke, list, disable, enable, unlock ou limit (voir vegas-desk desks --help)\n")},
 			{[]string{"claim"}, 2, "", pick("vegas-desk: claim: want one SERIAL, got 0 argument(s) (see vegas-desk claim --help)\n",
-				"vegas-desk: claim : il faut un NUMÉRO de billet, reçu 0 argument(s) (voir vegas-desk claim --help)\n")},
+				"vegas-desk: claim : il faut un NUMÉRO de ticket, reçu 0 argument(s) (voir vegas-desk claim --help)\n")},
 			{[]string{"claim", "--frob"}, 2, "", pick("vegas-desk: unknown flag: --frob (see vegas-desk claim --help)\n",
 				"vegas-desk: option inconnue : --frob (voir vegas-desk claim --help)\n")},
 			{[]string{"lookup", "531-0001-00"}, 2, "", pick(`vegas-desk: serial "531-0001-00": not a serial: 9 digits where a serial has 31`,
-				`vegas-desk: billet "531-0001-00" : pas un numéro : 9 chiffres là où un numéro en a 31`)},
+				`vegas-desk: ticket "531-0001-00" : pas un numéro : 9 chiffres là où un numéro en a 31`)},
 			{[]string{"report", "--block", "abc"}, 2, "", pick(`vegas-desk: invalid argument "abc" for "--block" flag: strconv.ParseInt: parsing "abc": invalid syntax`,
 				"vegas-desk: valeur « abc » de --block refusée : pas un nombre")},
 			{[]string{"claim", loser, "--limit", "-1"}, 2, "", pick("vegas-desk: invalid argument \"-1\" for \"--limit\" flag: give a payout limit of 0 or more euros",
@@ -185,10 +185,10 @@ func TestFrench(t *testing.T) {
 			{[]string{"cases", "close", "0", "--reason", "x"}, 2, "", pick(`vegas-desk: cases close: payment number "0": want the number the cases command shows`,
 				"vegas-desk: cases close : numéro de paiement « 0 » : il faut le numéro que montre la commande cases")},
 			{[]string{"claim", loser}, 1, "", pick("vegas-desk: serial "+loser+": this ticket loses, there is nothing to pay\n",
-				"vegas-desk: billet "+loser+" : ce billet est perdant, il n'y a rien à payer\n")},
+				"vegas-desk: ticket "+loser+" : ce ticket est perdant, il n'y a rien à payer\n")},
 			{[]string{"claim", winner, "--desk", "C9", "--operator", "anne"}, 0, pick("PAY 15 €\npayment 1: 15 € paid ", "PAYEZ 15 €\npaiement 1 : 15 € payé le "), ""},
 			{[]string{"claim", winner}, 1, "", pick("vegas-desk: serial "+winner+": already claimed: payment n° ",
-				"vegas-desk: billet "+winner+" : déjà payé : paiement n° ")},
+				"vegas-desk: ticket "+winner+" : déjà payé : paiement n° ")},
 		}
 		for _, ch := range checks {
 			out, errs, code := vd(t, db, "", ch.args...)

@@ -45,7 +45,7 @@ func TestOutputNeverOverwritesALedger(t *testing.T) {
 	if _, errs, code := vd(t, db, "", "claim", winner, "--desk", "D1", "--operator", "ann"); code != 0 {
 		t.Fatalf("claim: %s", errs)
 	}
-	dir := t.TempDir()
+	dir := privateDir(t)
 	other := ledgertest.Copy(t, ledgertest.Stock)
 	mustDo := func(err error) {
 		t.Helper()
@@ -136,7 +136,7 @@ func TestDocumentsAreTheOwners(t *testing.T) {
 	defer syscall.Umask(syscall.Umask(0o022))
 	db := ledgertest.Copy(t, ledgertest.Demo)
 	serial := serials(t).Winners[15][0] // every fixture holds the same block
-	dir := t.TempDir()
+	dir := privateDir(t)
 	sheets, picture := filepath.Join(dir, "demo.pdf"), filepath.Join(dir, "ticket.png")
 	for _, args := range [][]string{
 		{"print", "--block", "1", "--packs", "0", "-o", sheets},

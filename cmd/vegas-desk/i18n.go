@@ -61,7 +61,7 @@ func tagOf(locale string) language.Tag {
 func init() {
 	// fr is the French help template's: cobra's own words in its lines.
 	cobra.AddTemplateFunc("fr", func(s string) string {
-		return strings.NewReplacer("[flags]", "[options]", "(default ", "(par défaut ").Replace(s)
+		return strings.NewReplacer("[flags]", "[options]", "[command]", "[commande]", "(default ", "(par défaut ").Replace(s)
 	})
 }
 
@@ -270,12 +270,14 @@ func rewritten(rs []rewrite, s string) (string, bool) {
 
 // cobraErrors are cobra's and pflag's own usage errors, in French.
 var cobraErrors = []rewrite{
-	{lazyRE(`strconv\.Parse(?:Int|Uint|Float|Bool): parsing ".*?": invalid syntax$`), `pas un nombre`},
+	{lazyRE(`strconv\.ParseBool: parsing ".*?": invalid syntax$`), `ni true ni false (une option oui/non s'écrit seule, --json, ou --json=false)`},
+	{lazyRE(`strconv\.Parse(?:Int|Uint|Float): parsing ".*?": invalid syntax$`), `pas un nombre`},
 	{lazyRE(`strconv\.Parse(?:Int|Uint|Float): parsing ".*?": value out of range$`), `nombre trop grand`},
 	{lazyRE(`time: (?:invalid|missing unit in) duration ".*"$`), `pas une durée (écrivez 30m, 2h)`},
 	{lazyRE(`^unknown command "(.*)" for "(.*)"`), `commande inconnue « $1 » de $2`},
 	{lazyRE(`^unknown (?:shorthand )?flag: '?(.*?)'?( in .*)?$`), `option inconnue : $1`},
 	{lazyRE(`^flag needs an argument: '?(.*?)'?( in .*)?$`), `l'option $1 demande une valeur`},
+	{lazyRE(`^bad flag syntax: (.*)$`), `option mal écrite : $1 (écrivez --nom ou -n)`},
 	{lazyRE(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`), `valeur « $1 » de $2 refusée : $3`},
 }
 
@@ -356,17 +358,17 @@ func (c *cli) sayArgs(args []any) []any {
 // serialErrors are game.ParseSerial's messages, in French.
 var serialErrors = []rewrite{
 	{lazyRE(`^serial (".*"): check digit does not match: a digit was mistyped; type the serial again$`),
-		`billet $1 : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; retapez le numéro`},
+		`ticket $1 : la clé de contrôle ne correspond pas : un chiffre a été mal tapé ; retapez le numéro`},
 	{lazyRE(`^serial (".*"): not a serial: (\d+) digits where a serial has (\d+) \((.*)\); type all of them$`),
-		`billet $1 : pas un numéro : $2 chiffres là où un numéro en a $3 ($4) ; tapez-les tous`},
+		`ticket $1 : pas un numéro : $2 chiffres là où un numéro en a $3 ($4) ; tapez-les tous`},
 	{lazyRE(`^serial (".*"): not a serial: (".*") is not a digit; type its (\d+) digits \(spaces and dashes may separate them\)$`),
-		`billet $1 : pas un numéro : $2 n'est pas un chiffre ; tapez ses $3 chiffres (des espaces et des tirets peuvent les séparer)`},
+		`ticket $1 : pas un numéro : $2 n'est pas un chiffre ; tapez ses $3 chiffres (des espaces et des tirets peuvent les séparer)`},
 	{lazyRE(`^serial (".*"): not a serial: game code (\d+) does not exist \(codes go from (\d+) to (\d+)\); check the first 3 digits$`),
-		`billet $1 : pas un numéro : le code de jeu $2 n'existe pas (les codes vont de $3 à $4) ; vérifiez les 3 premiers chiffres`},
+		`ticket $1 : pas un numéro : le code de jeu $2 n'existe pas (les codes vont de $3 à $4) ; vérifiez les 3 premiers chiffres`},
 	{lazyRE(`^serial (".*"): not a serial: block 0000 does not exist \(blocks start at 0001\); check digits 4 to 7$`),
-		`billet $1 : pas un numéro : le bloc 0000 n'existe pas (les blocs commencent à 0001) ; vérifiez les chiffres 4 à 7`},
+		`ticket $1 : pas un numéro : le bloc 0000 n'existe pas (les blocs commencent à 0001) ; vérifiez les chiffres 4 à 7`},
 	{lazyRE(`^serial (".*"): not a serial: position (\d+) is past the block's last ticket, (\d+); check digits 8 to 14$`),
-		`billet $1 : pas un numéro : la position $2 dépasse le dernier billet du bloc, $3 ; vérifiez les chiffres 8 à 14`},
+		`ticket $1 : pas un numéro : la position $2 dépasse le dernier ticket du bloc, $3 ; vérifiez les chiffres 8 à 14`},
 }
 
 // serverWords say what a validation server's refusal of the desk means
@@ -454,20 +456,20 @@ func (c *cli) importFlag(f ledger.ImportFlag) string {
 // flagWords are the ledger's words of an import's flags, in French.
 var flagWords = []rewrite{
 	{lazyRE(`^pays (.+) for ticket (\S+), above the payout limit of (.+) sealed in the counter's ledger: the back office pays it$`),
-		`paie ${1} pour le billet ${2}, au-dessus du plafond de ${3} scellé dans le registre du guichet : le siège le paie`},
-	{lazyRE(`^pays (.+) for ticket (\S+), which wins (.+)$`), `paie ${1} pour le billet ${2}, qui gagne ${3}`},
+		`paie ${1} pour le ticket ${2}, au-dessus du plafond de ${3} scellé dans le registre du guichet : le siège le paie`},
+	{lazyRE(`^pays (.+) for ticket (\S+), which wins (.+)$`), `paie ${1} pour le ticket ${2}, qui gagne ${3}`},
 	{lazyRE(`^refers ticket (\S+), which wins (.+): not above the payout limit of (.+) sealed in the counter's ledger$`),
-		`renvoie le billet ${1}, qui gagne ${2} : pas au-dessus du plafond de ${3} scellé dans le registre du guichet`},
+		`renvoie le ticket ${1}, qui gagne ${2} : pas au-dessus du plafond de ${3} scellé dans le registre du guichet`},
 	{lazyRE(`^ticket (\S+): the counter ledger paid it on (.+?) \(payment (\d+) here\) and pays it again on (.+?): a counter ledger pays a ticket once, so this entry was written outside it; not recorded as a payment$`),
-		`billet ${1} : le registre du guichet l'a payé le ${2} (paiement ${3} ici) et le paie de nouveau le ${4} : un registre de guichet ne paie un billet qu'une fois, cette écriture a donc été faite hors de lui ; pas enregistrée comme paiement`},
+		`ticket ${1} : le registre du guichet l'a payé le ${2} (paiement ${3} ici) et le paie de nouveau le ${4} : un registre de guichet ne paie un ticket qu'une fois, cette écriture a donc été faite hors de lui ; pas enregistrée comme paiement`},
 	{lazyRE(`^ticket (\S+) was paid twice: (.+?) on (.+?) at desk "(.*?)" by "(.*?)" \(payment (\d+)\), and on (.+?) at desk "(.*?)" by "(.*?)" \(the counter ledger's payment (\d+), recorded here as payment (\d+)\): (.+?) to recover, an open case until a decision closes it \(vegas-desk cases\)$`),
-		`billet ${1} payé deux fois : ${2} le ${3} au guichet « ${4} » par « ${5} » (paiement ${6}), et le ${7} au guichet « ${8} » par « ${9} » (paiement ${10} du registre du guichet, enregistré ici comme paiement ${11}) : ${12} à recouvrer, un dossier ouvert jusqu'à ce qu'une décision le close (vegas-desk cases)`},
-	{lazyRE(`^ticket (\S+) paid on (.+?): before the emission's on-sale date$`), `billet ${1} payé le ${2} : avant la mise en vente de l'émission`},
-	{lazyRE(`^ticket (\S+) paid on (.+?): after the claim deadline$`), `billet ${1} payé le ${2} : après la forclusion`},
-	{lazyRE(`^ticket (\S+) paid on (.+?): its pack was reported stolen$`), `billet ${1} payé le ${2} : son carnet a été déclaré volé`},
-	{lazyRE(`^ticket (\S+) paid on (.+?): its pack was not on sale then$`), `billet ${1} payé le ${2} : son carnet n'était pas en vente`},
+		`ticket ${1} payé deux fois : ${2} le ${3} au guichet « ${4} » par « ${5} » (paiement ${6}), et le ${7} au guichet « ${8} » par « ${9} » (paiement ${10} du registre du guichet, enregistré ici comme paiement ${11}) : ${12} à recouvrer, un dossier ouvert jusqu'à ce qu'une décision le close (vegas-desk cases)`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): before the emission's on-sale date$`), `ticket ${1} payé le ${2} : avant la mise en vente de l'émission`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): after the claim deadline$`), `ticket ${1} payé le ${2} : après la forclusion`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): its pack was reported stolen$`), `ticket ${1} payé le ${2} : son carnet a été déclaré volé`},
+	{lazyRE(`^ticket (\S+) paid on (.+?): its pack was not on sale then$`), `ticket ${1} payé le ${2} : son carnet n'était pas en vente`},
 	{lazyRE(`^pays (.+) for ticket (\S+) without the winner's identity, required from (.+)$`),
-		`paie ${1} pour le billet ${2} sans l'identité du gagnant, requise à partir de ${3}`},
+		`paie ${1} pour le ticket ${2} sans l'identité du gagnant, requise à partir de ${3}`},
 	{lazyRE(`^the payment records a winner's identity that is none \((.*)\)$`), `le paiement enregistre une identité du gagnant qui n'en est pas une (${1})`},
 	{lazyRE(`^the payment records a winner's identity that the file does not hold$`), `le paiement enregistre une identité du gagnant que le fichier ne tient pas`},
 }
@@ -480,14 +482,14 @@ func (c *cli) fault(e *game.FieldError) string {
 		return e.Error()
 	}
 	what := map[game.Kind]string{
-		game.KindSyntax:     "n'est pas un objet JSON : donnez le contenu d'un billet, tel qu'export l'écrit",
-		game.KindUnknownKey: "n'est pas une clé du format des billets",
+		game.KindSyntax:     "n'est pas un objet JSON : donnez le contenu d'un ticket, tel qu'export l'écrit",
+		game.KindUnknownKey: "n'est pas une clé du format des tickets",
 		game.KindMissing:    "manque",
 		game.KindType:       "n'est pas du bon type",
 		game.KindCount:      "n'a pas le bon nombre d'éléments",
 		game.KindValue:      "n'est pas une valeur que le jeu montre ici",
 		game.KindRepeat:     "est répété",
-		game.KindSerial:     "n'est pas un numéro de billet",
+		game.KindSerial:     "n'est pas un numéro de ticket",
 	}[e.Kind]
 	if what == "" {
 		return e.Error()
@@ -502,12 +504,12 @@ func (c *cli) fault(e *game.FieldError) string {
 // ledger shows the contents (the game's and the ledger's), in French.
 var reasonWords = []rewrite{
 	{lazyRE(`^the zones add up to (.+) € \((.*)\), which is not a prize of the game: no genuine ticket shows it$`),
-		`les zones totalisent ${1} € (${2}), qui n'est pas un gain du jeu : aucun billet authentique ne le montre`},
+		`les zones totalisent ${1} € (${2}), qui n'est pas un gain du jeu : aucun ticket authentique ne le montre`},
 	{lazyRE(`^the stated prize (.+) € differs from the rules' (.+) €$`), `le gain indiqué, ${1} €, diffère de celui des règles, ${2} €`},
-	{lazyRE(`^the ledger's ticket (\S+) shows other contents$`), `le billet ${1} du registre montre un autre contenu`},
+	{lazyRE(`^the ledger's ticket (\S+) shows other contents$`), `le ticket ${1} du registre montre un autre contenu`},
 	{lazyRE(`^the given serial (\S+) is not the serial of the ledger's ticket with these contents \((\S+)\)$`),
-		`le numéro donné, ${1}, n'est pas celui du billet du registre qui a ce contenu (${2})`},
-	{lazyRE(`^no ticket of the ledger shows these contents$`), `aucun billet du registre ne montre ce contenu`},
+		`le numéro donné, ${1}, n'est pas celui du ticket du registre qui a ce contenu (${2})`},
+	{lazyRE(`^no ticket of the ledger shows these contents$`), `aucun ticket du registre ne montre ce contenu`},
 }
 
 // reason is a check's reason in the command line's language.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/sqlite"
@@ -64,7 +65,7 @@ func TestBackupsOwnerOnly(t *testing.T) {
 		t.Errorf("upgrade's copy: %v", err)
 	}
 	// A picture of a ticket (-o) shows its serial: 0600.
-	png := filepath.Join(t.TempDir(), "t.png")
+	png := filepath.Join(privateDir(t), "t.png")
 	if _, errs, code := vd(t, db, "", "render", serials(t).Winners[50][0], "-o", png); code != 0 || modeOf(t, png) != 0o600 {
 		t.Errorf("render -o: exit %d %s", code, errs)
 	}
@@ -101,4 +102,70 @@ func TestBackupsOwnerOnly(t *testing.T) {
 		t.Logf("backup --dir 0755, French: %s", errs)
 	}
 	empty("backup")
+}
+
+// Issue 36 item 3, the documents: a file a command writes with -o that
+// holds serials (a ticket's picture, demonstration sheets, a receipt, a
+// counter's day report; claim --receipt) goes, as a backup does, only into
+// a folder its owner's alone. Under umask 022, into a 0755 folder: refused
+// before any work, nothing written, the folder and the chmod named (in
+// French too); into a 0700 folder: written, 0600.
+func TestSerialOutputsPrivateFolder(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o022))
+	db := ledgertest.Copy(t, ledgertest.Demo)
+	ss := serials(t)
+	if _, errs, code := vd(t, db, "", "claim", ss.Winners[15][0], "--desk", "C1"); code != 0 {
+		t.Fatalf("claim: %s", errs)
+	}
+	today := time.Now().Format(time.DateOnly)
+	cases := []struct {
+		name string
+		args func(file string) []string
+	}{
+		{"render", func(f string) []string { return []string{"render", ss.Winners[50][0], "-o", f} }},
+		{"print", func(f string) []string { return []string{"print", "--block", "1", "--packs", "0", "-o", f} }},
+		{"receipt", func(f string) []string { return []string{"receipt", "1", "-o", f} }},
+		{"daily", func(f string) []string { return []string{"daily", "--desk", "C1", "--day", today, "-o", f} }},
+		{"claim --receipt", func(f string) []string { return []string{"claim", ss.Winners[15][1], "--desk", "C1", "--receipt", f} }},
+	}
+	loose := filepath.Join(t.TempDir(), "shared folder")
+	if err := os.Mkdir(loose, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{"C", "fr_FR.UTF-8"} {
+		t.Setenv("LANG", lang)
+		for _, tc := range cases {
+			_, errs, code := vd(t, db, "", tc.args(filepath.Join(loose, "doc"))...)
+			want := []string{"run chmod 700 " + shellWord(loose) + ",", "the folder " + loose + " is not its owner's alone (mode 0755)"}
+			if lang != "C" {
+				want = []string{"lancez chmod 700 " + shellWord(loose) + ",", "le dossier " + loose + " n'est pas à son seul propriétaire (mode 0755)"}
+			}
+			for _, w := range want {
+				if code != exitUsage || !strings.Contains(errs, w) {
+					t.Errorf("%s %s into a 0755 folder: exit %d, want %q in %s", lang, tc.name, code, w, errs)
+				}
+			}
+			if es, _ := os.ReadDir(loose); len(es) != 0 {
+				t.Fatalf("%s into a 0755 folder left %d files", tc.name, len(es))
+			}
+		}
+	}
+	t.Setenv("LANG", "C")
+	private := privateDir(t)
+	for _, tc := range cases {
+		file := filepath.Join(private, strings.ReplaceAll(tc.name, " ", "")+".out")
+		if _, errs, code := vd(t, db, "", tc.args(file)...); code != 0 {
+			t.Errorf("%s into a 0700 folder: exit %d %s", tc.name, code, errs)
+		} else if m := modeOf(t, file); m != 0o600 {
+			t.Errorf("%s: mode %04o, want 0600", tc.name, m)
+		}
+	}
+	// The rule is the folder's own: a 0700 folder under a 0755 one is one.
+	inner := filepath.Join(loose, "mine")
+	if err := os.Mkdir(inner, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := vd(t, db, "", "render", ss.Winners[50][1], "-o", filepath.Join(inner, "t.png")); code != 0 {
+		t.Errorf("render into a 0700 folder under a 0755 one: exit %d %s", code, errs)
+	}
 }

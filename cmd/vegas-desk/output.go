@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/platform"
 )
 
 // terminal makes text typed by an operator (or read from a file) safe to
@@ -239,6 +240,39 @@ func (c *cli) checkOut(path string) error {
 		if base, ok := strings.CutSuffix(path, suffix); ok && ledger.KeptFile(base) != "" {
 			return refuse("it lies beside " + base + ", " + ledger.KeptFile(base) + ", as its " + suffix + " file")
 		}
+	}
+	return nil
+}
+
+// serialOutputs are the commands whose -o file holds serials a winner is
+// paid by (a ticket drawn, demonstration sheets, a receipt, a counter's day
+// report): as a backup, it is written only into a folder its owner's alone
+// (checkPrivateOut), and is itself 0600 (writeFile). A sealed counter
+// ledger shows no serial (it goes on a USB stick); claim --receipt is
+// checked by claim.
+var serialOutputs = map[string]bool{"render": true, "print": true, "receipt": true, "daily": true}
+
+// checkPrivateOut refuses to write path (given by flag, -o), a file that holds serials, into a
+// folder that others may read, write or enter, with the chmod that makes
+// it its owner's alone (platform.PrivateDir, the backups' rule, issue 36).
+// A folder that is not there is left to the write to name.
+func checkPrivateOut(flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	if err := platform.PrivateDir(dir); errors.Is(err, platform.ErrLooseFolder) {
+		return badInput("%s %s: the folder %s is not its owner's alone (mode %s), and this file holds serials that pay: run chmod 700 %s, or write it into a folder of yours",
+			flag, path, dir, fmt.Sprintf("%04o", st.Mode().Perm()), shellWord(dir))
+	} else if err != nil {
+		return failf("%s %s: %w", flag, path, err)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -36,7 +38,7 @@ func (c *cli) writeOut(path string, write func(io.Writer) error) error {
 func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 	defer cancel()
-	job, err := printer.PrintDocument(ctx, queue, name, write)
+	job, err := printer.PrintDocument(ctx, queue, upperFirst(what), name, write)
 	var pe *printer.Error
 	switch {
 	case errors.As(err, &pe) && errors.Is(err, printer.ErrNoQueue):
@@ -343,4 +345,11 @@ func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error 
 	}
 	c.printf(c.stdout, "journal head %s\n", d.Head)
 	return nil
+}
+
+// upperFirst is s with its first letter a capital: a print job's title
+// made of a message ("reçu du paiement 12" → "Reçu du paiement 12").
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/printer/printertest"
 )
 
 // scanSheets prints pages first … last of PDF file at 300 dpi, as a
@@ -81,7 +83,7 @@ func serialsAt(t *testing.T, db string, positions ...int) []game.Serial {
 // the proof that it would read them on the real ledger's too.
 func TestPrintSheetsNotPayable(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Stock)
-	dir := filepath.Dir(db)
+	dir := privateDir(t)
 	for _, args := range [][]string{
 		{"packs", "deliver", "--block", "1", "--packs", "0", "--desk", "D1"},
 		{"packs", "receive", "--block", "1", "0"},
@@ -156,7 +158,7 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 
 	// The demonstration ledger: a pack on sale, its serials in view.
 	demo := ledgertest.Copy(t, ledgertest.Demo)
-	demoSheets := filepath.Join(filepath.Dir(demo), "demo.pdf")
+	demoSheets := filepath.Join(dir, "demo.pdf")
 	if _, errs, code := vd(t, demo, "", "print", "--block", "1", "--packs", "0", "-o", demoSheets); code != 0 || errs != "" {
 		t.Fatalf("print on the demonstration ledger: exit %d, %s", code, errs)
 	}
@@ -169,5 +171,35 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 	}
 	if out, _, _ := vd(t, demo, "", "lookup", serialsAt(t, demo, 0)[0].String(), "--json"); !strings.Contains(out, `"pack_state": "on-sale"`) {
 		t.Errorf("the demonstration ledger's pack after print: %s", out)
+	}
+}
+
+// Issue 39 item 3: a print job's title (lp -t, what the queue lists) says
+// what the paper is, in the user's language, not a temporary file's name.
+func TestPrintJobTitles(t *testing.T) {
+	cups := printertest.Install(t, "Recus")
+	db := ledgertest.Copy(t, ledgertest.Block)
+	if _, errs, code := vd(t, db, "", "claim", serials(t).Winners[15][0], "--desk", "C1"); code != 0 {
+		t.Fatalf("claim: %s", errs)
+	}
+	today := time.Now().Format(time.DateOnly)
+	for _, tc := range []struct {
+		lang, want string
+		args       []string
+	}{
+		{"C", "Receipt of payment 1", []string{"receipt", "1"}},
+		{"fr_FR.UTF-8", "Reçu du paiement 1", []string{"receipt", "1"}},
+		{"fr_FR.UTF-8", "Étiquettes de 2 carnets", []string{"packs", "labels", "--block", "1", "--packs", "0-1"}},
+		{"fr_FR.UTF-8", "Rapport du jour du guichet C1, " + time.Now().Format("02/01/2006"), []string{"daily", "--desk", "C1", "--day", today}},
+	} {
+		t.Setenv("LANG", tc.lang)
+		n := len(cups.Jobs(t))
+		if _, errs, code := vd(t, db, "", append(tc.args, "--printer", "Recus")...); code != 0 {
+			t.Fatalf("%v: exit %d %s", tc.args, code, errs)
+		}
+		jobs := cups.Jobs(t)
+		if len(jobs) != n+1 || len(jobs[n].Args) != 5 || jobs[n].Args[2] != "-t" || jobs[n].Args[3] != tc.want {
+			t.Errorf("%s %v: lp was given %q, want the title %q", tc.lang, tc.args, jobs[n:], tc.want)
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestReceiptDuplicata(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Block)
 	ss := serials(t)
-	dir := t.TempDir()
+	dir := privateDir(t)
 	serial := ss.Winners[15][2]
 	end := serial[len(serial)-6:] // the receipt hides the serial's secret groups
 	text := func(file string) string {

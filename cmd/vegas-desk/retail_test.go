@@ -76,7 +76,7 @@ func jsonOf(t *testing.T, out string, v any) {
 // report with --json.
 func TestRetailCLI(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Stock)
-	dir := filepath.Dir(db)
+	dir := privateDir(t)
 	today := time.Now().Format(time.DateOnly)
 	tomorrow := time.Now().AddDate(0, 0, 1).Format(time.DateOnly)
 	yesterday := time.Now().AddDate(0, 0, -1).Format(time.DateOnly)

@@ -22,6 +22,9 @@ import (
 // serviceName is the Windows service of serve.
 const serviceName = "vegas-desk"
 
+// windowsService: the service command works here (service_other.go).
+const windowsService = true
+
 // service: serve as a Windows service (golang.org/x/sys/windows/svc),
 // started at boot and restarted on failure by the service manager:
 // service install [serve's flags], remove, start, stop; service run is

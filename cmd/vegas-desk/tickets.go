@@ -207,6 +207,9 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		if err := c.checkOut(*receipt); err != nil {
 			return failf("claim: --receipt: %w", err)
 		}
+		if err := checkPrivateOut("--receipt", *receipt); err != nil {
+			return failf("%s: %w", "claim", err)
+		}
 		if *method != ledger.MethodSerial && *method != ledger.MethodContents {
 			return badInput("--method %q: want serial or contents", *method)
 		}

@@ -13,6 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -46,9 +49,11 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Kind }
 
 // PrintDocument writes a document with write to a temporary file named
-// after name, prints it on queue, and removes the file (lp has sent it to
-// the scheduler by then). It returns the job's id (Print).
-func PrintDocument(ctx context.Context, queue, name string, write func(io.Writer) error) (string, error) {
+// after name, prints it on queue as a job titled title (what the queue's
+// list shows: "Reçu du paiement 12", not a temporary file's name), and
+// removes the file (lp has sent it to the scheduler by then). It returns
+// the job's id (Print).
+func PrintDocument(ctx context.Context, queue, title, name string, write func(io.Writer) error) (string, error) {
 	if !ValidQueue(queue) {
 		return "", &Error{Queue: queue, Detail: "not the name of a print queue", Kind: ErrNoQueue}
 	}
@@ -64,5 +69,20 @@ func PrintDocument(ctx context.Context, queue, name string, write func(io.Writer
 	if err != nil {
 		return "", err
 	}
-	return Print(ctx, queue, f.Name())
+	return Print(ctx, queue, title, f.Name())
+}
+
+// jobTitle is a job's title as the queue shows it: title on one line,
+// without control characters, at most 200 bytes (CUPS keeps 255), or
+// vegas-desk's name when it says nothing.
+func jobTitle(title string) string {
+	title = strings.Join(strings.FieldsFunc(title, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }), " ")
+	for len(title) > 200 {
+		_, n := utf8.DecodeLastRuneInString(title)
+		title = title[:len(title)-n]
+	}
+	if title == "" {
+		return "vegas-desk"
+	}
+	return title
 }

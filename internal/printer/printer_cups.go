@@ -107,14 +107,14 @@ var jobID = regexp.MustCompile(`request id is (\S+)`)
 // that does not exist (ErrNoQueue), and when lp does not say why, lpstat
 // -e tells a queue that does not exist from one that refused the job
 // (ErrRefused).
-func Print(ctx context.Context, queue, path string) (string, error) {
+func Print(ctx context.Context, queue, title, path string) (string, error) {
 	if !ValidQueue(queue) {
 		return "", &Error{Queue: queue, Detail: "not the name of a print queue", Kind: ErrNoQueue}
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // never read as an option
 	}
-	out, err := run(ctx, "lp", "-d", queue, path)
+	out, err := run(ctx, "lp", "-d", queue, "-t", jobTitle(title), path)
 	var pe *Error
 	if errors.As(err, &pe) {
 		pe.Queue = queue

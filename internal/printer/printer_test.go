@@ -27,7 +27,7 @@ type printCase struct {
 func checkPrint(t *testing.T, tc printCase) {
 	t.Helper()
 	doc := func(w io.Writer) error { _, err := io.WriteString(w, "%PDF-1.4 the receipt"); return err }
-	job, err := printer.PrintDocument(context.Background(), tc.queue, "recu-1.pdf", doc)
+	job, err := printer.PrintDocument(context.Background(), tc.queue, "Reçu du paiement 1", "recu-1.pdf", doc)
 	if job != tc.job || !errors.Is(err, tc.want) || tc.want == nil && err != nil {
 		t.Fatalf("%s: job %q, %v; want %q, %v", tc.name, job, err, tc.job, tc.want)
 	}
@@ -83,19 +83,29 @@ func TestRealCUPS(t *testing.T) {
 	}
 }
 
-// What lp is given: -d QUEUE and the file, whole.
+// What lp is given: -d QUEUE, -t and the job's title, which says what the
+// document is (issue 39: the queue listed temporary files' names), on one
+// line, and the file, whole.
 func TestPrintArgs(t *testing.T) {
 	cups := printertest.Install(t, "Recus")
-	if _, err := printer.PrintDocument(context.Background(), "Recus", "recu-7.pdf", func(w io.Writer) error {
-		_, err := io.WriteString(w, "%PDF-1.4 payment 7")
-		return err
-	}); err != nil {
-		t.Fatal(err)
+	for _, title := range []string{"Reçu du paiement 7", "Étiquettes de\n7 carnets\x1b[2J", ""} {
+		if _, err := printer.PrintDocument(context.Background(), "Recus", title, "recu-7.pdf", func(w io.Writer) error {
+			_, err := io.WriteString(w, "%PDF-1.4 payment 7")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	jobs := cups.Jobs(t)
-	if len(jobs) != 1 || len(jobs[0].Args) != 3 || jobs[0].Args[0] != "-d" || jobs[0].Args[1] != "Recus" ||
-		!strings.HasSuffix(jobs[0].Args[2], "recu-7.pdf") || string(jobs[0].File) != "%PDF-1.4 payment 7" {
-		t.Errorf("lp got %q", jobs)
+	want := []string{"Reçu du paiement 7", "Étiquettes de 7 carnets [2J", "vegas-desk"}
+	if len(jobs) != len(want) {
+		t.Fatalf("lp got %q", jobs)
+	}
+	for i, j := range jobs {
+		if len(j.Args) != 5 || j.Args[0] != "-d" || j.Args[1] != "Recus" || j.Args[2] != "-t" || j.Args[3] != want[i] ||
+			!strings.HasSuffix(j.Args[4], "recu-7.pdf") || string(j.File) != "%PDF-1.4 payment 7" {
+			t.Errorf("lp got %q, want the title %q", j.Args, want[i])
+		}
 	}
 }
 

@@ -104,7 +104,7 @@ type docInfo1 struct{ docName, outputFile, datatype *uint16 }
 // Print sends the file at path to the printer queue through the spooler,
 // as one job named after the file, and returns the job's number. An
 // unknown printer is ErrNoQueue; a job the spooler refused, ErrRefused.
-func Print(ctx context.Context, queue, path string) (string, error) {
+func Print(ctx context.Context, queue, title, path string) (string, error) {
 	if !ValidQueue(queue) {
 		return "", &Error{Queue: queue, Detail: "not the name of a printer", Kind: ErrNoQueue}
 	}
@@ -118,7 +118,7 @@ func Print(ctx context.Context, queue, path string) (string, error) {
 		return "", spoolerError(queue, err)
 	}
 	defer procClosePrinter.Call(uintptr(h))
-	doc, _ := windows.UTF16PtrFromString("vegas-desk " + filepath.Base(path))
+	doc, _ := windows.UTF16PtrFromString(jobTitle(title)) // what the spooler's list shows
 	raw, _ := windows.UTF16PtrFromString("RAW")
 	di := docInfo1{docName: doc, datatype: raw}
 	job, _, err := procStartDoc.Call(uintptr(h), 1, uintptr(unsafe.Pointer(&di)))

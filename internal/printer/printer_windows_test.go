@@ -30,12 +30,12 @@ func TestSpooler(t *testing.T) {
 	t.Logf("printers %q, default %q", qs, def)
 	f := filepath.Join(t.TempDir(), "reçu 1.pdf")
 	os.WriteFile(f, []byte("%PDF-1.4\n"), 0o600)
-	_, err = Print(ctx, "vegas-desk: aucune imprimante", f)
+	_, err = Print(ctx, "vegas-desk: aucune imprimante", "Reçu", f)
 	var pe *Error
 	if !errors.As(err, &pe) || !errors.Is(err, ErrNoQueue) || pe.Queue != "vegas-desk: aucune imprimante" {
 		t.Errorf("a printer Windows does not know: %v", err)
 	}
-	if _, err := PrintDocument(ctx, "-o", "x.pdf", nil); !errors.Is(err, ErrNoQueue) {
+	if _, err := PrintDocument(ctx, "-o", "Reçu", "x.pdf", nil); !errors.Is(err, ErrNoQueue) {
 		t.Errorf("an option for a printer: %v", err)
 	}
 }

@@ -401,7 +401,7 @@ func (c *claimsScreen) askVoid() {
 	}
 	// "Back", not "Cancel", beside "Void the payment": both would say
 	// annuler in French.
-	dlg := c.d.ask(lang.L("Void the payment"), widget.NewForm(items...), lang.L("Void"), lang.L("Back"), func(ok bool) {
+	dlg := c.d.askMoney(lang.L("Void the payment"), widget.NewForm(items...), lang.L("Void"), lang.L("Back"), func(ok bool) {
 		if ok {
 			c.voidNow(cl.Number, reason.Text)
 		}
@@ -451,7 +451,7 @@ func (c *claimsScreen) askCloseCase() {
 		widget.NewFormItem(lang.L("Second payment"), widget.NewLabel(payment(k.Second))),
 		widget.NewFormItem(lang.L("Decision"), decision),
 	}
-	dlg := c.d.ask(lang.L("Close the double payment"), widget.NewForm(items...), lang.L("Close the case"), lang.L("Back"), func(ok bool) {
+	dlg := c.d.askMoney(lang.L("Close the double payment"), widget.NewForm(items...), lang.L("Close the case"), lang.L("Back"), func(ok bool) {
 		if ok {
 			c.closeCaseNow(k.Number, decision.Text)
 		}

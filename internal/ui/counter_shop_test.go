@@ -82,6 +82,10 @@ func TestReceiptPrinter(t *testing.T) {
 		t.Fatalf("the payment printed %d receipts; the verdict says %q", len(js), c.view.detail.Text)
 	}
 	number := c.view.payment
+	// The job's title says what it is (issue 39), not a temporary file.
+	if want := fmt.Sprintf("Reçu du paiement n° %d", number); len(js[0].Args) != 5 || js[0].Args[3] != want {
+		t.Errorf("lp was given %q, want the title %q", js[0].Args, want)
+	}
 	text := printedText(t, js[0])
 	if !strings.Contains(text, "REÇUDEPAIEMENT") || !strings.Contains(text, ledger.MaskSerial(serial)) {
 		t.Errorf("the receipt printed:\n%s", text)

@@ -35,6 +35,10 @@ import (
 //     dialog over the screens closes unanswered first (closeForScan).
 //   - A dialog takes Enter only at a person's pace: a scanner's Enter,
 //     within scanGap of the key before, never confirms (enterSpent).
+//   - F10 confirms a dialog that moves money (pay, void, close a double
+//     payment: askMoney, the pay dialog), from whatever widget of it has
+//     the keyboard: a deliberate key, which no scanner types, shown on the
+//     button it presses ("PAYER · F10").
 // Fyne hands a key to the widget that has the keyboard, else to the
 // window's canvas (typedKey, typedRune). So the app's fields (keyEntry,
 // dateEntry) and buttons (keyButton) hand the keys they do not use on to
@@ -119,7 +123,17 @@ func (d *desk) home() {
 type answer struct {
 	ok, cancel func()
 	keep       bool
+	money      bool // F10 runs ok too (confirmKey)
 }
+
+// confirmKey is the deliberate key that confirms a dialog that moves
+// money, whatever has the keyboard in it: a function key, which no
+// scanner types and no field keeps (the widgets hand it to the desk).
+const confirmKey = fyne.KeyF10
+
+// withConfirmKey is a money dialog's confirming button's label with its
+// key: "PAYER · F10", as the tabs show theirs (tabLabel).
+func withConfirmKey(label string) string { return label + " · " + string(confirmKey) }
 
 // answerKeys makes Enter run ok and Escape run cancel while dlg is shown;
 // a scan runs cancel too, then checks its serial at the counter
@@ -156,8 +170,16 @@ func (d *desk) typedKey(ev *fyne.KeyEvent) {
 		case !d.dialogShown():
 			d.home()
 		}
+	case confirmKey:
+		if n := len(d.answers); n > 0 && d.answers[n-1].money {
+			d.answers[n-1].ok()
+		}
 	}
 }
+
+// deskKey says whether ev is a key every widget of the app hands to the
+// desk (typedKey): Escape, and the key that confirms a money dialog.
+func deskKey(ev *fyne.KeyEvent) bool { return ev.Name == fyne.KeyEscape || ev.Name == confirmKey }
 
 // typedRune is the window's handler of the characters typed while no
 // field has the keyboard: a scan may begin.
@@ -302,6 +324,16 @@ func (d *desk) showError(err error) {
 // which closed it. A content that validates (a widget.Form) must be valid
 // for ok: the dialog says what is wrong.
 func (d *desk) ask(title string, content fyne.CanvasObject, ok, cancel string, answer func(bool)) dialog.Dialog {
+	return d.askAs(false, title, content, ok, cancel, answer)
+}
+
+// askMoney is ask for a dialog whose ok moves money (void a payment,
+// close a double payment): F10 presses ok too, and its label says so.
+func (d *desk) askMoney(title string, content fyne.CanvasObject, ok, cancel string, answer func(bool)) dialog.Dialog {
+	return d.askAs(true, title, content, withConfirmKey(ok), cancel, answer)
+}
+
+func (d *desk) askAs(money bool, title string, content fyne.CanvasObject, ok, cancel string, answered func(bool)) dialog.Dialog {
 	var dlg dialog.Dialog
 	done := false
 	why := widget.NewLabel("")
@@ -320,8 +352,8 @@ func (d *desk) ask(title string, content fyne.CanvasObject, ok, cancel string, a
 		}
 		done = true
 		dlg.Hide()
-		if answer != nil {
-			answer(yes)
+		if answered != nil {
+			answered(yes)
 		}
 	}
 	no := func() { finish(false) }
@@ -339,7 +371,7 @@ func (d *desk) ask(title string, content fyne.CanvasObject, ok, cancel string, a
 		cancelB.Icon = theme.ConfirmIcon()
 	}
 	dlg = dialog.NewCustomWithoutButtons(title, container.NewBorder(nil, container.NewVBox(why, buttons), nil, nil, content), d.win)
-	d.answerKeys(dlg, yes, no)
+	d.addAnswer(dlg, &answer{ok: yes, cancel: no, money: money})
 	dlg.Show()
 	return dlg
 }
@@ -406,7 +438,7 @@ func (e *keyEntry) TypedRune(r rune) {
 // edit the field.
 func (e *keyEntry) TypedKey(ev *fyne.KeyEvent) {
 	switch {
-	case ev.Name == fyne.KeyEscape:
+	case deskKey(ev):
 		e.d.typedKey(ev)
 	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.enterSpent(e):
 	default:
@@ -498,7 +530,7 @@ func (e *dateEntry) TypedRune(r rune) {
 
 func (e *dateEntry) TypedKey(ev *fyne.KeyEvent) {
 	switch {
-	case ev.Name == fyne.KeyEscape:
+	case deskKey(ev):
 		e.d.typedKey(ev)
 	case (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && e.d.enterSpent(e):
 	default:
@@ -565,7 +597,7 @@ func (b *keyButton) TypedKey(ev *fyne.KeyEvent) {
 		}
 	case ev.Name == fyne.KeyEscape && b.escape != nil:
 		b.escape()
-	case ev.Name == fyne.KeyEscape && b.d != nil:
+	case deskKey(ev) && b.d != nil:
 		b.d.typedKey(ev)
 	default:
 		b.Button.TypedKey(ev)

@@ -10,11 +10,11 @@ import (
 // do (keys.go): Escape goes back to the counter (or cancels a dialog), and
 // a scan typed while one has the keyboard is checked at the counter.
 
-// otherKey hands ev to the desk if it is Escape or a scan's Enter, and
+// otherKey hands ev to the desk if it is Escape, F10 or a scan's Enter, and
 // says whether it did.
 func (d *desk) otherKey(ev *fyne.KeyEvent) bool {
 	switch ev.Name {
-	case fyne.KeyEscape:
+	case fyne.KeyEscape, confirmKey:
 		d.typedKey(ev)
 		return true
 	case fyne.KeyReturn, fyne.KeyEnter:

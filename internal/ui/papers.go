@@ -138,7 +138,7 @@ func (d *desk) offerPDF(title, name string, write func(io.Writer) error) {
 func (d *desk) printPaper(title, queue, name string, write func(io.Writer) error) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := printer.PrintDocument(ctx, queue, name, write)
+		_, err := printer.PrintDocument(ctx, queue, title, name, write)
 		cancel()
 		onMain(func() {
 			if d.closing {
@@ -261,7 +261,7 @@ func (d *desk) printReceipt(number int64, done func(ok bool, msg string)) {
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := printer.PrintDocument(ctx, queue, name, write)
+		_, err := printer.PrintDocument(ctx, queue, lang.L("Receipt of payment {{.N}}", map[string]any{"N": number}), name, write)
 		cancel()
 		onMain(func() {
 			if d.closing {

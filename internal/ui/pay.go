@@ -60,7 +60,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 		return
 	}
 	msg := lang.L("Pay {{.Amount}} for ticket {{.Serial}}?", map[string]any{"Amount": game.FormatAmount(t.Prize), "Serial": t.Serial.String()})
-	keys := widget.NewLabel(lang.L("Enter: pay · Escape: cancel"))
+	keys := widget.NewLabel(lang.L("Enter or F10: pay · Escape: cancel"))
 	keys.Importance = widget.LowImportance
 	body := container.NewVBox(widget.NewLabel(msg))
 	var winner *ledger.Winner
@@ -155,14 +155,14 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 	}
 	// The desk hears their keys: a scan's Enter does not pay (enterSpent),
 	// a serial scanned closes the dialog unpaid and is checked (scanned).
-	payB = payButton(lang.L("PAY"), confirm)
+	payB = payButton(withConfirmKey(lang.L("PAY")), confirm)
 	cancelB = d.button(lang.L("Cancel"), theme.CancelIcon(), cancel)
 	payB.d = d
 	payB.escape, cancelB.escape = cancel, cancel
 	body.Add(progress)
 	body.Add(container.NewHBox(keys, layout.NewSpacer(), cancelB, payB))
 	dlg = dialog.NewCustomWithoutButtons(lang.L("Pay this ticket"), body, d.win)
-	d.answerKeys(dlg, confirm, cancel)
+	d.addAnswer(dlg, &answer{ok: confirm, cancel: cancel, money: true})
 	dlg.Show()
 	if first != nil {
 		d.win.Canvas().Focus(first)

@@ -71,22 +71,11 @@ func textOf(f fyne.Focusable) (string, bool) {
 	return "", false
 }
 
-// issue 36 item 1: under every dialog of the counter that moves money or
-// state (pay at the counter, pay with the winner's identity, pay on the
-// contents form, void a payment, close a double payment, generate a
-// block, print a paper), whatever has the keyboard in it (each widget Tab
-// visits, or none), a scanner's burst pays nothing and moves nothing:
-//   - a burst that is no serial (a shop's 13-digit barcode, a serial
-//     misread short) leaves the dialog open, unanswered, its field as it
-//     was;
-//   - a serial scanned closes the dialog unanswered and is checked at the
-//     counter, as a scan anywhere else is.
-//
-// Then a key a person types answers the dialog: its Enter confirms. Keys
-// only, on keyClock.
-func TestScanUnderDialogs(t *testing.T) {
+// moneyDialogs are the dialogs of the counter that move money (pay at the
+// counter, pay with the winner's identity, pay on the contents form, void
+// a payment, close a double payment), each on a desk of its own.
+func moneyDialogs(t *testing.T) []underDialog {
 	ctx := context.Background()
-	printertest.Install(t, "Bureau")
 	var cases []underDialog
 
 	// Pay at the counter: a winner scanned, Enter on the empty field.
@@ -218,6 +207,25 @@ func TestScanUnderDialogs(t *testing.T) {
 				return ""
 			}})
 	}
+	return cases
+}
+
+// issue 36 item 1: under every dialog of the counter that moves money or
+// state (pay at the counter, pay with the winner's identity, pay on the
+// contents form, void a payment, close a double payment, generate a
+// block, print a paper), whatever has the keyboard in it (each widget Tab
+// visits, or none), a scanner's burst pays nothing and moves nothing:
+//   - a burst that is no serial (a shop's 13-digit barcode, a serial
+//     misread short) leaves the dialog open, unanswered, its field as it
+//     was;
+//   - a serial scanned closes the dialog unanswered and is checked at the
+//     counter, as a scan anywhere else is.
+//
+// Then a key a person types answers the dialog: its Enter confirms. Keys
+// only, on keyClock.
+func TestScanUnderDialogs(t *testing.T) {
+	printertest.Install(t, "Bureau")
+	cases := moneyDialogs(t)
 	// Generate a block.
 	{
 		l, err := ledger.CreateDemo(filepath.Join(t.TempDir(), "demo.db"))

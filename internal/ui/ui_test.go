@@ -144,7 +144,8 @@ func findButton(t *testing.T, w fyne.Window, text string) *widget.Button {
 	roots := append([]fyne.CanvasObject{w.Canvas().Content()}, w.Canvas().Overlays().List()...)
 	for i := len(roots) - 1; i >= 0; i-- {
 		for _, o := range test.LaidOutObjects(roots[i]) {
-			if b := asButton(o); b != nil && b.Text == text && b.Visible() {
+			// A money dialog's button shows its key too: "PAYER · F10".
+			if b := asButton(o); b != nil && (b.Text == text || b.Text == withConfirmKey(text)) && b.Visible() {
 				return b
 			}
 		}

@@ -21,7 +21,7 @@ type CUPS struct{ dir string }
 
 // Job is one lp command the stand-in received.
 type Job struct {
-	Args []string // lp's arguments: -d QUEUE FILE
+	Args []string // lp's arguments: -d QUEUE -t TITLE FILE
 	File []byte   // the file as lp read it
 }
 
@@ -53,8 +53,8 @@ const lp = `#!/bin/sh
 n=$(($(cat "$D/count") + 1))
 echo "$n" > "$D/count"
 printf '%%s\n' "$@" > "$D/job-$n.args"
-[ "$1" = "-d" ] && [ $# -eq 3 ] || { echo "lp stand-in: only lp -d QUEUE FILE is recorded" >&2; exit 2; }
-cp "$3" "$D/job-$n.file" 2>/dev/null
+[ "$1" = "-d" ] && [ $# -eq 5 ] && [ "$3" = "-t" ] || { echo "lp stand-in: only lp -d QUEUE -t TITLE FILE is recorded" >&2; exit 2; }
+cp "$5" "$D/job-$n.file" 2>/dev/null
 [ -e "$D/down" ] && replay lp-no-scheduler
 grep -qxF -- "$2" "$D/queues" || replay lp-no-queue
 grep -qxF -- "$2" "$D/refused" && replay lp-not-accepting "$2"

@@ -16,7 +16,7 @@ func realAnswers(t *testing.T) map[string]Output {
 	}
 	got := map[string]Output{}
 	t.Setenv("CUPS_SERVER", FreeAddr(t))
-	got["lp-no-scheduler"] = Run("lp", "-d", "QUEUE", doc)
+	got["lp-no-scheduler"] = Run("lp", "-d", "QUEUE", "-t", "Reçu du paiement 1", doc)
 	got["lpstat-e-no-scheduler"] = Run("lpstat", "-e")
 	got["lpstat-r-no-scheduler"] = Run("lpstat", "-r")
 	s := StartCUPS(t)
@@ -26,10 +26,10 @@ func realAnswers(t *testing.T) map[string]Output {
 		s.AddQueue(t, q)
 	}
 	got["lpstat-e"] = Run("lpstat", "-e")
-	got["lp-printed"] = Run("lp", "-d", "QUEUE", doc)
-	got["lp-no-queue"] = Run("lp", "-d", "NOSUCH", doc)
+	got["lp-printed"] = Run("lp", "-d", "QUEUE", "-t", "Reçu du paiement 1", doc)
+	got["lp-no-queue"] = Run("lp", "-d", "NOSUCH", "-t", "Reçu du paiement 1", doc)
 	s.Reject(t, "QUEUE")
-	got["lp-not-accepting"] = Run("lp", "-d", "QUEUE", doc)
+	got["lp-not-accepting"] = Run("lp", "-d", "QUEUE", "-t", "Reçu du paiement 1", doc)
 	return got
 }
 
@@ -65,12 +65,12 @@ func TestStandInReplays(t *testing.T) {
 	got["lpstat-e-none"] = Run("lpstat", "-e")
 	c = Install(t, "QUEUE", "Bureau", "annexe")
 	got["lpstat-e"] = Run("lpstat", "-e")
-	got["lp-printed"] = Run("lp", "-d", "QUEUE", doc)
-	got["lp-no-queue"] = Run("lp", "-d", "NOSUCH", doc)
+	got["lp-printed"] = Run("lp", "-d", "QUEUE", "-t", "Reçu du paiement 1", doc)
+	got["lp-no-queue"] = Run("lp", "-d", "NOSUCH", "-t", "Reçu du paiement 1", doc)
 	c.Refuse(t, "QUEUE")
-	got["lp-not-accepting"] = Run("lp", "-d", "QUEUE", doc)
+	got["lp-not-accepting"] = Run("lp", "-d", "QUEUE", "-t", "Reçu du paiement 1", doc)
 	c.Down(t)
-	got["lp-no-scheduler"] = Run("lp", "-d", "QUEUE", doc)
+	got["lp-no-scheduler"] = Run("lp", "-d", "QUEUE", "-t", "Reçu du paiement 1", doc)
 	got["lpstat-e-no-scheduler"] = Run("lpstat", "-e")
 	got["lpstat-r-no-scheduler"] = Run("lpstat", "-r")
 	for _, name := range Cases {
@@ -80,8 +80,8 @@ func TestStandInReplays(t *testing.T) {
 	}
 	// Another queue's name and a later job are put in the recorded words.
 	c = Install(t, "Recus")
-	Run("lp", "-d", "Recus", doc)
-	if o := Run("lp", "-d", "Recus", doc); o.Stdout != "request id is Recus-2 (1 file(s))\n" || o.Status != 0 {
+	Run("lp", "-d", "Recus", "-t", "Reçu du paiement 1", doc)
+	if o := Run("lp", "-d", "Recus", "-t", "Reçu du paiement 1", doc); o.Stdout != "request id is Recus-2 (1 file(s))\n" || o.Status != 0 {
 		t.Errorf("a second job on Recus: %+v", o)
 	}
 }
