@@ -27,7 +27,7 @@ import (
 // so it refuses a ledger that is not a demonstration ledger unless told,
 // and then claims only tickets of stock packs it delivers to its own
 // desks (stockFor).
-func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
+func (c *cli) load(fs *pflag.FlagSet) work {
 	counters := fs.Int("counters", 4, "how many counters claim at once (1–64)")
 	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
 	asJSON := fs.Bool("json", false, "JSON output (the progress lines go to the standard error)")
@@ -35,7 +35,7 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 	server := fs.String("server", "", "measure the validation server at this URL (vegas-desk serve of --db; several separated by commas), its counters with desk files")
 	dir := fs.String("dir", defaultServeDir(), "(--server) the authority's directory, which signs the counters' desk files")
 	pass := fs.String("passphrase-file", "", "(--server) the file holding the authority key's passphrase")
-	return func(args []string) (err error) {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -51,11 +51,8 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		case *seconds <= 0 || *seconds > 3600:
 			return badInput("load: --seconds %g: give more than 0, at most 3600", *seconds)
 		}
-		bo, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer bo.Close()
+		return nil
+	}, run: func(bo *ledger.Ledger, _ []string) (err error) {
 		if !bo.Demo() && !*yes {
 			return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
 		}
@@ -109,7 +106,7 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		c.printf(c.stdout, "%s, %.1f s: %d answers (%d paid), %.0f answers/s; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; chain delay p99 %.2f ms, max %.2f ms\n",
 			ours(c.count(*counters, "counter", "counters")), s["seconds"], s["answers"], s["paid"], s["claims_per_s"], s["p50_ms"], s["p99_ms"], s["max_ms"], s["chain_delay_ms"], s["chain_delay_max_ms"])
 		return nil
-	}
+	}}
 }
 
 // onSale lists the packs on sale of the ledger's first block that has
