@@ -8,6 +8,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 )
 
 // cases lists the double payments (a ticket a counter paid offline that
@@ -81,8 +82,8 @@ func casesJSON(ks []ledger.Case) []any {
 }
 
 func caseJSON(k *ledger.Case) map[string]any {
-	m := map[string]any{"number": k.Number, "serial": k.Serial, "amount": k.Amount, "first": claimJSON(&k.First),
-		"second": claimJSON(&k.Second), "closed": k.Closed}
+	m := map[string]any{"number": k.Number, "serial": k.Serial, "amount": k.Amount, "first": wire.ClaimOf(&k.First),
+		"second": wire.ClaimOf(&k.Second), "closed": k.Closed}
 	if k.Closed {
 		m["decision"], m["closed_at"], m["closed_by"], m["closed_desk"] = k.Decision, k.ClosedAt, k.ClosedBy, k.ClosedDesk
 	}

@@ -47,7 +47,7 @@ func (c *cli) void(fs *pflag.FlagSet) work {
 			return err
 		}
 		if *asJSON {
-			return c.json(claimJSON(&cl))
+			return c.json(wire.ClaimOf(&cl))
 		}
 		c.printf(c.stdout, "payment %d voided %s by %s: %s\n", cl.Number, c.moment(cl.VoidedAt), terminal(cl.VoidedBy), terminal(cl.VoidReason))
 		return nil
@@ -114,7 +114,7 @@ func (c *cli) claims(fs *pflag.FlagSet) work {
 		case *asJSON:
 			out := []any{}
 			for i := range cs {
-				out = append(out, withWinner(claimJSON(&cs[i]), ids, cs[i].Entry))
+				out = append(out, withWinner(wire.ClaimOf(&cs[i]), ids, cs[i].Entry))
 			}
 			return c.json(out)
 		case *asCSV && ids != nil:

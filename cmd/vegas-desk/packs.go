@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/paper"
 )
 
@@ -90,17 +91,6 @@ func (c *cli) packsMove(fs *pflag.FlagSet) work {
 	}}
 }
 
-func packRunJSON(r ledger.PackRun) map[string]any {
-	m := map[string]any{"game": r.Game, "block": r.Block, "first": r.First, "last": r.Last, "count": r.Count(),
-		"first_code": game.PackCode{Game: r.Game, Block: r.Block, Pack: r.First}.String(),
-		"last_code":  game.PackCode{Game: r.Game, Block: r.Block, Pack: r.Last}.String(),
-		"state":      r.State, "desk": r.Desk, "entry": r.Entry, "move": r.Move, "operator": r.Operator}
-	if !r.At.IsZero() {
-		m["at"] = r.At
-	}
-	return m
-}
-
 func (c *cli) packsList(fs *pflag.FlagSet) work {
 	code := fs.Int("game", 0, "game code (default: all)")
 	block := fs.Int("block", 0, "block number (default: all)")
@@ -126,7 +116,7 @@ func (c *cli) packsList(fs *pflag.FlagSet) work {
 		if *asJSON {
 			out := []any{}
 			for _, r := range runs {
-				out = append(out, packRunJSON(r))
+				out = append(out, wire.PackRunOf(r))
 			}
 			return c.json(out)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/printer"
 )
@@ -197,7 +198,7 @@ func (c *cli) settlement(fs *pflag.FlagSet) work {
 			}
 			payments := []any{}
 			for i := range s.Payments {
-				payments = append(payments, claimJSON(&s.Payments[i]))
+				payments = append(payments, wire.ClaimOf(&s.Payments[i]))
 			}
 			by, to := "", ""
 			switch {

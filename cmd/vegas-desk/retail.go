@@ -10,6 +10,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 )
 
 // The retail commands: the emission's dates, refused attempts, referrals
@@ -172,9 +173,7 @@ func (c *cli) referrals(fs *pflag.FlagSet) work {
 		if *asJSON {
 			out := []any{}
 			for _, r := range rs {
-				out = append(out, map[string]any{"entry": r.Entry, "number": r.Number, "at": r.At, "serial": r.Serial, "game": r.Game,
-					"block": r.Block, "position": r.Position, "amount": r.Amount, "desk": r.Desk, "operator": r.Operator,
-					"tries": r.Tries, "last": r.Last})
+				out = append(out, wire.ReferralOf(r))
 			}
 			return c.json(out)
 		}

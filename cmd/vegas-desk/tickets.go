@@ -21,32 +21,17 @@ import (
 	"vegas-desk/internal/ticketart"
 )
 
-func claimJSON(cl *ledger.Claim) *wire.Claim { return wire.ClaimOf(cl) }
-
-// refusalJSON is what --json prints of a refused lookup, claim or check
-// (the message goes to the standard error, the status is 1): its verdict,
-// the prize (above the limit, from the identity threshold), and the payment
-// named (already claimed, or the payment of a request voided since).
-func refusalJSON(r *ledger.Refusal) map[string]any {
-	return map[string]any{"verdict": string(r.Verdict), "serial": r.Serial, "prize": r.Amount, "claim": claimJSON(r.First),
-		"voided": r.Verdict == ledger.Voided}
-}
-
-// refused prints a refusal's JSON when asked, and returns err.
+// refused prints a refusal's JSON when asked (wire.Refusal: its verdict,
+// the prize, the payment named; the message goes to the standard error,
+// the status is 1), and returns err.
 func (c *cli) refused(asJSON bool, err error) error {
 	var r *ledger.Refusal
 	if asJSON && errors.As(err, &r) {
-		if jerr := c.json(refusalJSON(r)); jerr != nil {
+		if jerr := c.json(wire.RefusalOf(r)); jerr != nil {
 			return jerr
 		}
 	}
 	return err
-}
-
-func ticketJSON(t ledger.Ticket) map[string]any {
-	return map[string]any{"serial": t.Serial.String(), "game": t.Block.Game, "block": t.Block.Number, "pack": t.Pack,
-		"pack_code": game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}.String(), "position": t.Position, "prize": t.Prize, "status": t.Status.String(), "verdict": string(t.Verdict),
-		"pack_state": t.PackState, "ticket": game.NewDoc(&t.Ticket), "claim": claimJSON(t.Claim)}
 }
 
 func (c *cli) describeClaim(cl *ledger.Claim) string {
@@ -75,7 +60,7 @@ func (c *cli) lookup(fs *pflag.FlagSet) work {
 			return c.refused(*asJSON, err)
 		}
 		if *asJSON {
-			return c.json(ticketJSON(t))
+			return c.json(wire.TicketOf(t))
 		}
 		c.printf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
 			t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, c.word(t.PackState), t.Position,
@@ -245,7 +230,7 @@ func (c *cli) claim(fs *pflag.FlagSet) work {
 			return c.refused(*asJSON, identityWords(err, req.Winner))
 		}
 		if *asJSON {
-			err = c.json(claimJSON(&cl))
+			err = c.json(wire.ClaimOf(&cl))
 		} else {
 			fmt.Fprint(c.stdout, c.tr("PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), c.describeClaim(&cl), cl.Hash))
 		}
