@@ -10,10 +10,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The command tree (spf13/cobra): each command's help (what it does, an
-// example; its flags, declared by its own function, with their defaults)
-// and its function. A command's function declares its flags on a flag set
-// named by its path ("desks add") and returns what runs it.
+// The command tree (spf13/cobra): each command's ledger access (access.go),
+// its help (what it does, an example; its flags, declared by its own
+// function, with their defaults) and its function. A command's function
+// declares its flags on a flag set named by its path ("desks add") and
+// returns its work: what checks its arguments, and what runs it on the
+// ledger the table opens for it.
 
 // rootLong is vegas-desk help's text above the list of commands.
 const rootLong = `vegas-desk is the VEGAS ledger. With no command, it opens the desktop app
@@ -33,35 +35,11 @@ Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mis
 
 func init() { cobra.EnableCommandSorting = false } // the help lists them as commands does, by kind
 
-// commands is the command line's tree, on c.
+// commands is the command line's tree, on c: each command with the ledger
+// access it needs (access.go), its help (what it does, an example) and its
+// function, which declares its flags and returns its work.
 func (c *cli) commands() *cobra.Command {
-	root := &cobra.Command{
-		Use:           programName(),
-		Short:         "the VEGAS ledger: the desktop app, or a command",
-		Long:          rootLong,
-		Example:       "  vegas-desk --db shop.db claim 531-0001-0000042-1554-0477-0488-4562-2\n  vegas-desk claim --help",
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		RunE: func(*cobra.Command, []string) error {
-			if c.server != "" {
-				// The app asks the server with the desk file of --desk-cert.
-				os.Setenv("VEGAS_DESK_CERT", c.deskCert)
-				return openApp(c.server)
-			}
-			// Without --db or VEGAS_DESK_DB the app reopens the ledger last
-			// chosen in its settings, or its own default.
-			return openApp(c.db)
-		},
-	}
-	g := root.PersistentFlags()
-	g.StringVar(&c.db, "db", c.db, "the ledger: a file or a postgres:// URL (env VEGAS_DESK_DB)")
-	g.StringVar(&c.server, "server", c.server, "a validation server's https:// URL, asked instead of --db; several separated by commas: the next when one does not answer (env VEGAS_DESK_SERVER)")
-	g.StringVar(&c.deskCert, "desk-cert", c.deskCert, "(--server) the desk file it is asked with (env VEGAS_DESK_CERT)")
-	for name, v := range map[string]string{"db": "PATH|URL", "server": "URL", "desk-cert": "FILE"} {
-		f := g.Lookup(name)
-		f.Value = named{f.Value, v}
-	}
-
+	root := c.root()
 	leaf := func(parent *cobra.Command, need access, use, short, example string, define func(*pflag.FlagSet) work) *cobra.Command {
 		return c.leaf(root, parent, need, use, short, example, define)
 	}
@@ -174,6 +152,38 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 		"  vegas-desk verify-certificate block1.pdf --key PUBKEY\n  vegas-desk verify-certificate block2.pdf --key PUBKEY --reveal operator.secret,auditor.secret", c.verifyCertificate)
 	leaf(root, write, "checkpoint", "sign the journal head, to keep outside the ledger",
 		"  vegas-desk checkpoint --key-file backoffice.key -o head.txt", c.checkpoint)
+	return root
+}
+
+// root is the command line's root, with the global flags: with no
+// command it opens the app.
+func (c *cli) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:           programName(),
+		Short:         "the VEGAS ledger: the desktop app, or a command",
+		Long:          rootLong,
+		Example:       "  vegas-desk --db shop.db claim 531-0001-0000042-1554-0477-0488-4562-2\n  vegas-desk claim --help",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(*cobra.Command, []string) error {
+			if c.server != "" {
+				// The app asks the server with the desk file of --desk-cert.
+				os.Setenv("VEGAS_DESK_CERT", c.deskCert)
+				return openApp(c.server)
+			}
+			// Without --db or VEGAS_DESK_DB the app reopens the ledger last
+			// chosen in its settings, or its own default.
+			return openApp(c.db)
+		},
+	}
+	g := root.PersistentFlags()
+	g.StringVar(&c.db, "db", c.db, "the ledger: a file or a postgres:// URL (env VEGAS_DESK_DB)")
+	g.StringVar(&c.server, "server", c.server, "a validation server's https:// URL, asked instead of --db; several separated by commas: the next when one does not answer (env VEGAS_DESK_SERVER)")
+	g.StringVar(&c.deskCert, "desk-cert", c.deskCert, "(--server) the desk file it is asked with (env VEGAS_DESK_CERT)")
+	for name, v := range map[string]string{"db": "PATH|URL", "server": "URL", "desk-cert": "FILE"} {
+		f := g.Lookup(name)
+		f.Value = named{f.Value, v}
+	}
 	return root
 }
 
