@@ -99,25 +99,22 @@ func (c *cli) ledgerFor(need access) (*ledger.Ledger, error) {
 	panic("ledgerFor: access " + need.String())
 }
 
-// readOnlyFile reports, with the reason, whether the ledger file at path
-// exists and cannot be written: SQLite opens such a file read-only
-// without a word, and its first write fails ("attempt to write a
-// readonly database") once the command has half run.
-func readOnlyFile(path string) error {
+// unwritable reports whether the ledger file at path exists and cannot be
+// written: SQLite opens such a file read-only without a word, and its
+// first write fails ("attempt to write a readonly database") once the
+// command has half run.
+func unwritable(path string) bool {
 	if ledger.IsURL(path) {
-		return nil
+		return false
 	}
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return nil // nothing there, or not a file: ledger.Open says which
+		return false // nothing there, or not a file: ledger.Open says which
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return err
-	}
 	if err == nil {
 		f.Close()
 	}
-	return nil
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // errReadOnlyFile refuses, for a command that writes, a ledger file that

@@ -186,7 +186,7 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 		}
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk --db %s generate", c.dbPath(), c.dbPath())
 	}
-	if readOnlyFile(c.dbPath()) != nil {
+	if unwritable(c.dbPath()) {
 		if write {
 			return nil, errReadOnlyFile(c.dbPath())
 		}
@@ -207,7 +207,7 @@ func (c *cli) create() (*ledger.Ledger, error) {
 	if c.server != "" {
 		return nil, badInput("--server: a counter's ledger on a server makes no block; generate on the back office's ledger")
 	}
-	if readOnlyFile(c.dbPath()) != nil {
+	if unwritable(c.dbPath()) {
 		return nil, errReadOnlyFile(c.dbPath())
 	}
 	return clocked(ledger.Open(c.dbPath()))
@@ -261,7 +261,7 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 		ctx = context.WithoutCancel(ctx)
 	}
 	t, err := l.Lookup(ctx, serial, who, limit)
-	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() || readOnlyFile(c.dbPath()) != nil {
+	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() || unwritable(c.dbPath()) {
 		return t, err
 	}
 	w, werr := clocked(ledger.Open(c.dbPath()))
