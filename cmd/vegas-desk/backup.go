@@ -12,22 +12,19 @@ import (
 
 // backup takes a verified backup of the ledger of --db into --dir
 // (Ledger.Backup), while counters keep paying through serve.
-func (c *cli) backup(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) backup(fs *pflag.FlagSet) work {
 	dir := fs.String("dir", "", "the directory of the backups")
 	keep := fs.Int("keep", 0, "keep only the N most recent backups of this ledger in --dir (0: all)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
 		if *dir == "" {
 			return badInput("backup: give --dir, the directory of the backups")
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		b, err := l.Backup(c.ctx, *dir, *keep)
 		if err != nil {
 			return err
@@ -38,7 +35,7 @@ func (c *cli) backup(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stdout, "backup %s: %d block(s), %d entries, journal head %s, verified (restore: vegas-desk copy --restore %s NEW-FILE-OR-URL)\n",
 			b.File, b.Blocks, b.Entries, b.Head, b.File)
 		return nil
-	}
+	}}
 }
 
 // backups takes a backup of l into dir every period until ctx ends,

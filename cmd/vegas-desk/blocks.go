@@ -17,7 +17,7 @@ import (
 	"vegas-desk/internal/signing"
 )
 
-func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) generate(fs *pflag.FlagSet) work {
 	seedHex := fs.String("seed", "", "64 hex digits (default: a random seed)")
 	code := fs.Int("game", defaultGame, "game code")
 	activate := fs.Bool("activate", false, "put every pack on sale at once (demonstrations)")
@@ -26,12 +26,12 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 	asJSON := fs.Bool("json", false, "JSON output")
 	commitments := fs.String("commitments", "", "draw the seed from the two recorded commitments (seed record): 64 hex digits or a commitment file each, comma-separated")
 	reveal := fs.String("reveal", "", "with --commitments: the operator's and the auditor's secret files (seed commit), comma-separated")
-	return func(args []string) error {
+	var seed game.Seed
+	var opts ledger.GenerateOptions
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		var seed game.Seed
-		var opts ledger.GenerateOptions
 		if *commitments != "" || *reveal != "" {
 			if *commitments == "" || *reveal == "" || *seedHex != "" {
 				return badInput("generate: a drawn seed takes --commitments C1,C2 and --reveal SECRET1,SECRET2 together, without --seed")
@@ -55,15 +55,13 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 				return err
 			}
 		}
-		open := c.create
+		return nil
+	}, needs: func() access {
 		if *demo {
-			open = func(bool) (*ledger.Ledger, error) { return ledger.CreateDemo(c.dbPath()) }
+			return newDemo
 		}
-		l, err := open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return create
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		var progress func(done, total int)
 		if f, ok := c.stderr.(*os.File); ok && isTerminal(f) {
 			progress = func(done, total int) {
@@ -98,7 +96,7 @@ func (c *cli) generate(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "seed chosen by the operator alone: for demonstrations and tests (its certificate says so); a block for sale is drawn with --commitments and --reveal\n")
 		}
 		return nil
-	}
+	}}
 }
 
 func blockJSON(b ledger.Block) map[string]any {
@@ -106,17 +104,12 @@ func blockJSON(b ledger.Block) map[string]any {
 		"payout": b.Payout, "pack_size": b.PackSize, "digest": b.Digest, "created_at": b.CreatedAt}
 }
 
-func (c *cli) blocks(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) blocks(fs *pflag.FlagSet) work {
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+	return work{check: func(args []string) error {
+		_, err := c.positional(fs, args, 0, "no argument")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		bs, err := l.Blocks(c.ctx)
 		if err != nil {
 			return err
@@ -136,28 +129,25 @@ func (c *cli) blocks(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "no blocks yet: vegas-desk generate\n")
 		}
 		return nil
-	}
+	}}
 }
 
 func blockFlags(fs *pflag.FlagSet) (*int, *int) {
 	return fs.Int("game", defaultGame, "game code"), fs.Int("block", 0, "block number")
 }
 
-func (c *cli) report(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) report(fs *pflag.FlagSet) work {
 	code, block := blockFlags(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
 		if *block <= 0 {
 			return badInput("report: --block N is required (see vegas-desk blocks)")
 		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		r, err := l.Report(c.ctx, *code, *block)
 		if err != nil {
 			return err
@@ -185,44 +175,36 @@ func (c *cli) report(fs *pflag.FlagSet) func([]string) error {
 				game.GroupDigits(t.Claimed), game.GroupDigits(t.ClaimedSum), game.GroupDigits(t.Outstanding), game.GroupDigits(t.Liability))
 		}
 		return nil
-	}
+	}}
 }
 
-func (c *cli) export(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) export(fs *pflag.FlagSet) work {
 	code, block := blockFlags(fs)
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
 		if *block <= 0 {
 			return badInput("export: --block N is required (see vegas-desk blocks)")
 		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		if l.Kind() == "back-office" {
 			c.printf(c.stderr, "vegas-desk: export: WARNING: the output gives every ticket's full serial and prize; whoever reads it can claim every unpaid winner: keep it like cash, and never on a counter\n")
 		}
 		return l.Export(c.ctx, *code, *block, c.stdout, nil)
-	}
+	}}
 }
 
-func (c *cli) verify(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) verify(fs *pflag.FlagSet) work {
 	code, block := blockFlags(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	head := fs.String("head", "", "a journal head kept outside the ledger (a receipt, a checkpoint): the chain must still hold it unchanged")
 	keyHex := fs.String("key", "", "a counter ledger: the back office's public key, which must have signed its seal")
-	return func(args []string) error {
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+	return work{check: func(args []string) error {
+		_, err := c.positional(fs, args, 0, "no argument")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		g := *code
 		if *block == 0 && !flagSet(fs, "game") {
 			g = 0
@@ -291,7 +273,7 @@ func (c *cli) verify(fs *pflag.FlagSet) func([]string) error {
 			return errRefused
 		}
 		return nil
-	}
+	}}
 }
 
 // flagSet reports whether the command line gave fs's flag name.
@@ -300,11 +282,11 @@ func flagSet(fs *pflag.FlagSet, name string) bool {
 	return f != nil && f.Changed
 }
 
-func (c *cli) catalogue(fs *pflag.FlagSet) func([]string) error {
-	return func(args []string) error {
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
-		}
+func (c *cli) catalogue(fs *pflag.FlagSet) work {
+	return work{check: func(args []string) error {
+		_, err := c.positional(fs, args, 0, "no argument")
+		return err
+	}, run: func(*ledger.Ledger, []string) error {
 		text := game.CatalogueText()
 		if c.lang == language.French {
 			const header = "| prize | way to win | tickets per block | share of the tier |"
@@ -313,7 +295,7 @@ func (c *cli) catalogue(fs *pflag.FlagSet) func([]string) error {
 		}
 		fmt.Fprint(c.stdout, text)
 		return nil
-	}
+	}}
 }
 
 // share is a share of the catalogue (12.5 %), whose point French writes

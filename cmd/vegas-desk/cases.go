@@ -8,23 +8,19 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 )
 
 // cases lists the double payments (a ticket a counter paid offline that
 // another payment paid already: ledger.Case), open ones unless --all;
 // "cases close PAYMENT --reason TEXT" closes one by a recorded decision.
-func (c *cli) cases(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) cases(fs *pflag.FlagSet) work {
 	all := fs.Bool("all", false, "the closed cases too")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
-		if _, err := c.positional(fs, args, 0, "no argument (or: close PAYMENT --reason TEXT)"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+	return work{check: func(args []string) error {
+		_, err := c.positional(fs, args, 0, "no argument (or: close PAYMENT --reason TEXT)")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		cs, err := l.Cases(c.ctx)
 		if err != nil {
 			return err
@@ -45,27 +41,25 @@ func (c *cli) cases(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "no open double payment\n")
 		}
 		return nil
-	}
+	}}
 }
 
-func (c *cli) closeCase(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) closeCase(fs *pflag.FlagSet) work {
 	reason := fs.String("reason", "", "the decision that closes the case: the money recovered, written off… (required)")
 	desk := fs.String("desk", "", "desk ID")
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
-		id, err := c.paymentArg(fs, args, "cases close", "cases")
+	var id int64
+	return work{check: func(args []string) (err error) {
+		id, err = c.paymentArg(fs, args, "cases close", "cases")
 		if err != nil {
 			return err
 		}
 		if strings.TrimSpace(*reason) == "" {
 			return badInput("cases close: --reason is required: say what was decided (the money recovered, written off…)")
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		k, err := l.CloseCase(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
 		if err != nil {
 			return err
@@ -75,7 +69,7 @@ func (c *cli) closeCase(fs *pflag.FlagSet) func([]string) error {
 		}
 		c.printf(c.stdout, "case %d closed %s by %s: %s\n", k.Number, c.moment(k.ClosedAt), terminal(k.ClosedBy), terminal(k.Decision))
 		return nil
-	}
+	}}
 }
 
 // casesJSON is cases' JSON, [] for none.
@@ -88,8 +82,8 @@ func casesJSON(ks []ledger.Case) []any {
 }
 
 func caseJSON(k *ledger.Case) map[string]any {
-	m := map[string]any{"number": k.Number, "serial": k.Serial, "amount": k.Amount, "first": claimJSON(&k.First),
-		"second": claimJSON(&k.Second), "closed": k.Closed}
+	m := map[string]any{"number": k.Number, "serial": k.Serial, "amount": k.Amount, "first": wire.ClaimOf(&k.First),
+		"second": wire.ClaimOf(&k.Second), "closed": k.Closed}
 	if k.Closed {
 		m["decision"], m["closed_at"], m["closed_by"], m["closed_desk"] = k.Decision, k.ClosedAt, k.ClosedBy, k.ClosedDesk
 	}

@@ -26,34 +26,32 @@ func (c *cli) paymentArg(fs *pflag.FlagSet, args []string, cmd, lister string) (
 	return id, nil
 }
 
-func (c *cli) void(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) void(fs *pflag.FlagSet) work {
 	reason := fs.String("reason", "", "why the claim is voided (required)")
 	desk := fs.String("desk", "", "desk ID")
 	operator := fs.String("operator", "", "operator name")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
-		id, err := c.paymentArg(fs, args, "void", "claims")
+	var id int64
+	return work{check: func(args []string) (err error) {
+		id, err = c.paymentArg(fs, args, "void", "claims")
 		if err != nil {
 			return err
 		}
 		if strings.TrimSpace(*reason) == "" {
 			return badInput("void: --reason is required: say why the claim is voided")
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		cl, err := l.Void(c.ctx, id, *reason, defaultIdentity(*desk, *operator))
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			return c.json(claimJSON(&cl))
+			return c.json(wire.ClaimOf(&cl))
 		}
 		c.printf(c.stdout, "payment %d voided %s by %s: %s\n", cl.Number, c.moment(cl.VoidedAt), terminal(cl.VoidedBy), terminal(cl.VoidReason))
 		return nil
-	}
+	}}
 }
 
 func (c *cli) claimFilter(fs *pflag.FlagSet) func() (ledger.ClaimFilter, error) {
@@ -76,13 +74,14 @@ func (c *cli) claimFilter(fs *pflag.FlagSet) func() (ledger.ClaimFilter, error) 
 	}
 }
 
-func (c *cli) claims(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) claims(fs *pflag.FlagSet) work {
 	filter := c.claimFilter(fs)
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
 	withIdentity := fs.Bool("with-identity", false, "add the winners' identities (personal data) to --csv or --json")
 	asJSONL := fs.Bool("jsonl", false, "a counter ledger's journal with its hashes, for import-claims at the back office")
-	return func(args []string) error {
+	var f ledger.ClaimFilter
+	return work{check: func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -92,15 +91,9 @@ func (c *cli) claims(fs *pflag.FlagSet) func([]string) error {
 		if *withIdentity && !*asCSV && !*asJSON {
 			return badInput("claims: --with-identity goes with --csv or --json")
 		}
-		f, err := filter()
-		if err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		f, err = filter()
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		if *asJSONL {
 			if f != (ledger.ClaimFilter{}) {
 				return badInput("claims --jsonl: the export is the whole journal; drop --block, --since, --until and --desk")
@@ -121,7 +114,7 @@ func (c *cli) claims(fs *pflag.FlagSet) func([]string) error {
 		case *asJSON:
 			out := []any{}
 			for i := range cs {
-				out = append(out, withWinner(claimJSON(&cs[i]), ids, cs[i].Entry))
+				out = append(out, withWinner(wire.ClaimOf(&cs[i]), ids, cs[i].Entry))
 			}
 			return c.json(out)
 		case *asCSV && ids != nil:
@@ -150,35 +143,38 @@ func (c *cli) claims(fs *pflag.FlagSet) func([]string) error {
 			fmt.Fprintln(c.stdout, line)
 		}
 		return nil
-	}
+	}}
 }
 
-func (c *cli) daily(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) daily(fs *pflag.FlagSet) work {
 	filter := c.claimFilter(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	day := fs.String("day", "", "one counter's day report (with --desk)")
 	out := fs.String("o", "", "the day report as PDF (with --day)")
 	asCSV := fs.Bool("csv", false, "the day report as CSV (with --day)")
 	queue := fs.String("printer", "", "print the day report on this CUPS queue (with --day; lpstat -e lists them)")
-	return func(args []string) error {
+	var f ledger.ClaimFilter
+	var report func(*ledger.Ledger) error // --day's
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		f, err := filter()
-		if err != nil {
+		var err error
+		if f, err = filter(); err != nil {
 			return err
 		}
 		if *day != "" {
-			return c.dayReport(f.Desk, *day, *out, *queue, *asJSON, *asCSV)
+			report, err = c.dayReport(f.Desk, *day, *out, *queue, *asJSON, *asCSV)
+			return err
 		}
 		if *out != "" || *asCSV || *queue != "" {
 			return badInput("daily: -o, --csv and --printer go with --day DATE (a counter's day report)")
 		}
-		l, err := c.read()
-		if err != nil {
-			return err
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
+		if report != nil {
+			return report(l)
 		}
-		defer l.Close()
 		ds, err := l.DailyReport(c.ctx, f)
 		if err != nil {
 			return err
@@ -201,7 +197,7 @@ func (c *cli) daily(fs *pflag.FlagSet) func([]string) error {
 		}
 		line(c.text("total"), "", n, sum)
 		return nil
-	}
+	}}
 }
 
 // withWinner adds the winner's identity of claim entry to a claim's JSON,

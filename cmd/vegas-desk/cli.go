@@ -189,6 +189,12 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 		}
 		return nil, badInput("no ledger at %s: check --db (or VEGAS_DESK_DB), or make one with vegas-desk --db %s generate", c.dbPath(), c.dbPath())
 	}
+	if unwritable(c.dbPath()) {
+		if write {
+			return nil, errReadOnlyFile(c.dbPath())
+		}
+		return clocked(ledger.OpenReadOnly(c.dbPath()))
+	}
 	l, err := clocked(ledger.Open(c.dbPath()))
 	if err == nil || write || errors.Is(err, ledger.ErrNotLedger) || errors.Is(err, ledger.ErrTooNew) || errors.Is(err, ledger.ErrNeedsUpgrade) {
 		return l, err
@@ -200,9 +206,12 @@ func (c *cli) open(write bool) (*ledger.Ledger, error) {
 }
 
 // create opens the ledger, making it when there is none (generate's).
-func (c *cli) create(bool) (*ledger.Ledger, error) {
+func (c *cli) create() (*ledger.Ledger, error) {
 	if c.server != "" {
 		return nil, badInput("--server: a counter's ledger on a server makes no block; generate on the back office's ledger")
+	}
+	if unwritable(c.dbPath()) {
+		return nil, errReadOnlyFile(c.dbPath())
 	}
 	return clocked(ledger.Open(c.dbPath()))
 }
@@ -255,7 +264,7 @@ func (c *cli) lookupSerial(l *ledger.Ledger, serial string, who ledger.Identity,
 		ctx = context.WithoutCancel(ctx)
 	}
 	t, err := l.Lookup(ctx, serial, who, limit)
-	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() {
+	if !(errors.Is(err, ledger.ErrUnknownSerial) || err == nil && t.Verdict == ledger.Stolen) || !l.ReadOnly() || unwritable(c.dbPath()) {
 		return t, err
 	}
 	w, werr := clocked(ledger.Open(c.dbPath()))

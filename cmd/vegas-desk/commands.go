@@ -10,10 +10,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The command tree (spf13/cobra): each command's help (what it does, an
-// example; its flags, declared by its own function, with their defaults)
-// and its function. A command's function declares its flags on a flag set
-// named by its path ("desks add") and returns what runs it.
+// The command tree (spf13/cobra): each command's ledger access (access.go),
+// its help (what it does, an example; its flags, declared by its own
+// function, with their defaults) and its function. A command's function
+// declares its flags on a flag set named by its path ("desks add") and
+// returns its work: what checks its arguments, and what runs it on the
+// ledger the table opens for it.
 
 // rootLong is vegas-desk help's text above the list of commands.
 const rootLong = `vegas-desk is the VEGAS ledger. With no command, it opens the desktop app
@@ -33,8 +35,129 @@ Exit status: 0 ok, 1 refused (unknown serial, loser, already claimed, verify mis
 
 func init() { cobra.EnableCommandSorting = false } // the help lists them as commands does, by kind
 
-// commands is the command line's tree, on c.
+// commands is the command line's tree, on c: each command with the ledger
+// access it needs (access.go), its help (what it does, an example) and its
+// function, which declares its flags and returns its work.
 func (c *cli) commands() *cobra.Command {
+	root := c.root()
+	leaf := func(parent *cobra.Command, need access, use, short, example string, define func(*pflag.FlagSet) work) *cobra.Command {
+		return c.leaf(root, parent, need, use, short, example, define)
+	}
+	group := func(use, short, example, want string) *cobra.Command { return c.group(root, use, short, example, want) }
+
+	// Blocks and tickets.
+	leaf(root, create, "generate", "generate the next block of a game (2,000,000 tickets)",
+		"  vegas-desk --db shop.db generate --demo", c.generate)
+	leaf(root, read, "blocks", "list the blocks", "  vegas-desk blocks --json", c.blocks)
+	leaf(root, read, "lookup SERIAL", "a ticket by serial, and what a claim would answer",
+		"  vegas-desk lookup 531-0001-0000042-1554-0477-0488-4562-2 --desk C1", c.lookup)
+	leaf(root, record, "check FILE|-", "check one ticket in the interchange format (- for standard input)",
+		"  vegas-desk check ticket.json --desk C1", c.check)
+	leaf(root, write, "claim SERIAL", "pay a winning ticket (its verdict: PAID, or why not)",
+		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-2 --desk C1 --operator anne\n"+
+			"  vegas-desk claim SERIAL --winner-mrz - < mrz.txt\n"+
+			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc permis --winner-doc-number 19AZ71864", c.claim)
+	leaf(root, write, "void PAYMENT", "void a payment (its number, as claims shows it)",
+		"  vegas-desk void 12 --reason \"paid twice by mistake\"", c.void)
+	leaf(root, read, "claims", "the payments, filtered; as text, CSV, JSON or a counter's journal (--jsonl)",
+		"  vegas-desk claims --since 2025-05-01 --desk C1 --csv > may.csv", c.claims)
+	leaf(root, read, "daily", "claims per day and desk, or one counter's day report (--desk --day)",
+		"  vegas-desk daily --desk C1 --day 2025-05-01 -o day.pdf", c.daily)
+	leaf(root, read, "emission", "show or set the emission's dates",
+		"  vegas-desk emission --on-sale 2025-05-01 --end-of-sale 2025-12-31", c.emission)
+	leaf(root, read, "attempts", "refused attempts (stolen tickets flagged)", "  vegas-desk attempts --reason stolen", c.attempts)
+	leaf(root, read, "referrals", "prizes above a counter's limit, to pay here", "  vegas-desk referrals --json", c.referrals)
+	cases := leaf(root, read, "cases", "double payments: a counter's imported payment of a ticket paid already",
+		"  vegas-desk cases --all", c.cases)
+	leaf(cases, write, "close PAYMENT", "close a double payment by a recorded decision",
+		"  vegas-desk cases close 12 --reason \"money recovered from the counter\"", c.closeCase)
+	leaf(root, read, "receipt PAYMENT", "a payment's receipt, written or printed (DUPLICATA once printed before)",
+		"  vegas-desk receipt 12 -o receipt.pdf", c.receipt)
+	leaf(root, read, "settlement", "what a counter and the operator owe each other",
+		"  vegas-desk settlement --desk C1 --since 2025-05-01 --until 2025-06-01 -o june.pdf", c.settlement)
+	leaf(root, read, "settings", "show or set the back office's settings",
+		"  vegas-desk settings --identity-threshold 1500", c.settings)
+	leaf(root, record, "print", "demonstration sheets, 4 tickets an A4 page (a real ledger: packs in stock only)",
+		"  vegas-desk print --block 1 --packs 0-1 -o sheets.pdf", c.print)
+	leaf(root, read, "report", "a block's prizes, claims and liability", "  vegas-desk report --block 1", c.report)
+	leaf(root, read, "export", "a block as JSON Lines on the standard output", "  vegas-desk export --block 1 > block1.jsonl", c.export)
+	leaf(root, read, "verify", "check every ticket, digest and the journal",
+		"  vegas-desk verify --block 1 --head 8f3a…", c.verify)
+	leaf(root, none, "catalogue", "the ways to win of a block", "  vegas-desk catalogue", c.catalogue)
+	leaf(root, read, "render SERIAL", "draw a ticket as PNG", "  vegas-desk render 531-0001-0000042-1554-0477-0488-4562-2 -o ticket.png", c.render)
+
+	// Packs.
+	packs := group("packs", "move packs between the stock and the counters, list them, print their labels",
+		"  vegas-desk packs deliver --block 1 --packs 0-9 --desk C1\n  vegas-desk packs list --desk C1",
+		"want deliver, receive, activate, settle, return, stolen, destroyed, list or labels")
+	packs.Long = packs.Short + `.
+
+PACK is a pack number (0–9999, with --block), a range A-B, or a scanned pack
+code GGG-BBBB-PPPP-C (which names its game and block). States: stock,
+delivered, received, on-sale, settled, returned, stolen, destroyed.`
+	leaf(packs, write, "deliver", "send packs to a counter", "  vegas-desk packs deliver --block 1 --packs 0-9 --desk C1", c.packsMove)
+	for _, m := range []struct{ move, short string }{
+		{"receive", "a counter received its packs"}, {"activate", "put packs on sale"},
+		{"settle", "packs sold out and paid for"}, {"return", "packs back to the stock (--reason)"},
+		{"stolen", "packs reported stolen: their tickets are refused"}, {"destroyed", "packs reported destroyed"},
+	} {
+		leaf(packs, write, m.move+" PACK...", m.short, "  vegas-desk packs "+m.move+" --block 1 3-5 7", c.packsMove)
+	}
+	leaf(packs, read, "list", "where the packs are", "  vegas-desk packs list --desk C1 --state on-sale", c.packsList)
+	leaf(packs, read, "labels", "a label per pack, with its code and barcode (A4 sheets of 3 × 8, or --roll 62 × 29 mm)",
+		"  vegas-desk packs labels --block 1 --packs 0-23 -o labels.pdf", c.packsLabels)
+
+	// Desks and ledgers.
+	desks := group("desks", "the counters: add, list, disable, enable, unlock, limit; their desk files (cert, revoke)",
+		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks list",
+		"want add, cert, revoke, list, disable, enable, unlock or limit")
+	leaf(desks, write, "add ID", "add a counter (with serve: --out writes its desk file)",
+		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks add C2 --out C2.desk --dir ./ca\n  vegas-desk desks add --count 30000 --prefix S --out desks --dir ./ca", c.deskCommand((*cli).deskAdd))
+	leaf(desks, read, "list", "the counters, their state and certificates (serial, expiry)", "  vegas-desk desks list", c.deskCommand((*cli).deskList))
+	leaf(desks, write, "disable ID", "refuse a counter's claims", "  vegas-desk desks disable C1", c.deskCommand((*cli).deskChange))
+	leaf(desks, write, "enable ID", "accept a disabled counter's claims again", "  vegas-desk desks enable C1", c.deskCommand((*cli).deskChange))
+	leaf(desks, write, "unlock ID", "end a counter's lock-out (after refused attempts)", "  vegas-desk desks unlock C1", c.deskCommand((*cli).deskChange))
+	leaf(desks, write, "limit ID EUROS", "set a counter's payout limit", "  vegas-desk desks limit C1 300", c.deskCommand((*cli).deskLimit))
+	leaf(desks, write, "cert ID", "a new desk file; its earlier ones revoked unless --keep-old",
+		"  vegas-desk desks cert C1 --out C1.desk", c.desksCert)
+	leaf(desks, write, "revoke ID", "refuse one of a desk's certificates (a desk file stolen)",
+		"  vegas-desk desks revoke C1 --cert C1-old.desk", c.desksRevoke)
+	leaf(root, none, "copy FROM TO", "copy a whole ledger (file or postgres:// URL): a new ledger, or with --restore one that replaces the original",
+		"  vegas-desk copy shop.db postgres://vegas@db/vegas\n  vegas-desk copy --restore backup/ledger-2025-05-01.db shop.db", c.copyLedger)
+	leaf(root, write, "backup", "a verified backup of the ledger, while it serves", "  vegas-desk backup --dir /var/backups/vegas --keep 7", c.backup)
+	leaf(root, none, "upgrade", "upgrade a ledger of an earlier vegas-desk in place", "  vegas-desk upgrade --backup-dir /var/backups/vegas", c.upgrade)
+	leaf(root, write, "load", "a ledger's capacity test, through vegas-desk serve of --db",
+		"  vegas-desk --db demo.db load --server https://localhost:8443 --counters 8 --seconds 30", c.load)
+
+	// The validation server.
+	leaf(root, write, "serve", "the validation server counters ask (mTLS); --init makes its authority, --check checks, --install-unit prints a systemd unit",
+		"  vegas-desk serve --init --host shop.example,192.168.1.10\n  vegas-desk serve --listen 0.0.0.0:8443 --metrics 127.0.0.1:9100", c.serve)
+	root.AddCommand(c.serviceCommand())
+
+	// Counter ledgers, certificates, signatures.
+	leaf(root, none, "keygen", "make the back office's signing key (asks a passphrase)", "  vegas-desk keygen -o backoffice.key", c.keygen)
+	leaf(root, write, "counter-ledger", "seal blocks into a ledger for one offline counter",
+		"  vegas-desk counter-ledger --desk C3 --limit 150 --key-file backoffice.key -o C3.db", c.counterLedger)
+	leaf(root, write, "import-claims FILE|-", "record a counter's payments at the back office (its claims --jsonl)",
+		"  vegas-desk import-claims C3-journal.jsonl", c.importClaims)
+	seed := group("seed", "a block no single party chose: each party's secret and commitment, recorded before the generation",
+		"  vegas-desk seed commit --role auditor -o auditor.secret --public auditor.commitment\n  vegas-desk seed record auditor.commitment --key-file backoffice.key",
+		"want commit or record")
+	leaf(seed, none, "commit", "draw a party's secret (a file kept to yourself) and print its commitment (the file handed over)",
+		"  vegas-desk seed commit --role operator -o operator.secret > operator.commitment", c.seedCommit)
+	leaf(seed, create, "record FILE", "record a commitment file in the journal, signed, before the generation it draws",
+		"  vegas-desk seed record auditor.commitment --key-file backoffice.key", c.seedRecord)
+	leaf(root, read, "certificate", "sign a block's certificate", "  vegas-desk certificate --block 1 --key-file backoffice.key -o block1.pdf", c.certificate)
+	leaf(root, none, "verify-certificate FILE...", "check certificates, checkpoints or counter ledgers (a drawn block's seed with --reveal)",
+		"  vegas-desk verify-certificate block1.pdf --key PUBKEY\n  vegas-desk verify-certificate block2.pdf --key PUBKEY --reveal operator.secret,auditor.secret", c.verifyCertificate)
+	leaf(root, write, "checkpoint", "sign the journal head, to keep outside the ledger",
+		"  vegas-desk checkpoint --key-file backoffice.key -o head.txt", c.checkpoint)
+	return root
+}
+
+// root is the command line's root, with the global flags: with no
+// command it opens the app.
+func (c *cli) root() *cobra.Command {
 	root := &cobra.Command{
 		Use:           programName(),
 		Short:         "the VEGAS ledger: the desktop app, or a command",
@@ -61,151 +184,75 @@ func (c *cli) commands() *cobra.Command {
 		f := g.Lookup(name)
 		f.Value = named{f.Value, v}
 	}
+	return root
+}
 
-	leaf := func(parent *cobra.Command, use, short, example string, define func(*pflag.FlagSet) func([]string) error) *cobra.Command {
-		cmd := &cobra.Command{Use: use, Short: short, Example: example}
-		name := cmd.Name()
-		if parent != root {
-			name = parent.Name() + " " + name
-		}
-		var run func([]string) error
-		flags := func() {
-			fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-			// Visited in the order defined, not sorted (twice a command, at
-			// every start): cmd's own set sorts them for the help.
-			fs.SortFlags = false
-			run = define(fs)
-			fs.VisitAll(func(f *pflag.Flag) {
-				if f.Name == "o" { // -o FILE, as every command names the file it writes
-					f.Name, f.Shorthand = "output", "o"
-				}
-				if v, ok := valueNames[f.Name]; ok && f.Value.Type() != "bool" {
-					f.Value = named{f.Value, v}
-				}
-			})
-			cmd.Flags().AddFlagSet(fs)
-			c.completeValues(cmd, name)
-		}
-		if c.undefined != nil {
-			c.undefined[cmd] = flags // defineFor's
-		} else {
-			flags()
-		}
-		cmd.RunE = func(_ *cobra.Command, args []string) error { return run(args) }
-		parent.AddCommand(cmd)
-		return cmd
+// leaf adds to parent (root, or a group of root's) the command use, of
+// access need: its function, define, declares its flags on a flag set
+// named by its path ("desks add") and returns its work, which perform runs
+// on the ledger need opens.
+func (c *cli) leaf(root, parent *cobra.Command, need access, use, short, example string, define func(*pflag.FlagSet) work) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Example: example, Annotations: map[string]string{"access": need.String()}}
+	name := cmd.Name()
+	if parent != root {
+		name = parent.Name() + " " + name
 	}
-	// group is a command of subcommands only.
-	group := func(use, short, example, want string) *cobra.Command {
-		cmd := &cobra.Command{Use: use, Short: short, Example: example, Args: cobra.ArbitraryArgs,
-			// packs sell --block 1: the unknown word is the mistake to name.
-			FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
-			RunE: func(cmd *cobra.Command, args []string) error {
-				if len(args) == 1 && args[0] == "help" {
-					return cmd.Help()
-				}
-				if len(args) == 0 {
-					return badInput("%s: %s (see vegas-desk %s --help)", cmd.Name(), c.text(want), cmd.Name())
-				}
-				return badInput("%s %q: %s (see vegas-desk %s --help)", cmd.Name(), args[0], c.text(want), cmd.Name())
-			}}
-		root.AddCommand(cmd)
-		return cmd
+	var w work
+	flags := func() {
+		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+		// Visited in the order defined, not sorted (twice a command, at
+		// every start): cmd's own set sorts them for the help.
+		fs.SortFlags = false
+		w = define(fs)
+		fs.VisitAll(func(f *pflag.Flag) {
+			if f.Name == "o" { // -o FILE, as every command names the file it writes
+				f.Name, f.Shorthand = "output", "o"
+			}
+			if v, ok := valueNames[f.Name]; ok && f.Value.Type() != "bool" {
+				f.Value = named{f.Value, v}
+			}
+		})
+		cmd.Flags().AddFlagSet(fs)
+		c.completeValues(cmd, name)
 	}
-
-	// Blocks and tickets.
-	leaf(root, "generate", "generate the next block of a game (2,000,000 tickets)",
-		"  vegas-desk --db shop.db generate --demo", c.generate)
-	leaf(root, "blocks", "list the blocks", "  vegas-desk blocks --json", c.blocks)
-	leaf(root, "lookup SERIAL", "a ticket by serial, and what a claim would answer",
-		"  vegas-desk lookup 531-0001-0000042-1554-0477-0488-4562-2 --desk C1", c.lookup)
-	leaf(root, "check FILE|-", "check one ticket in the interchange format (- for standard input)",
-		"  vegas-desk check ticket.json --desk C1", c.check)
-	leaf(root, "claim SERIAL", "pay a winning ticket (its verdict: PAID, or why not)",
-		"  vegas-desk claim 531-0001-0000042-1554-0477-0488-4562-2 --desk C1 --operator anne\n"+
-			"  vegas-desk claim SERIAL --winner-mrz - < mrz.txt\n"+
-			"  vegas-desk claim SERIAL --winner-name \"Anne Martin\" --winner-doc permis --winner-doc-number 19AZ71864", c.claim)
-	leaf(root, "void PAYMENT", "void a payment (its number, as claims shows it)",
-		"  vegas-desk void 12 --reason \"paid twice by mistake\"", c.void)
-	leaf(root, "claims", "the payments, filtered; as text, CSV, JSON or a counter's journal (--jsonl)",
-		"  vegas-desk claims --since 2025-05-01 --desk C1 --csv > may.csv", c.claims)
-	leaf(root, "daily", "claims per day and desk, or one counter's day report (--desk --day)",
-		"  vegas-desk daily --desk C1 --day 2025-05-01 -o day.pdf", c.daily)
-	leaf(root, "emission", "show or set the emission's dates",
-		"  vegas-desk emission --on-sale 2025-05-01 --end-of-sale 2025-12-31", c.emission)
-	leaf(root, "attempts", "refused attempts (stolen tickets flagged)", "  vegas-desk attempts --reason stolen", c.attempts)
-	leaf(root, "referrals", "prizes above a counter's limit, to pay here", "  vegas-desk referrals --json", c.referrals)
-	cases := leaf(root, "cases", "double payments: a counter's imported payment of a ticket paid already",
-		"  vegas-desk cases --all", c.cases)
-	leaf(cases, "close PAYMENT", "close a double payment by a recorded decision",
-		"  vegas-desk cases close 12 --reason \"money recovered from the counter\"", c.closeCase)
-	leaf(root, "receipt PAYMENT", "a payment's receipt, written or printed (DUPLICATA once printed before)",
-		"  vegas-desk receipt 12 -o receipt.pdf", c.receipt)
-	leaf(root, "settlement", "what a counter and the operator owe each other",
-		"  vegas-desk settlement --desk C1 --since 2025-05-01 --until 2025-06-01 -o june.pdf", c.settlement)
-	leaf(root, "settings", "show or set the back office's settings",
-		"  vegas-desk settings --identity-threshold 1500", c.settings)
-	leaf(root, "print", "demonstration sheets, 4 tickets an A4 page (a real ledger: packs in stock only)",
-		"  vegas-desk print --block 1 --packs 0-1 -o sheets.pdf", c.print)
-	leaf(root, "report", "a block's prizes, claims and liability", "  vegas-desk report --block 1", c.report)
-	leaf(root, "export", "a block as JSON Lines on the standard output", "  vegas-desk export --block 1 > block1.jsonl", c.export)
-	leaf(root, "verify", "check every ticket, digest and the journal",
-		"  vegas-desk verify --block 1 --head 8f3a…", c.verify)
-	leaf(root, "catalogue", "the ways to win of a block", "  vegas-desk catalogue", c.catalogue)
-	leaf(root, "render SERIAL", "draw a ticket as PNG", "  vegas-desk render 531-0001-0000042-1554-0477-0488-4562-2 -o ticket.png", c.render)
-
-	// Packs.
-	packs := group("packs", "move packs between the stock and the counters, list them, print their labels",
-		"  vegas-desk packs deliver --block 1 --packs 0-9 --desk C1\n  vegas-desk packs list --desk C1",
-		"want deliver, receive, activate, settle, return, stolen, destroyed, list or labels")
-	packs.Long = packs.Short + `.
-
-PACK is a pack number (0–9999, with --block), a range A-B, or a scanned pack
-code GGG-BBBB-PPPP-C (which names its game and block). States: stock,
-delivered, received, on-sale, settled, returned, stolen, destroyed.`
-	leaf(packs, "deliver", "send packs to a counter", "  vegas-desk packs deliver --block 1 --packs 0-9 --desk C1", c.packsMove)
-	for _, m := range []struct{ move, short string }{
-		{"receive", "a counter received its packs"}, {"activate", "put packs on sale"},
-		{"settle", "packs sold out and paid for"}, {"return", "packs back to the stock (--reason)"},
-		{"stolen", "packs reported stolen: their tickets are refused"}, {"destroyed", "packs reported destroyed"},
-	} {
-		leaf(packs, m.move+" PACK...", m.short, "  vegas-desk packs "+m.move+" --block 1 3-5 7", c.packsMove)
+	if c.undefined != nil {
+		c.undefined[cmd] = flags // defineFor's
+	} else {
+		flags()
 	}
-	leaf(packs, "list", "where the packs are", "  vegas-desk packs list --desk C1 --state on-sale", c.packsList)
-	leaf(packs, "labels", "a label per pack, with its code and barcode (A4 sheets of 3 × 8, or --roll 62 × 29 mm)",
-		"  vegas-desk packs labels --block 1 --packs 0-23 -o labels.pdf", c.packsLabels)
+	cmd.RunE = func(_ *cobra.Command, args []string) error { return c.perform(need, w, args) }
+	parent.AddCommand(cmd)
+	return cmd
+}
 
-	// Desks and ledgers.
-	desks := group("desks", "the counters: add, list, disable, enable, unlock, limit; their desk files (cert, revoke)",
-		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks list",
-		"want add, cert, revoke, list, disable, enable, unlock or limit")
-	leaf(desks, "add ID", "add a counter (with serve: --out writes its desk file)",
-		"  vegas-desk desks add C1 --limit 150\n  vegas-desk desks add C2 --out C2.desk --dir ./ca\n  vegas-desk desks add --count 30000 --prefix S --out desks --dir ./ca", c.deskCommand((*cli).deskAdd))
-	leaf(desks, "list", "the counters, their state and certificates (serial, expiry)", "  vegas-desk desks list", c.deskCommand(deskRun((*cli).deskList)))
-	leaf(desks, "disable ID", "refuse a counter's claims", "  vegas-desk desks disable C1", c.deskCommand(deskRun((*cli).deskChange)))
-	leaf(desks, "enable ID", "accept a disabled counter's claims again", "  vegas-desk desks enable C1", c.deskCommand(deskRun((*cli).deskChange)))
-	leaf(desks, "unlock ID", "end a counter's lock-out (after refused attempts)", "  vegas-desk desks unlock C1", c.deskCommand(deskRun((*cli).deskChange)))
-	leaf(desks, "limit ID EUROS", "set a counter's payout limit", "  vegas-desk desks limit C1 300", c.deskCommand(deskRun((*cli).deskLimit)))
-	leaf(desks, "cert ID", "a new desk file; its earlier ones revoked unless --keep-old",
-		"  vegas-desk desks cert C1 --out C1.desk", c.desksCert)
-	leaf(desks, "revoke ID", "refuse one of a desk's certificates (a desk file stolen)",
-		"  vegas-desk desks revoke C1 --cert C1-old.desk", c.desksRevoke)
-	leaf(root, "copy FROM TO", "copy a whole ledger (file or postgres:// URL): a new ledger, or with --restore one that replaces the original",
-		"  vegas-desk copy shop.db postgres://vegas@db/vegas\n  vegas-desk copy --restore backup/ledger-2025-05-01.db shop.db", c.copyLedger)
-	leaf(root, "backup", "a verified backup of the ledger, while it serves", "  vegas-desk backup --dir /var/backups/vegas --keep 7", c.backup)
-	leaf(root, "upgrade", "upgrade a ledger of an earlier vegas-desk in place", "  vegas-desk upgrade --backup-dir /var/backups/vegas", c.upgrade)
-	leaf(root, "load", "a ledger's capacity test, through vegas-desk serve of --db",
-		"  vegas-desk --db demo.db load --server https://localhost:8443 --counters 8 --seconds 30", c.load)
+// group adds to root a command of subcommands only; want says which.
+func (c *cli) group(root *cobra.Command, use, short, example, want string) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Example: example, Args: cobra.ArbitraryArgs,
+		// packs sell --block 1: the unknown word is the mistake to name.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && args[0] == "help" {
+				return cmd.Help()
+			}
+			if len(args) == 0 {
+				return badInput("%s: %s (see vegas-desk %s --help)", cmd.Name(), c.text(want), cmd.Name())
+			}
+			return badInput("%s %q: %s (see vegas-desk %s --help)", cmd.Name(), args[0], c.text(want), cmd.Name())
+		}}
+	root.AddCommand(cmd)
+	return cmd
+}
 
-	// The validation server.
-	leaf(root, "serve", "the validation server counters ask (mTLS); --init makes its authority, --check checks, --install-unit prints a systemd unit",
-		"  vegas-desk serve --init --host shop.example,192.168.1.10\n  vegas-desk serve --listen 0.0.0.0:8443 --metrics 127.0.0.1:9100", c.serve)
-	root.AddCommand(&cobra.Command{Use: "service install [serve's flags] | remove | start | stop",
+// serviceCommand is service (Windows), whose flags are serve's: it parses
+// them itself.
+func (c *cli) serviceCommand() *cobra.Command {
+	return &cobra.Command{Use: "service install [serve's flags] | remove | start | stop",
 		Short:   "(Windows) serve as a Windows service",
 		Hidden:  !windowsService, // listed only where it can work
 		Example: "  vegas-desk --db C:\\vegas\\ledger.db service install --listen 0.0.0.0:8443\n  vegas-desk service start",
 		// serve's flags pass through to serve.
 		DisableFlagParsing: true,
+		Annotations:        map[string]string{"access": none.String()},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The global flags before the command (--db) are not parsed for it.
 			gs := pflag.NewFlagSet("vegas-desk", pflag.ContinueOnError)
@@ -219,27 +266,7 @@ delivered, received, on-sale, settled, returned, stolen, destroyed.`
 				return cmd.Help()
 			}
 			return c.service(args)
-		}})
-
-	// Counter ledgers, certificates, signatures.
-	leaf(root, "keygen", "make the back office's signing key (asks a passphrase)", "  vegas-desk keygen -o backoffice.key", c.keygen)
-	leaf(root, "counter-ledger", "seal blocks into a ledger for one offline counter",
-		"  vegas-desk counter-ledger --desk C3 --limit 150 --key-file backoffice.key -o C3.db", c.counterLedger)
-	leaf(root, "import-claims FILE|-", "record a counter's payments at the back office (its claims --jsonl)",
-		"  vegas-desk import-claims C3-journal.jsonl", c.importClaims)
-	seed := group("seed", "a block no single party chose: each party's secret and commitment, recorded before the generation",
-		"  vegas-desk seed commit --role auditor -o auditor.secret --public auditor.commitment\n  vegas-desk seed record auditor.commitment --key-file backoffice.key",
-		"want commit or record")
-	leaf(seed, "commit", "draw a party's secret (a file kept to yourself) and print its commitment (the file handed over)",
-		"  vegas-desk seed commit --role operator -o operator.secret > operator.commitment", c.seedCommit)
-	leaf(seed, "record FILE", "record a commitment file in the journal, signed, before the generation it draws",
-		"  vegas-desk seed record auditor.commitment --key-file backoffice.key", c.seedRecord)
-	leaf(root, "certificate", "sign a block's certificate", "  vegas-desk certificate --block 1 --key-file backoffice.key -o block1.pdf", c.certificate)
-	leaf(root, "verify-certificate FILE...", "check certificates, checkpoints or counter ledgers (a drawn block's seed with --reveal)",
-		"  vegas-desk verify-certificate block1.pdf --key PUBKEY\n  vegas-desk verify-certificate block2.pdf --key PUBKEY --reveal operator.secret,auditor.secret", c.verifyCertificate)
-	leaf(root, "checkpoint", "sign the journal head, to keep outside the ledger",
-		"  vegas-desk checkpoint --key-file backoffice.key -o head.txt", c.checkpoint)
-	return root
+		}}
 }
 
 // valueNames name the values of the flags in the help (--desk ID, not

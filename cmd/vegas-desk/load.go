@@ -28,7 +28,7 @@ import (
 // so it refuses a ledger that is not a demonstration ledger unless told,
 // and then claims only tickets of stock packs it delivers to its own
 // desks (stockFor).
-func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
+func (c *cli) load(fs *pflag.FlagSet) work {
 	counters := fs.Int("counters", 4, "how many counters claim at once (1–64)")
 	seconds := fs.Float64("seconds", 10, "how long they claim (at most 3600)")
 	asJSON := fs.Bool("json", false, "JSON output (the progress lines go to the standard error)")
@@ -39,7 +39,7 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 	desks := fs.String("desks", "", "claim through the desk files of this folder (desks add --count --out), each claim by the next desk in turn on a new connection, as a network of many counters does (a demonstration ledger's)")
 	winners := fs.Bool("winners", false, "claim the unpaid winning tickets of the blocks on sale, each once, in a random order (a demonstration ledger's), rather than random tickets")
 	claims := fs.Int("claims", 0, "stop after this many answers (0: when --seconds are over)")
-	return func(args []string) (err error) {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -57,11 +57,8 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		case *claims < 0:
 			return badInput("load: --claims %d: give 0 (no limit) or more", *claims)
 		}
-		bo, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer bo.Close()
+		return nil
+	}, run: func(bo *ledger.Ledger, _ []string) (err error) {
 		if !bo.Demo() && !*yes {
 			return badInput("load: %s is not a demonstration ledger, and a load test pays its tickets: run it on one (generate --demo), or give --yes-this-is-a-test", bo.Location())
 		}
@@ -114,7 +111,7 @@ func (c *cli) load(fs *pflag.FlagSet) func([]string) (err error) {
 		src.claims = int64(*claims)
 		r := runLoad(c.ctx, len(logins), src, time.Duration(*seconds*float64(time.Second)), progress)
 		return c.loadReport(r, *counters, *asJSON)
-	}
+	}}
 }
 
 // loadReport prints a load test's result.
@@ -336,11 +333,6 @@ type loadResult struct {
 	err     error
 }
 
-// loadSource is what a load test's counters claim and through which
-// desks: counter i's claim, the k-th of all (from 0), goes through desk(i,
-// k), its ticket
-// ticket(i, rng) (false: none left, the counter stops); claims > 0 stops
-// them all after that many answers in all.
 // packsSource is counter i claiming, as logins[i], random tickets of
 // block b's packs packs[i].
 func packsSource(logins []*ledger.Ledger, b ledger.Block, packs [][]int) loadSource {
@@ -352,6 +344,11 @@ func packsSource(logins []*ledger.Ledger, b ledger.Block, packs [][]int) loadSou
 		}}
 }
 
+// loadSource is what a load test's counters claim and through which
+// desks: counter i's claim, the k-th of all (from 0), goes through desk(i,
+// k), its ticket
+// ticket(i, rng) (false: none left, the counter stops); claims > 0 stops
+// them all after that many answers in all.
 type loadSource struct {
 	desk   func(i, k int) *ledger.Ledger
 	ticket func(i int, rng *mrand.Rand) (game.Serial, bool)

@@ -92,6 +92,9 @@ var frenchLines = map[string]string{
 	"claims: --with-identity goes with --csv or --json":                                                                                                                "claims : --with-identity va avec --csv ou --json",
 	"claims: choose one of --csv, --json and --jsonl":                                                                                                                  "claims : choisissez une seule sortie parmi --csv, --json et --jsonl",
 	"copy: no ledger at %s": "copy : pas de registre à %s",
+
+	"ledger %s cannot be written here (a read-only file or file system): this command writes to it; run it with the account that may write the file": "le registre %s ne peut pas être écrit ici (fichier ou système de fichiers en lecture seule) : cette commande l'écrit ; lancez-la avec le compte qui peut écrire le fichier",
+
 	"daily --day: --desk ID is required: the counter whose day it is":                                        "daily --day : --desk ID est obligatoire : le guichet dont c'est la journée",
 	"daily: -o, --csv and --printer go with --day DATE (a counter's day report)":                             "daily : -o, --csv et --printer vont avec --day DATE (le rapport du jour d'un guichet)",
 	"desks add: --out %s exists: a desk file is written to a new file":                                       "desks add : --out %s existe : un fichier de guichet s'écrit dans un nouveau fichier",

@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/paper"
 )
 
@@ -39,7 +40,7 @@ var pastTense = map[string]string{"deliver": "delivered", "receive": "received",
 	"settle": "settled", "return": "returned", "stolen": "reported stolen", "destroyed": "reported destroyed"}
 
 // packsMove moves packs: fs's name is "packs MOVE".
-func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) packsMove(fs *pflag.FlagSet) work {
 	move := strings.TrimPrefix(fs.Name(), "packs ")
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
@@ -47,7 +48,8 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 	reason := fs.String("reason", "", "why (return, stolen, destroyed)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	var spans []game.PackRange
+	return work{check: func(args []string) (err error) {
 		pos, err := c.flags(fs, args)
 		if err != nil {
 			return err
@@ -55,18 +57,15 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 		if *span != "" {
 			pos = append(pos, *span)
 		}
-		spans, err := parsePacks(pos, *code, *block)
+		spans, err = parsePacks(pos, *code, *block)
 		if err != nil {
 			return err
 		}
 		if move == "deliver" && strings.TrimSpace(*desk) == "" {
 			return badInput("packs deliver: --desk ID is required: the counter the packs go to")
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		who := c.who(l, "", *operator)
 		var done []any
 		for i, s := range spans {
@@ -89,27 +88,16 @@ func (c *cli) packsMove(fs *pflag.FlagSet) func([]string) error {
 			return c.json(done)
 		}
 		return nil
-	}
+	}}
 }
 
-func packRunJSON(r ledger.PackRun) map[string]any {
-	m := map[string]any{"game": r.Game, "block": r.Block, "first": r.First, "last": r.Last, "count": r.Count(),
-		"first_code": game.PackCode{Game: r.Game, Block: r.Block, Pack: r.First}.String(),
-		"last_code":  game.PackCode{Game: r.Game, Block: r.Block, Pack: r.Last}.String(),
-		"state":      r.State, "desk": r.Desk, "entry": r.Entry, "move": r.Move, "operator": r.Operator}
-	if !r.At.IsZero() {
-		m["at"] = r.At
-	}
-	return m
-}
-
-func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) packsList(fs *pflag.FlagSet) work {
 	code := fs.Int("game", 0, "game code (default: all)")
 	block := fs.Int("block", 0, "block number (default: all)")
 	desk := fs.String("desk", "", "this counter's packs only")
 	state := fs.String("state", "", "packs in this state only (stock lists the packs never moved)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -119,11 +107,8 @@ func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
 		if *state != "" && !slices.Contains(ledger.PackStates, *state) {
 			return badInput("packs list: --state %q: want one of %s", *state, strings.Join(ledger.PackStates, ", "))
 		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		runs, err := l.Packs(c.ctx, ledger.PackFilter{Game: *code, Block: *block, Desk: *desk, State: *state})
 		if err != nil {
 			return err
@@ -131,7 +116,7 @@ func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			out := []any{}
 			for _, r := range runs {
-				out = append(out, packRunJSON(r))
+				out = append(out, wire.PackRunOf(r))
 			}
 			return c.json(out)
 		}
@@ -157,7 +142,7 @@ func (c *cli) packsList(fs *pflag.FlagSet) func([]string) error {
 			fmt.Fprintln(c.stdout, c.count(total, "pack", "packs"))
 		}
 		return nil
-	}
+	}}
 }
 
 // maxLabels bounds one print of labels: a block's 10,000 packs, 417 A4
@@ -166,13 +151,14 @@ const maxLabels = game.Packs
 
 // packsLabels prints a label per pack: its code with the check digit, its
 // game, block and tickets, and the Code 128 barcode a counter scans.
-func (c *cli) packsLabels(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) packsLabels(fs *pflag.FlagSet) work {
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
 	out := fs.String("o", "", "PDF file to write")
 	roll := fs.Bool("roll", false, "one label a page, for a roll of 62 × 29 mm labels (default: A4 sheets of 3 × 8)")
 	queue := fs.String("printer", "", "print them on this CUPS queue (lpstat -e lists them)")
-	return func(args []string) error {
+	var spans []game.PackRange
+	return work{check: func(args []string) (err error) {
 		pos, err := c.flags(fs, args)
 		if err != nil {
 			return err
@@ -186,15 +172,9 @@ func (c *cli) packsLabels(fs *pflag.FlagSet) func([]string) error {
 		if len(pos) == 0 {
 			return badInput("packs labels: name the packs: --block N --packs A-B, or pack codes")
 		}
-		spans, err := parsePacks(pos, *code, *block)
-		if err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		spans, err = parsePacks(pos, *code, *block)
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		labels := paper.Labels{Roll: *roll, PrintedAt: time.Now()}
 		for _, s := range spans {
 			if _, err := l.Block(c.ctx, s.Game, s.Block); err != nil {
@@ -222,5 +202,5 @@ func (c *cli) packsLabels(fs *pflag.FlagSet) func([]string) error {
 			return c.toPrinter(*queue, c.tr("labels of %s", c.count(len(labels.Packs), "pack", "packs")), "etiquettes.pdf", write)
 		}
 		return nil
-	}
+	}}
 }

@@ -14,6 +14,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/printer"
 )
@@ -61,23 +62,21 @@ func (c *cli) toPrinter(queue, what, name string, write func(io.Writer) error) e
 	return nil
 }
 
-func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) receipt(fs *pflag.FlagSet) work {
 	out := fs.String("o", "", "PDF file to write (- for standard output)")
 	queue := fs.String("printer", "", "print it on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "what the receipt says, as JSON")
-	return func(args []string) error {
-		number, err := c.paymentArg(fs, args, "receipt", "claims")
+	var number int64
+	return work{check: func(args []string) (err error) {
+		number, err = c.paymentArg(fs, args, "receipt", "claims")
 		if err != nil {
 			return err
 		}
 		if *out == "" && !*asJSON && *queue == "" {
 			return badInput("receipt: -o FILE.pdf or --printer QUEUE is required (or --json)")
 		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		// Every receipt of this command is printed again: DUPLICATA. The
 		// original is the one claim --receipt writes as it pays (the app's:
 		// the first printed by the desk that just paid).
@@ -102,7 +101,7 @@ func (c *cli) receipt(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stderr, "receipt of payment %d written to %s\n", number, *out)
 		}
 		return nil
-	}
+	}}
 }
 
 // writeReceipt writes payment number's receipt to out and/or prints it
@@ -149,7 +148,7 @@ func reportFormat(asJSON, asCSV bool, out string) (string, error) {
 	return "text", nil
 }
 
-func (c *cli) settlement(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) settlement(fs *pflag.FlagSet) work {
 	code := fs.Int("game", defaultGame, "game code")
 	desk := fs.String("desk", "", "the counter (required)")
 	since := fs.String("since", "", "first day of the period (required)")
@@ -157,33 +156,32 @@ func (c *cli) settlement(fs *pflag.FlagSet) func([]string) error {
 	out := fs.String("o", "", "PDF file to write")
 	asCSV := fs.Bool("csv", false, "CSV output")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	var format string
+	var from, to time.Time
+	return work{check: func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		format, err := reportFormat(*asJSON, *asCSV, *out)
+		format, err = reportFormat(*asJSON, *asCSV, *out)
 		if err != nil {
 			return err
 		}
 		if strings.TrimSpace(*desk) == "" || *since == "" || *until == "" {
 			return badInput("settlement: --desk ID, --since DATE and --until DATE are required")
 		}
-		from, err := parseDay("since", *since)
+		from, err = parseDay("since", *since)
 		if err != nil {
 			return err
 		}
-		to, err := parseDay("until", *until)
+		to, err = parseDay("until", *until)
 		if err != nil {
 			return err
 		}
 		if to.Before(from) {
 			return badInput("settlement: --until %s comes before --since %s", *until, *since)
 		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		s, err := l.Settlement(c.ctx, *desk, *code, from, to)
 		if err != nil {
 			return err
@@ -202,7 +200,7 @@ func (c *cli) settlement(fs *pflag.FlagSet) func([]string) error {
 			}
 			payments := []any{}
 			for i := range s.Payments {
-				payments = append(payments, claimJSON(&s.Payments[i]))
+				payments = append(payments, wire.ClaimOf(&s.Payments[i]))
 			}
 			by, to := "", ""
 			switch {
@@ -236,7 +234,7 @@ func (c *cli) settlement(fs *pflag.FlagSet) func([]string) error {
 			fmt.Fprint(c.stdout, c.describeCase(&s.Cases[i]))
 		}
 		return nil
-	}
+	}}
 }
 
 // plain prints cents as "1645.00 €" for a terminal.
@@ -249,21 +247,21 @@ func plain(c paper.Cents) string {
 }
 
 // dayReport is daily --day: one counter's day as text, JSON, CSV or PDF,
-// and printed on a CUPS queue when queue is not empty.
-func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) error {
+// and printed on a CUPS queue when queue is not empty; its flags are
+// checked before the report is made on a ledger.
+func (c *cli) dayReport(desk, day, out, queue string, asJSON, asCSV bool) (func(*ledger.Ledger) error, error) {
 	format, err := reportFormat(asJSON, asCSV, out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t, err := parseDay("day", day)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	l, err := c.read()
-	if err != nil {
-		return err
-	}
-	defer l.Close()
+	return func(l *ledger.Ledger) error { return c.dayReportOf(l, desk, t, out, queue, format) }, nil
+}
+
+func (c *cli) dayReportOf(l *ledger.Ledger, desk string, t time.Time, out, queue, format string) error {
 	if desk == "" && l.CounterDesk() == "" {
 		return badInput("daily --day: --desk ID is required: the counter whose day it is")
 	}

@@ -24,12 +24,15 @@ const maxPrintPacks = 10
 // marked) with its serial under a GRATTEZ ICI panel. A demonstration
 // ledger's sheets show each serial and its barcode; any other ledger's
 // cover them, and print destroys their packs (ledger.PrintPacks).
-func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) print(fs *pflag.FlagSet) work {
 	code, block := blockFlags(fs)
 	span := fs.String("packs", "", "packs A-B (or one pack)")
 	out := fs.String("o", "", "PDF file to write")
 	operator := fs.String("operator", "", "operator name, in the journal entry that destroys the packs (default: $USER)")
-	return func(args []string) error {
+	var spans []game.PackRange
+	var positions []int
+	var g, b int
+	return work{check: func(args []string) error {
 		pos, err := c.flags(fs, args)
 		if err != nil {
 			return err
@@ -40,12 +43,9 @@ func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
 		if *out == "" {
 			return badInput("print: -o FILE.pdf is required")
 		}
-		spans, err := parsePacks(pos, *code, *block)
-		if err != nil {
+		if spans, err = parsePacks(pos, *code, *block); err != nil {
 			return err
 		}
-		var positions []int
-		var g, b int
 		for _, s := range spans {
 			if g != 0 && (s.Game != g || s.Block != b) {
 				return badInput("print: the packs of one block at a time (%d/%d and %d/%d)", g, b, s.Game, s.Block)
@@ -60,19 +60,12 @@ func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
 		if n := len(positions) / game.PackSize; n > maxPrintPacks {
 			return badInput("print: %d packs is %d pages; print at most %d packs at once", n, len(positions)/4, maxPrintPacks)
 		}
-		l, err := c.read() // a missing file is refused, not created
-		if err == nil && l.ReadOnly() && !l.Demo() {
-			// Printing a real ledger's packs destroys them: read-write. A file
-			// that cannot be written opens read-only again, and PrintPacks
-			// says what it cannot do.
-			l.Close()
-			l, err = c.open(false)
-		}
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		err = l.PrintPacks(c.ctx, spans, c.who(l, "", *operator), func(cover bool) (ledger.Sheets, error) {
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
+		// Printing a real ledger's packs destroys them: read-write (access
+		// record). A file that cannot be written opens read-only, and
+		// PrintPacks says what it cannot do.
+		err := l.PrintPacks(c.ctx, spans, c.who(l, "", *operator), func(cover bool) (ledger.Sheets, error) {
 			return c.stageOut(*out, func(w io.Writer) error { return paper.WriteDemoSheets(w, c.sheets(l, g, b, positions, cover)) })
 		})
 		if err != nil || l.Demo() {
@@ -81,7 +74,7 @@ func (c *cli) print(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stderr, "destroyed %s (%s): %s; the sheets cover the serials, and no ticket of them is payable\n",
 			c.count(len(positions)/game.PackSize, "pack", "packs"), c.text(ledger.PrintedReason), c.joinRanges(spans))
 		return nil
-	}
+	}}
 }
 
 // sheets are the demonstration sheets of the tickets at positions of block

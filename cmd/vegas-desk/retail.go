@@ -10,6 +10,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/wire"
 )
 
 // The retail commands: the emission's dates, refused attempts, referrals
@@ -38,34 +39,28 @@ func dayText(t time.Time) string {
 	return t.Local().Format(time.DateOnly)
 }
 
-func (c *cli) emission(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) emission(fs *pflag.FlagSet) work {
 	code := fs.Int("game", defaultGame, "game code")
 	onSale := fs.String("on-sale", "", "first day of sale, from 00:00 (none: unset)")
 	endSale := fs.String("end-of-sale", "", "last day of sale, until 23:59:59 (none: unset)")
 	deadline := fs.String("deadline", "", fmt.Sprintf("last day of payment, until 23:59:59 (default, and none: the claim-days setting after the end of sale, %d unless changed)", ledger.DefaultClaimDays))
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
+	set := func() bool { return flagSet(fs, "on-sale") || flagSet(fs, "end-of-sale") || flagSet(fs, "deadline") }
+	return work{check: func(args []string) error {
+		_, err := c.positional(fs, args, 0, "no argument")
+		return err
+	}, needs: func() access {
+		if set() {
+			return write
 		}
-		set := flagSet(fs, "on-sale") || flagSet(fs, "end-of-sale") || flagSet(fs, "deadline")
-		var l *ledger.Ledger
-		var err error
-		if set {
-			l, err = c.open(true)
-		} else {
-			l, err = c.read()
-		}
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return read
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		em, err := l.Emission(c.ctx, *code)
 		if err != nil {
 			return err
 		}
-		if set {
+		if set() {
 			day := func(name, v string, last bool, cur *time.Time) error {
 				if !flagSet(fs, name) {
 					return nil
@@ -114,27 +109,22 @@ func (c *cli) emission(fs *pflag.FlagSet) func([]string) error {
 			em.Game, em.Name, em.Price, or(c.day(em.OnSale), c.tr("not set (claims are not refused as too early)")),
 			or(c.day(em.EndOfSale), c.tr("not set")), or(c.day(em.Deadline), c.tr("not set (claims are never refused as too late)")))
 		return nil
-	}
+	}}
 }
 
-func (c *cli) attempts(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) attempts(fs *pflag.FlagSet) work {
 	reason := fs.String("reason", "", "this verdict only: stolen (a ticket of a stolen pack), unknown-serial, not-activated, expired …")
 	since := fs.String("since", "", "from this date (local time)")
 	desk := fs.String("desk", "", "this desk only")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	var from time.Time
+	return work{check: func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		from, err := parseDate("since", *since)
-		if err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		from, err = parseDate("since", *since)
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		all, err := l.Attempts(c.ctx, from)
 		if err != nil {
 			return err
@@ -167,20 +157,15 @@ func (c *cli) attempts(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "no refused attempt\n")
 		}
 		return nil
-	}
+	}}
 }
 
-func (c *cli) referrals(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) referrals(fs *pflag.FlagSet) work {
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
-		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+	return work{check: func(args []string) error {
+		_, err := c.positional(fs, args, 0, "no argument")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		rs, err := l.Referrals(c.ctx)
 		if err != nil {
 			return err
@@ -188,9 +173,7 @@ func (c *cli) referrals(fs *pflag.FlagSet) func([]string) error {
 		if *asJSON {
 			out := []any{}
 			for _, r := range rs {
-				out = append(out, map[string]any{"entry": r.Entry, "number": r.Number, "at": r.At, "serial": r.Serial, "game": r.Game,
-					"block": r.Block, "position": r.Position, "amount": r.Amount, "desk": r.Desk, "operator": r.Operator,
-					"tries": r.Tries, "last": r.Last})
+				out = append(out, wire.ReferralOf(r))
 			}
 			return c.json(out)
 		}
@@ -206,7 +189,7 @@ func (c *cli) referrals(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "no open referral\n")
 		}
 		return nil
-	}
+	}}
 }
 
 // signedDigits prints n with its digits grouped and a minus sign when it
@@ -234,17 +217,17 @@ func parseRate(s string) (int, error) {
 	return w*100 + f, nil
 }
 
-func (c *cli) settings(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) settings(fs *pflag.FlagSet) work {
 	threshold := fs.Int("identity-threshold", 0, "the prize, in euros, from which a payment records the winner's identity")
 	commission := fs.String("commission", "", "the retailers' commission on their sales, in percent (5.5)")
 	days := fs.Int("claim-days", 0, "days from the end of sale to the claim deadline when none is given")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	changes := map[string]int{}
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		changes := map[string]int{}
 		if flagSet(fs, "identity-threshold") {
 			if *threshold < 1 {
 				return badInput("--identity-threshold %d: give an amount in euros, 1 or more", *threshold)
@@ -264,17 +247,13 @@ func (c *cli) settings(fs *pflag.FlagSet) func([]string) error {
 			}
 			changes[ledger.SettingClaimDays] = *days
 		}
-		var l *ledger.Ledger
-		var err error
+		return nil
+	}, needs: func() access {
 		if len(changes) > 0 {
-			l, err = c.open(true)
-		} else {
-			l, err = c.read()
+			return write
 		}
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return read
+	}, run: func(l *ledger.Ledger, _ []string) (err error) {
 		for _, k := range []string{ledger.SettingIdentityThreshold, ledger.SettingCommission, ledger.SettingClaimDays} {
 			if v, ok := changes[k]; ok {
 				if err := l.SetSetting(c.ctx, k, v, c.who(l, "", *operator)); err != nil {
@@ -298,5 +277,5 @@ func (c *cli) settings(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stdout, "commission          %d.%02d %% of a retailer's sales\n", r/100, r%100)
 		c.printf(c.stdout, "claim days          %d (from the end of sale to the deadline, unless one is given)\n", vals[ledger.SettingClaimDays])
 		return nil
-	}
+	}}
 }

@@ -56,10 +56,10 @@ func (c *cli) key(k keyFlags, what string) (*signing.Key, error) {
 	return key, nil
 }
 
-func (c *cli) keygen(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) keygen(fs *pflag.FlagSet) work {
 	out := fs.String("o", "", "the key file to write (never replaced)")
 	passFile := fs.String("passphrase-file", "", "read the passphrase from this file (or VEGAS_DESK_PASSPHRASE; else it is asked twice)")
-	return func(args []string) error {
+	return work{run: func(_ *ledger.Ledger, args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (c *cli) keygen(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stdout, "key file    %s (encrypted under the passphrase: keep both, apart)\npublic key  %s\n            %s\n", *out, pub, groups(pub))
 		c.printf(c.stdout, "Publish the public key (print it, give it to the auditor): verify-certificate --key checks every signature against it.\n")
 		return nil
-	}
+	}}
 }
 
 // groups prints hex in groups of 8 for reading aloud and typing.
@@ -120,7 +120,7 @@ func (b *blockList) Set(s string) error {
 	return nil
 }
 
-func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) counterLedger(fs *pflag.FlagSet) work {
 	desk := fs.String("desk", "", "the counter's desk id (required)")
 	var blocks blockList
 	fs.Var(&blocks, "block", "a block to seal (repeat, or N,M; default: every block, at most 8)")
@@ -130,7 +130,8 @@ func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	kf := addKeyFlags(fs)
-	return func(args []string) error {
+	var key *signing.Key
+	return work{check: func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -140,15 +141,9 @@ func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
 		if _, err := os.Stat(*out); err == nil {
 			return badInput("counter-ledger: %s exists: a counter ledger may hold payments not yet brought home (import-claims); choose another name", *out)
 		}
-		key, err := c.key(kf, "counter-ledger")
-		if err != nil {
-			return err
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		key, err = c.key(kf, "counter-ledger")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		spec := ledger.CounterSpec{Desk: *desk, Limit: limit.Limit, Key: key, Who: defaultIdentity("", *operator)}
 		for _, n := range blocks {
 			spec.Blocks = append(spec.Blocks, [2]int{*code, n})
@@ -180,30 +175,25 @@ func (c *cli) counterLedger(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stdout, "counter ledger %s for desk %s: blocks %s, payout limit %s\nseal           %s (signed by %s)\n%s s\n",
 			is.Path, is.Desk, strings.Join(names, " "), c.limit(is.Limit), is.Digest, key.Public(), c.decimal(secs, 1))
 		return nil
-	}
+	}}
 }
 
-func (c *cli) certificate(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) certificate(fs *pflag.FlagSet) work {
 	code, block := blockFlags(fs)
 	out := fs.String("o", "", "write it to FILE: a PDF when FILE ends in .pdf, else the signed text (default: the text on standard output)")
 	asJSON := fs.Bool("json", false, "JSON output (the fields, and the signed text as \"document\")")
 	kf := addKeyFlags(fs)
-	return func(args []string) error {
+	var key *signing.Key
+	return work{check: func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
 		if *block <= 0 {
 			return badInput("certificate: --block N is required (see vegas-desk blocks)")
 		}
-		key, err := c.key(kf, "certificate")
-		if err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		key, err = c.key(kf, "certificate")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		cert, err := l.Certificate(c.ctx, *code, *block, key)
 		if err != nil {
 			return err
@@ -225,7 +215,7 @@ func (c *cli) certificate(fs *pflag.FlagSet) func([]string) error {
 		}
 		c.printf(c.stdout, "certificate of block %s written to %s\n", cert.Block.Name(), *out)
 		return nil
-	}
+	}}
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -314,10 +304,10 @@ func readCertificate(path string) ([]byte, error) {
 	return data, nil
 }
 
-func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) verifyCertificate(fs *pflag.FlagSet) work {
 	keyHex := fs.String("key", "", "the back office's public key, as keygen printed it (required)")
 	reveal := fs.String("reveal", "", "a drawn block's certificate: the operator's and the auditor's secret files, comma-separated: the seed and the block are computed again from them")
-	return func(args []string) error {
+	return work{run: func(_ *ledger.Ledger, args []string) error {
 		if len(args) == 0 {
 			return badInput("%s: want %s, got %d argument(s) (see vegas-desk %s --help)", fs.Name(), c.text("FILE...: certificates (text, JSON or PDF), checkpoints or counter ledgers"), 0, fs.Name())
 		}
@@ -346,7 +336,7 @@ func (c *cli) verifyCertificate(fs *pflag.FlagSet) func([]string) error {
 			}
 		}
 		return nil
-	}
+	}}
 }
 
 // verifyOne is verify-certificate of one file: drew holds the commitments
@@ -475,23 +465,18 @@ func (c *cli) verifyCounterFile(path string, key signing.PublicKey) error {
 	return nil
 }
 
-func (c *cli) checkpoint(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) checkpoint(fs *pflag.FlagSet) work {
 	out := fs.String("o", "", "write the signed text to FILE (default: standard output)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	kf := addKeyFlags(fs)
-	return func(args []string) error {
+	var key *signing.Key
+	return work{check: func(args []string) (err error) {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
-		key, err := c.key(kf, "checkpoint")
-		if err != nil {
-			return err
-		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		key, err = c.key(kf, "checkpoint")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		cp, err := l.Checkpoint(c.ctx, key, defaultIdentity("", *operator))
 		if err != nil {
 			return err
@@ -507,17 +492,26 @@ func (c *cli) checkpoint(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stderr, "journal head %s signed (entry %d); keep the text outside the ledger: verify --head %s proves the history up to it unchanged\n",
 			cp.Head, cp.Entry-1, cp.Head)
 		return nil
-	}
+	}}
 }
 
-func (c *cli) importClaims(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) importClaims(fs *pflag.FlagSet) work {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one FILE written by vegas-desk claims --jsonl on a counter ledger (- for standard input)")
 		if err != nil {
 			return err
 		}
+		if pos[0] != "-" {
+			f, err := os.Open(pos[0]) // opened again to be read, once the ledger is open
+			if err != nil {
+				return badInput("import-claims: %v", err)
+			}
+			f.Close()
+		}
+		return nil
+	}, run: func(l *ledger.Ledger, pos []string) error {
 		var in io.Reader = c.stdin
 		if pos[0] != "-" {
 			f, err := os.Open(pos[0])
@@ -527,11 +521,6 @@ func (c *cli) importClaims(fs *pflag.FlagSet) func([]string) error {
 			defer f.Close()
 			in = f
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
 		rep, err := l.ImportClaims(c.ctx, in, defaultIdentity("", *operator))
 		if err != nil {
 			return err
@@ -562,5 +551,5 @@ func (c *cli) importClaims(fs *pflag.FlagSet) func([]string) error {
 			return errRefused
 		}
 		return nil
-	}
+	}}
 }

@@ -17,6 +17,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/platform"
+	"vegas-desk/internal/signing"
 )
 
 // A block no single party chose: seed commit (each party's secret and its
@@ -24,12 +25,12 @@ import (
 // the seed files generate --commitments --reveal and verify-certificate
 // --reveal read. docs/ceremony.md tells who does what, when.
 
-func (c *cli) seedCommit(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) seedCommit(fs *pflag.FlagSet) work {
 	role := fs.String("role", "", "operator or auditor (required)")
 	code := fs.Int("game", defaultGame, "game code of the block the secret is to draw")
 	out := fs.String("o", "", "the secret file to write (0600, never replaced): keep it to yourself until the generation")
 	public := fs.String("public", "", "write the commitment file, to hand to the back office, to FILE (default: standard output)")
-	return func(args []string) error {
+	return work{run: func(_ *ledger.Ledger, args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -63,36 +64,35 @@ func (c *cli) seedCommit(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stderr, "commitment %s (%s, game %d): hand the commitment file to the back office, which records it (seed record) before the generation\n",
 			f.Commitment, c.role(r), f.Game)
 		return nil
-	}
+	}}
 }
 
-func (c *cli) seedRecord(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) seedRecord(fs *pflag.FlagSet) work {
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	kf := addKeyFlags(fs)
-	return func(args []string) error {
+	var f game.SeedFile
+	var key *signing.Key
+	return work{check: func(args []string) (err error) {
 		pos, err := c.positional(fs, args, 1, "one FILE: a commitment file that seed commit wrote")
 		if err != nil {
 			return err
 		}
-		f, err := readSeedFile(pos[0])
+		f, err = readSeedFile(pos[0])
 		if err != nil {
 			return err
 		}
 		if f.Secret != nil {
 			return badInput("seed record: %s is a secret file: it stays with its holder until the generation; record its commitment file (seed commit's standard output, or --public)", pos[0])
 		}
-		key, err := c.key(kf, "seed record")
+		key, err = c.key(kf, "seed record")
 		if err != nil {
 			return err
 		}
 		// The first step of a drawn block: on a new ledger, it makes the
 		// ledger, as generate does.
-		l, err := c.create(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		rec, err := l.RecordCommitment(c.ctx, f, key, defaultIdentity("", *operator))
 		if err != nil {
 			return err
@@ -104,7 +104,7 @@ func (c *cli) seedRecord(fs *pflag.FlagSet) func([]string) error {
 		c.printf(c.stdout, "commitment %s (%s, game %d) recorded: journal entry %d, %s, signed by %s\n",
 			rec.Commitment, c.role(rec.Role), rec.Game, rec.Entry, c.moment(rec.RecordedAt), key.Public())
 		return nil
-	}
+	}}
 }
 
 // role is a party's name in the command line's language.

@@ -46,14 +46,14 @@ func shellWord(s string) string {
 // serveWith runs serve with the flags of args (the Windows service's).
 func (c *cli) serveWith(args []string) error {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	run := c.serve(fs)
+	w := c.serve(fs)
 	if err := fs.Parse(goFlags(args)); err != nil {
 		return badInput("serve: %v", err)
 	}
-	return run(fs.Args())
+	return c.perform(write, w, fs.Args())
 }
 
-func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) serve(fs *pflag.FlagSet) work {
 	initDir := fs.Bool("init", false, "make the ledger's certificate authority and the server's certificate in --dir")
 	dir := fs.String("dir", defaultServeDir(), "the authority's directory")
 	listen := fs.String("listen", "127.0.0.1:8443", "the address to listen on (HOST:PORT)")
@@ -71,7 +71,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 	fs.String("unit-user", "", "(--install-unit) the account the service runs as (default: yours)")
 	fs.String("pgpass", "", "(--install-unit, PostgreSQL) the pgpass file holding the password, the service's credential (default /etc/vegas-desk/pgpass)")
 	metrics := fs.String("metrics", "", "serve GET /metrics (Prometheus) and GET /healthz on this address (HOST:PORT), plain HTTP, no desk certificate")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -91,11 +91,13 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 				return badInput("serve: --backup-dir: %v", err)
 			}
 		}
-		l, err := c.open(!*initDir)
-		if err != nil {
-			return err
+		return nil
+	}, needs: func() access {
+		if *initDir {
+			return record // the authority is made for a ledger that may be read-only
 		}
-		defer l.Close()
+		return write
+	}, run: func(l *ledger.Ledger, _ []string) error {
 		if l.CounterDesk() != "" {
 			return badInput("serve: %s is a counter's ledger; serve the back office's", l.Location())
 		}
@@ -185,7 +187,7 @@ func (c *cli) serve(fs *pflag.FlagSet) func([]string) error {
 			s.Shutdown(sctx)
 		})()
 		return s.Serve(ln)
-	}
+	}}
 }
 
 // serveGCPercent is the garbage collector's target while serve serves
@@ -288,24 +290,20 @@ func (c *cli) openServer() (*ledger.Ledger, error) {
 // desksCert writes a new desk file for a desk of the ledger (a counter's
 // terminal replaced): desks cert ID --out FILE [--keep-old]. The desk's
 // earlier certificates are revoked unless --keep-old.
-func (c *cli) desksCert(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) desksCert(fs *pflag.FlagSet) work {
 	out := fs.String("out", "", "the desk file to write")
 	dir := fs.String("dir", defaultServeDir(), "the authority's directory (serve --init)")
 	pass := fs.String("passphrase-file", "", "the file holding the authority key's passphrase")
 	keep := fs.Bool("keep-old", false, "keep the desk's earlier certificates (its other desk files) accepted")
-	return func(args []string) error {
-		pos, err := c.positional(fs, args, 1, "one desk ID")
-		if err != nil {
+	return work{check: func(args []string) error {
+		if _, err := c.positional(fs, args, 1, "one desk ID"); err != nil {
 			return err
 		}
 		if *out == "" {
 			return badInput("desks cert: give --out FILE, the desk file to write")
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, pos []string) error {
 		ds, err := l.Desks(c.ctx)
 		if err != nil {
 			return err
@@ -320,20 +318,21 @@ func (c *cli) desksCert(fs *pflag.FlagSet) func([]string) error {
 			}
 		}
 		return badInput("desks cert: no desk %s in the ledger (see desks list; desks add ID --out FILE adds one)", terminal(pos[0]))
-	}
+	}}
 }
 
 // desksRevoke makes a desk refuse one of its certificates from its next
 // question on: desks revoke ID --cert SERIAL|FILE (a serial desks list
 // shows, or the desk file).
-func (c *cli) desksRevoke(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) desksRevoke(fs *pflag.FlagSet) work {
 	cert := fs.String("cert", "", "the certificate to revoke: its serial (desks list) or its desk file")
-	return func(args []string) error {
+	var serial string
+	return work{check: func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one desk ID")
 		if err != nil {
 			return err
 		}
-		serial := *cert
+		serial = *cert
 		switch {
 		case serial == "":
 			return badInput("desks revoke: give --cert SERIAL (as desks list shows it) or --cert FILE (the desk file)")
@@ -347,11 +346,8 @@ func (c *cli) desksRevoke(fs *pflag.FlagSet) func([]string) error {
 			}
 			serial = protocol.CertSerial(d.Cert.Leaf)
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, pos []string) error {
 		if err := l.RevokeDeskCert(c.ctx, pos[0], serial, defaultIdentity("", "")); err != nil {
 			if errors.Is(err, ledger.ErrNotFound) || errors.Is(err, ledger.ErrInvalid) {
 				return badInput("desks revoke: %v", err)
@@ -360,5 +356,5 @@ func (c *cli) desksRevoke(fs *pflag.FlagSet) func([]string) error {
 		}
 		c.printf(c.stdout, "desk %s: certificate %s revoked: its desk file no longer opens the server\n", terminal(pos[0]), serial)
 		return nil
-	}
+	}}
 }

@@ -31,38 +31,31 @@ type deskFlags struct {
 func (f deskFlags) who() ledger.Identity { return defaultIdentity("", *f.operator) }
 
 // deskCommand declares the flags every desks subcommand has on fs, named
-// "desks SUB", and then run's own (deskAdd's).
-func (c *cli) deskCommand(run func(*cli, deskFlags) func([]string) error) func(*pflag.FlagSet) func([]string) error {
-	return func(fs *pflag.FlagSet) func([]string) error {
+// "desks SUB", and then define's own (deskAdd's).
+func (c *cli) deskCommand(define func(*cli, deskFlags) work) func(*pflag.FlagSet) work {
+	return func(fs *pflag.FlagSet) work {
 		f := deskFlags{fs: fs, sub: strings.TrimPrefix(fs.Name(), "desks "), asJSON: fs.Bool("json", false, "JSON output"),
 			operator: fs.String("operator", "", "operator name (default: $USER)")}
-		return run(c, f)
+		return define(c, f)
 	}
 }
 
-// deskRun is a desks subcommand of no flags of its own.
-func deskRun(run func(*cli, deskFlags, []string) error) func(*cli, deskFlags) func([]string) error {
-	return func(c *cli, f deskFlags) func([]string) error {
-		return func(args []string) error { return run(c, f, args) }
-	}
-}
-
-func (c *cli) deskAdd(f deskFlags) func([]string) error {
+func (c *cli) deskAdd(f deskFlags) work {
 	limit := f.fs.Int("limit", 150, "the counter's payout limit in euros")
 	out := f.fs.String("out", "", "write the counter's desk file for the validation server (vegas-desk serve) here")
 	dir := f.fs.String("dir", defaultServeDir(), "(--out) the authority's directory (serve --init)")
 	pass := f.fs.String("passphrase-file", "", "(--out) the file holding the authority key's passphrase")
 	count := f.fs.Int("count", 0, "add this many desks at once, PREFIX1 … PREFIXN, in one transaction; --out is then the new folder of their desk files")
 	prefix := f.fs.String("prefix", "", "(--count) the desks' ids: this, then their number")
-	return func(args []string) error {
-		if f.fs.Changed("count") || f.fs.Changed("prefix") {
+	many := func() bool { return f.fs.Changed("count") || f.fs.Changed("prefix") }
+	return work{check: func(args []string) error {
+		if many() {
 			if _, err := c.positional(f.fs, args, 0, "no desk ID with --count (the ids are --prefix and a number)"); err != nil {
 				return err
 			}
-			return c.deskAddMany(f, *count, *prefix, *limit, *out, *dir, *pass)
+			return checkDesksAdded(*count, *prefix, *limit, *out)
 		}
-		pos, err := c.positional(f.fs, args, 1, "one desk ID")
-		if err != nil {
+		if _, err := c.positional(f.fs, args, 1, "one desk ID"); err != nil {
 			return err
 		}
 		if *out != "" {
@@ -70,11 +63,11 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 				return badInput("desks add: --out %s exists: a desk file is written to a new file", *out)
 			}
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
+		return nil
+	}, run: func(l *ledger.Ledger, pos []string) error {
+		if many() {
+			return c.deskAddMany(l, f, *count, *prefix, *limit, *out, *dir, *pass)
 		}
-		defer l.Close()
 		d, err := l.AddDesk(c.ctx, pos[0], *limit, f.who())
 		if err != nil {
 			return err
@@ -89,7 +82,7 @@ func (c *cli) deskAdd(f deskFlags) func([]string) error {
 		}
 		c.printf(c.stdout, "desk %s added, payout limit %s\n", d.ID, game.FormatAmount(d.Limit))
 		return nil
-	}
+	}}
 }
 
 // MaxDesksAdded is how many desks one desks add --count adds at most.
@@ -99,34 +92,11 @@ const MaxDesksAdded = 100_000
 // the new folder out (0700; each file ID.desk, 0600), in one transaction
 // after the files: all of them, or, on any failure, no desk and no file
 // (the folder removed).
-func (c *cli) deskAddMany(f deskFlags, n int, prefix string, limit int, out, dir, pass string) (err error) {
-	switch {
-	case n < 1 || n > MaxDesksAdded:
-		return badInput("desks add: --count %d: give 1 to %d desks", n, MaxDesksAdded)
-	case prefix == "":
-		return badInput("desks add: --count needs --prefix P: the desks are P1 … P%d", n)
-	case out == "":
-		return badInput("desks add: --count needs --out DIR: the new folder of the %d desk files", n)
-	case limit < 0:
-		return badInput("desks add: --limit %d: give 0 or more euros", limit)
-	}
+func (c *cli) deskAddMany(l *ledger.Ledger, f deskFlags, n int, prefix string, limit int, out, dir, pass string) (err error) {
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = prefix + strconv.Itoa(i+1)
 	}
-	for _, id := range []string{ids[0], ids[n-1]} { // the shortest and the longest
-		if err := ledger.CheckRealDeskID(id); err != nil {
-			return badInput("desks add: --prefix %s: %v", terminal(prefix), err)
-		}
-	}
-	if _, err := os.Lstat(out); err == nil {
-		return badInput("desks add: --out %s exists: --count writes its desk files into a new folder", out)
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
 	a, epoch, err := c.deskAuthority(l, dir, pass)
 	if err != nil {
 		return err
@@ -170,15 +140,38 @@ func (c *cli) deskAddMany(f deskFlags, n int, prefix string, limit int, out, dir
 	return nil
 }
 
-func (c *cli) deskList(f deskFlags, args []string) error {
-	if _, err := c.positional(f.fs, args, 0, "no argument"); err != nil {
-		return err
+// checkDesksAdded checks desks add --count's flags before the ledger is
+// opened.
+func checkDesksAdded(n int, prefix string, limit int, out string) error {
+	switch {
+	case n < 1 || n > MaxDesksAdded:
+		return badInput("desks add: --count %d: give 1 to %d desks", n, MaxDesksAdded)
+	case prefix == "":
+		return badInput("desks add: --count needs --prefix P: the desks are P1 … P%d", n)
+	case out == "":
+		return badInput("desks add: --count needs --out DIR: the new folder of the %d desk files", n)
+	case limit < 0:
+		return badInput("desks add: --limit %d: give 0 or more euros", limit)
 	}
-	l, err := c.read()
-	if err != nil {
-		return err
+	for _, id := range []string{prefix + "1", prefix + strconv.Itoa(n)} { // the shortest and the longest
+		if err := ledger.CheckRealDeskID(id); err != nil {
+			return badInput("desks add: --prefix %s: %v", terminal(prefix), err)
+		}
 	}
-	defer l.Close()
+	if _, err := os.Lstat(out); err == nil {
+		return badInput("desks add: --out %s exists: --count writes its desk files into a new folder", out)
+	}
+	return nil
+}
+
+func (c *cli) deskList(f deskFlags) work {
+	return work{check: func(args []string) error {
+		_, err := c.positional(f.fs, args, 0, "no argument")
+		return err
+	}, run: func(l *ledger.Ledger, _ []string) error { return c.listDesks(l, f) }}
+}
+
+func (c *cli) listDesks(l *ledger.Ledger, f deskFlags) error {
 	ds, err := l.Desks(c.ctx)
 	if err != nil {
 		return err
@@ -219,45 +212,44 @@ func (c *cli) deskList(f deskFlags, args []string) error {
 }
 
 // deskChange disables, enables or unlocks a desk.
-func (c *cli) deskChange(f deskFlags, args []string) error {
-	pos, err := c.positional(f.fs, args, 1, "one desk ID")
-	if err != nil {
+func (c *cli) deskChange(f deskFlags) work {
+	return work{check: func(args []string) error {
+		_, err := c.positional(f.fs, args, 1, "one desk ID")
 		return err
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
+	}, run: func(l *ledger.Ledger, pos []string) error { return c.changeDesk(l, f, pos[0]) }}
+}
+
+func (c *cli) changeDesk(l *ledger.Ledger, f deskFlags, id string) error {
 	change := map[string]func(context.Context, string, ledger.Identity) error{
 		"disable": l.DisableDesk, "enable": l.EnableDesk, "unlock": l.UnlockDesk,
 	}[f.sub]
-	if err := change(c.ctx, pos[0], f.who()); err != nil {
+	if err := change(c.ctx, id, f.who()); err != nil {
 		return err
 	}
 	done := map[string]string{"disable": "disabled", "enable": "enabled", "unlock": "unlocked"}[f.sub]
-	c.printf(c.stdout, "desk %s %s\n", terminal(pos[0]), c.text(done))
+	c.printf(c.stdout, "desk %s %s\n", terminal(id), c.text(done))
 	return nil
 }
 
-func (c *cli) deskLimit(f deskFlags, args []string) error {
-	pos, err := c.positional(f.fs, args, 2, "a desk ID and a limit in euros")
-	if err != nil {
+func (c *cli) deskLimit(f deskFlags) work {
+	var limit int
+	return work{check: func(args []string) error {
+		pos, err := c.positional(f.fs, args, 2, "a desk ID and a limit in euros")
+		if err != nil {
+			return err
+		}
+		if limit, err = strconv.Atoi(pos[1]); err != nil || limit < 0 {
+			return badInput("desks limit: %q is not a number of euros", pos[1])
+		}
+		return nil
+	}, run: func(l *ledger.Ledger, pos []string) error { return c.limitDesk(l, f, pos[0], limit) }}
+}
+
+func (c *cli) limitDesk(l *ledger.Ledger, f deskFlags, id string, limit int) error {
+	if err := l.SetDeskLimit(c.ctx, id, limit, f.who()); err != nil {
 		return err
 	}
-	limit, err := strconv.Atoi(pos[1])
-	if err != nil || limit < 0 {
-		return badInput("desks limit: %q is not a number of euros", pos[1])
-	}
-	l, err := c.open(true)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	if err := l.SetDeskLimit(c.ctx, pos[0], limit, f.who()); err != nil {
-		return err
-	}
-	c.printf(c.stdout, "desk %s pays up to %s\n", terminal(pos[0]), game.FormatAmount(limit))
+	c.printf(c.stdout, "desk %s pays up to %s\n", terminal(id), game.FormatAmount(limit))
 	return nil
 }
 
@@ -294,11 +286,11 @@ func deskJSON(d ledger.Desk) map[string]any {
 	return m
 }
 
-func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) copyLedger(fs *pflag.FlagSet) work {
 	restore := fs.Bool("restore", false, "make TO the ledger FROM was copied from (or FROM itself): its id, desk files and counter ledgers; the original, if it answers, is marked replaced and serves no more")
 	gone := fs.Bool("original-gone", false, "with --restore: the original cannot be reached to be marked replaced and is gone for good; every desk then needs a new desk file (desks cert)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{run: func(_ *ledger.Ledger, args []string) error {
 		pos, err := c.positional(fs, args, 2, "FROM and TO, each a file path or a postgres:// URL")
 		if err != nil {
 			return err
@@ -373,5 +365,5 @@ func (c *cli) copyLedger(fs *pflag.FlagSet) func([]string) error {
 				r.Original, terminal(r.Why), dst.Location(), r.Epoch)
 		}
 		return nil
-	}
+	}}
 }

@@ -19,6 +19,7 @@ import (
 var pg *pgtest.Server
 
 func TestMain(m *testing.M) {
+	runChild() // a command line run as its own process (access_test.go)
 	// The command line's messages in English, whatever the machine's
 	// locale (TestFrench sets its own).
 	os.Unsetenv("LC_ALL")

@@ -21,32 +21,17 @@ import (
 	"vegas-desk/internal/ticketart"
 )
 
-func claimJSON(cl *ledger.Claim) *wire.Claim { return wire.ClaimOf(cl) }
-
-// refusalJSON is what --json prints of a refused lookup, claim or check
-// (the message goes to the standard error, the status is 1): its verdict,
-// the prize (above the limit, from the identity threshold), and the payment
-// named (already claimed, or the payment of a request voided since).
-func refusalJSON(r *ledger.Refusal) map[string]any {
-	return map[string]any{"verdict": string(r.Verdict), "serial": r.Serial, "prize": r.Amount, "claim": claimJSON(r.First),
-		"voided": r.Verdict == ledger.Voided}
-}
-
-// refused prints a refusal's JSON when asked, and returns err.
+// refused prints a refusal's JSON when asked (wire.Refusal: its verdict,
+// the prize, the payment named; the message goes to the standard error,
+// the status is 1), and returns err.
 func (c *cli) refused(asJSON bool, err error) error {
 	var r *ledger.Refusal
 	if asJSON && errors.As(err, &r) {
-		if jerr := c.json(refusalJSON(r)); jerr != nil {
+		if jerr := c.json(wire.RefusalOf(r)); jerr != nil {
 			return jerr
 		}
 	}
 	return err
-}
-
-func ticketJSON(t ledger.Ticket) map[string]any {
-	return map[string]any{"serial": t.Serial.String(), "game": t.Block.Game, "block": t.Block.Number, "pack": t.Pack,
-		"pack_code": game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}.String(), "position": t.Position, "prize": t.Prize, "status": t.Status.String(), "verdict": string(t.Verdict),
-		"pack_state": t.PackState, "ticket": game.NewDoc(&t.Ticket), "claim": claimJSON(t.Claim)}
 }
 
 func (c *cli) describeClaim(cl *ledger.Claim) string {
@@ -57,30 +42,25 @@ func (c *cli) describeClaim(cl *ledger.Claim) string {
 		c.moment(cl.At), terminal(cl.Desk), terminal(cl.Operator), c.word(cl.Method))
 }
 
-func (c *cli) lookup(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) lookup(fs *pflag.FlagSet) work {
 	asJSON := fs.Bool("json", false, "JSON output")
 	desk := fs.String("desk", "", "desk (recorded with a refused lookup)")
 	operator := fs.String("operator", "", "operator")
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one SERIAL")
 		if err != nil {
 			return err
 		}
-		if _, err := game.ParseSerial(pos[0]); err != nil {
-			return err // it names the serial, what is wrong and what to do
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		_, err = game.ParseSerial(pos[0])
+		return err // it names the serial, what is wrong and what to do
+	}, run: func(l *ledger.Ledger, pos []string) error {
 		t, err := c.lookupSerial(l, pos[0], c.who(l, *desk, *operator), limit.Limit)
 		if err != nil {
 			return c.refused(*asJSON, err)
 		}
 		if *asJSON {
-			return c.json(ticketJSON(t))
+			return c.json(wire.TicketOf(t))
 		}
 		c.printf(c.stdout, "serial   %s\nblock    %s  pack %s (%s)  position %d\nprize    %s\nstatus   %s\nverdict  %s\n",
 			t.Serial, t.Block.Name(), game.PackCode{Game: t.Block.Game, Block: t.Block.Number, Pack: t.Pack}, c.word(t.PackState), t.Position,
@@ -91,15 +71,16 @@ func (c *cli) lookup(fs *pflag.FlagSet) func([]string) error {
 		doc, _ := json.Marshal(game.NewDoc(&t.Ticket))
 		c.printf(c.stdout, "ticket   %s\n", doc)
 		return nil
-	}
+	}}
 }
 
-func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) check(fs *pflag.FlagSet) work {
 	asJSON := fs.Bool("json", false, "JSON output")
 	desk := fs.String("desk", "", "desk (recorded with a refused search)")
 	operator := fs.String("operator", "", "operator")
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
-	return func(args []string) error {
+	var in game.Input
+	return work{check: func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one FILE, or - for standard input")
 		if err != nil {
 			return err
@@ -111,8 +92,7 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 		if err != nil {
 			return badInput("check: %v", err)
 		}
-		in, err := game.ParseDoc(data)
-		if err != nil {
+		if in, err = game.ParseDoc(data); err != nil {
 			var es game.Errors
 			if errors.As(err, &es) {
 				c.printf(c.stderr, "vegas-desk: check: %d fault(s) in the ticket's contents:\n", len(es))
@@ -123,16 +103,19 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 			}
 			return badInput("check: %v", err)
 		}
-		// The ledger, when there is one, says which ticket shows these contents
-		// (ledger.CheckContents); a refused attempt is recorded when the ledger
-		// can be written.
-		v := ledger.ContentsCheck{Verdict: game.Check(&in.Ticket, in.Prize)}
+		return nil
+	}, needs: func() access {
+		// The ledger, when there is one, says which ticket shows these
+		// contents (ledger.CheckContents); a refused attempt is recorded
+		// when the ledger can be written.
 		if _, serr := os.Stat(c.dbPath()); ledger.IsURL(c.dbPath()) || serr == nil {
-			l, err := c.open(false)
-			if err != nil {
-				return err
-			}
-			defer l.Close()
+			return record
+		}
+		return none
+	}, run: func(l *ledger.Ledger, _ []string) error {
+		v := ledger.ContentsCheck{Verdict: game.Check(&in.Ticket, in.Prize)}
+		if l != nil {
+			var err error
 			if v, err = l.CheckContents(c.ctx, in, c.who(l, *desk, *operator), limit.Limit); err != nil {
 				return err
 			}
@@ -164,7 +147,7 @@ func (c *cli) check(fs *pflag.FlagSet) func([]string) error {
 			c.printf(c.stdout, "reason   %s\n", terminal(c.reason(r)))
 		}
 		return nil
-	}
+	}}
 }
 
 // checkVerdict is what a check answers: the verdict of the ledger's
@@ -180,7 +163,7 @@ func checkVerdict(v ledger.ContentsCheck) string {
 	return string(ledger.UnknownContents)
 }
 
-func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) claim(fs *pflag.FlagSet) work {
 	desk := fs.String("desk", "", "desk ID (default: the login's desk on a shared ledger, else the host name)")
 	operator := fs.String("operator", "", "operator name (default: $USER)")
 	method := fs.String("method", ledger.MethodSerial, "how the ticket was identified: serial or contents")
@@ -193,7 +176,7 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 	receipt := fs.String("receipt", "", "write the payment's receipt, the original, to this PDF file")
 	queue := fs.String("printer", "", "print the payment's receipt, the original, on this CUPS queue (lpstat -e lists them)")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one SERIAL")
 		if err != nil {
 			return err
@@ -213,11 +196,8 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		if *method != ledger.MethodSerial && *method != ledger.MethodContents {
 			return badInput("--method %q: want serial or contents", *method)
 		}
-		l, err := c.open(true)
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		return nil
+	}, run: func(l *ledger.Ledger, pos []string) error {
 		req := ledger.ClaimRequest{Serial: pos[0], Method: *method, Who: c.who(l, *desk, *operator), Request: *request, Limit: limit.Limit}
 		if *zone == "-" {
 			text, err := io.ReadAll(io.LimitReader(c.stdin, 1024))
@@ -253,7 +233,7 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 			return c.refused(*asJSON, identityWords(err, req.Winner))
 		}
 		if *asJSON {
-			err = c.json(claimJSON(&cl))
+			err = c.json(wire.ClaimOf(&cl))
 		} else {
 			fmt.Fprint(c.stdout, c.tr("PAY %s\n%s\njournal  %s\n", game.FormatAmount(cl.Amount), c.describeClaim(&cl), cl.Hash))
 		}
@@ -263,7 +243,7 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 			}
 		}
 		return err
-	}
+	}}
 }
 
 // identityWords adds to a refusal for want of the winner's identity why
@@ -281,9 +261,9 @@ func identityWords(err error, w *ledger.Winner) error {
 	return err
 }
 
-func (c *cli) render(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) render(fs *pflag.FlagSet) work {
 	out := fs.String("o", "", "PNG file to write")
-	return func(args []string) error {
+	return work{check: func(args []string) error {
 		pos, err := c.positional(fs, args, 1, "one SERIAL")
 		if err != nil {
 			return err
@@ -291,21 +271,16 @@ func (c *cli) render(fs *pflag.FlagSet) func([]string) error {
 		if *out == "" {
 			return badInput("render: -o FILE is required")
 		}
-		if _, err := game.ParseSerial(pos[0]); err != nil {
-			return err
-		}
-		l, err := c.read()
-		if err != nil {
-			return err
-		}
-		defer l.Close()
+		_, err = game.ParseSerial(pos[0])
+		return err
+	}, run: func(l *ledger.Ledger, pos []string) error {
 		t, err := c.lookupSerial(l, pos[0], c.who(l, "", ""), ledger.NoLimit)
 		if err != nil {
 			return err
 		}
 		img := ticketart.Draw(&t.Ticket, &t.Serial, ticketart.Options{})
 		return writeFile(*out, func(w io.Writer) error { return png.Encode(w, img) })
-	}
+	}}
 }
 
 // writeFile writes path through write into a temporary file of the same

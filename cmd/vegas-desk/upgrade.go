@@ -12,11 +12,11 @@ import (
 // upgrade upgrades the ledger of --db in place (ledger.Upgrade): it says
 // what it changes, backs the ledger up, then upgrades it in one
 // transaction.
-func (c *cli) upgrade(fs *pflag.FlagSet) func([]string) error {
+func (c *cli) upgrade(fs *pflag.FlagSet) work {
 	dir := fs.String("backup-dir", "", "where the backup taken before the upgrade goes (default: beside a file; the working directory for a database)")
 	dry := fs.Bool("dry-run", false, "say what the upgrade would change, and change nothing")
 	asJSON := fs.Bool("json", false, "JSON output")
-	return func(args []string) error {
+	return work{run: func(_ *ledger.Ledger, args []string) error {
 		if _, err := c.positional(fs, args, 0, "no argument"); err != nil {
 			return err
 		}
@@ -52,5 +52,5 @@ func (c *cli) upgrade(fs *pflag.FlagSet) func([]string) error {
 		}
 		c.printf(c.stdout, "upgraded, in one transaction\n")
 		return nil
-	}
+	}}
 }
