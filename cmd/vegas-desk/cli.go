@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -240,6 +241,24 @@ func (c *cli) read() (*ledger.Ledger, error) {
 		return c.open(false)
 	}
 	return l, err
+}
+
+// ownProcess is set by main: the process is the command's alone. The tests
+// run commands side by side in theirs, whose processors are not one
+// command's to change.
+var ownProcess bool
+
+// oneTicket runs the rest of a one-ticket command (lookup, claim) on one
+// processor. Its work is one ticket's statements, each after the other;
+// a second processor only made each goroutine it starts (database/sql's
+// for a transaction and each of its statements, the signal watcher) wake
+// a second thread and hand work over between the two, a wait at every
+// hand-over that a busy machine lengthens (issue 38: a lookup process
+// a third slower under load). TestOneTicketOneProcessor.
+func oneTicket() {
+	if ownProcess {
+		runtime.GOMAXPROCS(1)
+	}
 }
 
 // lookupSerial looks a serial up on l, opened by read. A refused lookup is

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
+
+	"vegas-desk/internal/ledger/ledgertest"
 )
 
 // text writes what golang.org/x/text/message's printer wrote from a
@@ -211,5 +214,36 @@ func TestOneCommandsFlags(t *testing.T) {
 	load, _, _ := root.Find([]string{"load", "--server", "https://localhost:8443"})
 	if f := load.Flags().Lookup("server"); f == nil || !strings.HasPrefix(f.Usage, "measure the validation server") {
 		t.Errorf("load --server is not load's own: %+v", f)
+	}
+}
+
+// A one-ticket command's process (lookup, claim) runs on one processor
+// once its command is known (oneTicket); another command's keeps the
+// machine's (generate, export, verify, serve work on every core); a
+// test's process, which runs commands side by side, is never changed.
+// The test sets two processors first, so that it means something on a
+// one-core machine too; it runs alone (not parallel), and puts them back.
+func TestOneTicketOneProcessor(t *testing.T) {
+	db := ledgertest.Copy(t, ledgertest.Block)
+	ss := serials(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer func() { ownProcess = false }()
+	for _, tc := range []struct {
+		own   bool
+		args  []string
+		procs int
+	}{
+		{false, []string{"lookup", ss.Losers[0]}, 2},
+		{true, []string{"blocks"}, 2},
+		{true, []string{"lookup", "531-0001-0000000"}, 2}, // a bad serial: refused before any work
+		{true, []string{"lookup", ss.Losers[0]}, 1},
+		{true, []string{"claim", "--desk", "C1", ss.Losers[1]}, 1},
+	} {
+		runtime.GOMAXPROCS(2)
+		ownProcess = tc.own
+		out, errs, code := vd(t, db, "", tc.args...)
+		if got := runtime.GOMAXPROCS(0); got != tc.procs {
+			t.Errorf("%v (own process %v): %d processors after it, want %d (exit %d)\n%s%s", tc.args, tc.own, got, tc.procs, code, out, errs)
+		}
 	}
 }
