@@ -70,7 +70,6 @@ func (c *cli) lookup(fs *pflag.FlagSet) func([]string) error {
 		if _, err := game.ParseSerial(pos[0]); err != nil {
 			return err // it names the serial, what is wrong and what to do
 		}
-		oneTicket()
 		l, err := c.read()
 		if err != nil {
 			return err
@@ -205,7 +204,6 @@ func (c *cli) claim(fs *pflag.FlagSet) func([]string) error {
 		if *receipt == "-" {
 			return badInput("claim: --receipt -: the standard output has the verdict; give a file name")
 		}
-		oneTicket()
 		if err := c.checkOut(*receipt); err != nil {
 			return failf("claim: --receipt: %w", err)
 		}
