@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -291,7 +290,7 @@ func (c *cli) catalogue(fs *pflag.FlagSet) work {
 		if c.lang == language.French {
 			const header = "| prize | way to win | tickets per block | share of the tier |"
 			text = strings.NewReplacer(header, c.text(header), "loses everywhere", c.text("loses everywhere")).Replace(text)
-			text = share.ReplaceAllString(text, "$1,$2 %")
+			text = share.get().ReplaceAllString(text, "$1,$2 %")
 		}
 		fmt.Fprint(c.stdout, text)
 		return nil
@@ -299,5 +298,6 @@ func (c *cli) catalogue(fs *pflag.FlagSet) work {
 }
 
 // share is a share of the catalogue (12.5 %), whose point French writes
-// as a comma.
-var share = regexp.MustCompile(`(\d+)\.(\d) %`)
+// as a comma: compiled when first used (a French catalogue's), not at
+// every start.
+var share = lazyRE(`(\d+)\.(\d) %`)

@@ -93,9 +93,9 @@ func (c *cli) frenchCompletion(root *cobra.Command) {
 		if cmd.Name() != "completion" {
 			continue
 		}
-		cmd.Long = fmt.Sprintf(frenchCompletionLong[""], root.Name())
+		cmd.Long = fmt.Sprintf(frenchCompletionLong()[""], root.Name())
 		for _, sub := range cmd.Commands() {
-			if long, ok := frenchCompletionLong[sub.Name()]; ok {
+			if long, ok := frenchCompletionLong()[sub.Name()]; ok {
 				sub.Long = fmt.Sprintf(long, root.Name())
 			}
 		}

@@ -128,7 +128,7 @@ func newPilotFront(t *testing.T, commit string, front bool) *pilot {
 	}
 	for i := 1; i <= failoverCounters; i++ {
 		id := loadDesk(i)
-		if _, err := p.office.AddTestDesk(ctx, i, 1000, loadWho); err != nil {
+		if _, err := p.office.AddTestDesk(ctx, i, 1000, loadWho()); err != nil {
 			t.Fatal(err)
 		}
 		epoch, _, err := p.office.Epochs(ctx)
@@ -143,7 +143,7 @@ func newPilotFront(t *testing.T, commit string, front bool) *pilot {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.office.AcceptDeskCert(ctx, id, d.Cert.Leaf, false, loadWho); err != nil {
+		if _, err := p.office.AcceptDeskCert(ctx, id, d.Cert.Leaf, false, loadWho()); err != nil {
 			t.Fatal(err)
 		}
 		file := filepath.Join(t.TempDir(), id+".desk")

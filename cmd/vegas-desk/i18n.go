@@ -103,11 +103,13 @@ func (c *cli) word(s string) string { return c.inLanguage(frenchWords, s) }
 // move is a move of packs in the command line's language.
 func (c *cli) move(s string) string { return c.inLanguage(frenchMoves, s) }
 
-func (c *cli) inLanguage(french map[string]string, s string) string {
+// inLanguage is s in the command line's language, from french (made when
+// first asked, by a French process only).
+func (c *cli) inLanguage(french func() map[string]string, s string) string {
 	if c.lang != language.French {
 		return s
 	}
-	if fr, ok := french[s]; ok {
+	if fr, ok := french()[s]; ok {
 		return fr
 	}
 	return s

@@ -179,9 +179,9 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 		id := loadDesk(i)
 		switch j := slices.IndexFunc(existing, func(d ledger.Desk) bool { return d.ID == id }); {
 		case j < 0:
-			_, err = bo.AddTestDesk(c.ctx, i, 1000, loadWho)
+			_, err = bo.AddTestDesk(c.ctx, i, 1000, loadWho())
 		case existing[j].Disabled: // by an earlier load on a real ledger
-			err = bo.EnableDesk(c.ctx, id, loadWho)
+			err = bo.EnableDesk(c.ctx, id, loadWho())
 		}
 		var data []byte
 		var epoch int
@@ -222,8 +222,9 @@ func serverDesks(c *cli, bo *ledger.Ledger, n int, url, dir, passFile string) ([
 	return logins, nil
 }
 
-// loadWho is who load acts as at the back office.
-var loadWho = defaultIdentity("", "load")
+// loadWho is who load acts as at the back office: asked when load needs
+// it, not at every start (the host's name is a system call).
+func loadWho() ledger.Identity { return defaultIdentity("", "load") }
 
 // loadDesk is the id of load's i-th desk (from 1): _load-1 …, a name
 // that no real desk can take (desks add refuses it), so that a load test
@@ -284,7 +285,7 @@ func (o *ownPacks) deliver(ctx context.Context, bo *ledger.Ledger) error {
 		m := ledger.PackMove{Game: o.block.Game, Block: o.block.Number, First: ps[0], Last: ps[len(ps)-1], Desk: loadDesk(i + 1)}
 		for _, move := range []string{"deliver", "receive", "activate"} {
 			m.Move = move
-			if err := bo.MovePacks(ctx, m, loadWho); err != nil {
+			if err := bo.MovePacks(ctx, m, loadWho()); err != nil {
 				return failf("load: packs %d–%d of block %d/%d to %s (%s): %w", m.First, m.Last, o.block.Game, o.block.Number, m.Desk, move, err)
 			}
 			o.last = m.Last
@@ -302,12 +303,12 @@ func (o *ownPacks) leave(ctx context.Context, bo *ledger.Ledger, w io.Writer) er
 		if ps[0] <= o.last {
 			m := ledger.PackMove{Game: o.block.Game, Block: o.block.Number, First: ps[0], Last: min(ps[len(ps)-1], o.last),
 				Move: "destroyed", Reason: "vegas-desk load: a load test claimed its tickets"}
-			errs = append(errs, bo.MovePacks(ctx, m, loadWho))
+			errs = append(errs, bo.MovePacks(ctx, m, loadWho()))
 		}
 	}
 	for i := 1; i <= n; i++ {
 		// (A desk the test failed before adding has nothing to disable.)
-		if err := bo.DisableDesk(ctx, loadDesk(i), loadWho); !errors.Is(err, ledger.ErrNotFound) {
+		if err := bo.DisableDesk(ctx, loadDesk(i), loadWho()); !errors.Is(err, ledger.ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}

@@ -8,5 +8,6 @@ import (
 )
 
 func main() {
+	ownProcess = true
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

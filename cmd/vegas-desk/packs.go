@@ -30,7 +30,10 @@ func parsePacks(args []string, gameCode, block int) ([]game.PackRange, error) {
 
 // done says move done to n packs: "returned"; in French "rendu", "rendus".
 func (c *cli) done(move string, n int) string {
-	if fr, ok := frenchDone[move]; ok && c.lang == language.French {
+	if c.lang != language.French {
+		return pastTense[move]
+	}
+	if fr, ok := frenchDone()[move]; ok {
 		return fr[min(max(n, 1), 2)-1]
 	}
 	return pastTense[move]

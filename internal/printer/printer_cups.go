@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ValidQueue reports whether name can be a CUPS queue's name: not empty,
@@ -99,7 +100,8 @@ func schedulerDown(ctx context.Context) bool {
 }
 
 // jobID finds lp's "request id is Q-12 (1 file(s))".
-var jobID = regexp.MustCompile(`request id is (\S+)`)
+// Compiled when first used, not in every process that links the printer.
+var jobID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`request id is (\S+)`) })
 
 // Print sends the file at path to queue (lp -d QUEUE FILE) and returns the
 // job's id as lp names it ("Q-12"), or "" when it names none. A failure is
@@ -129,7 +131,7 @@ func Print(ctx context.Context, queue, title, path string) (string, error) {
 		}
 		return "", pe
 	}
-	if m := jobID.FindStringSubmatch(out); m != nil {
+	if m := jobID().FindStringSubmatch(out); m != nil {
 		return m[1], nil
 	}
 	return "", nil

@@ -210,10 +210,14 @@ func (s *Server) lockedOut(desk string, until time.Time) bool {
 
 // serialText is a serial as the ledger's errors may quote it: 31 digits,
 // grouped by dashes or spaces or not.
-var serialText = regexp.MustCompile(`\b(\d{3})[- ]?(\d{4})[- ]?(\d{7})[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d\b`)
+// Both are compiled when first used: a command process that links the
+// server (every one) compiles neither at start (TestStartupInits).
+var serialText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(\d{3})[- ]?(\d{4})[- ]?(\d{7})[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d{4}[- ]?\d\b`)
+})
 
 // longNumber is a run of digits as long as a secret part's last 13.
-var longNumber = regexp.MustCompile(`\d{13,}`)
+var longNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d{13,}`) })
 
 // hideSecrets is s (a failure's words: the driver's, the ledger's) with
 // every serial quoted in it reduced to its public part, and any other run
@@ -221,8 +225,8 @@ var longNumber = regexp.MustCompile(`\d{13,}`)
 // masked: a serial's secret part never goes to the log (issue 44 item 5a;
 // ledger.Claim's error of a lost answer quotes the claim's serial).
 func hideSecrets(s string) string {
-	s = serialText.ReplaceAllString(s, "$1-$2-$3-••••-••••-••••-••••-•")
-	return longNumber.ReplaceAllStringFunc(s, func(d string) string { return strings.Repeat("•", len(d)) })
+	s = serialText().ReplaceAllString(s, "$1-$2-$3-••••-••••-••••-••••-•")
+	return longNumber().ReplaceAllStringFunc(s, func(d string) string { return strings.Repeat("•", len(d)) })
 }
 
 // Seconds is a duration's attribute of a log line, in seconds (a
