@@ -122,7 +122,7 @@ cli_suite() {
 	mkdir -p "$UDOCS"
 	local L=$C/linux/vegas-desk-cli LDB=$C/linux/ledger.db
 	vx - 0 'VEGAS ledger|registre VEGAS' '' --help
-	vx "$DB" 0 'block 531/1: .* tickets|bloc 531/1 : .* billets' '' generate --demo --seed "$SEED"
+	vx "$DB" 0 'block 531/1: .* tickets|bloc 531/1 : .* tickets' '' generate --demo --seed "$SEED"
 	[ -f "$UDOCS/caisse été.db" ] && ok "the ledger is C:\\users\\root\\Mes documents\\caisse été.db" || bad "no ledger file in $UDOCS"
 	# the Linux build makes the same block from the same seed
 	rm -f "$LDB"*
