@@ -282,6 +282,7 @@ func TestServeUnit(t *testing.T) {
 	}
 	s := startServe(t, execStart)
 	mon := s.wait(t, "monitor")
+	s.wait(t, "serving") // healthz is 503 until the desks' listener is open
 	if st, body := httpGet(t, mon["healthz"].(string)); st != http.StatusOK {
 		t.Errorf("the unit's serve: healthz %d %s", st, body)
 	}
@@ -335,6 +336,7 @@ func TestServeUnit(t *testing.T) {
 	}
 	s = startServe(t, execStart, "PGPASSFILE="+filepath.Join(creds, "pgpass"))
 	mon = s.wait(t, "monitor")
+	s.wait(t, "serving")
 	if st, body := httpGet(t, mon["healthz"].(string)); st != http.StatusOK {
 		t.Errorf("the unit's serve on PostgreSQL: healthz %d %s", st, body)
 	}
