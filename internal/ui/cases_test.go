@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"image/png"
 	"os"
@@ -11,9 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-
-	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/ledger/ledgertest"
 )
 
 // Paiements at the back office after a counter's offline payment of a
@@ -23,29 +19,7 @@ import (
 // case reads closed.
 func TestClaimsDoublePayment(t *testing.T) {
 	ctx := context.Background()
-	bo, err := ledger.Open(ledgertest.Copy(t, ledgertest.Sealed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c1, err := ledger.Open(ledgertest.Copy(t, ledgertest.Sealed, "C1.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c1.Close()
-	serial := takeWinner(t, 6)
-	if _, err := c1.Claim(ctx, ledger.ClaimRequest{Serial: serial, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: "C1", Operator: "ann"}, Limit: ledger.NoLimit}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bo.Claim(ctx, ledger.ClaimRequest{Serial: serial, Method: ledger.MethodSerial, Who: ledger.Identity{Desk: "BO", Operator: "eve"}, Limit: ledger.NoLimit}); err != nil {
-		t.Fatal(err)
-	}
-	var export bytes.Buffer
-	if err := c1.ExportJournal(ctx, &export); err != nil {
-		t.Fatal(err)
-	}
-	if rep, err := bo.ImportClaims(ctx, &export, ledger.Identity{Desk: "BO", Operator: "eve"}); err != nil || rep.Recorded != 1 {
-		t.Fatalf("import: %+v %v", rep, err)
-	}
+	bo := doublePaid(t)
 	d := newTestDesk(t, bo)
 	defer d.closeLedger()
 	d.win.Resize(fyne.NewSize(1024, 768))
