@@ -209,15 +209,24 @@ var (
 	CounterKinds = []string{"issue", "claim", "refusal", "referral"}
 )
 
+// Columns are t's columns in l: PostgreSQL's journal has seq after the
+// entry's.
+func (l Ledger) Columns(t Table) []Column {
+	if t.Name == Journal.Name && l.Engine == Postgres {
+		return append(t.Columns[:len(t.Columns):len(t.Columns)], journalSeq)
+	}
+	return t.Columns
+}
+
+// Cols are t's column names in l, comma-separated.
+func (l Ledger) Cols(t Table) string { return Table{Columns: l.Columns(t)}.Cols() }
+
 // Create is t's CREATE TABLE in l, without its semicolon. Names are
 // padded to the longest name, and types to the longest type, of the
 // table; a list of kinds longer than five goes on two lines, the sixth
 // under the list's parenthesis (as the .sql files have always written it).
 func (l Ledger) Create(t Table) string {
-	cols := t.Columns
-	if t.Name == Journal.Name && l.Engine == Postgres {
-		cols = append(cols[:len(cols):len(cols)], journalSeq)
-	}
+	cols := l.Columns(t)
 	nameW, typeW := 0, 0
 	for _, c := range cols {
 		nameW, typeW = max(nameW, len(c.Name)), max(typeW, len(c.Type.In(l.Engine)))
