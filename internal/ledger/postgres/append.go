@@ -79,11 +79,16 @@ func fromWaiting(prefix string, given map[string]string) string {
 // when it was recorded (tables.Waiting).
 var takenCols = strings.Join(slices.DeleteFunc(tables.Waiting.Names(), func(c string) bool { return c == "recorded" }), ", ")
 
-// recordedCols are the journal's columns a question records in
-// vegas.waiting: all but those the chain gives (id, number, hash).
-var recordedCols = strings.Join(tables.Journal.Recorded(), ", ")
+// waitingInsert is the head of a question's INSERT of its record into
+// vegas.waiting: the journal's columns but those the chain gives (id,
+// number, hash: recorded's values), then the winner's (name, doc_type,
+// doc_number); seq and recorded are the table's defaults
+// (tables.Waiting).
+var waitingInsert = "INSERT INTO waiting (" + strings.Join(slices.DeleteFunc(tables.Waiting.Names(),
+	func(c string) bool { return c == "seq" || c == "recorded" }), ", ") + ") VALUES "
 
-// recorded are e's values of recordedCols.
+// recorded are e's values of the journal's columns a question records in
+// vegas.waiting: all but those the chain gives (id, number, hash).
 func recorded(e *core.Entry) []any {
 	var v []any
 	all := e.Values()

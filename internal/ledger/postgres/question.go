@@ -179,7 +179,7 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 	if lock != nil {
 		rows = append(rows, lock)
 	}
-	stmt := `WITH w AS (INSERT INTO waiting (` + recordedCols + `, name, doc_type, doc_number) VALUES `
+	stmt := `WITH w AS (` + waitingInsert
 	var args []any
 	for i, r := range rows {
 		if i > 0 {

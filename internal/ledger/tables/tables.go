@@ -173,18 +173,6 @@ func (t Table) Names() []string {
 // searches), its columns named: "INSERT INTO paid (ticket, claim)".
 func (t Table) Insert() string { return "INSERT INTO " + t.Name + " (" + t.Cols() + ")" }
 
-// Recorded are the journal's columns a question records in vegas.waiting:
-// all but those the chain gives.
-func (t Table) Recorded() []string {
-	var names []string
-	for _, c := range t.Columns {
-		if !c.Chained {
-			names = append(names, c.Name)
-		}
-	}
-	return names
-}
-
 // Ledger is a kind of ledger: its engine, the schema its tables are made
 // in ("vegas." on PostgreSQL), and the kinds its journal's entries may be.
 type Ledger struct {
