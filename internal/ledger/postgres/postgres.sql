@@ -122,11 +122,11 @@ CREATE TABLE vegas.identities (
 );
 
 -- The entries recorded and not yet chained (tables.Waiting, written in
--- place of {{waiting}}): the journal's columns but
--- those the chain gives (id, number, hash), the time they were recorded
--- (the server's clock: how long they wait), and a payment's winner, whom
--- the chainer writes into vegas.identities. ref names a chained entry
--- (or, recorded before schema 8, -seq a waiting one).
+-- place of {{waiting}}): the journal's columns but those the chain gives
+-- (id, number, hash), the time they were recorded (the server's clock:
+-- how long they wait), and a payment's winner, whom the chainer writes
+-- into vegas.identities. ref names a chained entry (or, recorded before
+-- schema 8, -seq a waiting one).
 CREATE SEQUENCE vegas.waiting_seq;
 {{waiting}}
 CREATE UNIQUE INDEX waiting_requests ON vegas.waiting (desk, request) WHERE kind = 'claim' AND request <> '';
