@@ -153,10 +153,14 @@ func TestJournalTableEveryEngine(t *testing.T) {
 	}
 	journal := ls[0].columns(t, "journal")
 	recorded := slices.DeleteFunc(slices.Clone(journal), func(c column) bool { return c.Name == "id" || c.Name == "number" || c.Name == "hash" })
+	// vegas.waiting: seq, recorded, then those, then the winner's three.
 	waiting := ls[2].columns(t, "waiting")
-	if len(waiting) != len(recorded)+5 || !slices.Equal(waiting[2:len(waiting)-3], recorded) {
+	if len(waiting) >= 5 {
+		waiting = waiting[2 : len(waiting)-3]
+	}
+	if !slices.Equal(waiting, recorded) {
 		t.Errorf("vegas.waiting is not the journal's columns but id, number and hash, after seq and recorded, before the winner's: %s",
-			differ(waiting[2:max(len(waiting)-3, 2)], recorded))
+			differ(waiting, recorded))
 	}
 
 	// Every column set apart from its zero, a text with what a line-based
