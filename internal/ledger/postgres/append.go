@@ -75,6 +75,11 @@ func fromWaiting(prefix string, given map[string]string) string {
 	return strings.Join(cols, ", ")
 }
 
+// waitingUse is a row of vegas.waiting read as a journal's row that
+// answers a request id used before (priorUse): its id, number and hash
+// are not yet given (0, 0, empty).
+var waitingUse = fromWaiting("", map[string]string{"id": "0::bigint", "number": "0::bigint", "hash": "''::bytea"})
+
 // takenCols are the columns of vegas.waiting the chain takes: all but
 // when it was recorded (tables.Waiting).
 var takenCols = strings.Join(slices.DeleteFunc(tables.Waiting.Names(), func(c string) bool { return c == "recorded" }), ", ")

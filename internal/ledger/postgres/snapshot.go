@@ -138,7 +138,7 @@ func (b *Backend) priorUse(ctx context.Context, q core.Querier, desk, request st
 			SELECT `+core.EntryCols+`, 0::bigint AS wseq FROM journal
 				WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
 			UNION ALL
-			SELECT `+fromWaiting("", map[string]string{"id": "0::bigint", "number": "0::bigint", "hash": "''::bytea"})+`, seq AS wseq FROM waiting
+			SELECT `+waitingUse+`, seq AS wseq FROM waiting
 				WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
 			) u ORDER BY kind = 'claim' DESC, wseq, id LIMIT 1`, desk, request, desk, request)
 		switch {
