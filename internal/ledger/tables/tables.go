@@ -11,7 +11,9 @@
 // held when each table was written there by hand (a file's sqlite_master
 // keeps it, and is checked against it: TestSchemaDigests); PostgreSQL
 // keeps no text, only what it means (TestUpgradePostgresV5 compares the
-// catalogs of an upgraded database and a new one).
+// catalogs of an upgraded database and a new one). TestJournalTableEveryEngine
+// (internal/ledger) reads each engine's tables as its database describes
+// them, and an entry each engine appends, back.
 package tables
 
 import (
