@@ -46,7 +46,7 @@ func office(t *testing.T) (*postgres.Backend, ledgertest.Serials) {
 func database(t *testing.T) string {
 	t.Helper()
 	shared.once.Do(func() {
-		if shared.s, shared.err = pgtest.Start(); shared.err == nil {
+		if shared.s, shared.err = ledgertest.StartPostgres(ledgertest.Block); shared.err == nil {
 			shared.tmpl, shared.err = ledgertest.Postgres(shared.s, ledgertest.Block)
 		}
 	})
