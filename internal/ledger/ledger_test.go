@@ -565,66 +565,6 @@ func TestPackMoves(t *testing.T) {
 	})
 }
 
-func TestExportRoundTrip(t *testing.T) {
-	forEngines(t, func(t *testing.T, e engineCase) {
-		ctx := context.Background()
-		l := mustOpen(t, e.fresh(t))
-		b := mustBlock(t, l)
-		calls := 0
-		// The lines are checked as they stream (every 997th read back).
-		w := &lineWriter{line: func(pos int, line []byte) {
-			if pos%997 != 0 {
-				return
-			}
-			in, err := game.ParseDoc(line)
-			if err != nil {
-				t.Fatalf("line %d: %v", pos, err)
-			}
-			if in.Serial != serialOf(b, pos) || in.Prize == nil || *in.Prize != game.Prize(&in.Ticket) {
-				t.Fatalf("line %d: serial %s prize %v", pos, in.Serial, in.Prize)
-			}
-			for _, key := range []string{`"game":531`, `"block":1`, `"position":`, `"pack":`} {
-				if !bytes.Contains(line, []byte(key)) {
-					t.Errorf("line %d lacks %s", pos, key)
-				}
-			}
-		}}
-		if err := l.Export(ctx, 531, 1, w, func(done, total int) { calls++ }); err != nil {
-			t.Fatal(err)
-		}
-		if w.lines != game.BlockSize || len(w.rest) != 0 || calls == 0 {
-			t.Fatalf("%d lines (%d bytes after the last), %d progress calls", w.lines, len(w.rest), calls)
-		}
-	})
-}
-
-// lineWriter hands each line written to it (without its new line) to line,
-// with its number from 0, as it comes.
-type lineWriter struct {
-	line  func(n int, line []byte)
-	lines int
-	rest  []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			w.rest = append(w.rest, p...)
-			return n, nil
-		}
-		line := p[:i]
-		if len(w.rest) > 0 {
-			line = append(w.rest, line...)
-			w.rest = w.rest[:0]
-		}
-		w.line(w.lines, line)
-		w.lines++
-		p = p[i+1:]
-	}
-}
-
 // A block generated on each engine is the fixture's (ledgertest made it on
 // SQLite, and copied it into PostgreSQL): the same digest and, with the
 // same clock, the same journal head; and it verifies in full.
@@ -868,3 +808,30 @@ func TestExportWriteError(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// lineWriter hands each line written to it (without its new line) to line,
+// with its number from 0, as it comes.
+type lineWriter struct {
+	line  func(n int, line []byte)
+	lines int
+	rest  []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.rest = append(w.rest, p...)
+			return n, nil
+		}
+		line := p[:i]
+		if len(w.rest) > 0 {
+			line = append(w.rest, line...)
+			w.rest = w.rest[:0]
+		}
+		w.line(w.lines, line)
+		w.lines++
+		p = p[i+1:]
+	}
+}

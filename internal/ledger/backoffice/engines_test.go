@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 // answers it.
 type store interface {
 	core.BackOffice
+	Block(ctx context.Context, gameCode, number int) (core.Block, error)
 	VerifyJournal(ctx context.Context) (core.VerifyReport, error)
 }
 
