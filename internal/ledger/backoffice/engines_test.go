@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
@@ -168,5 +169,33 @@ func TestDesks(t *testing.T) {
 			t.Errorf("desks %+v, %v", ds, err)
 		}
 		journalVerifies(t, l)
+	})
+}
+
+// A ticket by its position: the first, either side of a pack's end, the
+// last; none before the first or past the last, none of a block that is
+// not there.
+func TestTicketAt(t *testing.T) {
+	forEngines(t, func(t *testing.T, l store) {
+		ctx := context.Background()
+		b, err := l.Block(ctx, 531, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pos := range []int{0, 199, 200, 1_999_999} {
+			got, err := l.TicketAt(ctx, 531, 1, pos)
+			serial := game.Serial{Game: 531, Block: 1, Position: pos, Secret: b.Key.Secret(pos)}
+			if err != nil || got.Position != pos || got.Serial != serial || game.Prize(&got.Ticket) != got.Prize {
+				t.Errorf("position %d: %+v, %v", pos, got, err)
+			}
+		}
+		for _, pos := range []int{-1, game.BlockSize} {
+			if _, err := l.TicketAt(ctx, 531, 1, pos); !errors.Is(err, core.ErrNotFound) {
+				t.Errorf("position %d: %v, want ErrNotFound", pos, err)
+			}
+		}
+		if _, err := l.TicketAt(ctx, 531, 2, 0); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("block 2: %v, want ErrNotFound", err)
+		}
 	})
 }
