@@ -223,7 +223,7 @@ func openReadOnly(path string, k Kind, wal bool) (*File, error) {
 		modes = append(modes, []string{"mode=ro", "immutable=1"})
 	}
 	for _, extra := range modes {
-		r, err := sqlx.Open("sqlite", DSN(path, append(extra, readPragmas...)...))
+		r, err := sqlx.Open(readDriver, DSN(path, append(extra, readPragmas...)...))
 		if err != nil {
 			return nil, fmt.Errorf("open ledger %s: %w", path, err)
 		}
@@ -244,6 +244,10 @@ func openReadOnly(path string, k Kind, wal bool) (*File, error) {
 	}
 	return nil, fmt.Errorf("open ledger %s read-only: cannot read it", path)
 }
+
+// readDriver is the driver of a read-only file's connections: the tests'
+// counts what they run (TestReadOnlyOpenStatements).
+var readDriver = "sqlite"
 
 // readPragmas run on every connection of a file opened read-only.
 var readPragmas = []string{"_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)"}
