@@ -209,10 +209,12 @@ func (f *File) Meta(ctx context.Context) (map[string]string, error) {
 // connections whose first checks the file's version and schema. It works
 // on a read-only file in a read-only directory too.
 func openReadOnly(path string, k Kind, wal bool) (*File, error) {
-	if wal && !walFiles(path) {
+	if wal && !walFiles(path) && !rawSchemaMatches(path, k) {
 		// The first connection to a file in WAL mode makes its -wal and
 		// -shm files: a file refused must be left without them, so it is
-		// checked first through an immutable connection, which makes none.
+		// checked first, from its bytes when they say it is a ledger
+		// (rawschema.go), else through an immutable connection, which
+		// makes none.
 		if err := checkSchemaFile(path, k, false); err != nil {
 			return nil, err
 		}
@@ -228,11 +230,9 @@ func openReadOnly(path string, k Kind, wal bool) (*File, error) {
 			return nil, fmt.Errorf("open ledger %s: %w", path, err)
 		}
 		r.SetMaxOpenConns(4)
-		// The file's version, kind and schema, read in one statement: a
-		// lookup's process opens, checks and reads its ledger in four
-		// (readPragmas, this, the meta rows) where it took six.
-		if s, err := readSchema(context.Background(), r); err == nil {
-			if err := checkRead(path, k, s); err != nil {
+		var v int
+		if err = r.Get(&v, "PRAGMA user_version"); err == nil {
+			if err := checkVersion(r, path, k, v); err != nil {
 				r.Close()
 				return nil, err
 			}
@@ -245,8 +245,8 @@ func openReadOnly(path string, k Kind, wal bool) (*File, error) {
 	return nil, fmt.Errorf("open ledger %s read-only: cannot read it", path)
 }
 
-// readDriver is the driver of a read-only file's connections: the tests'
-// counts what they run (TestReadOnlyOpenStatements).
+// readDriver is the driver of the connections that read a file opened
+// read-only and check it: the tests count them (TestReadOnlyOpenConnections).
 var readDriver = "sqlite"
 
 // readPragmas run on every connection of a file opened read-only.
@@ -260,65 +260,24 @@ func walFiles(path string) bool {
 	return err1 == nil && err2 == nil
 }
 
-// fileSchema is what a file says it is: its version (PRAGMA user_version),
-// its kind (PRAGMA application_id) and its schema (sqlite_master, in
-// masterQuery's order).
-type fileSchema struct {
-	version int
-	app     uint32
-	master  []masterRow
-}
-
-// schemaQuery reads a fileSchema in one statement, from one snapshot of
-// the file: one row per row of sqlite_master, each with the version and
-// the application id; one row of NULLs and those two when sqlite_master
-// is empty.
-const schemaQuery = `SELECT m.rowid IS NULL AS none, m.type, m.name, m.tbl_name, m.sql, v.user_version, a.application_id
-FROM pragma_user_version AS v, pragma_application_id AS a LEFT JOIN sqlite_master AS m ON 1
-ORDER BY m.type, m.name`
-
-// readSchema reads the file's version, kind and schema on q, in one
-// statement (where PRAGMA user_version, PRAGMA application_id and the
-// select of sqlite_master were three, each a statement to prepare and a
-// read transaction of its own).
-func readSchema(ctx context.Context, q core.Querier) (fileSchema, error) {
-	var rows []struct {
-		None    bool           `db:"none"`
-		Type    sql.NullString `db:"type"`
-		Name    sql.NullString `db:"name"`
-		TblName sql.NullString `db:"tbl_name"`
-		SQL     sql.NullString `db:"sql"`
-		Version int            `db:"user_version"`
-		App     int64          `db:"application_id"` // a signed 32-bit field
-
-	}
-	if err := core.Select(ctx, q, &rows, schemaQuery); err != nil {
-		return fileSchema{}, err
-	}
-	var s fileSchema
-	for _, r := range rows {
-		s.version, s.app = r.Version, uint32(r.App)
-		if r.None {
-			break // the LEFT JOIN's row of an empty sqlite_master
+// checkVersion refuses, on q, a file opened read-only whose version is v
+// and is not this vegas-desk's, or whose schema is not k's: an empty one
+// too, which holds no ledger to read.
+func checkVersion(q core.Querier, path string, k Kind, v int) error {
+	if v == 0 {
+		var rows int
+		if err := core.Get(context.Background(), q, &rows, "SELECT count(*) FROM sqlite_master"); err != nil {
+			return fmt.Errorf("open ledger %s: %w", path, Classify(err))
 		}
-		s.master = append(s.master, masterRow{Type: r.Type.String, Name: r.Name.String, TblName: r.TblName.String, SQL: r.SQL})
-	}
-	return s, nil
-}
-
-// checkRead refuses a file opened read-only whose schema s is not k's of
-// this version: an empty one too, which holds no ledger to read.
-func checkRead(path string, k Kind, s fileSchema) error {
-	if s.version == 0 {
-		if len(s.master) == 0 {
+		if rows == 0 {
 			return fmt.Errorf("%w: %s is empty; make a ledger there with vegas-desk --db %s generate, or give the ledger's file", core.ErrNoLedger, path, path)
 		}
-		return checkMaster(path, k, s) // refused: not a ledger
+		return checkSchema(context.Background(), q, path, k) // refused: not a ledger
 	}
-	if err := versionCheck(path, s.version); err != nil {
+	if err := versionCheck(path, v); err != nil {
 		return err
 	}
-	return checkMaster(path, k, s)
+	return checkSchema(context.Background(), q, path, k)
 }
 
 // precheck refuses, without changing a byte, a file that is not a ledger or
@@ -571,22 +530,28 @@ func checkSchemaFile(path string, k Kind, quick bool) error {
 		// no -wal or -shm file beside it.
 		mode = append(mode, "immutable=1")
 	}
-	db, err := sqlx.Open("sqlite", DSN(path, append(mode, "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)")...))
+	db, err := sqlx.Open(readDriver, DSN(path, append(mode, "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)")...))
 	if err != nil {
 		return fmt.Errorf("open ledger: %w", err)
 	}
 	defer db.Close()
-	s, err := readSchema(context.Background(), db)
-	if err != nil {
+	var v int
+	if err := db.Get(&v, "PRAGMA user_version"); err != nil {
 		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
 	}
-	if s.version == 0 && len(s.master) == 0 {
+	if v == 0 {
 		// An empty database becomes a new ledger; one that holds anything
 		// is checked (and refused) here, before a write connection switches
 		// it to WAL.
-		return nil
+		var rows int
+		if err := db.Get(&rows, "SELECT count(*) FROM sqlite_master"); err != nil {
+			return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+		}
+		if rows == 0 {
+			return nil
+		}
 	}
-	if err := checkMaster(path, k, s); err != nil || !quick {
+	if err := checkSchema(context.Background(), db, path, k); err != nil || !quick {
 		return err
 	}
 	var problems []string
@@ -602,22 +567,19 @@ func checkSchemaFile(path string, k Kind, quick bool) error {
 // checkSchema refuses a ledger whose schema is not exactly what schema.sql
 // (or counter.sql, for a sealed counter ledger) makes: an extra trigger
 // (which could rewrite a payment as it is written), view, table or index,
-// a changed definition, or a row of sqlite_master twice. It reads them on
-// q in one statement (readSchema).
+// a changed definition, or a row of sqlite_master twice.
 func checkSchema(ctx context.Context, q core.Querier, path string, k Kind) error {
-	s, err := readSchema(ctx, q)
-	if err != nil {
+	var app uint32
+	if err := core.Get(ctx, q, &app, "PRAGMA application_id"); err != nil {
 		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
 	}
-	return checkMaster(path, k, s)
-}
-
-// checkMaster is checkSchema on the schema s read.
-func checkMaster(path string, k Kind, s fileSchema) error {
-	if s.app != k.AppID {
-		return fmt.Errorf("%w: %s is another kind of SQLite file (application_id %#x)", core.ErrNotLedger, path, s.app)
+	if app != k.AppID {
+		return fmt.Errorf("%w: %s is another kind of SQLite file (application_id %#x)", core.ErrNotLedger, path, app)
 	}
-	got := s.master
+	var got []masterRow
+	if err := core.Select(ctx, q, &got, masterQuery); err != nil {
+		return fmt.Errorf("open ledger %s: %w", path, Classify(err))
+	}
 	if masterDigest(got) == k.Schema.Digest {
 		return nil
 	}
