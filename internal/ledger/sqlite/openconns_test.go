@@ -212,6 +212,14 @@ func TestRawSchema(t *testing.T) {
 		if !rawSchemaMatches(path, Kind{AppID: ApplicationID, Schema: LedgerSchema}) {
 			t.Error("a ledger's bytes do not match its schema's digest")
 		}
+		// A WAL that holds writes may hold a newer page 1: SQLite reads it.
+		if err := os.WriteFile(path+"-wal", []byte{0x37}, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if rawSchemaMatches(path, Kind{AppID: ApplicationID, Schema: LedgerSchema}) {
+			t.Error("the file's bytes taken for its schema beside a WAL that holds writes")
+		}
+		os.Remove(path + "-wal")
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
