@@ -209,10 +209,12 @@ func (f *File) Meta(ctx context.Context) (map[string]string, error) {
 // connections whose first checks the file's version and schema. It works
 // on a read-only file in a read-only directory too.
 func openReadOnly(path string, k Kind, wal bool) (*File, error) {
-	if wal && !walFiles(path) {
+	if wal && !walFiles(path) && !rawSchemaMatches(path, k) {
 		// The first connection to a file in WAL mode makes its -wal and
 		// -shm files: a file refused must be left without them, so it is
-		// checked first through an immutable connection, which makes none.
+		// checked first, from its bytes when they say it is a ledger
+		// (rawschema.go), else through an immutable connection, which
+		// makes none.
 		if err := checkSchemaFile(path, k, false); err != nil {
 			return nil, err
 		}
@@ -223,7 +225,7 @@ func openReadOnly(path string, k Kind, wal bool) (*File, error) {
 		modes = append(modes, []string{"mode=ro", "immutable=1"})
 	}
 	for _, extra := range modes {
-		r, err := sqlx.Open("sqlite", DSN(path, append(extra, readPragmas...)...))
+		r, err := sqlx.Open(readDriver, DSN(path, append(extra, readPragmas...)...))
 		if err != nil {
 			return nil, fmt.Errorf("open ledger %s: %w", path, err)
 		}
@@ -242,6 +244,10 @@ func openReadOnly(path string, k Kind, wal bool) (*File, error) {
 	}
 	return nil, fmt.Errorf("open ledger %s read-only: cannot read it", path)
 }
+
+// readDriver is the driver of the connections that read a file opened
+// read-only and check it: the tests count them (TestReadOnlyOpenConnections).
+var readDriver = "sqlite"
 
 // readPragmas run on every connection of a file opened read-only.
 var readPragmas = []string{"_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)"}
@@ -524,7 +530,7 @@ func checkSchemaFile(path string, k Kind, quick bool) error {
 		// no -wal or -shm file beside it.
 		mode = append(mode, "immutable=1")
 	}
-	db, err := sqlx.Open("sqlite", DSN(path, append(mode, "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)")...))
+	db, err := sqlx.Open(readDriver, DSN(path, append(mode, "_pragma=busy_timeout(10000)", "_pragma=trusted_schema(0)")...))
 	if err != nil {
 		return fmt.Errorf("open ledger: %w", err)
 	}

@@ -61,9 +61,10 @@ size5=$(stat -c %s "$l5")
 serial=$(set +o pipefail; "$bin" --db "$l5" export --block 3 2>/dev/null | head -1 | sed 's/.*"serial":"\([^"]*\)".*/\1/')
 # The serial is position 0 of block 3: byte 1 of the first pack row's blobs.
 rowid=$(sqlite3 "$l5" "SELECT first_pack FROM blocks WHERE number = 3")
-# The command line alone (make cli: -tags nogui, no Fyne linked), for scripts.
+# The command line alone (make cli: -tags nogui, no Fyne linked, as the
+# Makefile's CLI_FLAGS), for scripts.
 cli=$work/vegas-desk-cli
-CGO_ENABLED=0 $GO build -tags nogui -o "$cli" ./cmd/vegas-desk
+CGO_ENABLED=0 $GO build -tags nogui -trimpath -ldflags '-s -w' -o "$cli" ./cmd/vegas-desk
 # A lookup process of each build and the sqlite3 process, each timed alone
 # and in turn, in a rotating order (a burst of load on this shared machine
 # falls on all three alike, which blocks of one kind at a time did not
