@@ -199,6 +199,9 @@ fuzz:
 	# Ledger files of a few dozen kilobytes: minimizing each new input for
 	# the default minute would leave no time to fuzz.
 	$(FUZZ) -fuzz '^FuzzOpen$$' -fuzzminimizetime 20x ./internal/ledger/
+	# A ledger's page 1 read from its bytes before SQLite opens it: what
+	# passes there must pass SQLite's own check (16 KB inputs: minimized briefly).
+	$(FUZZ) -fuzz '^FuzzRawSchema$$' -fuzzminimizetime 20x ./internal/ledger/sqlite/
 	# Certificate PDFs as verify-certificate reads them, from anyone
 	# (3.5 KB each: minimized for a minute, two new inputs stop the run).
 	$(FUZZ) -fuzz '^FuzzCertificatePDF$$' -fuzzminimizetime 100x ./internal/ledger/
