@@ -17,7 +17,7 @@ import (
 )
 
 // A question on a ledger file (a SQLite back office, a sealed counter
-// ledger) as core.Ask asks it (Questions, a core.Storage): its snapshot
+// ledger) as core.Ask asks it (FileStorage, a core.Storage): its snapshot
 // read in one transaction (ReadSnapshot), core's decision, its outcome
 // written in one write transaction (WriteOutcome). A claim reads and writes in the same write
 // transaction, which holds the file: nothing changes between them. A
@@ -258,10 +258,10 @@ func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) erro
 	return nil
 }
 
-// Questions is a file's questions as core.Ask asks them (core.Storage):
+// FileStorage is a file's questions as core.Ask asks them (core.Storage):
 // src reads its tickets, keep is what its kind keeps of an entry (nil:
 // all of it).
-func (o *Store) Questions(src Source, keep func(*core.Entry)) core.Storage {
+func (o *Store) FileStorage(src Source, keep func(*core.Entry)) core.Storage {
 	return fileQuestions{o, src, keep}
 }
 

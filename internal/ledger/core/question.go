@@ -404,10 +404,23 @@ func (q *Question) Decide(sn *Snapshot) Outcome {
 	return DecideLookup(sn, q.Serial, q.Who, q.At)
 }
 
-// AskLookup asks st a lookup of s (Ask) and answers it: the ticket with
-// its verdict, or the refusal.
-func AskLookup(ctx context.Context, st Storage, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error) {
-	out, err := Ask(ctx, st, &Question{Serial: s, Who: who, Asked: asked, At: at})
+// Local is the questions (Questions) of a ledger the process reads
+// itself: Ask on its storage, each question asked once, at its time (now
+// when zero).
+type Local struct{ Storage Storage }
+
+// clock is at, or now when zero.
+func clock(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Now()
+	}
+	return at
+}
+
+// Lookup asks a lookup of s (Ask) and answers it: the ticket with its
+// verdict, or the refusal.
+func (l Local) Lookup(ctx context.Context, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error) {
+	out, err := Ask(ctx, l.Storage, &Question{Serial: s, Who: who, Asked: asked, At: clock(at)})
 	if err == nil {
 		_, err = out.Answer()
 	}
@@ -417,20 +430,23 @@ func AskLookup(ctx context.Context, st Storage, s game.Serial, who Identity, ask
 	return out.Ticket, nil
 }
 
-// AskClaim asks st a claim of s (Ask) and answers it: the payment, or the
+// Claim asks a claim of s (Ask) and answers it: the payment, or the
 // refusal.
-func AskClaim(ctx context.Context, st Storage, s game.Serial, req ClaimRequest, at time.Time) (Claim, error) {
-	out, err := Ask(ctx, st, &Question{Serial: s, Claim: &req, Who: req.Who, Asked: req.Limit, At: at})
+func (l Local) Claim(ctx context.Context, s game.Serial, req ClaimRequest, at time.Time) (Claim, error) {
+	out, err := Ask(ctx, l.Storage, &Question{Serial: s, Claim: &req, Who: req.Who, Asked: req.Limit, At: clock(at)})
 	if err != nil {
 		return Claim{}, err
 	}
 	return out.Answer()
 }
 
-// AskFind asks st a search by contents of encoding code (Ask) and answers
-// it: the tickets found, or the refusal.
-func AskFind(ctx context.Context, st Storage, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error) {
-	out, err := Ask(ctx, st, &Question{Find: true, Code: code, Who: who, Asked: asked, At: at})
+// Find asks a search by contents of encoding code (Ask) and answers it:
+// the tickets found, or the refusal.
+func (l Local) Find(ctx context.Context, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error) {
+	if len(code) != game.EncodedSize {
+		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
+	}
+	out, err := Ask(ctx, l.Storage, &Question{Find: true, Code: code, Who: who, Asked: asked, At: clock(at)})
 	if err == nil {
 		_, err = out.Answer()
 	}

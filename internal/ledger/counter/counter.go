@@ -96,30 +96,13 @@ func (b *Backend) Refuse(what string) error {
 		what, core.ErrCounterOnly, b.store.Location, b.desk)
 }
 
-// Lookup, Claim and Find are the back office's questions
-// (backoffice/question.go) on the sealed records (sealed, the Source): an
-// entry keeps no serial's secret part (forgetSecrets), and the payout
-// limit is the sealed one. A counter ledger locks no one out.
-func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	who.Desk = b.desk
-	return core.AskLookup(ctx, b.store.Questions(sealed{b}, forgetSecrets), s, who, asked, clock(at))
-}
-
-func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return core.AskClaim(ctx, b.store.Questions(sealed{b}, forgetSecrets), s, req, clock(at))
-}
-
-func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	who.Desk = b.desk
-	return core.AskFind(ctx, b.store.Questions(sealed{b}, forgetSecrets), code, who, asked, clock(at))
-}
-
-// clock is at, or now when zero.
-func clock(at time.Time) time.Time {
-	if at.IsZero() {
-		return time.Now()
-	}
-	return at
+// Questions are the back office's questions (backoffice/question.go)
+// on the sealed records (sealed, the Source), asked by core.Ask: an entry
+// keeps no serial's secret part (forgetSecrets), and the payout limit is
+// the sealed one. A counter ledger locks no one out; its questions are
+// its desk's (Info.Desk: the ledger asks as its desk).
+func (b *Backend) Questions() core.Questions {
+	return core.Local{Storage: b.store.FileStorage(sealed{b}, forgetSecrets)}
 }
 
 // blockCols read a counter ledger's blocks, which hold no serial key.
