@@ -193,8 +193,12 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 		}
 	}
 	rules := sn.Rules
-	rules.Identity = req.Winner.Given()
+	// No winner given (most claims) asks nothing of the identity's rules.
+	given := req.Winner != nil && req.Winner.Given()
+	rules.Identity = given
 	v := Decide(f, rules)
+	// The ticket decoded, even for a payment: a stored code that does not
+	// decode is a damaged ledger, which pays nothing until verify is run.
 	t, err := TicketOf(f, v, rules.Dates)
 	if err != nil {
 		return Outcome{Err: err}
@@ -211,7 +215,7 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v)}, RefusalOf(t, v))
 	}
 	e := question(&Entry{Kind: "claim", Ticket: ticket, Amount: f.Prize, Method: req.Method}, s, req.Who, req.Request, at)
-	if req.Winner.Given() {
+	if given {
 		e.Detail = IdentityHash(req.Winner)
 	}
 	return Outcome{Record: e, Pay: true, Winner: req.Winner}
