@@ -17,51 +17,6 @@ import (
 	"vegas-desk/internal/signing"
 )
 
-// Block is one generated block of a game.
-type Block struct {
-	ID       int64
-	Game     int    // game code
-	Number   int    // block number within the game, from 1
-	Digest   string // hex SHA-256 of game.Digest
-	PackSize int
-	Tickets  int
-	Winners  int
-	Payout   int // euros
-	// CreatedAt is when the block was generated.
-	CreatedAt time.Time
-
-	// FirstPack is the packs row (the ledger-wide number) of pack 0; the
-	// block's tickets are numbered FirstPack × PackSize on, ledger-wide.
-	FirstPack int64
-	// Key derives the secret parts of the block's serials; a counter's
-	// login and a sealed counter ledger never hold it (zero).
-	Key game.SerialKey `json:"-"`
-}
-
-// Name is "531/1": game code and block number.
-func (b Block) Name() string { return fmt.Sprintf("%d/%d", b.Game, b.Number) }
-
-// First is the ledger-wide number of the ticket at position 0.
-func (b Block) First() int64 { return b.FirstPack * int64(b.PackSize) }
-
-// TicketNumber is the ledger-wide number of the ticket at position pos.
-func (b Block) TicketNumber(pos int) int64 { return b.First() + int64(pos) }
-
-// Holds reports whether s is the serial of one of b's tickets, its
-// secret part right.
-func (b Block) Holds(s game.Serial) bool {
-	return s.Position >= 0 && s.Position < b.Tickets && b.Key.Secret(s.Position) == s.Secret
-}
-
-// PackID is the packs row of the ticket at position pos.
-func (b Block) PackID(pos int) int64 { return b.FirstPack + int64(pos/game.PackSize) }
-
-// Serial is the serial of the ticket at position pos (the secret part from
-// Key).
-func (b Block) Serial(pos int) game.Serial {
-	return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}
-}
-
 // Status is the state of a ticket in the ledger.
 type Status int
 
