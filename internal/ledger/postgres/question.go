@@ -329,4 +329,3 @@ func classified(err error) error {
 	}
 	return Classify(err)
 }
-
