@@ -43,9 +43,10 @@ type Backend struct {
 	file       *sqlite.File
 	store      *backoffice.Store // the tables it shares with a back office's
 	desk       string
-	backOffice string     // the issuing ledger's id
-	limit      core.Limit // the desk's payout limit, sealed
-	seal       string     // the signed seal text
+	backOffice string                // the issuing ledger's id
+	limit      core.Limit            // the desk's payout limit, sealed
+	seal       string                // the signed seal text
+	blocks     backoffice.BlockCache // the sealed blocks its questions read (blockOf)
 }
 
 // Open opens the counter ledger at path (it is never made by opening: the
@@ -66,6 +67,7 @@ func Open(path string, readOnly bool, now func() time.Time) (*Backend, error) {
 		return nil, fmt.Errorf("open ledger %s: %w: a counter ledger whose description is damaged", path, core.ErrNotLedger)
 	}
 	b := &Backend{file: f, desk: meta["desk"], backOffice: meta["back_office"], limit: core.LimitOf(limit), seal: meta["seal"]}
+	b.blocks.Read = blockOf
 	b.store = &backoffice.Store{E: engine{sqlite.Engine{F: f}}, ID: meta["id"], Location: path, ReadOnly: readOnly, Now: now}
 	return b, nil
 }
@@ -137,10 +139,15 @@ func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
 }
 
 // facts finds the ticket of serial s by its serial record, which only the
-// full serial finds and opens.
-func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+// full serial finds and opens; its block read from blocks, once. The
+// record's code is decoded (the prize is its contents', the file holding
+// none in clear); one that does not decode is another serial's record
+// with the same index (2^-96): the sealed records were written of a
+// verified block, and the seal's digest, which verify checks, is what
+// tells a record altered since.
+func facts(ctx context.Context, q core.Querier, blocks *backoffice.BlockCache, s game.Serial) (*core.Facts, error) {
 	unknown := &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
-	b, err := blockOf(ctx, q, s.Game, s.Block)
+	b, err := blocks.Get(ctx, q, s.Game, s.Block)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unknown
 	}
@@ -162,8 +169,8 @@ func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, err
 			code[i] = rec[sealIndexSize+i] ^ pad[i]
 		}
 		t, err := game.Decode(code)
-		if err != nil || game.Validate(&t) != nil {
-			continue // another serial's record with the same index (2^-96)
+		if err != nil {
+			continue // another serial's record with the same index
 		}
 		f := &core.Facts{Block: b, Position: s.Position, Ticket: b.TicketNumber(s.Position), Secret: s.Secret,
 			Prize: game.Prize(&t), Code: code}
@@ -207,8 +214,8 @@ func (sealed) Prior(ctx context.Context, q core.Querier, desk, request string) (
 }
 
 // Facts: nil for an unknown serial.
-func (sealed) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
-	f, err := facts(ctx, q, s)
+func (r sealed) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+	f, err := facts(ctx, q, &r.b.blocks, s)
 	if r := (*core.Refusal)(nil); errors.As(err, &r) {
 		return nil, nil
 	}
@@ -227,7 +234,7 @@ func (sealed) Blocks(ctx context.Context, q core.Querier) ([]core.Block, error) 
 
 // Candidates are the facts of block b's winners whose contents records
 // code's index finds.
-func (sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
+func (r sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
 	h := contentsHash(b.Game, b.Number, code)
 	recs, err := findRecords(ctx, q, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
 	if err != nil {
@@ -237,7 +244,7 @@ func (sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code
 	for j, rec := range recs {
 		pad := contentsPad(&h, j)
 		pos, secret := openContents(rec[sealIndexSize:], &pad)
-		f, err := facts(ctx, q, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
+		f, err := facts(ctx, q, &r.b.blocks, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
 		if r := (*core.Refusal)(nil); errors.As(err, &r) {
 			continue // damaged: verify names it
 		}
