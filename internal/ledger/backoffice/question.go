@@ -476,7 +476,7 @@ func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome
 	if _, err := core.Exec(ctx, tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", e.Ticket.Int64, e.ID); err != nil {
 		return o.classify(err)
 	}
-	if w := out.Winner; w != nil && w.Given() {
+	if w := out.Winner; w != nil {
 		if _, ok := o.E.(skeletonless); ok {
 			_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
 				e.ID, w.Name, w.DocType, w.DocNumber)

@@ -216,7 +216,7 @@ type Outcome struct {
 	// lock, allows it (Lock.Guess).
 	Record *Entry
 	// Pay: Record is a payment; the ticket is kept paid by it, with the
-	// winner's identity when Winner is given.
+	// winner's identity Winner (nil: none given, Winner.Given).
 	Pay    bool
 	Winner *Winner
 	// Ticket, Found, Claim and Err are the answer (Answer fills in what
@@ -308,10 +308,11 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v)}, RefusalOf(t, v))
 	}
 	e := question(&Entry{Kind: "claim", Ticket: ticket, Amount: f.Prize, Method: req.Method}, s, req.Who, req.Request, at)
+	o := Outcome{Record: e, Pay: true}
 	if given {
-		e.Detail = IdentityHash(req.Winner)
+		e.Detail, o.Winner = IdentityHash(req.Winner), req.Winner
 	}
-	return Outcome{Record: e, Pay: true, Winner: req.Winner}
+	return o
 }
 
 // DecideLookup is the ticket of s with the verdict a claim of it at

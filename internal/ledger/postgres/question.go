@@ -187,7 +187,7 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 			stmt += ", "
 		}
 		var name, docType, docNumber sql.NullString
-		if w := out.Winner; r == e && out.Pay && w.Given() {
+		if w := out.Winner; r == e && out.Pay && w != nil {
 			name, docType, docNumber = sql.NullString{String: w.Name, Valid: true}, sql.NullString{String: w.DocType, Valid: true},
 				sql.NullString{String: w.DocNumber, Valid: true}
 		}
