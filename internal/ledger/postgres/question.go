@@ -187,7 +187,7 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 			stmt += ", "
 		}
 		var name, docType, docNumber sql.NullString
-		if w := out.Winner; r == e && out.Pay && w != nil {
+		if w := out.Winner; r == e && out.Pay && w.Given() {
 			name, docType, docNumber = sql.NullString{String: w.Name, Valid: true}, sql.NullString{String: w.DocType, Valid: true},
 				sql.NullString{String: w.DocNumber, Valid: true}
 		}
@@ -328,4 +328,12 @@ func classified(err error) error {
 		return err
 	}
 	return Classify(err)
+}
+
+// clock is at, or now when zero.
+func clock(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Now()
+	}
+	return at
 }
