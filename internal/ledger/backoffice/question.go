@@ -530,16 +530,16 @@ func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) erro
 }
 
 // FileStorage is a file's questions as core.Ask asks them (core.Storage):
-// src reads its tickets, keep is what its kind keeps of an entry (nil:
-// all of it).
-func (o *Store) FileStorage(src Source, keep func(*core.Entry)) core.Storage {
+// src reads its tickets, keep is what its kind keeps of an entry its
+// question records, given the serial it asked (nil: all of it).
+func (o *Store) FileStorage(src Source, keep func(e *core.Entry, s game.Serial)) core.Storage {
 	return fileQuestions{o, src, keep}
 }
 
 type fileQuestions struct {
 	o    *Store
 	src  Source
-	keep func(*core.Entry)
+	keep func(e *core.Entry, s game.Serial) // s: the serial asked, parsed
 }
 
 // heldTx is a claim's write transaction, held from its read to its write.
@@ -580,7 +580,7 @@ func (f fileQuestions) Read(ctx context.Context, q *core.Question) (*core.Snapsh
 // lookup's or a search's refusal: its desk's guesses read again there,
 // WriteOutcome), whose commit returns once synced (sqlite/commit.go). A
 // file opened read-only records nothing.
-func (f fileQuestions) Write(ctx context.Context, _ *core.Question, held core.Held, _ *core.Snapshot, out *core.Outcome) error {
+func (f fileQuestions) Write(ctx context.Context, q *core.Question, held core.Held, _ *core.Snapshot, out *core.Outcome) error {
 	o := f.o
 	tx, ok := held.(heldTx)
 	if !ok {
@@ -594,7 +594,11 @@ func (f fileQuestions) Write(ctx context.Context, _ *core.Question, held core.He
 		tx = heldTx{t}
 	}
 	defer tx.Rollback()
-	if err := o.WriteOutcome(ctx, tx.Tx, out, f.keep); err != nil {
+	var keep func(*core.Entry)
+	if f.keep != nil {
+		keep = func(e *core.Entry) { f.keep(e, q.Serial) }
+	}
+	if err := o.WriteOutcome(ctx, tx.Tx, out, keep); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

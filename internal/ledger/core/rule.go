@@ -247,8 +247,8 @@ func (o *Outcome) Answer() (Claim, error) {
 }
 
 // question fills in what every entry of a question records.
-func question(e *Entry, s game.Serial, who Identity, request string, at time.Time) *Entry {
-	e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
+func question(e *Entry, s game.Serial, text string, who Identity, request string, at time.Time) *Entry {
+	e.At, e.Serial, e.Game, e.Block, e.Position = at, text, s.Game, s.Block, s.Position
 	e.Desk, e.Operator, e.Request = who.Desk, who.Operator, request
 	return e
 }
@@ -262,16 +262,17 @@ func question(e *Entry, s game.Serial, who Identity, request string, at time.Tim
 // otherwise Decide's verdict: a payment, a referral (over the limit) or a
 // refusal, recorded.
 func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Outcome {
-	if o := sn.refused(req.Who, s.String(), at); o != nil {
+	text := s.String() // once: the entry and the refusals name it
+	if o := sn.refused(req.Who, text, at); o != nil {
 		return *o
 	}
 	refuse := func(e Entry, r *Refusal) Outcome {
-		return Outcome{Record: question(&e, s, req.Who, req.Request, at), Err: r}
+		return Outcome{Record: question(&e, s, text, req.Who, req.Request, at), Err: r}
 	}
 	f := sn.Facts
 	if f == nil {
 		return refuse(Entry{Kind: "refusal", Method: "claim", Reason: string(UnknownSerial)},
-			&Refusal{Verdict: UnknownSerial, Serial: s.String()})
+			&Refusal{Verdict: UnknownSerial, Serial: text})
 	}
 	if p := sn.Prior; p != nil {
 		if p.Game != s.Game || p.Block != s.Block || p.Position != s.Position {
@@ -280,7 +281,7 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 		}
 		if c := sn.PriorClaim; p.Kind == "claim" && c != nil {
 			if c.Voided {
-				return Outcome{Claim: *c, Err: &Refusal{Verdict: Voided, Serial: s.String(), First: c, Amount: c.Amount}}
+				return Outcome{Claim: *c, Err: &Refusal{Verdict: Voided, Serial: text, First: c, Amount: c.Amount}}
 			}
 			return Outcome{Claim: *c}
 		}
@@ -307,7 +308,7 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 	default:
 		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v)}, RefusalOf(t, v))
 	}
-	e := question(&Entry{Kind: "claim", Ticket: ticket, Amount: f.Prize, Method: req.Method}, s, req.Who, req.Request, at)
+	e := question(&Entry{Kind: "claim", Ticket: ticket, Amount: f.Prize, Method: req.Method}, s, text, req.Who, req.Request, at)
 	o := Outcome{Record: e, Pay: true}
 	if given {
 		e.Detail, o.Winner = IdentityHash(req.Winner), req.Winner
@@ -322,14 +323,15 @@ func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Ou
 // so is a ticket of a stolen pack, for the back office, though it is
 // answered.
 func DecideLookup(sn *Snapshot, s game.Serial, who Identity, at time.Time) Outcome {
-	if o := sn.refused(who, s.String(), at); o != nil {
+	text := s.String()
+	if o := sn.refused(who, text, at); o != nil {
 		return *o
 	}
 	refusal := func(reason Verdict) *Entry {
-		return question(&Entry{Kind: "refusal", Method: "lookup", Reason: string(reason)}, s, who, "", at)
+		return question(&Entry{Kind: "refusal", Method: "lookup", Reason: string(reason)}, s, text, who, "", at)
 	}
 	if sn.Facts == nil {
-		return Outcome{Record: refusal(UnknownSerial), Err: &Refusal{Verdict: UnknownSerial, Serial: s.String()}}
+		return Outcome{Record: refusal(UnknownSerial), Err: &Refusal{Verdict: UnknownSerial, Serial: text}}
 	}
 	t, err := TicketOf(sn.Facts, Decide(sn.Facts, sn.Rules), sn.Rules.Dates)
 	if err != nil {

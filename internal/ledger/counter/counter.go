@@ -262,12 +262,12 @@ func (r sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, co
 // with the hash of the winner's identity; a refusal or a referral keeps
 // the public part, and neither the ticket's number nor its prize (the
 // answer at the counter still shows the prize, read from the sealed
-// record).
-func forgetSecrets(e *core.Entry) {
-	full, err := game.ParseSerial(e.Serial)
+// record). s is the serial the question asked, parsed once (the entry's
+// serial, in full, is its text).
+func forgetSecrets(e *core.Entry, s game.Serial) {
 	switch {
-	case e.Kind == "claim" && err == nil:
-		e.Detail = core.ClaimDetail(core.SerialProof(full), e.Detail)
+	case e.Kind == "claim":
+		e.Detail = core.ClaimDetail(core.SerialProof(s), e.Detail)
 	case e.Kind == "refusal" || e.Kind == "referral":
 		e.Ticket, e.Amount = sql.NullInt64{}, 0
 	}
