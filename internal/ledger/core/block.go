@@ -79,3 +79,9 @@ func PrizeOf(b byte) (int, bool) {
 	}
 	return 0, false
 }
+
+// FinderID is the row of block id's chunk whose first key is first: the
+// rows a block's tickets are found by (the finder of its winners'
+// contents, a sealed ledger's records) are keyed so, a block's in one
+// range of ids.
+func FinderID(block int64, first uint32) int64 { return block<<32 | int64(first) }
