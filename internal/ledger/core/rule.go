@@ -57,12 +57,15 @@ func (l Limit) String() string {
 
 // Facts is what a verdict on one ticket needs, read in one transaction.
 type Facts struct {
-	Block     Block
-	Position  int
-	Ticket    int64 // ledger-wide number
-	Secret    int64 // the serial's secret part
-	Prize     int
-	Code      []byte
+	Block    Block
+	Position int
+	Ticket   int64 // ledger-wide number
+	Secret   int64 // the serial's secret part
+	Prize    int
+	Code     []byte
+	// Contents are Code decoded, when the read decoded it (a sealed
+	// record, whose prize is its contents'); nil: TicketOf decodes it.
+	Contents  *game.Ticket
 	PackState string // "" when the pack is in stock
 	Paid      *Claim // the claim no void cancels
 }
@@ -386,9 +389,14 @@ func FoundTicket(found []Ticket) (Ticket, error) {
 
 // TicketOf is the Ticket of facts f, with the verdict v.
 func TicketOf(f *Facts, v Verdict, d Dates) (Ticket, error) {
-	gt, err := game.Decode(f.Code)
-	if err != nil {
-		return Ticket{}, fmt.Errorf("block %s ticket %d: %w (run verify)", f.Block.Name(), f.Position, err)
+	var gt game.Ticket
+	if f.Contents != nil {
+		gt = *f.Contents
+	} else {
+		var err error
+		if gt, err = game.Decode(f.Code); err != nil {
+			return Ticket{}, fmt.Errorf("block %s ticket %d: %w (run verify)", f.Block.Name(), f.Position, err)
+		}
 	}
 	t := Ticket{
 		Serial:    game.Serial{Game: f.Block.Game, Block: f.Block.Number, Position: f.Position, Secret: f.Secret},

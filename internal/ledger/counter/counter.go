@@ -173,7 +173,7 @@ func facts(ctx context.Context, q core.Querier, blocks *backoffice.BlockCache, s
 			continue // another serial's record with the same index
 		}
 		f := &core.Facts{Block: b, Position: s.Position, Ticket: b.TicketNumber(s.Position), Secret: s.Secret,
-			Prize: game.Prize(&t), Code: code}
+			Prize: game.Prize(&t), Code: code, Contents: &t}
 		if err := backoffice.TicketState(ctx, q, f); err != nil {
 			return nil, err
 		}
