@@ -2,9 +2,16 @@
 // the repository: the back office's ledger schema.
 package vegasdesk
 
-import _ "embed"
+import (
+	_ "embed"
 
-// Schema is schema.sql, the schema of a back-office ledger file.
-//
+	"vegas-desk/internal/ledger/tables"
+)
+
+// Schema is schema.sql, the schema of a back-office ledger file, with the
+// tables declared once for every engine (internal/ledger/tables) written
+// in.
+var Schema = tables.BackOffice.Expand(schemaText)
+
 //go:embed schema.sql
-var Schema string
+var schemaText string

@@ -84,35 +84,13 @@ CREATE TABLE finder (
     entries BLOB NOT NULL
 );
 
--- The journal. Every entry has the columns below; what each means for each
--- kind, and the canonical text its hash covers, are in
--- internal/ledger/journal.go. number is the entry's rank among the entries
--- of its kind (a claim's number is the payment number, without gaps).
-CREATE TABLE journal (
-    id         INTEGER PRIMARY KEY,
-    kind       TEXT    NOT NULL CHECK (kind IN ('block', 'claim', 'void', 'refusal', 'packs',
-                                               'emission', 'desk', 'referral', 'setting', 'import', 'checkpoint')),
-    at         TEXT    NOT NULL,
-    number     INTEGER NOT NULL,
-    ticket     INTEGER,
-    serial     TEXT    NOT NULL DEFAULT '',
-    game       INTEGER NOT NULL DEFAULT 0,
-    block      INTEGER NOT NULL DEFAULT 0,
-    position   INTEGER NOT NULL DEFAULT 0,
-    pack_first INTEGER NOT NULL DEFAULT 0,
-    pack_last  INTEGER NOT NULL DEFAULT 0,
-    state      TEXT    NOT NULL DEFAULT '',
-    amount     INTEGER NOT NULL DEFAULT 0,
-    desk       TEXT    NOT NULL DEFAULT '',
-    operator   TEXT    NOT NULL DEFAULT '',
-    method     TEXT    NOT NULL DEFAULT '',
-    ref        INTEGER REFERENCES journal (id),
-    request    TEXT    NOT NULL DEFAULT '',
-    reason     TEXT    NOT NULL DEFAULT '',
-    detail     TEXT    NOT NULL DEFAULT '',
-    hash       BLOB    NOT NULL,
-    UNIQUE (kind, number)
-);
+-- The journal. Every entry has the columns of internal/ledger/tables
+-- (tables.Journal, declared there once for every engine and written in
+-- place of the line {{journal}} below); what each means for each kind, and
+-- the canonical text its hash covers, are in internal/ledger/core/journal.go.
+-- number is the entry's rank among the entries of its kind (a claim's
+-- number is the payment number, without gaps).
+{{journal}}
 CREATE INDEX journal_by_ticket ON journal (ticket) WHERE ticket IS NOT NULL;
 CREATE INDEX journal_by_ref ON journal (ref) WHERE ref IS NOT NULL;
 CREATE INDEX journal_by_desk ON journal (desk, kind, at);
@@ -123,11 +101,8 @@ CREATE UNIQUE INDEX journal_requests ON journal (desk, request) WHERE kind = 'cl
 CREATE INDEX journal_by_request ON journal (desk, request) WHERE request <> '';
 
 -- Kept: the tickets with a payment that no void cancels, one row at most
--- per ticket, which the primary key enforces.
-CREATE TABLE paid (
-    ticket INTEGER PRIMARY KEY,
-    claim  INTEGER NOT NULL UNIQUE REFERENCES journal (id)
-);
+-- per ticket, which the primary key enforces (tables.Paid).
+{{paid}}
 
 -- Kept: the packs that left the stock, with their state and the counter
 -- they went to ('' when generate --activate put them on sale). A pack

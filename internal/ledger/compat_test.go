@@ -18,8 +18,9 @@ import (
 
 type entry = core.Entry
 
+var entryCols = core.EntryCols
+
 const (
-	entryCols                = core.EntryCols
 	packCodesSize            = core.PackCodesSize
 	defaultIdentityThreshold = core.DefaultIdentityThreshold
 )

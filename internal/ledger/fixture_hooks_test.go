@@ -10,4 +10,5 @@ import (
 func init() {
 	ledger.FixtureDir = ledgertest.Dir
 	ledger.FixturePostgres = ledgertest.Postgres
+	ledger.StartPostgres = ledgertest.StartPostgres
 }

@@ -565,66 +565,6 @@ func TestPackMoves(t *testing.T) {
 	})
 }
 
-func TestExportRoundTrip(t *testing.T) {
-	forEngines(t, func(t *testing.T, e engineCase) {
-		ctx := context.Background()
-		l := mustOpen(t, e.fresh(t))
-		b := mustBlock(t, l)
-		calls := 0
-		// The lines are checked as they stream (every 997th read back).
-		w := &lineWriter{line: func(pos int, line []byte) {
-			if pos%997 != 0 {
-				return
-			}
-			in, err := game.ParseDoc(line)
-			if err != nil {
-				t.Fatalf("line %d: %v", pos, err)
-			}
-			if in.Serial != serialOf(b, pos) || in.Prize == nil || *in.Prize != game.Prize(&in.Ticket) {
-				t.Fatalf("line %d: serial %s prize %v", pos, in.Serial, in.Prize)
-			}
-			for _, key := range []string{`"game":531`, `"block":1`, `"position":`, `"pack":`} {
-				if !bytes.Contains(line, []byte(key)) {
-					t.Errorf("line %d lacks %s", pos, key)
-				}
-			}
-		}}
-		if err := l.Export(ctx, 531, 1, w, func(done, total int) { calls++ }); err != nil {
-			t.Fatal(err)
-		}
-		if w.lines != game.BlockSize || len(w.rest) != 0 || calls == 0 {
-			t.Fatalf("%d lines (%d bytes after the last), %d progress calls", w.lines, len(w.rest), calls)
-		}
-	})
-}
-
-// lineWriter hands each line written to it (without its new line) to line,
-// with its number from 0, as it comes.
-type lineWriter struct {
-	line  func(n int, line []byte)
-	lines int
-	rest  []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			w.rest = append(w.rest, p...)
-			return n, nil
-		}
-		line := p[:i]
-		if len(w.rest) > 0 {
-			line = append(w.rest, line...)
-			w.rest = w.rest[:0]
-		}
-		w.line(w.lines, line)
-		w.lines++
-		p = p[i+1:]
-	}
-}
-
 // A block generated on each engine is the fixture's (ledgertest made it on
 // SQLite, and copied it into PostgreSQL): the same digest and, with the
 // same clock, the same journal head; and it verifies in full.
@@ -678,25 +618,16 @@ func TestGenerateCancel(t *testing.T) {
 	})
 }
 
-func TestTicketAtAndSamples(t *testing.T) {
+// A demonstration ledger lists, for each prize, its first unpaid winner
+// (and a loser): a payment passes the sample on to the next, its void
+// gives it back. Only a demonstration ledger lists them, and a ledger
+// that is not one does not become one. (Package backoffice's TestTicketAt
+// tests a ticket by its position.)
+func TestDemoSamples(t *testing.T) {
 	forEngines(t, func(t *testing.T, e engineCase) {
 		ctx := context.Background()
 		l := mustOpen(t, e.fresh(t))
 		b := mustBlock(t, l)
-		for _, pos := range []int{0, 199, 200, 1_999_999} {
-			got, err := l.TicketAt(ctx, 531, 1, pos)
-			if err != nil || got.Position != pos || got.Serial.String() != serialOf(b, pos) || game.Prize(&got.Ticket) != got.Prize {
-				t.Errorf("position %d: %+v, %v", pos, got, err)
-			}
-		}
-		for _, pos := range []int{-1, game.BlockSize} {
-			if _, err := l.TicketAt(ctx, 531, 1, pos); !errors.Is(err, ErrNotFound) {
-				t.Errorf("position %d: %v, want ErrNotFound", pos, err)
-			}
-		}
-		if _, err := l.TicketAt(ctx, 531, 2, 0); !errors.Is(err, ErrNotFound) {
-			t.Errorf("block 2: %v, want ErrNotFound", err)
-		}
 		// Only a demonstration ledger lists its unpaid winners.
 		if _, err := l.Samples(ctx, 531, 1); !errors.Is(err, ErrNotDemo) {
 			t.Errorf("samples of a real ledger: %v, want ErrNotDemo", err)
@@ -846,93 +777,6 @@ func TestVerifyJournalRules(t *testing.T) {
 	})
 }
 
-func TestEmissionAndSettings(t *testing.T) {
-	forEngines(t, func(t *testing.T, e engineCase) {
-		ctx := context.Background()
-		l := mustOpen(t, e.fresh(t))
-		who := Identity{Desk: "BO", Operator: "eve"}
-		em, err := l.Emission(ctx, 531)
-		if err != nil || em.Name != "VEGAS" || em.Price != 3 || !em.OnSale.IsZero() || !em.Deadline.IsZero() {
-			t.Fatalf("emission %+v, %v", em, err)
-		}
-		on := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
-		end := time.Date(2025, 6, 30, 22, 0, 0, 0, time.UTC)
-		em, err = l.SetEmission(ctx, 531, Emission{OnSale: on, EndOfSale: end}, who)
-		if err != nil || !em.OnSale.Equal(on) || !em.EndOfSale.Equal(end) || !em.Deadline.Equal(end.AddDate(0, 0, DefaultClaimDays)) {
-			t.Errorf("set: %+v, %v", em, err)
-		}
-		if _, err := l.SetEmission(ctx, 531, Emission{OnSale: end, EndOfSale: on}, who); err == nil {
-			t.Error("dates out of order")
-		}
-		if _, err := l.SetEmission(ctx, 999, Emission{}, who); !errors.Is(err, ErrNotFound) {
-			t.Errorf("unknown game: %v", err)
-		}
-		if v, err := l.Setting(ctx, SettingCommission); err != nil || v != 500 {
-			t.Errorf("default commission %d, %v", v, err)
-		}
-		if err := l.SetSetting(ctx, SettingCommission, 625, who); err != nil {
-			t.Fatal(err)
-		}
-		if v, _ := l.Setting(ctx, SettingCommission); v != 625 {
-			t.Errorf("commission %d", v)
-		}
-		if err := l.SetSetting(ctx, "colour", 1, who); err == nil {
-			t.Error("unknown setting")
-		}
-		// The deadline's default follows the claim_days setting.
-		if err := l.SetSetting(ctx, SettingClaimDays, 30, who); err != nil {
-			t.Fatal(err)
-		}
-		if em, err := l.SetEmission(ctx, 531, Emission{OnSale: on, EndOfSale: end}, who); err != nil || !em.Deadline.Equal(end.AddDate(0, 0, 30)) {
-			t.Errorf("deadline with 30 claim days: %v, %v", em.Deadline, err)
-		}
-		vr, err := journalOnly(l)
-		if err != nil || !vr.OK() {
-			t.Errorf("verify: %v, %v", vr.Problems, err)
-		}
-	})
-}
-
-func TestDesks(t *testing.T) {
-	forEngines(t, func(t *testing.T, e engineCase) {
-		ctx := context.Background()
-		l := mustOpen(t, e.fresh(t))
-		who := Identity{Desk: "BO", Operator: "eve"}
-		d, err := l.AddDesk(ctx, "D1", 150, who)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.ID != "D1" || d.Limit != 150 {
-			t.Errorf("desk %+v", d)
-		}
-		if _, err := l.AddDesk(ctx, "D1", 150, who); err == nil {
-			t.Error("a desk added twice")
-		}
-		for _, bad := range []string{"", "-x", "a b", strings.Repeat("x", 33), "é"} {
-			if _, err := l.AddDesk(ctx, bad, 1, who); err == nil {
-				t.Errorf("desk id %q accepted", bad)
-			}
-		}
-		if err := l.SetDeskLimit(ctx, "D1", 300, who); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.DisableDesk(ctx, "D1", who); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.UnlockDesk(ctx, "nope", who); !errors.Is(err, ErrNotFound) {
-			t.Errorf("unknown desk: %v", err)
-		}
-		ds, err := l.Desks(ctx)
-		if err != nil || len(ds) != 1 || ds[0].Limit != 300 || !ds[0].Disabled {
-			t.Errorf("desks %+v, %v", ds, err)
-		}
-		vr, err := journalOnly(l)
-		if err != nil || !vr.OK() {
-			t.Errorf("verify: %v, %v", vr.Problems, err)
-		}
-	})
-}
-
 // An export whose reader goes away (export | head) stops reading the block
 // and returns the write's error; its workers end. The race pass runs it.
 func TestExportWriteError(t *testing.T) {
@@ -955,3 +799,30 @@ func TestExportWriteError(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// lineWriter hands each line written to it (without its new line) to line,
+// with its number from 0, as it comes.
+type lineWriter struct {
+	line  func(n int, line []byte)
+	lines int
+	rest  []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.rest = append(w.rest, p...)
+			return n, nil
+		}
+		line := p[:i]
+		if len(w.rest) > 0 {
+			line = append(w.rest, line...)
+			w.rest = w.rest[:0]
+		}
+		w.line(w.lines, line)
+		w.lines++
+		p = p[i+1:]
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/conformance"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -34,7 +35,14 @@ var fixtureSeed = game.Seed{1, 2, 3}
 var (
 	FixtureDir      func(name string) (string, error)
 	FixturePostgres func(s *pgtest.Server, name string) (string, error)
+	// StartPostgres starts the tests' server with fixtures loaded
+	// (ledgertest.StartPostgres).
+	StartPostgres func(names ...string) (*pgtest.Server, error)
 )
+
+// pgFixtures are the fixtures this package's tests copy in PostgreSQL: its
+// server starts with them loaded.
+var pgFixtures = []string{"block", "stock", "demo", "sealed", conformance.Fixture}
 
 func TestMain(m *testing.M) {
 	if child := os.Getenv("VEGAS_LEDGER_CHILD"); child != "" {
@@ -57,7 +65,7 @@ func setup(m *testing.M) (int, error) {
 	if fuzzing() {
 		return m.Run(), nil // the fuzz targets need no PostgreSQL
 	}
-	pg, err = pgtest.Start()
+	pg, err = StartPostgres(pgFixtures...)
 	if err != nil {
 		return 0, err
 	}

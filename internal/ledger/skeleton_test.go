@@ -55,7 +55,7 @@ func TestLookAlikesMeet(t *testing.T) {
 					t.Errorf("the look-alikes %q and %q are kept apart: keys %q, %q", p[0], p[1], kept[p[0]], kept[p[1]])
 				}
 			}
-			if rep, err := l.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+			if rep, err := journalOnly(l); err != nil || !rep.OK() {
 				t.Errorf("verify: %v %v", rep.Problems, err)
 			}
 		})
@@ -85,7 +85,7 @@ func TestLegacySkeletonVerifies(t *testing.T) {
 	}
 	alterUnderTrigger(t, path, "identities_no_update", fmt.Sprintf("UPDATE identities SET skeleton = '%s' WHERE claim = %d", legacy, c.Entry))
 	l = mustOpen(t, path)
-	if rep, err := l.Verify(ctx, 0, 0, nil); err != nil || !rep.OK() {
+	if rep, err := journalOnly(l); err != nil || !rep.OK() {
 		t.Errorf("verify of a key kept before issue 44: %v %v", rep.Problems, err)
 	}
 	if ids, err := l.Identities(ctx); err != nil || ids[c.Entry].Skeleton != NameSkeleton("THEO TOMAS") {
@@ -94,7 +94,7 @@ func TestLegacySkeletonVerifies(t *testing.T) {
 	l.Close()
 	alterUnderTrigger(t, path, "identities_no_update", fmt.Sprintf("UPDATE identities SET skeleton = 'mallory' WHERE claim = %d", c.Entry))
 	l = mustOpen(t, path)
-	if rep, err := l.Verify(ctx, 0, 0, nil); err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].What, `keeps the skeleton "mallory"`) {
+	if rep, err := journalOnly(l); err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].What, `keeps the skeleton "mallory"`) {
 		t.Errorf("verify of a forged key: %v %v", rep.Problems, err)
 	}
 }

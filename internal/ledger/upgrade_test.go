@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,11 +40,7 @@ func oldVegasDesk(t *testing.T, commit string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", commit).Output()
-	if err != nil {
-		t.Fatalf("the commit %s of an earlier vegas-desk is not in this repository's history (a clone with its history is needed): %v", commit, err)
-	}
-	rev := strings.TrimSpace(string(out))
+	rev := oldRev(t, commit)
 	// Built once per commit and Go: today's sources do not change it.
 	key := sha256.Sum256([]byte(rev + " " + runtime.Version()))
 	dir, err := testcache.GetFor("vegas-desk-"+rev, hex.EncodeToString(key[:])[:16], func(dir string) error {
@@ -69,24 +66,45 @@ func oldVegasDesk(t *testing.T, commit string) string {
 	return filepath.Join(dir, "vegas-desk")
 }
 
+// oldRev is commit's abbreviated hash (12 digits).
+func oldRev(t *testing.T, commit string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", "../..", "rev-parse", "--short=12", commit).Output()
+	if err != nil {
+		t.Fatalf("the commit %s of an earlier vegas-desk is not in this repository's history (a clone with its history is needed): %v", commit, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // run runs an earlier vegas-desk and returns its output.
 func run(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	out, err := runOld(bin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// runOld runs an earlier vegas-desk and returns its output.
+func runOld(bin string, args ...string) (string, error) {
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%s %s: %v\n%s%s", filepath.Base(bin), strings.Join(args, " "), err, out, stderr.String())
+		return "", fmt.Errorf("%s %s: %v\n%s%s", filepath.Base(bin), strings.Join(args, " "), err, out, stderr.String())
 	}
-	return string(out)
+	return string(out), nil
 }
 
 // oldWinners are two winners of block 1 under a given prize, from an
 // earlier vegas-desk's export.
-func oldWinners(t *testing.T, bin, db string) []string {
-	t.Helper()
-	out := run(t, bin, "--db", db, "export", "--block", "1")
+func oldWinners(bin, db string) ([]string, error) {
+	out, err := runOld(bin, "--db", db, "export", "--block", "1")
+	if err != nil {
+		return nil, err
+	}
 	var serials []string
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 1<<20)
@@ -96,30 +114,82 @@ func oldWinners(t *testing.T, bin, db string) []string {
 			Prize  int    `json:"prize"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &tk); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if tk.Prize > 0 && tk.Prize <= 20 {
 			serials = append(serials, tk.Serial)
 		}
 	}
 	if len(serials) < 2 {
-		t.Fatal("no winners in the export")
+		return nil, errors.New("no winners in the export")
 	}
-	return serials
+	return serials, nil
 }
 
 // oldHead is the journal head an earlier vegas-desk's verify reports, its
 // ledger verifying.
-func oldHead(t *testing.T, bin, db string) string {
-	t.Helper()
+func oldHead(bin, db string) (string, error) {
 	var v struct {
 		OK   bool   `json:"ok"`
 		Head string `json:"head"`
 	}
-	if err := json.Unmarshal([]byte(run(t, bin, "--db", db, "verify", "--json")), &v); err != nil || !v.OK || v.Head == "" {
-		t.Fatalf("the fixture does not verify with the vegas-desk that made it: %+v %v", v, err)
+	out, err := runOld(bin, "--db", db, "verify", "--json")
+	if err != nil {
+		return "", err
 	}
-	return v.Head
+	if err := json.Unmarshal([]byte(out), &v); err != nil || !v.OK || v.Head == "" {
+		return "", fmt.Errorf("the fixture does not verify with the vegas-desk that made it: %+v %v", v, err)
+	}
+	return v.Head, nil
+}
+
+// oldFixture is what an earlier vegas-desk made, for an upgrade test to
+// start from: the ledger (a file, or a dump of a PostgreSQL database), the
+// journal head its verify reported, the winners it claimed.
+type oldFixture struct {
+	Dir     string   `json:"-"` // the cache's directory, read-only: copy what is written to
+	Head    string   `json:"head"`
+	Winners []string `json:"winners"`
+}
+
+// oldFixtureRecipe changes whenever a maker of oldLedger changes what it
+// makes: the fixtures are then made again.
+const oldFixtureRecipe = "1"
+
+// oldLedger is the fixture name that make makes with the vegas-desk of
+// commit in a directory, cached like that vegas-desk (testcache.GetFor,
+// keyed by the commit, Go and the recipe: today's sources do not change
+// it), so that an upgrade test starts from an old ledger made once per
+// machine rather than generate, export and verify a 2,000,000-ticket block
+// with an earlier vegas-desk on every run.
+func oldLedger(t *testing.T, commit, name string, make func(bin, dir string) (oldFixture, error)) oldFixture {
+	t.Helper()
+	rev := oldRev(t, commit)
+	key := sha256.Sum256([]byte(rev + " " + runtime.Version() + " " + name + " " + oldFixtureRecipe))
+	dir, err := testcache.GetFor("vegas-desk-"+rev+"-"+name, hex.EncodeToString(key[:])[:16], func(dir string) error {
+		f, err := make(oldVegasDesk(t, commit), dir)
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "fixture.json"), data, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f oldFixture
+	data, err := os.ReadFile(filepath.Join(dir, "fixture.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &f)
+	}
+	if err != nil || f.Head == "" || len(f.Winners) < 2 {
+		t.Fatalf("the cached fixture %s: %+v %v", dir, f, err)
+	}
+	f.Dir = dir
+	return f
 }
 
 // checkUpgraded opens an upgraded ledger and checks that it verifies, that
@@ -146,14 +216,34 @@ func checkUpgraded(t *testing.T, location, head string, claims int) {
 	}
 }
 
-func TestUpgradeSQLiteV2(t *testing.T) {
-	bin := oldVegasDesk(t, sqliteV2Commit)
-	db := filepath.Join(t.TempDir(), "v2.db")
-	run(t, bin, "--db", db, "generate", "--seed", strings.Repeat("07", 32), "--activate")
-	for _, s := range oldWinners(t, bin, db) {
-		run(t, bin, "--db", db, "claim", s)
+// makeSQLiteV2 makes, with the vegas-desk of schema 2, a ledger of a
+// generated block with two of its winners paid.
+func makeSQLiteV2(bin, dir string) (oldFixture, error) {
+	var f oldFixture
+	db := filepath.Join(dir, "v2.db")
+	if _, err := runOld(bin, "--db", db, "generate", "--seed", strings.Repeat("07", 32), "--activate"); err != nil {
+		return f, err
 	}
-	head := oldHead(t, bin, db)
+	var err error
+	if f.Winners, err = oldWinners(bin, db); err != nil {
+		return f, err
+	}
+	for _, s := range f.Winners {
+		if _, err := runOld(bin, "--db", db, "claim", s); err != nil {
+			return f, err
+		}
+	}
+	f.Head, err = oldHead(bin, db)
+	return f, err
+}
+
+func TestUpgradeSQLiteV2(t *testing.T) {
+	old := oldLedger(t, sqliteV2Commit, "sqlite-v2", makeSQLiteV2)
+	db := filepath.Join(t.TempDir(), "v2.db")
+	if err := copyFile(filepath.Join(old.Dir, "v2.db"), db); err != nil {
+		t.Fatal(err)
+	}
+	head := old.Head
 	dry, err := Upgrade(context.Background(), db, filepath.Join(t.TempDir(), "backups"), true)
 	if err != nil || dry.From != 2 || dry.Done != (SchemaVersion == 2) {
 		t.Fatalf("dry run: %+v %v", dry, err)
@@ -170,8 +260,105 @@ func TestUpgradeSQLiteV2(t *testing.T) {
 	checkUpgraded(t, db, head, 2)
 }
 
+// v5Database is the name of the database of the PostgreSQL version 5
+// fixture, whatever server it is restored on: its counter's login, which
+// version 5 made, is named after it.
+const v5Database = "vegas_v5"
+
+// makePostgresV5 makes, with the last vegas-desk of PostgreSQL's schema 5,
+// on server srv, a ledger of a generated block with a counter (its login)
+// that received and activated ten packs, and one payment by the back
+// office and one by the counter. It keeps a dump of the database
+// (pg_dump --create: its grants with it) and the counter's login
+// (roles.sql, from pg_dumpall), which restoreV5 restores.
+func makePostgresV5(srv *pgtest.Server) func(bin, dir string) (oldFixture, error) {
+	return func(bin, dir string) (oldFixture, error) {
+		var f oldFixture
+		if err := srv.Exec("postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s ENCODING 'UTF8' TEMPLATE template0", v5Database, pgtest.Owner)); err != nil {
+			return f, err
+		}
+		defer srv.DropDatabase(v5Database)
+		url := srv.URL(pgtest.Owner, v5Database)
+		pw := filepath.Join(dir, "pw")
+		if err := os.WriteFile(pw, []byte("counter-password-1\n"), 0o600); err != nil {
+			return f, err
+		}
+		defer os.Remove(pw)
+		login := "vd_" + v5Database + "_c1"
+		counterURL := strings.Replace(srv.URLWithout(login, v5Database), "@", ":counter-password-1@", 1)
+		for _, step := range [][]string{
+			{url, "generate", "--seed", strings.Repeat("05", 32)},
+			{url, "desks", "add", "c1", "--password-file", pw},
+			{url, "packs", "deliver", "--block", "1", "--packs", "0-9", "--desk", "c1"},
+			{counterURL, "packs", "receive", "--block", "1", "0-9"},
+			{counterURL, "packs", "activate", "--block", "1", "0-9"},
+		} {
+			if _, err := runOld(bin, append([]string{"--db"}, step...)...); err != nil {
+				return f, err
+			}
+		}
+		var err error
+		if f.Winners, err = oldWinners(bin, url); err != nil {
+			return f, err
+		}
+		for i, db := range []string{url, counterURL} {
+			if _, err := runOld(bin, "--db", db, "claim", f.Winners[i]); err != nil {
+				return f, err
+			}
+		}
+		if f.Head, err = oldHead(bin, url); err != nil {
+			return f, err
+		}
+		su := srv.URL("postgres", "postgres")
+		if out, err := exec.Command(srv.Bin("pg_dump"), "-Fc", "--create", "-f", filepath.Join(dir, "v5.dump"), "-d", srv.URL("postgres", v5Database)).CombinedOutput(); err != nil {
+			return f, fmt.Errorf("pg_dump: %w: %s", err, out)
+		}
+		roles, err := exec.Command(srv.Bin("pg_dumpall"), "--roles-only", "-d", su).Output()
+		if err != nil {
+			return f, fmt.Errorf("pg_dumpall: %w", err)
+		}
+		// The roles version 5 made for this database (its counters'
+		// group, their logins), and their memberships.
+		var keep, made []string
+		for _, line := range strings.Split(string(roles), "\n") {
+			if strings.Contains(line, " vd_"+v5Database+"_") {
+				keep = append(keep, line)
+				if r, ok := strings.CutPrefix(line, "CREATE ROLE "); ok {
+					made = append(made, strings.TrimSuffix(r, ";"))
+				}
+			}
+		}
+		if !slices.Contains(made, login) {
+			return f, fmt.Errorf("no login %s in pg_dumpall's roles:\n%s", login, roles)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "roles.sql"), []byte(strings.Join(keep, "\n")+"\n"), 0o600); err != nil {
+			return f, err
+		}
+		if err := srv.Exec("postgres", "DROP DATABASE "+v5Database+" WITH (FORCE)"); err != nil {
+			return f, err
+		}
+		return f, srv.Exec("postgres", "DROP ROLE "+strings.Join(made, ", "))
+	}
+}
+
+// restoreV5 restores the version 5 fixture of dir on srv: its counter's
+// login, then its database, which it returns the name of.
+func restoreV5(t *testing.T, srv *pgtest.Server, dir string) string {
+	t.Helper()
+	roles, err := os.ReadFile(filepath.Join(dir, "roles.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Exec("postgres", string(roles)); err != nil {
+		t.Fatalf("the version 5 fixture's login: %v", err)
+	}
+	if out, err := exec.Command(srv.Bin("pg_restore"), "--create", "--exit-on-error", "-d", srv.URL("postgres", "postgres"), filepath.Join(dir, "v5.dump")).CombinedOutput(); err != nil {
+		t.Fatalf("pg_restore of the version 5 fixture: %v: %s", err, out)
+	}
+	return v5Database
+}
+
 func TestUpgradePostgresV5(t *testing.T) {
-	bin := oldVegasDesk(t, postgresV5Commit)
 	srv, err := pgtest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -181,20 +368,10 @@ func TestUpgradePostgresV5(t *testing.T) {
 	if err := srv.Exec("postgres", "ALTER ROLE "+pgtest.Owner+" CREATEROLE"); err != nil {
 		t.Fatal(err)
 	}
-	dbname := srv.NewDatabase(t)
+	old := oldLedger(t, postgresV5Commit, "postgres-v5", makePostgresV5(srv))
+	dbname := restoreV5(t, srv, old.Dir)
 	url := srv.URL(pgtest.Owner, dbname)
-	run(t, bin, "--db", url, "generate", "--seed", strings.Repeat("05", 32))
-	pw := filepath.Join(t.TempDir(), "pw")
-	os.WriteFile(pw, []byte("counter-password-1\n"), 0o600)
-	run(t, bin, "--db", url, "desks", "add", "c1", "--password-file", pw)
-	run(t, bin, "--db", url, "packs", "deliver", "--block", "1", "--packs", "0-9", "--desk", "c1")
-	counterURL := strings.Replace(srv.URLWithout("vd_"+dbname+"_c1", dbname), "@", ":counter-password-1@", 1)
-	run(t, bin, "--db", counterURL, "packs", "receive", "--block", "1", "0-9")
-	run(t, bin, "--db", counterURL, "packs", "activate", "--block", "1", "0-9")
-	winners := oldWinners(t, bin, url)
-	run(t, bin, "--db", url, "claim", winners[0])
-	run(t, bin, "--db", counterURL, "claim", winners[1])
-	head := oldHead(t, bin, url)
+	winners, head := old.Winners, old.Head
 
 	if _, err := Open(url); !errors.Is(err, ErrNeedsUpgrade) || !strings.Contains(err.Error(), "upgrade") {
 		t.Fatalf("a version 5 ledger opens: %v", err)
@@ -232,7 +409,7 @@ func TestUpgradePostgresV5(t *testing.T) {
 	if c, err := upgraded.Claim(ctx, claimReq(winners[0], who)); err != nil || c.Number != 3 {
 		t.Fatalf("claimed again after its void: %+v, %v", c, err)
 	}
-	r, err := upgraded.Verify(ctx, 0, 0, nil)
+	r, err := journalOnly(upgraded) // the tickets verified above (checkUpgraded)
 	upgraded.Close()
 	if err != nil || !r.OK() {
 		t.Fatalf("verify after schema 8's payment: %v %+v", err, r.Problems)
@@ -316,11 +493,7 @@ func TestUpgradeRefusals(t *testing.T) {
 	if _, err := Upgrade(ctx, file, backups, false); !errors.Is(err, ErrTooNew) {
 		t.Fatalf("a newer file: %v", err)
 	}
-	srv, err := pgtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	srv := pg // the package's server: this test's database is its own
 	db := srv.NewDatabase(t)
 	url := srv.URL(pgtest.Owner, db)
 	l, err = Open(url)

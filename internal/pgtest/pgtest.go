@@ -79,28 +79,8 @@ func start(durable bool, settings ...string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{bin: bin, durable: durable, settings: settings}
-	s.Dir, err = os.MkdirTemp("", "vegas-pg-")
-	if err != nil {
+	if err := s.prepare(); err != nil {
 		return nil, err
-	}
-	s.data = filepath.Join(s.Dir, "data")
-	s.sock = filepath.Join(s.Dir, "sock")
-	if err := os.Mkdir(s.sock, 0o700); err != nil {
-		return nil, err
-	}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, fmt.Errorf("pgtest: running as root, the server must run as the postgres account, which is missing (install the postgresql package): %w", err)
-		}
-		s.runAs = u
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		for _, p := range []string{s.Dir, s.sock} {
-			if err := os.Chown(p, uid, gid); err != nil {
-				return nil, err
-			}
-		}
 	}
 	pw := make([]byte, 16)
 	rand.Read(pw)
@@ -138,6 +118,114 @@ func start(durable bool, settings ...string) (*Server, error) {
 		return nil, fmt.Errorf("pgtest: create the owner role: %w", err)
 	}
 	return s, nil
+}
+
+// Save stops the server cleanly (a fast shutdown: its data consistent, no
+// recovery at the next start), copies its data directory and password into
+// dir, and starts it again. StartSaved starts servers on copies of it: a
+// server whose databases (the tests' fixtures) are loaded already, for the
+// cost of a copy rather than of initdb and a load each time.
+func (s *Server) Save(dir string) error {
+	start, err := s.Stopped()
+	if err != nil {
+		return err
+	}
+	if out, err := exec.Command("cp", "-a", s.data, filepath.Join(dir, "data")).CombinedOutput(); err != nil {
+		return fmt.Errorf("pgtest: save the data directory: %w: %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "password"), []byte(s.Password), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "version"), []byte(strconv.Itoa(s.Version())), 0o600); err != nil {
+		return err
+	}
+	return start()
+}
+
+// StartSaved starts a server, whose data may be lost in a crash, on a copy
+// of the data directory Save wrote into dir. The caller must Stop it.
+func StartSaved(dir string) (*Server, error) { return startSaved(dir, false) }
+
+// StartSavedDurableWith starts a server as StartDurableWith does (durable,
+// with more settings), on a copy of the data directory Save wrote into
+// dir. The caller must Stop it.
+func StartSavedDurableWith(dir string, settings ...string) (*Server, error) {
+	return startSaved(dir, true, settings...)
+}
+
+func startSaved(dir string, durable bool, settings ...string) (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{bin: bin, durable: durable, settings: settings}
+	if v, err := os.ReadFile(filepath.Join(dir, "version")); err != nil || string(v) != strconv.Itoa(s.Version()) {
+		return nil, fmt.Errorf("pgtest: %s was saved by another PostgreSQL than %s's (%q, %v)", dir, bin, v, err)
+	}
+	pw, err := os.ReadFile(filepath.Join(dir, "password"))
+	if err != nil {
+		return nil, err
+	}
+	s.Password = string(pw)
+	if err := s.prepare(); err != nil {
+		return nil, err
+	}
+	// cp -a keeps the files' owner (the postgres account under root) and
+	// the directory's mode 0700, which the server requires.
+	if out, err := exec.Command("cp", "-a", filepath.Join(dir, "data"), s.data).CombinedOutput(); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("pgtest: copy the saved data directory: %w: %s", err, out)
+	}
+	if durable { // the copy on disk before a durable server relies on it
+		if out, err := exec.Command("sync", "-f", s.data).CombinedOutput(); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("pgtest: sync the copied data directory: %w: %s", err, out)
+		}
+	}
+	if err := s.start(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// prepare makes the server's directory and its socket directory, owned by
+// the account the server runs as.
+func (s *Server) prepare() error {
+	var err error
+	s.Dir, err = os.MkdirTemp("", "vegas-pg-")
+	if err != nil {
+		return err
+	}
+	s.data = filepath.Join(s.Dir, "data")
+	s.sock = filepath.Join(s.Dir, "sock")
+	if err := os.Mkdir(s.sock, 0o700); err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return fmt.Errorf("pgtest: running as root, the server must run as the postgres account, which is missing (install the postgresql package): %w", err)
+		}
+		s.runAs = u
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		for _, p := range []string{s.Dir, s.sock} {
+			if err := os.Chown(p, uid, gid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// InstalledVersion is the major version of the server Start starts.
+func InstalledVersion() (int, error) {
+	bin, err := binDir()
+	if err != nil {
+		return 0, err
+	}
+	return version(bin), nil
 }
 
 // binDir finds the newest PostgreSQL server binaries Debian installed.

@@ -100,10 +100,15 @@ func (o *Store) Void(ctx context.Context, number int64, reason string, who core.
 	// Issue 29: a ticket with any payment not voided is never payable
 	// again. A double payment (core.Case) leaves another payment of the
 	// ticket standing: the ticket stays paid by the first of them.
-	if _, err := core.Exec(ctx, tx, `INSERT INTO paid (ticket, claim) SELECT c.ticket, min(c.id) FROM journal c
-		WHERE c.kind = 'claim' AND c.ticket = ? AND NOT EXISTS (SELECT 1 FROM journal v WHERE v.kind = 'void' AND v.ref = c.id)
-		AND NOT EXISTS (SELECT 1 FROM paid p WHERE p.ticket = c.ticket) GROUP BY c.ticket`, ticket); err != nil {
+	var standing sql.NullInt64
+	if err := core.Get(ctx, tx, &standing, `SELECT min(c.id) FROM journal c WHERE c.kind = 'claim' AND c.ticket = ?
+		AND NOT EXISTS (SELECT 1 FROM journal v WHERE v.kind = 'void' AND v.ref = c.id)`, ticket); err != nil {
 		return core.Claim{}, fmt.Errorf("void: %w", o.classify(err))
+	}
+	if ticket.Valid && standing.Valid {
+		if err := insertPaid(ctx, tx, ticket.Int64, standing.Int64); err != nil {
+			return core.Claim{}, fmt.Errorf("void: %w", o.classify(err))
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return core.Claim{}, fmt.Errorf("void: commit: %w", o.classify(err))

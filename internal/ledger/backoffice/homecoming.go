@@ -562,7 +562,7 @@ func (im *importer) pay(ctx context.Context, x *core.Entry, keepPaid, keepWinner
 		return err
 	}
 	if keepPaid {
-		if _, err := core.Exec(ctx, im.tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", x.Ticket.Int64, x.ID); err != nil {
+		if err := insertPaid(ctx, im.tx, x.Ticket.Int64, x.ID); err != nil {
 			return im.o.classify(err)
 		}
 	}

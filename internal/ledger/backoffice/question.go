@@ -473,7 +473,7 @@ func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome
 	if !out.Pay {
 		return nil
 	}
-	if _, err := core.Exec(ctx, tx, "INSERT INTO paid (ticket, claim) VALUES (?, ?)", e.Ticket.Int64, e.ID); err != nil {
+	if err := insertPaid(ctx, tx, e.Ticket.Int64, e.ID); err != nil {
 		return o.classify(err)
 	}
 	if w := out.Winner; w != nil {

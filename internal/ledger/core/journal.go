@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vegas-desk/internal/ledger/tables"
 )
 
 // Entry is one row of the journal. What its columns mean depends on its
@@ -61,9 +63,10 @@ type Entry struct {
 	At time.Time `db:"-"`
 }
 
-// EntryCols are the journal's columns, in the canonical text's order:
-// the one place they are listed, with Values and Fields.
-const EntryCols = "id, kind, at, number, ticket, serial, game, block, position, pack_first, pack_last, state, amount, desk, operator, method, ref, request, reason, detail, hash"
+// EntryCols are the journal's columns, in the canonical text's order: its
+// declaration's (tables.Journal, every engine's CREATE TABLE journal), in
+// Entry's, Values's and Fields's order (TestEntryIsTheJournalsRow).
+var EntryCols = tables.Journal.Cols()
 
 // Values are e's columns' values, in EntryCols's order.
 func (e *Entry) Values() []any {

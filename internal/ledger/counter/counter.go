@@ -22,13 +22,18 @@ import (
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/ledger/tables"
 )
 
 // ApplicationID marks a SQLite file as a sealed counter ledger ("VGDC").
 const ApplicationID = 0x56474443
 
+// counterSQL is counter.sql with the tables declared once for every
+// engine (internal/ledger/tables) written in.
+var counterSQL = tables.Counter.Expand(counterText)
+
 //go:embed counter.sql
-var counterSQL string
+var counterText string
 
 // SchemaDigest is the digest of sqlite_master in a counter ledger file
 // (sqlite.Schema.Digest). A change of counter.sql changes it:

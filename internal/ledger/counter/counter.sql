@@ -95,45 +95,20 @@ CREATE TABLE settings (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- The counter's journal: the columns and canonical text of the back
--- office's (internal/ledger/journal.go). Its first entry, 'issue', names
+-- The counter's journal: the columns (tables.Journal, written in place of
+-- {{journal}}) and canonical text (internal/ledger/core/journal.go) of the
+-- back office's, with the counter's kinds. Its first entry, 'issue', names
 -- the digest of the seal; then the counter's payments, refused attempts and
 -- referrals. A refusal or referral records the serial without its secret
 -- part (GGG-BBBB-PPPPPPP): a stolen file must not give an unpaid winner's
 -- serial away.
-CREATE TABLE journal (
-    id         INTEGER PRIMARY KEY,
-    kind       TEXT    NOT NULL CHECK (kind IN ('issue', 'claim', 'refusal', 'referral')),
-    at         TEXT    NOT NULL,
-    number     INTEGER NOT NULL,
-    ticket     INTEGER,
-    serial     TEXT    NOT NULL DEFAULT '',
-    game       INTEGER NOT NULL DEFAULT 0,
-    block      INTEGER NOT NULL DEFAULT 0,
-    position   INTEGER NOT NULL DEFAULT 0,
-    pack_first INTEGER NOT NULL DEFAULT 0,
-    pack_last  INTEGER NOT NULL DEFAULT 0,
-    state      TEXT    NOT NULL DEFAULT '',
-    amount     INTEGER NOT NULL DEFAULT 0,
-    desk       TEXT    NOT NULL DEFAULT '',
-    operator   TEXT    NOT NULL DEFAULT '',
-    method     TEXT    NOT NULL DEFAULT '',
-    ref        INTEGER REFERENCES journal (id),
-    request    TEXT    NOT NULL DEFAULT '',
-    reason     TEXT    NOT NULL DEFAULT '',
-    detail     TEXT    NOT NULL DEFAULT '',
-    hash       BLOB    NOT NULL,
-    UNIQUE (kind, number)
-);
+{{journal}}
 CREATE INDEX journal_by_ticket ON journal (ticket) WHERE ticket IS NOT NULL;
 CREATE INDEX journal_by_kind ON journal (kind, at);
 CREATE UNIQUE INDEX journal_requests ON journal (desk, request) WHERE kind = 'claim' AND request <> '';
 
--- Kept: the tickets this counter paid, one row per ticket.
-CREATE TABLE paid (
-    ticket INTEGER PRIMARY KEY,
-    claim  INTEGER NOT NULL UNIQUE REFERENCES journal (id)
-);
+-- Kept: the tickets this counter paid, one row per ticket (tables.Paid).
+{{paid}}
 
 -- Winners' identities, recorded with a payment from the identity
 -- threshold on (as schema.sql); they go home with the payments.

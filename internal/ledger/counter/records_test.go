@@ -19,6 +19,7 @@ import (
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/sqlite"
+	"vegas-desk/internal/testcache"
 )
 
 // One sealed record of each kind, pinned: a change of the derivation is a
@@ -93,10 +94,7 @@ func TestCounterPickOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealed, err := sealBlock(ctx, b, &b.Key, codes, prizes, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealed := sealedFixture(t, b, codes, prizes)
 
 	// The file holds exactly these rows, and nothing else of the block.
 	c := openFixture(t, "sealed", "C1.db", sqlite.Kind{AppID: ApplicationID, Schema: Schema})
@@ -245,6 +243,68 @@ func TestCounterPickOut(t *testing.T) {
 	if n != 0 {
 		t.Error("the counter ledger has packs or finder tables")
 	}
+}
+
+// sealedFixture is sealBlock's sealing of the block fixture, made once per
+// state of the sources, like the sealed fixture whose C1.db holds it
+// (testcache: both are this code's), and read back: a whole block's
+// sealing costs seconds of every core.
+func sealedFixture(t *testing.T, b core.Block, codes, prizes []byte) sealedBlock {
+	t.Helper()
+	dir, err := testcache.Get("counter-sealing", func(dir string) error {
+		sealed, err := sealBlock(context.Background(), b, &b.Key, codes, prizes, nil)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		put := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }
+		for _, rows := range [][]sealRow{sealed.serials, sealed.contents} {
+			put(int64(len(rows)))
+			for _, r := range rows {
+				put(r.id)
+				put(int64(len(r.records)))
+				buf.Write(r.records)
+			}
+		}
+		for _, o := range [][]int32{sealed.serialOrder, sealed.contentsOrder} {
+			put(int64(len(o)))
+			put(o)
+		}
+		return os.WriteFile(filepath.Join(dir, "sealing"), buf.Bytes(), 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sealing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bytes.NewReader(data)
+	var errs []error
+	get := func(v any) { errs = append(errs, binary.Read(r, binary.LittleEndian, v)) }
+	var sealed sealedBlock
+	for _, rows := range []*[]sealRow{&sealed.serials, &sealed.contents} {
+		var n int64
+		get(&n)
+		*rows = make([]sealRow, n)
+		for i := range *rows {
+			var size int64
+			get(&(*rows)[i].id)
+			get(&size)
+			(*rows)[i].records = make([]byte, size)
+			get((*rows)[i].records)
+		}
+	}
+	for _, o := range []*[]int32{&sealed.serialOrder, &sealed.contentsOrder} {
+		var n int64
+		get(&n)
+		*o = make([]int32, n)
+		get(*o)
+	}
+	if err := errors.Join(errs...); err != nil || r.Len() != 0 {
+		t.Fatalf("the cached sealing %s: %v (%d bytes left)", dir, err, r.Len())
+	}
+	return sealed
 }
 
 // Sealing on every core, on a small input (the first ten packs of the

@@ -12,6 +12,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/tables"
 )
 
 // AddHistory gives the ledger at location (a SQLite file, or a PostgreSQL
@@ -104,7 +105,7 @@ func AddHistory(ctx context.Context, location string, desks []string, claims, re
 	if err := h.flush(ctx); err != nil {
 		return err
 	}
-	if err := bulk(ctx, tx, "INSERT INTO "+schema+"paid (ticket, claim) VALUES ", 2, paid); err != nil {
+	if err := bulk(ctx, tx, "INSERT INTO "+schema+"paid ("+tables.Paid.Cols()+") VALUES ", len(tables.Paid.Columns), paid); err != nil {
 		return err
 	}
 	if pg {
@@ -159,7 +160,7 @@ func (h *history) add(e core.Entry) int64 {
 }
 
 func (h *history) flush(ctx context.Context) error {
-	return bulk(ctx, h.tx, "INSERT INTO "+h.schema+"journal ("+core.EntryCols+") VALUES ", 21, h.rows)
+	return bulk(ctx, h.tx, "INSERT INTO "+h.schema+"journal ("+core.EntryCols+") VALUES ", len(tables.Journal.Columns), h.rows)
 }
 
 // bulk inserts rows of cols values each (and the constant columns extra),

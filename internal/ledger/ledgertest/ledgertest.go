@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,6 +115,13 @@ func Postgres(s *pgtest.Server, name string) (string, error) {
 		return "", err
 	}
 	db := "fixture_" + name
+	var loaded bool
+	if err := s.Query("postgres", "SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)", []any{db}, &loaded); err != nil {
+		return "", err
+	}
+	if loaded { // by StartPostgres
+		return db, nil
+	}
 	if err := s.Exec("postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s ENCODING 'UTF8' TEMPLATE template0", db, pgtest.Owner)); err != nil {
 		return "", err
 	}
@@ -127,6 +135,51 @@ func Postgres(s *pgtest.Server, name string) (string, error) {
 		return "", fmt.Errorf("copy fixture %s into PostgreSQL: %w", name, err)
 	}
 	return db, dst.Close()
+}
+
+// StartPostgres starts a PostgreSQL server (pgtest) that holds fixtures
+// names loaded already, each in the database Postgres names: a copy of a
+// server's data directory saved once per state of the sources (testcache,
+// pgtest's Save), so that a test binary's server costs a copy, not initdb
+// and a load of 2,000,000-ticket blocks. The caller must Stop it.
+func StartPostgres(names ...string) (*pgtest.Server, error) {
+	dir, err := savedPostgres(names)
+	if err != nil {
+		return nil, err
+	}
+	return pgtest.StartSaved(dir)
+}
+
+// StartDurablePostgres is StartPostgres for a server with PostgreSQL's
+// durable defaults and more settings (pgtest.StartDurableWith).
+func StartDurablePostgres(settings []string, names ...string) (*pgtest.Server, error) {
+	dir, err := savedPostgres(names)
+	if err != nil {
+		return nil, err
+	}
+	return pgtest.StartSavedDurableWith(dir, settings...)
+}
+
+// savedPostgres is the directory of the saved server that holds fixtures
+// names.
+func savedPostgres(names []string) (string, error) {
+	v, err := pgtest.InstalledVersion()
+	if err != nil {
+		return "", err
+	}
+	return testcache.Get(fmt.Sprintf("postgres%d-%s", v, strings.Join(names, "-")), func(dir string) error {
+		s, err := pgtest.Start()
+		if err != nil {
+			return err
+		}
+		defer s.Stop()
+		for _, name := range names {
+			if _, err := Postgres(s, name); err != nil {
+				return err
+			}
+		}
+		return s.Save(dir)
+	})
 }
 
 // Serials lists tickets of a fixture's block: the first losers, and the

@@ -62,8 +62,7 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 		var rows []waitingRow
 		if err := sqlx.SelectContext(ctx, tx, &rows, `WITH d AS (DELETE FROM vegas.waiting
 			WHERE seq IN (SELECT seq FROM vegas.waiting ORDER BY seq LIMIT `+strconv.Itoa(chainBatch)+`)
-			RETURNING seq, kind, at, ticket, serial, game, block, position, pack_first, pack_last, state, amount, desk,
-			operator, method, ref, request, reason, detail, name, doc_type, doc_number),
+			RETURNING `+takenCols+`),
 			l AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1)
 			SELECT d.*, l.id AS last_id, l.hash AS last_hash,
 			(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = d.kind) AS last_number
@@ -112,8 +111,12 @@ func chainRows(ctx context.Context, tx core.Querier, rows []waitingRow, out map[
 			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String, core.NameSkeleton(w.Name.String))
 		}
 	}
-	if err := insertChained(ctx, tx, rows); err != nil {
-		return err
+	ens, seqs := make([]*core.Entry, len(rows)), make([]int64, len(rows))
+	for i := range rows {
+		ens[i], seqs[i] = &rows[i].Entry, rows[i].Seq
+	}
+	if err := insertEntries(ctx, tx, ens, seqs); err != nil {
+		return fmt.Errorf("chain: %w", err)
 	}
 	if len(idents) > 0 {
 		var b strings.Builder
@@ -144,34 +147,6 @@ func refOf(ctx context.Context, tx core.Querier, ref *sql.NullInt64, out map[int
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("chain: %w", err)
-	}
-	return nil
-}
-
-// insertChained inserts chained rows into the journal, each with its
-// record's number (seq): one statement.
-func insertChained(ctx context.Context, tx core.Querier, rows []waitingRow) error {
-	const cols = 22
-	var b strings.Builder
-	b.WriteString("INSERT INTO vegas.journal (" + core.EntryCols + ", seq) VALUES ")
-	args := make([]any, 0, len(rows)*cols)
-	for i := range rows {
-		e := &rows[i].Entry
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for c := range cols {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("$" + strconv.Itoa(i*cols+c+1))
-		}
-		b.WriteByte(')')
-		args = append(append(args, e.Values()...), rows[i].Seq)
-	}
-	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("chain: %w", err)
 	}
 	return nil

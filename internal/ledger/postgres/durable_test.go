@@ -35,7 +35,7 @@ import (
 //     replay answers the payment.
 func TestPaidDurable(t *testing.T) {
 	ctx := context.Background()
-	srv, err := pgtest.StartDurableWith("wal_writer_delay=10s", "autovacuum=off")
+	srv, err := ledgertest.StartDurablePostgres([]string{"wal_writer_delay=10s", "autovacuum=off"}, ledgertest.Block)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,9 +168,7 @@ func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) erro
 	}
 	en.ID, en.AtText = last.ID+1, core.FormatTime(en.At)
 	en.Hash = en.ChainHash(last.Hash)
-	v := en.Values()
-	_, err = core.Exec(ctx, tx, "INSERT INTO vegas.journal ("+core.EntryCols+") VALUES ("+core.Marks(len(v))+")", v...)
-	return err
+	return insertEntries(ctx, tx, []*core.Entry{en}, nil)
 }
 
 // Waiting lists the entries recorded and not yet chained, in the order of
@@ -180,12 +178,13 @@ func (e engine) Append(ctx context.Context, q core.Querier, en *core.Entry) erro
 // was recorded.
 func (e engine) Waiting(ctx context.Context, q core.Querier) ([]core.Entry, time.Time, error) {
 	var es []core.Entry
-	if err := core.Select(ctx, q, &es, `SELECT (SELECT coalesce(max(id), 0) FROM journal) + row_number() OVER (ORDER BY w.seq) AS id,
-		w.kind, w.at, (SELECT coalesce(max(number), 0) FROM journal j WHERE j.kind = w.kind)
-			+ row_number() OVER (PARTITION BY w.kind ORDER BY w.seq) AS number,
-		w.ticket, w.serial, w.game, w.block, w.position, w.pack_first, w.pack_last, w.state, w.amount, w.desk, w.operator,
-		w.method, `+entryOf("w.ref", "(SELECT j.id FROM journal j WHERE j.seq = -w.ref)")+` AS ref, w.request, w.reason, w.detail, ''::bytea AS hash
-		FROM waiting w ORDER BY w.seq`); err != nil || len(es) == 0 {
+	if err := core.Select(ctx, q, &es, `SELECT `+fromWaiting("w.", map[string]string{
+		"id": "(SELECT coalesce(max(id), 0) FROM journal) + row_number() OVER (ORDER BY w.seq)",
+		"number": `(SELECT coalesce(max(number), 0) FROM journal j WHERE j.kind = w.kind)
+			+ row_number() OVER (PARTITION BY w.kind ORDER BY w.seq)`,
+		"ref":  entryOf("w.ref", "(SELECT j.id FROM journal j WHERE j.seq = -w.ref)"),
+		"hash": "''::bytea",
+	})+` FROM waiting w ORDER BY w.seq`); err != nil || len(es) == 0 {
 		return nil, time.Time{}, err
 	}
 	var oldest time.Time
@@ -252,20 +251,5 @@ func (e engine) AppendMany(ctx context.Context, q core.Querier, ens []*core.Entr
 		en.Hash = en.ChainHash(last.Hash)
 		last.ID, last.Hash = en.ID, en.Hash
 	}
-	const rows = 500 // 21 columns a row: 10,500 parameters of PostgreSQL's 65,535
-	for len(ens) > 0 {
-		chunk := ens[:min(rows, len(ens))]
-		ens = ens[len(chunk):]
-		var vals []any
-		marks := make([]string, len(chunk))
-		for i, en := range chunk {
-			v := en.Values()
-			vals = append(vals, v...)
-			marks[i] = "(" + core.Marks(len(v)) + ")"
-		}
-		if _, err := core.Exec(ctx, q, "INSERT INTO vegas.journal ("+core.EntryCols+") VALUES "+strings.Join(marks, ", "), vals...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return insertEntries(ctx, q, ens, nil)
 }

@@ -16,16 +16,19 @@ import (
 	"time"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/tables"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/jmoiron/sqlx"
 )
 
 // The PostgreSQL engine's schema: the tables, their indexes and the
-// append-only triggers.
-//
+// append-only triggers; the tables declared once for every engine
+// (internal/ledger/tables) written in.
+var postgresSQL = tables.Shared.Expand(postgresText)
+
 //go:embed postgres.sql
-var postgresSQL string
+var postgresText string
 
 // SchemaVersion is the version of a shared ledger's schema, its meta row
 // 'schema': 3 since its journal is recorded, then chained; 4 since a

@@ -62,32 +62,11 @@ CREATE TABLE vegas.finder (
     entries bytea  NOT NULL
 );
 
-CREATE TABLE vegas.journal (
-    id         bigint  PRIMARY KEY,
-    kind       text    NOT NULL CHECK (kind IN ('block', 'claim', 'void', 'refusal', 'packs',
-                                               'emission', 'desk', 'referral', 'setting', 'import', 'checkpoint')),
-    at         text    NOT NULL,
-    number     bigint  NOT NULL,
-    ticket     bigint,
-    serial     text    NOT NULL DEFAULT '',
-    game       integer NOT NULL DEFAULT 0,
-    block      integer NOT NULL DEFAULT 0,
-    position   integer NOT NULL DEFAULT 0,
-    pack_first integer NOT NULL DEFAULT 0,
-    pack_last  integer NOT NULL DEFAULT 0,
-    state      text    NOT NULL DEFAULT '',
-    amount     bigint  NOT NULL DEFAULT 0,
-    desk       text    NOT NULL DEFAULT '',
-    operator   text    NOT NULL DEFAULT '',
-    method     text    NOT NULL DEFAULT '',
-    ref        bigint  REFERENCES vegas.journal (id),
-    request    text    NOT NULL DEFAULT '',
-    reason     text    NOT NULL DEFAULT '',
-    detail     text    NOT NULL DEFAULT '',
-    hash       bytea   NOT NULL,
-    seq        bigint  UNIQUE, -- its record's number, as it waited (vegas.waiting), outside the hash
-    UNIQUE (kind, number)
-);
+-- The journal: the columns of internal/ledger/tables (tables.Journal, declared
+-- there once for every engine and written in place of {{journal}}), and seq:
+-- its record's number, as it waited (vegas.waiting), outside the hash (NULL
+-- for an entry appended directly).
+{{journal}}
 CREATE INDEX journal_by_ticket ON vegas.journal (ticket) WHERE ticket IS NOT NULL;
 CREATE INDEX journal_by_ref ON vegas.journal (ref) WHERE ref IS NOT NULL;
 CREATE INDEX journal_by_desk ON vegas.journal (desk, kind, at);
@@ -98,11 +77,8 @@ CREATE INDEX journal_by_request ON vegas.journal (desk, request) WHERE request <
 -- CONFLICT: a second claim of the ticket finds it), written once. claim
 -- is its entry's id, or -seq, its record's number: a question's payment,
 -- recorded before it has an id (vegas.waiting), then chained with its seq
--- (journal.seq); the row is not written again.
-CREATE TABLE vegas.paid (
-    ticket bigint PRIMARY KEY,
-    claim  bigint NOT NULL
-);
+-- (journal.seq); the row is not written again (tables.Paid).
+{{paid}}
 
 CREATE TABLE vegas.pack_states (
     block bigint  NOT NULL REFERENCES vegas.blocks (id),
@@ -145,37 +121,14 @@ CREATE TABLE vegas.identities (
     skeleton   text   NOT NULL DEFAULT '' -- the name's confusable skeleton (schema.sql)
 );
 
--- The entries recorded and not yet chained: the journal's columns but
--- those the chain gives (id, number, hash), the time they were recorded
--- (the server's clock: how long they wait), and a payment's winner, whom
--- the chainer writes into vegas.identities. ref names a chained entry
--- (or, recorded before schema 8, -seq a waiting one).
+-- The entries recorded and not yet chained (tables.Waiting, written in
+-- place of {{waiting}}): the journal's columns but those the chain gives
+-- (id, number, hash), the time they were recorded (the server's clock:
+-- how long they wait), and a payment's winner, whom the chainer writes
+-- into vegas.identities. ref names a chained entry (or, recorded before
+-- schema 8, -seq a waiting one).
 CREATE SEQUENCE vegas.waiting_seq;
-CREATE TABLE vegas.waiting (
-    seq        bigint  PRIMARY KEY DEFAULT nextval('vegas.waiting_seq'),
-    recorded   timestamptz NOT NULL DEFAULT clock_timestamp(),
-    kind       text    NOT NULL,
-    at         text    NOT NULL,
-    ticket     bigint,
-    serial     text    NOT NULL DEFAULT '',
-    game       integer NOT NULL DEFAULT 0,
-    block      integer NOT NULL DEFAULT 0,
-    position   integer NOT NULL DEFAULT 0,
-    pack_first integer NOT NULL DEFAULT 0,
-    pack_last  integer NOT NULL DEFAULT 0,
-    state      text    NOT NULL DEFAULT '',
-    amount     bigint  NOT NULL DEFAULT 0,
-    desk       text    NOT NULL DEFAULT '',
-    operator   text    NOT NULL DEFAULT '',
-    method     text    NOT NULL DEFAULT '',
-    ref        bigint,
-    request    text    NOT NULL DEFAULT '',
-    reason     text    NOT NULL DEFAULT '',
-    detail     text    NOT NULL DEFAULT '',
-    name       text,
-    doc_type   text,
-    doc_number text
-);
+{{waiting}}
 CREATE UNIQUE INDEX waiting_requests ON vegas.waiting (desk, request) WHERE kind = 'claim' AND request <> '';
 CREATE INDEX waiting_by_request ON vegas.waiting (desk, request) WHERE request <> '';
 

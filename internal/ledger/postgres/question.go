@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -180,7 +179,7 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 	if lock != nil {
 		rows = append(rows, lock)
 	}
-	stmt := `WITH w AS (INSERT INTO waiting (` + recordedCols + `, name, doc_type, doc_number) VALUES `
+	stmt := `WITH w AS (` + waitingInsert
 	var args []any
 	for i, r := range rows {
 		if i > 0 {
@@ -199,7 +198,7 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 	stmt += ` RETURNING seq, set_config('synchronous_commit', 'off', true) AS sync)`
 	same := []string{"true"}
 	if out.Pay {
-		stmt += `, p AS (INSERT INTO paid (ticket, claim) SELECT ?, -min(seq) FROM w ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
+		stmt += `, p AS (` + paidInsert + ` SELECT ?, -min(seq) FROM w ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
 		args = append(args, e.Ticket.Int64)
 		same = append(same, `EXISTS (SELECT FROM p)`)
 	}
@@ -236,24 +235,6 @@ func (b *Backend) write(ctx context.Context, x core.Querier, q *questionTx, sn *
 	}
 	q.seq, q.recorded = seq, time.Now()
 	return nil
-}
-
-// recordedCols are the journal's columns a question records in
-// vegas.waiting: all but those the chain gives (id, number, hash).
-var recordedCols = strings.Join(slices.DeleteFunc(strings.Split(core.EntryCols, ", "), chainGives), ", ")
-
-func chainGives(col string) bool { return col == "id" || col == "number" || col == "hash" }
-
-// recorded are e's values of recordedCols.
-func recorded(e *core.Entry) []any {
-	var v []any
-	all := e.Values()
-	for i, col := range strings.Split(core.EntryCols, ", ") {
-		if !chainGives(col) {
-			v = append(v, all[i])
-		}
-	}
-	return v
 }
 
 // commit commits, its error classified. A question that recorded an

@@ -46,7 +46,7 @@ func office(t *testing.T) (*postgres.Backend, ledgertest.Serials) {
 func database(t *testing.T) string {
 	t.Helper()
 	shared.once.Do(func() {
-		if shared.s, shared.err = pgtest.Start(); shared.err == nil {
+		if shared.s, shared.err = ledgertest.StartPostgres(ledgertest.Block); shared.err == nil {
 			shared.tmpl, shared.err = ledgertest.Postgres(shared.s, ledgertest.Block)
 		}
 	})
@@ -181,10 +181,13 @@ func TestWriteChecksAgain(t *testing.T) {
 }
 
 // The sequencer's rounds: claims at once, each recorded in its own
-// transaction, are chained in rounds (or by a question's own chain when
-// none runs) and each answers once its entry is chained: distinct
-// entries, payment numbers without gaps, each answer's hash the journal's,
-// nothing left waiting, the chain whole.
+// transaction, are chained in rounds and each answers once its entry is
+// chained: distinct entries, payment numbers without gaps, each answer's
+// hash the journal's, nothing left waiting, the chain whole. The chainer's
+// lock is held (as another process's chain holds it) until every claim is
+// recorded: no question can then chain its own entry, so a round surely
+// runs, and one round chains them all (a second, begun meanwhile, finds
+// nothing left).
 func TestSequencerRounds(t *testing.T) {
 	ctx := context.Background()
 	b, serials := office(t)
@@ -197,16 +200,39 @@ func TestSequencerRounds(t *testing.T) {
 		}
 	}
 	tickets = tickets[:min(len(tickets), 48)]
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
 	claims := make([]core.Claim, len(tickets))
 	errs := make([]error, len(tickets))
 	var wg sync.WaitGroup
 	for i, s := range tickets {
 		wg.Go(func() { claims[i], errs[i] = b.Claim(ctx, s, claimOf(bo, ""), time.Time{}) })
 	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var n int
+		if err := b.DB().GetContext(ctx, &n, "SELECT count(*) FROM vegas.waiting"); err != nil {
+			t.Fatal(err)
+		}
+		if n == len(tickets) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d claims recorded", n, len(tickets))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
 	wg.Wait()
-	// 48 claims at once: some met a chain running and waited for a round.
-	if b.Rounds() == 0 {
-		t.Error("no round of the sequencer ran: every question chained its own entry, and this test proves nothing of rounds")
+	if r := b.Rounds(); r < 1 || r > 2 {
+		t.Errorf("%d rounds of the sequencer ran for %d claims recorded while a chain held the lock: one (and one begun meanwhile) should chain them all", r, len(tickets))
 	}
 	numbers := map[int64]bool{}
 	for i, c := range claims {

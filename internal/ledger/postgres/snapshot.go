@@ -138,8 +138,7 @@ func (b *Backend) priorUse(ctx context.Context, q core.Querier, desk, request st
 			SELECT `+core.EntryCols+`, 0::bigint AS wseq FROM journal
 				WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
 			UNION ALL
-			SELECT 0::bigint AS id, kind, at, 0::bigint AS number, ticket, serial, game, block, position, pack_first, pack_last,
-				state, amount, desk, operator, method, ref, request, reason, detail, ''::bytea AS hash, seq AS wseq FROM waiting
+			SELECT `+waitingUse+`, seq AS wseq FROM waiting
 				WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral')
 			) u ORDER BY kind = 'claim' DESC, wseq, id LIMIT 1`, desk, request, desk, request)
 		switch {
