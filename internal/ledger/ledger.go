@@ -40,6 +40,7 @@ type Ledger struct {
 	Now func() time.Time
 
 	b    core.Backend
+	q    core.Questions // b's, asked directly (Ledger.Claim)
 	info core.Info
 }
 
@@ -117,7 +118,7 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	if err != nil {
 		return nil, err
 	}
-	l.info = l.b.Info()
+	l.info, l.q = l.b.Info(), l.b.Questions()
 	return l, nil
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
-	"vegas-desk/internal/ledger/protocol"
 )
 
 // The questions a counter asks: a lookup, a claim, a search by contents.
@@ -36,7 +35,7 @@ func (l *Ledger) Lookup(ctx context.Context, serial string, who Identity, limit 
 	if err := core.CheckWho("lookup", who); err != nil {
 		return Ticket{}, core.Invalid(err)
 	}
-	return l.b.Lookup(ctx, s, who, limit, l.clock())
+	return l.q.Lookup(ctx, s, who, limit, l.clock())
 }
 
 // clock is the time of what the ledger writes and asks: the zero time when
@@ -81,38 +80,18 @@ func trimmed(who Identity, own string) Identity {
 // payment voided since), and a retry of another ticket is refused
 // (ErrRequestReused). So a claim whose answer was lost (a timeout, a
 // dropped connection) is asked again safely, and is, by a counter on a
-// validation server, by the policy protocol.Retry: within 31 s it is
-// answered or ErrUnreachable. The policy runs there only, on the client:
-// a ledger the process reads itself (a file, PostgreSQL — the server's
-// own) answers each question once, unavailable when it cannot (its
-// context ended, PostgreSQL away, a flush failed), and the counter asks
-// again.
+// validation server, whose client (package remote) follows the policy
+// protocol.Retry: within 31 s it is answered or ErrUnreachable. The
+// policy runs there only: a ledger the process reads itself (a file,
+// PostgreSQL — the server's own) answers each question once,
+// unavailable when it cannot (its context ended, PostgreSQL away, a flush
+// failed), and the counter asks again.
 func (l *Ledger) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
 	s, err := core.PrepareClaim(&req, l.info.Desk, l.now())
 	if err != nil {
 		return Claim{}, core.Invalid(err)
 	}
-	if !l.info.Served {
-		return l.b.Claim(ctx, s, req, l.clock())
-	}
-	policy := protocol.Retry
-	for attempt := 1; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, policy.AttemptTimeout)
-		c, err := l.b.Claim(actx, s, req, l.clock())
-		cancel()
-		if !errors.Is(err, ErrUnreachable) {
-			return c, err
-		}
-		if attempt == policy.Attempts || ctx.Err() != nil {
-			return Claim{}, fmt.Errorf("claim %s (request %s), asked %d times: %w; nothing is known to be paid: ask again with the same request id", s, req.Request, attempt, err)
-		}
-		// The answer was lost, or the server is away: ask again with the
-		// same request id, which answers the first answer if there was one.
-		select {
-		case <-ctx.Done():
-		case <-time.After(policy.Pause):
-		}
-	}
+	return l.q.Claim(ctx, s, req, l.clock())
 }
 
 // FindByContents returns the ledger's ticket with exactly these contents
@@ -135,7 +114,7 @@ func (l *Ledger) FindByContents(ctx context.Context, t *game.Ticket, who Identit
 	if err := core.CheckWho("find by contents", who); err != nil {
 		return Ticket{}, core.Invalid(err)
 	}
-	found, err := l.b.Find(ctx, code[:], who, limit, l.clock())
+	found, err := l.q.Find(ctx, code[:], who, limit, l.clock())
 	if err != nil {
 		return Ticket{}, err
 	}

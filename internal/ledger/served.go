@@ -58,7 +58,7 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Ledger{b: b, info: b.Info()}, nil
+	return &Ledger{b: b, q: b, info: b.Info()}, nil
 }
 
 // DeskState is desk id's row as every request of the desk must see it (a

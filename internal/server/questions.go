@@ -110,14 +110,7 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 		q.Request = key
 	}
 	noteRequest(r, q.Request, q.Operator)
-	if q.Method == "" {
-		q.Method = ledger.MethodSerial
-	}
-	req := ledger.ClaimRequest{Serial: q.Serial, Method: q.Method, Who: a.who(q.Operator), Request: q.Request, Limit: limit}
-	if w := q.Winner; w != nil {
-		req.Winner = &ledger.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber, MRZ: w.MRZ}
-	}
-	c, err := s.l.Claim(ctx, req)
+	c, err := s.l.Claim(ctx, q.Core(a.who(q.Operator), limit)) // the body read in one place: wire
 	if err != nil {
 		return nil, a.shownErr(err)
 	}

@@ -228,7 +228,7 @@ func writeFinder(ctx context.Context, tx *sqlx.Tx, blockID int64, finds []uint64
 	}
 	defer fstmt.Close()
 	for i := range firsts {
-		if _, err := fstmt.ExecContext(ctx, FinderID(blockID, firsts[i]), blobs[i]); err != nil {
+		if _, err := fstmt.ExecContext(ctx, core.FinderID(blockID, firsts[i]), blobs[i]); err != nil {
 			return err
 		}
 	}

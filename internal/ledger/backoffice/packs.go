@@ -28,9 +28,6 @@ const finderEntry = 7
 // FindKey is the finder's key of an encoding: its first 4 bytes.
 func FindKey(code []byte) uint32 { return binary.BigEndian.Uint32(code[:4]) }
 
-// FinderID is the finder row of block id's chunk whose first key is first.
-func FinderID(block int64, first uint32) int64 { return block<<32 | int64(first) }
-
 // findEntry packs a finder entry into an integer that sorts like its bytes.
 func findEntry(key uint32, pos int) uint64 { return uint64(key)<<24 | uint64(pos) }
 
@@ -58,7 +55,7 @@ func finderRows(entries []uint64) (firsts []uint32, blobs [][]byte) {
 func FindPositions(ctx context.Context, q core.Querier, b core.Block, key uint32) ([]int, error) {
 	var blob []byte
 	err := core.Get(ctx, q, &blob, "SELECT entries FROM finder WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 1",
-		FinderID(b.ID, 0), FinderID(b.ID, key))
+		core.FinderID(b.ID, 0), core.FinderID(b.ID, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

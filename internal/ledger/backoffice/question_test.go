@@ -74,7 +74,7 @@ func TestReadSnapshot(t *testing.T) {
 	if sn := read(wrong, who, ""); sn.Facts != nil {
 		t.Errorf("a wrong secret part has facts: %+v", sn.Facts)
 	}
-	c, err := b.Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: who, Request: "r1", Limit: core.NoLimit}, time.Time{})
+	c, err := b.Questions().Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: who, Request: "r1", Limit: core.NoLimit}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestReadSnapshot(t *testing.T) {
 	if sn.Prior == nil || sn.Prior.ID != c.Entry || sn.PriorClaim == nil || sn.PriorClaim.Entry != c.Entry || sn.Facts.Paid == nil || sn.Facts.Paid.Entry != c.Entry {
 		t.Errorf("after its payment: prior %+v, its claim %+v, paid %+v", sn.Prior, sn.PriorClaim, sn.Facts.Paid)
 	}
-	if _, err := b.Lookup(ctx, wrong, who, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
+	if _, err := b.Questions().Lookup(ctx, wrong, who, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
 		t.Fatal(err)
 	}
 	if sn := read(s, who, ""); len(sn.Desk.Guesses) != 1 {
@@ -114,7 +114,7 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 	for i := range core.LockRefusals {
 		w := wrong
 		w.Secret = (w.Secret + int64(i)) % game.SecretModulus
-		if _, err := b.Lookup(ctx, w, who, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
+		if _, err := b.Questions().Lookup(ctx, w, who, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
 			t.Fatalf("guess %d: %v", i, err)
 		}
 	}
@@ -123,7 +123,7 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	guess := core.DecideLookup(&core.Snapshot{Desk: stale.Desk}, wrong, who, time.Now())
-	if err := b.Questions(backoffice.Tables{}, nil).Write(ctx, nil, nil, stale, &guess); !errors.Is(err, core.ErrLocked) {
+	if err := b.FileStorage(backoffice.Tables{}, nil).Write(ctx, nil, nil, stale, &guess); !errors.Is(err, core.ErrLocked) {
 		t.Errorf("a guess decided before the lock-out, written after it: %v", err)
 	}
 	if h, _ := b.Head(ctx); h != head {
@@ -133,7 +133,7 @@ func TestWriteOutcomeChecksAgain(t *testing.T) {
 	if pay.Record == nil || !pay.Pay {
 		t.Fatalf("the payment: %+v", pay)
 	}
-	if _, err := b.Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: bo, Limit: core.NoLimit}, time.Time{}); err != nil {
+	if _, err := b.Questions().Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: bo, Limit: core.NoLimit}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	head, _ = b.Head(ctx)

@@ -297,7 +297,7 @@ func verifyFinder(ctx context.Context, tx core.Querier, b core.Block, want []uin
 	slices.Sort(want)
 	fw := fmt.Sprintf("block %s finder", b.Name())
 	rows, err := core.Query(ctx, tx, "SELECT id - ?, entries FROM finder WHERE id >= ? AND id < ? ORDER BY id",
-		FinderID(b.ID, 0), FinderID(b.ID, 0), FinderID(b.ID+1, 0))
+		core.FinderID(b.ID, 0), core.FinderID(b.ID, 0), core.FinderID(b.ID+1, 0))
 	if err != nil {
 		return err
 	}

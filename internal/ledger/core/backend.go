@@ -9,15 +9,37 @@ import (
 	"vegas-desk/internal/signing"
 )
 
-// Backend is a kind of ledger: a SQLite back office (package sqlite), a
-// PostgreSQL one (package postgres), a counter through a validation
-// server (package remote), a sealed
-// counter ledger (package counter). What differs between the kinds is
-// here, and nowhere else: the ledger package asks its backend.
+// Questions are the questions a counter asks of a ledger, and the ones
+// the validation server serves: a lookup, a claim, a search by contents
+// (Find lists the tickets with exactly encoding code; FoundTicket
+// chooses), each answered with Decide's verdict. As benbjohnson/wtf's
+// sqlite and http packages implement one service, two kinds implement
+// them: a ledger the process reads itself (a SQLite back office, a sealed
+// counter ledger, PostgreSQL) asks Ask on its Storage, once; a counter on
+// a validation server asks the server (package remote, its client), whose
+// ledger asks Ask, and asks a claim whose answer was lost again there, on
+// the client (protocol.Retry), with one set of timeouts. remote is no
+// Storage: it neither reads nor decides, and a ledger the process reads
+// asks nothing again.
 //
 // at, given to a question, is its time: a zero time is the backend's own
-// clock (a counter on a validation server: the server's, whatever the client says).
+// clock (a counter on a validation server: the server's, whatever the
+// client says).
+type Questions interface {
+	Lookup(ctx context.Context, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error)
+	Claim(ctx context.Context, s game.Serial, req ClaimRequest, at time.Time) (Claim, error)
+	Find(ctx context.Context, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error)
+}
+
+// Backend is a kind of ledger: a SQLite back office (package sqlite), a
+// PostgreSQL one (package postgres), a counter through a validation
+// server (package remote), a sealed counter ledger (package counter). What
+// differs between the kinds is here, and nowhere else: the ledger package
+// asks its backend.
 type Backend interface {
+	// Questions are the kind's questions: Local on its Storage, or the
+	// validation server's client (package remote).
+	Questions() Questions
 	Info() Info
 	Close() error
 	// Ping says whether the ledger answers (ErrUnreachable otherwise).
@@ -25,12 +47,6 @@ type Backend interface {
 	// Refuse is the error of a back-office operation asked of this kind
 	// (nil for the back office).
 	Refuse(what string) error
-
-	// Lookup, Claim and Find answer with Decide's verdict; Find lists
-	// the tickets with exactly encoding code (FoundTicket chooses).
-	Lookup(ctx context.Context, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error)
-	Claim(ctx context.Context, s game.Serial, req ClaimRequest, at time.Time) (Claim, error)
-	Find(ctx context.Context, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error)
 
 	Blocks(ctx context.Context) ([]Block, error)
 	Claims(ctx context.Context, f ClaimFilter) ([]Claim, error)

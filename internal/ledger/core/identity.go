@@ -1,8 +1,11 @@
 package core
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -304,4 +307,15 @@ func IdentityClass(is func(rune) bool, negate bool) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// IdentityHash is the SHA-256 of a winner's identity that the claim entry
+// records (the identity itself stays out of the journal), of its fields as
+// they are: a claim hashes and keeps them normalised (PrepareClaim).
+func IdentityHash(w *Winner) string {
+	text := "name=" + strconv.Itoa(len(w.Name)) + ":" + w.Name + "\n" +
+		"doc_type=" + strconv.Itoa(len(w.DocType)) + ":" + w.DocType + "\n" +
+		"doc_number=" + strconv.Itoa(len(w.DocNumber)) + ":" + w.DocNumber + "\n"
+	s := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(s[:])
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"vegas-desk/internal/game"
 )
 
 // The life of a pack (carnet): stock → delivered to a counter → received
@@ -88,30 +86,6 @@ func StateName(s string) string {
 		return "stock"
 	}
 	return s
-}
-
-// The ledger stores tickets by pack: one row of packs holds the 200
-// encodings of a pack concatenated (codes) and one prize byte per ticket
-// (prizes). See schema.sql.
-
-// PackCodesSize is the length of a pack's codes.
-const PackCodesSize = game.PackSize * game.EncodedSize
-
-// PrizeByte is the stored prize of a ticket: 0 for a loser, else 1 + the
-// index of the prize in game.PrizeTable. prize must be 0 or a prize of the
-// table.
-func PrizeByte(prize int) byte { return byte(game.TierOf(prize) + 1) }
-
-// PrizeOf is the prize in euros of a stored prize byte, and whether the
-// byte is one PrizeByte makes.
-func PrizeOf(b byte) (int, bool) {
-	switch {
-	case b == 0:
-		return 0, true
-	case int(b) <= len(game.PrizeTable):
-		return game.PrizeTable[b-1].Prize, true
-	}
-	return 0, false
 }
 
 // PackRow is a pack out of the stock with its last move.

@@ -2,285 +2,34 @@ package core
 
 import (
 	"context"
-	"database/sql"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"vegas-desk/internal/game"
 )
 
 // A question (a lookup, a claim, a search by contents) on a ledger whose
 // rows the process reads (a SQLite back office, PostgreSQL, a sealed
-// counter ledger) is one read, one decision and one write, asked by
-// Ask (below) for every kind:
+// counter ledger) is prepared (PrepareClaim, CheckWho: below), then is
+// one read, one decision and one write, asked by Ask (below) for every
+// kind:
 //
 //   - the backend reads a Snapshot: everything the rule needs, nothing
 //     else;
-//   - core decides on it, here, in pure Go, touching no storage
-//     (DecideClaim, DecideLookup, DecideFind): an Outcome, the entry to
-//     record, whether it pays, and the answer;
+//   - core decides on it in pure Go, touching no storage (rule.go:
+//     DecideClaim, DecideLookup, DecideFind, with the desk's gate and
+//     lock-out): an Outcome, the entry to record, whether it pays, and
+//     the answer;
 //   - the backend writes the Outcome in one transaction that checks
 //     again only what may have changed since the read: the ticket paid
 //     once (the paid row's key), the desk's lock-out under the desk's
 //     lock (Lock.Guess, Lock.Locked), the request id; then commits, and
 //     the answer is Outcome.Answer.
-
-// Snapshot is what a question reads.
-type Snapshot struct {
-	// Facts are the ticket's of the serial asked (nil: the ledger holds
-	// no ticket of that serial, or its secret part is wrong); Rules are
-	// the rules of the question about it, at its desk.
-	Facts *Facts
-	Rules Rules
-	// Found are a search by contents' tickets with exactly its encoding,
-	// each with the rules of its game at the desk.
-	Found []Found
-	// Prior is the entry that answers the desk's request id used before
-	// (its payment, else its first use), or nil; PriorClaim is its claim,
-	// with its void, when it is a payment.
-	Prior      *Entry
-	PriorClaim *Claim
-	// Desk is the desk's lock-out; Gate whether the ledger serves the
-	// desk the certificate the question came with (Identity.Cert).
-	Desk Lock
-	Gate Gate
-}
-
-// Gate is a desk as a served question's read sees it, in the same
-// statement as the rest (so a desk disabled or a certificate revoked is
-// obeyed by every question whose read starts after the change): whether
-// the ledger lists it, has disabled it, accepts the certificate the
-// question came with. Asked is false for a question that came with no
-// certificate (not through the validation server): no gate. Replaced is
-// the ledger's meta row "replaced" ("" when none), read in the same
-// statement too: a ledger a restore replaced serves no desk (the restore
-// fence, issue 29), and a question costs no statement of its own for it.
-type Gate struct {
-	Asked, Listed, Disabled, Accepts bool
-	Replaced                         string
-}
-
-// Refused is the error of a question of desk its gate refuses, in the
-// order the server answers them: the ledger replaced (ErrReplaced),
-// unknown (ErrDeskUnknown), disabled (ErrDeskDisabled), its certificate
-// revoked (ErrDeskRevoked); or nil.
-func (g Gate) Refused(desk string) error {
-	switch {
-	case !g.Asked:
-		return nil
-	case g.Replaced != "":
-		return fmt.Errorf("%w on %s", ErrReplaced, g.Replaced)
-	case !g.Listed:
-		return fmt.Errorf("desk %s: %w", desk, ErrDeskUnknown)
-	case g.Disabled:
-		return fmt.Errorf("desk %s: %w", desk, ErrDeskDisabled)
-	case !g.Accepts:
-		return fmt.Errorf("desk %s: %w", desk, ErrDeskRevoked)
-	}
-	return nil
-}
-
-// refused is the outcome of a question its desk's gate or lock-out
-// refuses (nothing recorded), or nil.
-func (sn *Snapshot) refused(who Identity, serial string, at time.Time) *Outcome {
-	if err := sn.Gate.Refused(who.Desk); err != nil {
-		return &Outcome{Err: err}
-	}
-	if r := sn.Desk.Locked(at, serial); r != nil {
-		return &Outcome{Err: r}
-	}
-	return nil
-}
-
-// ShowsPayment reports whether the snapshot read a payment that an answer
-// made of it says exists (a request id's payment answered again, a ticket
-// paid, here or elsewhere): such an answer is given only once what it read
-// is durable (the backend's Durable), since the commit it read may be
-// another's that never reached the disk.
-func (sn *Snapshot) ShowsPayment() bool {
-	if sn.PriorClaim != nil || sn.Facts != nil && sn.Facts.Paid != nil {
-		return true
-	}
-	for _, f := range sn.Found {
-		if f.Facts.Paid != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// Found is a ticket a search by contents found, with its rules.
-type Found struct {
-	Facts *Facts
-	Rules Rules
-}
-
-// Outcome is what a decision asks the backend to write, and answers.
-type Outcome struct {
-	// Record is the entry to record, or nil. A guess (Record.IsGuess)
-	// is recorded only if the desk's lock-out, read again under its
-	// lock, allows it (Lock.Guess).
-	Record *Entry
-	// Pay: Record is a payment; the ticket is kept paid by it, with the
-	// winner's identity when Winner is given.
-	Pay    bool
-	Winner *Winner
-	// Ticket, Found, Claim and Err are the answer (Answer fills in what
-	// the write gave Record).
-	Ticket Ticket
-	Found  []Ticket
-	Claim  Claim
-	Err    error
-	// Chained is how long Record waited to be chained (PostgreSQL's:
-	// its payment's chain delay).
-	Chained time.Duration
-}
-
-// Answer is the claim's answer once Record is written (its id, number
-// and hash filled in).
-func (o *Outcome) Answer() (Claim, error) {
-	if o.Record != nil {
-		if o.Pay {
-			c := o.Record.Claim()
-			c.Chained = o.Chained
-			return c, nil
-		}
-		if r, ok := o.Err.(*Refusal); ok {
-			r.Entry = o.Record.ID
-		}
-	}
-	return o.Claim, o.Err
-}
-
-// question fills in what every entry of a question records.
-func question(e *Entry, s game.Serial, who Identity, request string, at time.Time) *Entry {
-	e.At, e.Serial, e.Game, e.Block, e.Position = at, s.String(), s.Game, s.Block, s.Position
-	e.Desk, e.Operator, e.Request = who.Desk, who.Operator, request
-	return e
-}
-
-// DecideClaim decides a claim of s (req prepared: PrepareClaim) at at: a
-// desk its gate refuses, or locked out, is refused (nothing recorded); an unknown serial (or a
-// wrong secret part) is refused and recorded, before the request id is
-// looked at, so that the id cannot tell a right guess from a wrong one
-// (issue 23); a request id used before answers its payment again (or that
-// it was voided since), or is refused if it named another ticket;
-// otherwise Decide's verdict: a payment, a referral (over the limit) or a
-// refusal, recorded.
-func DecideClaim(sn *Snapshot, s game.Serial, req ClaimRequest, at time.Time) Outcome {
-	if o := sn.refused(req.Who, s.String(), at); o != nil {
-		return *o
-	}
-	refuse := func(e Entry, r *Refusal) Outcome {
-		return Outcome{Record: question(&e, s, req.Who, req.Request, at), Err: r}
-	}
-	f := sn.Facts
-	if f == nil {
-		return refuse(Entry{Kind: "refusal", Method: "claim", Reason: string(UnknownSerial)},
-			&Refusal{Verdict: UnknownSerial, Serial: s.String()})
-	}
-	if p := sn.Prior; p != nil {
-		if p.Game != s.Game || p.Block != s.Block || p.Position != s.Position {
-			return Outcome{Err: fmt.Errorf("claim %s: %w (ticket %03d-%04d-%07d, on %s): make a new request", s, ErrRequestReused,
-				p.Game, p.Block, p.Position, ParseTime(p.AtText).Local().Format("2006-01-02 15:04:05"))}
-		}
-		if c := sn.PriorClaim; p.Kind == "claim" && c != nil {
-			if c.Voided {
-				return Outcome{Claim: *c, Err: &Refusal{Verdict: Voided, Serial: s.String(), First: c, Amount: c.Amount}}
-			}
-			return Outcome{Claim: *c}
-		}
-	}
-	rules := sn.Rules
-	rules.Identity = req.Winner.Given()
-	v := Decide(f, rules)
-	t, err := TicketOf(f, v, rules.Dates)
-	if err != nil {
-		return Outcome{Err: err}
-	}
-	ticket := sql.NullInt64{Int64: f.Ticket, Valid: true}
-	switch v {
-	case Payable:
-	case OverLimit:
-		return refuse(Entry{Kind: "referral", Ticket: ticket, Amount: f.Prize, Method: req.Method}, RefusalOf(t, v))
-	case AlreadyClaimed:
-		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v),
-			Ref: sql.NullInt64{Int64: f.Paid.Entry, Valid: true}}, RefusalOf(t, v))
-	default:
-		return refuse(Entry{Kind: "refusal", Ticket: ticket, Method: "claim", Reason: string(v)}, RefusalOf(t, v))
-	}
-	e := question(&Entry{Kind: "claim", Ticket: ticket, Amount: f.Prize, Method: req.Method}, s, req.Who, req.Request, at)
-	if req.Winner.Given() {
-		e.Detail = IdentityHash(req.Winner)
-	}
-	return Outcome{Record: e, Pay: true, Winner: req.Winner}
-}
-
-// DecideLookup is the ticket of s with the verdict a claim of it at
-// who.Desk would get at at; a desk its gate refuses, or locked out, is
-// refused. An unknown
-// serial (or a wrong secret part: the same) is refused and recorded, and
-// so is a ticket of a stolen pack, for the back office, though it is
-// answered.
-func DecideLookup(sn *Snapshot, s game.Serial, who Identity, at time.Time) Outcome {
-	if o := sn.refused(who, s.String(), at); o != nil {
-		return *o
-	}
-	refusal := func(reason Verdict) *Entry {
-		return question(&Entry{Kind: "refusal", Method: "lookup", Reason: string(reason)}, s, who, "", at)
-	}
-	if sn.Facts == nil {
-		return Outcome{Record: refusal(UnknownSerial), Err: &Refusal{Verdict: UnknownSerial, Serial: s.String()}}
-	}
-	t, err := TicketOf(sn.Facts, Decide(sn.Facts, sn.Rules), sn.Rules.Dates)
-	if err != nil {
-		return Outcome{Err: err}
-	}
-	o := Outcome{Ticket: t}
-	if t.Verdict == Stolen {
-		o.Record = refusal(Stolen)
-		o.Record.Ticket = sql.NullInt64{Int64: sn.Facts.Ticket, Valid: true}
-	}
-	return o
-}
-
-// DecideFind lists the tickets found (sn.Found) with the verdict a claim
-// of each at who.Desk would get at at; a desk its gate refuses, or locked
-// out, is refused; none found is refused, and recorded.
-func DecideFind(sn *Snapshot, who Identity, at time.Time) Outcome {
-	if o := sn.refused(who, "", at); o != nil {
-		return *o
-	}
-	var o Outcome
-	for _, c := range sn.Found {
-		t, err := TicketOf(c.Facts, Decide(c.Facts, c.Rules), c.Rules.Dates)
-		if err != nil {
-			return Outcome{Err: err}
-		}
-		o.Found = append(o.Found, t)
-	}
-	if len(o.Found) == 0 {
-		o.Err = &Refusal{Verdict: UnknownContents}
-		o.Record = &Entry{Kind: "refusal", At: at, Desk: who.Desk, Operator: who.Operator, Method: "contents", Reason: string(UnknownContents)}
-	}
-	return o
-}
-
-// FoundTicket is what a search by contents answers from the tickets found:
-// the first not yet paid, else the first; none is a *Refusal
-// UnknownContents.
-func FoundTicket(found []Ticket) (Ticket, error) {
-	for _, t := range found {
-		if t.Status == StatusUnpaid {
-			return t, nil
-		}
-	}
-	if len(found) > 0 {
-		return found[0], nil
-	}
-	return Ticket{}, &Refusal{Verdict: UnknownContents}
-}
 
 // The engine: Ask and what a storage gives it.
 
@@ -291,7 +40,7 @@ func FoundTicket(found []Ticket) (Ticket, error) {
 // Go (Question.Decide), writes (Storage.Write, where the promise that a
 // PAID is durable lives), and the backend answers with the Outcome. The
 // gate, the lock-out, the identity, the paid row and the journal entry
-// are decided once, here and in question.go; each storage only reads and
+// are decided once, in rule.go; each storage only reads and
 // writes. A counter on a validation server is no storage: package remote
 // asks the server, whose ledger asks Ask.
 func Ask(ctx context.Context, st Storage, q *Question) (Outcome, error) {
@@ -404,10 +153,23 @@ func (q *Question) Decide(sn *Snapshot) Outcome {
 	return DecideLookup(sn, q.Serial, q.Who, q.At)
 }
 
-// AskLookup asks st a lookup of s (Ask) and answers it: the ticket with
-// its verdict, or the refusal.
-func AskLookup(ctx context.Context, st Storage, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error) {
-	out, err := Ask(ctx, st, &Question{Serial: s, Who: who, Asked: asked, At: at})
+// Local is the questions (Questions) of a ledger the process reads
+// itself: Ask on its storage, each question asked once, at its time (now
+// when zero).
+type Local struct{ Storage Storage }
+
+// clock is at, or now when zero.
+func clock(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Now()
+	}
+	return at
+}
+
+// Lookup asks a lookup of s (Ask) and answers it: the ticket with its
+// verdict, or the refusal.
+func (l Local) Lookup(ctx context.Context, s game.Serial, who Identity, asked Limit, at time.Time) (Ticket, error) {
+	out, err := Ask(ctx, l.Storage, &Question{Serial: s, Who: who, Asked: asked, At: clock(at)})
 	if err == nil {
 		_, err = out.Answer()
 	}
@@ -417,20 +179,23 @@ func AskLookup(ctx context.Context, st Storage, s game.Serial, who Identity, ask
 	return out.Ticket, nil
 }
 
-// AskClaim asks st a claim of s (Ask) and answers it: the payment, or the
+// Claim asks a claim of s (Ask) and answers it: the payment, or the
 // refusal.
-func AskClaim(ctx context.Context, st Storage, s game.Serial, req ClaimRequest, at time.Time) (Claim, error) {
-	out, err := Ask(ctx, st, &Question{Serial: s, Claim: &req, Who: req.Who, Asked: req.Limit, At: at})
+func (l Local) Claim(ctx context.Context, s game.Serial, req ClaimRequest, at time.Time) (Claim, error) {
+	out, err := Ask(ctx, l.Storage, &Question{Serial: s, Claim: &req, Who: req.Who, Asked: req.Limit, At: clock(at)})
 	if err != nil {
 		return Claim{}, err
 	}
 	return out.Answer()
 }
 
-// AskFind asks st a search by contents of encoding code (Ask) and answers
-// it: the tickets found, or the refusal.
-func AskFind(ctx context.Context, st Storage, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error) {
-	out, err := Ask(ctx, st, &Question{Find: true, Code: code, Who: who, Asked: asked, At: at})
+// Find asks a search by contents of encoding code (Ask) and answers it:
+// the tickets found, or the refusal.
+func (l Local) Find(ctx context.Context, code []byte, who Identity, asked Limit, at time.Time) ([]Ticket, error) {
+	if len(code) != game.EncodedSize {
+		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
+	}
+	out, err := Ask(ctx, l.Storage, &Question{Find: true, Code: code, Who: who, Asked: asked, At: clock(at)})
 	if err == nil {
 		_, err = out.Answer()
 	}
@@ -440,46 +205,111 @@ func AskFind(ctx context.Context, st Storage, code []byte, who Identity, asked L
 	return out.Found, nil
 }
 
-// The answers a decision builds of what was read.
+// Preparing a question: what it asks checked before anything is read.
 
-// TicketOf is the Ticket of facts f, with the verdict v.
-func TicketOf(f *Facts, v Verdict, d Dates) (Ticket, error) {
-	gt, err := game.Decode(f.Code)
-	if err != nil {
-		return Ticket{}, fmt.Errorf("block %s ticket %d: %w (run verify)", f.Block.Name(), f.Position, err)
+// The bounds of what a journal entry records from a person: a request id,
+// an operator, a reason (MaxText characters); a winner's name, identity
+// document and its number (MaxIdentity).
+const (
+	MaxText     = 64
+	MaxIdentity = 200
+)
+
+// CheckText refuses text an entry cannot hold the same way on every
+// engine (invalid UTF-8, a NUL character) or longer than max characters
+// (0: no bound).
+func CheckText(field, s string, max int) error {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+		return fmt.Errorf("%s %q: not plain text; type it again", field, s)
 	}
-	t := Ticket{
-		Serial:    game.Serial{Game: f.Block.Game, Block: f.Block.Number, Position: f.Position, Secret: f.Secret},
-		Block:     f.Block,
-		Pack:      f.Position / game.PackSize,
-		Position:  f.Position,
-		Ticket:    gt,
-		Prize:     f.Prize,
-		Claim:     f.Paid,
-		PackState: f.PackState,
-		Verdict:   v,
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		return fmt.Errorf("%s: at most %d characters, not %d; shorten it", field, max, utf8.RuneCountInString(s))
 	}
-	if t.PackState == "" {
-		t.PackState = "stock"
-	}
-	switch {
-	case f.Prize == 0:
-		t.Status = StatusLoser
-	case f.Paid != nil:
-		t.Status = StatusPaid
-	default:
-		t.Status = StatusUnpaid
-	}
-	switch v {
-	case NotYetOnSale:
-		t.Until = ParseTime(d.OnSale)
-	case Expired:
-		t.Until = ParseTime(d.Deadline)
-	}
-	return t, nil
+	return nil
 }
 
-// RefusalOf is the refusal of verdict v on t.
-func RefusalOf(t Ticket, v Verdict) *Refusal {
-	return &Refusal{Verdict: v, Serial: t.Serial.String(), First: t.Claim, Amount: t.Prize, Until: t.Until}
+// Blank reports whether s is empty once every Unicode white space is
+// trimmed (unicode.IsSpace: a no-break space too).
+func Blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// NewRequestID makes a request id for a claim: 128 random bits in hex.
+func NewRequestID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// PrepareClaim checks a claim request as every kind of ledger does before
+// it asks anything, and returns its serial. own is the desk of a counter's
+// login or sealed ledger ("" for the back office): it pays as that desk
+// only. Texts are trimmed; a winner's identity is kept in its normal form
+// (Winner.Normal), and one that is not given (Winner.Check: blank,
+// invisible, no document of the list, a number out of its format, a name
+// that is no name, a zone that does not read) is none; one whose zone says
+// the winner is a minor or the document expired on at's day
+// (Winner.CheckAt) is refused; an empty request id gets one.
+func PrepareClaim(req *ClaimRequest, own string, at time.Time) (game.Serial, error) {
+	s, err := game.ParseSerial(req.Serial)
+	if err != nil {
+		return s, err
+	}
+	if req.Method != MethodSerial && req.Method != MethodContents {
+		return s, fmt.Errorf("claim: method %q: want %q or %q", req.Method, MethodSerial, MethodContents)
+	}
+	req.Who.Desk, req.Who.Operator, req.Request = strings.TrimSpace(req.Who.Desk), strings.TrimSpace(req.Who.Operator), strings.TrimSpace(req.Request)
+	if own != "" && req.Who.Desk == "" {
+		req.Who.Desk = own
+	}
+	if req.Who.Desk == "" || req.Who.Operator == "" {
+		return s, fmt.Errorf("claim: desk %q, operator %q: a payment records both; name the desk and the operator", req.Who.Desk, req.Who.Operator)
+	}
+	if own != "" && req.Who.Desk != own {
+		return s, fmt.Errorf("claim: %w: this ledger or login is desk %s's, not %s's", ErrDeskMismatch, own, req.Who.Desk)
+	}
+	if err := CheckWho("claim", req.Who); err != nil {
+		return s, err
+	}
+	if err := CheckText("request id", req.Request, MaxText); err != nil {
+		return s, fmt.Errorf("claim: %w", err)
+	}
+	if w := req.Winner; w != nil {
+		t := Winner{Name: strings.TrimSpace(w.Name), DocType: strings.TrimSpace(w.DocType), DocNumber: strings.TrimSpace(w.DocNumber),
+			MRZ: strings.TrimSpace(w.MRZ)}
+		for _, f := range []struct {
+			name, text string
+		}{{"winner's name", t.Name}, {"identity document", t.DocType}, {"document number", t.DocNumber}, {"machine-readable zone", t.MRZ}} {
+			if err := CheckText(f.name, f.text, MaxIdentity); err != nil {
+				return s, fmt.Errorf("claim: %w", err)
+			}
+		}
+		// An identity is kept, hashed and compared in its normal form
+		// (IdentityText); one that is not given (Winner.Check) is none.
+		req.Winner = nil
+		if n := t.Normal(); t.Given() { // as typed: a bidirectional control is refused, not removed
+			for _, f := range [][2]string{{"winner's name", n.Name}, {"identity document", n.DocType}, {"document number", n.DocNumber}} {
+				if err := CheckText(f[0], f[1], MaxIdentity); err != nil {
+					return s, fmt.Errorf("claim: %w", err)
+				}
+			}
+			req.Winner = n
+			if err := n.CheckAt(at); err != nil {
+				return s, fmt.Errorf("claim: %w", err)
+			}
+		}
+	}
+	if req.Request == "" {
+		req.Request = NewRequestID()
+	}
+	return s, nil
+}
+
+// CheckWho refuses a desk or an operator that an entry cannot record
+// (CheckText, MaxText): what (a claim, a lookup) names the question.
+func CheckWho(what string, who Identity) error {
+	for _, f := range [][2]string{{"desk", who.Desk}, {"operator", who.Operator}} {
+		if err := CheckText(f[0], f[1], MaxText); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return nil
 }

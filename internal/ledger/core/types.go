@@ -7,60 +7,18 @@
 package core
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/platform"
 	"vegas-desk/internal/signing"
 )
-
-// Block is one generated block of a game.
-type Block struct {
-	ID       int64
-	Game     int    // game code
-	Number   int    // block number within the game, from 1
-	Digest   string // hex SHA-256 of game.Digest
-	PackSize int
-	Tickets  int
-	Winners  int
-	Payout   int // euros
-	// CreatedAt is when the block was generated.
-	CreatedAt time.Time
-
-	// FirstPack is the packs row (the ledger-wide number) of pack 0; the
-	// block's tickets are numbered FirstPack × PackSize on, ledger-wide.
-	FirstPack int64
-	// Key derives the secret parts of the block's serials; a counter's
-	// login and a sealed counter ledger never hold it (zero).
-	Key game.SerialKey `json:"-"`
-}
-
-// Name is "531/1": game code and block number.
-func (b Block) Name() string { return fmt.Sprintf("%d/%d", b.Game, b.Number) }
-
-// First is the ledger-wide number of the ticket at position 0.
-func (b Block) First() int64 { return b.FirstPack * int64(b.PackSize) }
-
-// TicketNumber is the ledger-wide number of the ticket at position pos.
-func (b Block) TicketNumber(pos int) int64 { return b.First() + int64(pos) }
-
-// Holds reports whether s is the serial of one of b's tickets, its
-// secret part right.
-func (b Block) Holds(s game.Serial) bool {
-	return s.Position >= 0 && s.Position < b.Tickets && b.Key.Secret(s.Position) == s.Secret
-}
-
-// PackID is the packs row of the ticket at position pos.
-func (b Block) PackID(pos int) int64 { return b.FirstPack + int64(pos/game.PackSize) }
-
-// Serial is the serial of the ticket at position pos (the secret part from
-// Key).
-func (b Block) Serial(pos int) game.Serial {
-	return game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: b.Key.Secret(pos)}
-}
 
 // Status is the state of a ticket in the ledger.
 type Status int
@@ -604,4 +562,82 @@ type Info struct {
 	// for the back office.
 	Desk  string
 	Limit Limit
+}
+
+// TestDeskPrefix begins the id of each desk a load test makes for itself
+// (vegas-desk load): _load-1, _load-2 … A desk of the back office's never
+// begins with _ (CheckDeskID), so no real desk can take one of these names,
+// and a load test never touches a real desk.
+const TestDeskPrefix = "_load-"
+
+// TestDesk is the id of a load test's i-th desk (from 1).
+func TestDesk(i int) string { return TestDeskPrefix + strconv.Itoa(i) }
+
+// IsTestDesk reports whether id is a load test's desk's (TestDesk).
+func IsTestDesk(id string) bool {
+	n, ok := strings.CutPrefix(id, TestDeskPrefix)
+	i, err := strconv.Atoi(n)
+	return ok && err == nil && i >= 1 && n == strconv.Itoa(i)
+}
+
+// CheckRealDeskID is CheckDeskID, a load test's desk's id refused: the
+// id of a desk added by hand or of a counter ledger.
+func CheckRealDeskID(id string) error {
+	if IsTestDesk(id) {
+		return fmt.Errorf("desk id %q: ids beginning with %s are the desks a load test makes for itself (vegas-desk load): choose another", id, TestDeskPrefix)
+	}
+	return CheckDeskID(id)
+}
+
+// CheckDeskID refuses a desk id that is not 1 to 32 letters, digits, _ or -,
+// starting with a letter or digit, or a load test's desk's (TestDesk).
+// (By hand, not by a regular expression compiled in every process.)
+func CheckDeskID(id string) error {
+	if IsTestDesk(id) {
+		return nil
+	}
+	ok := len(id) >= 1 && len(id) <= 32 && id[0] != '_' && id[0] != '-'
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("desk id %q: use 1 to 32 letters, digits, _ or -, starting with a letter or digit", id)
+	}
+	return nil
+}
+
+// NaturalCompare orders desk ids as a person reads them: the runs of digits
+// by their value, so load-2 comes before load-10 and C9 before C10; ties
+// (C01, C1) by the ids' bytes.
+func NaturalCompare(a, b string) int {
+	digit := func(c byte) bool { return '0' <= c && c <= '9' }
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if digit(a[i]) && digit(b[j]) {
+			si, sj := i, j
+			for i < len(a) && digit(a[i]) {
+				i++
+			}
+			for j < len(b) && digit(b[j]) {
+				j++
+			}
+			x, y := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
+			if c := cmp.Compare(len(x), len(y)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x, y); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := cmp.Compare(a[i], b[j]); c != 0 {
+			return c
+		}
+		i, j = i+1, j+1
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }

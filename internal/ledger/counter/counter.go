@@ -48,9 +48,10 @@ type Backend struct {
 	file       *sqlite.File
 	store      *backoffice.Store // the tables it shares with a back office's
 	desk       string
-	backOffice string     // the issuing ledger's id
-	limit      core.Limit // the desk's payout limit, sealed
-	seal       string     // the signed seal text
+	backOffice string                // the issuing ledger's id
+	limit      core.Limit            // the desk's payout limit, sealed
+	seal       string                // the signed seal text
+	blocks     backoffice.BlockCache // the sealed blocks its questions read (blockOf)
 }
 
 // Open opens the counter ledger at path (it is never made by opening: the
@@ -71,6 +72,7 @@ func Open(path string, readOnly bool, now func() time.Time) (*Backend, error) {
 		return nil, fmt.Errorf("open ledger %s: %w: a counter ledger whose description is damaged", path, core.ErrNotLedger)
 	}
 	b := &Backend{file: f, desk: meta["desk"], backOffice: meta["back_office"], limit: core.LimitOf(limit), seal: meta["seal"]}
+	b.blocks.Read = blockOf
 	b.store = &backoffice.Store{E: engine{sqlite.Engine{F: f}}, ID: meta["id"], Location: path, ReadOnly: readOnly, Now: now}
 	return b, nil
 }
@@ -101,30 +103,13 @@ func (b *Backend) Refuse(what string) error {
 		what, core.ErrCounterOnly, b.store.Location, b.desk)
 }
 
-// Lookup, Claim and Find are the back office's questions
-// (backoffice/question.go) on the sealed records (sealed, the Source): an
-// entry keeps no serial's secret part (forgetSecrets), and the payout
-// limit is the sealed one. A counter ledger locks no one out.
-func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	who.Desk = b.desk
-	return core.AskLookup(ctx, b.store.Questions(sealed{b}, forgetSecrets), s, who, asked, clock(at))
-}
-
-func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return core.AskClaim(ctx, b.store.Questions(sealed{b}, forgetSecrets), s, req, clock(at))
-}
-
-func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	who.Desk = b.desk
-	return core.AskFind(ctx, b.store.Questions(sealed{b}, forgetSecrets), code, who, asked, clock(at))
-}
-
-// clock is at, or now when zero.
-func clock(at time.Time) time.Time {
-	if at.IsZero() {
-		return time.Now()
-	}
-	return at
+// Questions are the back office's questions (backoffice/question.go)
+// on the sealed records (sealed, the Source), asked by core.Ask: an entry
+// keeps no serial's secret part (forgetSecrets), and the payout limit is
+// the sealed one. A counter ledger locks no one out; its questions are
+// its desk's (Info.Desk: the ledger asks as its desk).
+func (b *Backend) Questions() core.Questions {
+	return core.Local{Storage: b.store.FileStorage(sealed{b}, forgetSecrets)}
 }
 
 // blockCols read a counter ledger's blocks, which hold no serial key.
@@ -159,10 +144,15 @@ func (b *Backend) Blocks(ctx context.Context) ([]core.Block, error) {
 }
 
 // facts finds the ticket of serial s by its serial record, which only the
-// full serial finds and opens.
-func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+// full serial finds and opens; its block read from blocks, once. The
+// record's code is decoded (the prize is its contents', the file holding
+// none in clear); one that does not decode is another serial's record
+// with the same index (2^-96): the sealed records were written of a
+// verified block, and the seal's digest, which verify checks, is what
+// tells a record altered since.
+func facts(ctx context.Context, q core.Querier, blocks *backoffice.BlockCache, s game.Serial) (*core.Facts, error) {
 	unknown := &core.Refusal{Verdict: core.UnknownSerial, Serial: s.String()}
-	b, err := blockOf(ctx, q, s.Game, s.Block)
+	b, err := blocks.Get(ctx, q, s.Game, s.Block)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unknown
 	}
@@ -184,11 +174,11 @@ func facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, err
 			code[i] = rec[sealIndexSize+i] ^ pad[i]
 		}
 		t, err := game.Decode(code)
-		if err != nil || game.Validate(&t) != nil {
-			continue // another serial's record with the same index (2^-96)
+		if err != nil {
+			continue // another serial's record with the same index
 		}
 		f := &core.Facts{Block: b, Position: s.Position, Ticket: b.TicketNumber(s.Position), Secret: s.Secret,
-			Prize: game.Prize(&t), Code: code}
+			Prize: game.Prize(&t), Code: code, Contents: &t}
 		if err := backoffice.TicketState(ctx, q, f); err != nil {
 			return nil, err
 		}
@@ -229,8 +219,8 @@ func (sealed) Prior(ctx context.Context, q core.Querier, desk, request string) (
 }
 
 // Facts: nil for an unknown serial.
-func (sealed) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
-	f, err := facts(ctx, q, s)
+func (r sealed) Facts(ctx context.Context, q core.Querier, s game.Serial) (*core.Facts, error) {
+	f, err := facts(ctx, q, &r.b.blocks, s)
 	if r := (*core.Refusal)(nil); errors.As(err, &r) {
 		return nil, nil
 	}
@@ -249,7 +239,7 @@ func (sealed) Blocks(ctx context.Context, q core.Querier) ([]core.Block, error) 
 
 // Candidates are the facts of block b's winners whose contents records
 // code's index finds.
-func (sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
+func (r sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code []byte) ([]*core.Facts, error) {
 	h := contentsHash(b.Game, b.Number, code)
 	recs, err := findRecords(ctx, q, "contents", b.ID, h[:sealIndexSize], contentsRecordSize)
 	if err != nil {
@@ -259,7 +249,7 @@ func (sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code
 	for j, rec := range recs {
 		pad := contentsPad(&h, j)
 		pos, secret := openContents(rec[sealIndexSize:], &pad)
-		f, err := facts(ctx, q, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
+		f, err := facts(ctx, q, &r.b.blocks, game.Serial{Game: b.Game, Block: b.Number, Position: pos, Secret: secret})
 		if r := (*core.Refusal)(nil); errors.As(err, &r) {
 			continue // damaged: verify names it
 		}
@@ -277,12 +267,12 @@ func (sealed) Candidates(ctx context.Context, q core.Querier, b core.Block, code
 // with the hash of the winner's identity; a refusal or a referral keeps
 // the public part, and neither the ticket's number nor its prize (the
 // answer at the counter still shows the prize, read from the sealed
-// record).
-func forgetSecrets(e *core.Entry) {
-	full, err := game.ParseSerial(e.Serial)
+// record). s is the serial the question asked, parsed once (the entry's
+// serial, in full, is its text).
+func forgetSecrets(e *core.Entry, s game.Serial) {
 	switch {
-	case e.Kind == "claim" && err == nil:
-		e.Detail = core.ClaimDetail(core.SerialProof(full), e.Detail)
+	case e.Kind == "claim":
+		e.Detail = core.ClaimDetail(core.SerialProof(s), e.Detail)
 	case e.Kind == "refusal" || e.Kind == "referral":
 		e.Ticket, e.Amount = sql.NullInt64{}, 0
 	}

@@ -382,7 +382,7 @@ func sealBody(ctx context.Context, q core.Querier) (string, error) {
 // file.
 func tableDigest(ctx context.Context, q core.Querier, table string, blockID int64) (int, [32]byte, error) {
 	rows, err := core.Query(ctx, q, "SELECT id, records FROM "+table+" WHERE id >= ? AND id < ? ORDER BY id",
-		backoffice.FinderID(blockID, 0), backoffice.FinderID(blockID+1, 0))
+		core.FinderID(blockID, 0), core.FinderID(blockID+1, 0))
 	if err != nil {
 		return 0, [32]byte{}, err
 	}

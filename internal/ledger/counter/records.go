@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 
 	"vegas-desk/internal/game"
-	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 )
 
@@ -308,7 +307,7 @@ func cutRows(blockID int64, records []byte, size int) []sealRow {
 		for end < n && prefix(end) == prefix(end-1) {
 			end++
 		}
-		rows = append(rows, sealRow{id: backoffice.FinderID(blockID, prefix(start)), records: records[start*size : end*size]})
+		rows = append(rows, sealRow{id: core.FinderID(blockID, prefix(start)), records: records[start*size : end*size]})
 		start = end
 	}
 	return rows
@@ -320,7 +319,7 @@ func findRecords(ctx context.Context, q core.Querier, table string, blockID int6
 	prefix := binary.BigEndian.Uint32(index)
 	var blob []byte
 	err := core.Get(ctx, q, &blob, "SELECT records FROM "+table+" WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 1",
-		backoffice.FinderID(blockID, 0), backoffice.FinderID(blockID, prefix))
+		core.FinderID(blockID, 0), core.FinderID(blockID, prefix))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

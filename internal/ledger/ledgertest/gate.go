@@ -12,9 +12,7 @@ import (
 
 // GateLedger is a back office's ledger as Gate asks it.
 type GateLedger interface {
-	Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error)
-	Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error)
-	Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error)
+	Questions() core.Questions
 	AcceptDeskCert(ctx context.Context, desk, serial string, notAfter time.Time, keepOthers bool, who core.Identity) ([]string, error)
 	RevokeDeskCert(ctx context.Context, desk, serial string, who core.Identity) error
 	DisableDesk(ctx context.Context, id string, who core.Identity) error
@@ -32,6 +30,7 @@ type GateLedger interface {
 // that came with no certificate (the back office's own) has no gate.
 func Gate(t *testing.T, b GateLedger, serials Serials) {
 	t.Helper()
+	q := b.Questions()
 	ctx := context.Background()
 	bo := core.Identity{Desk: "bureau", Operator: "boss"}
 	must := func(err error) {
@@ -55,14 +54,14 @@ func Gate(t *testing.T, b GateLedger, serials Serials) {
 	// refused asks every question as who and wants each refused with want.
 	refused := func(what string, who core.Identity, want error) {
 		t.Helper()
-		if _, err := b.Lookup(ctx, wrong, who, core.NoLimit, time.Time{}); !errors.Is(err, want) {
+		if _, err := q.Lookup(ctx, wrong, who, core.NoLimit, time.Time{}); !errors.Is(err, want) {
 			t.Errorf("%s: a lookup answered %v, want %v", what, err, want)
 		}
 		req := core.ClaimRequest{Method: "serial", Who: who, Request: what, Limit: core.NoLimit}
-		if c, err := b.Claim(ctx, winner, req, time.Time{}); !errors.Is(err, want) {
+		if c, err := q.Claim(ctx, winner, req, time.Time{}); !errors.Is(err, want) {
 			t.Errorf("%s: a claim of a winner answered %+v, %v, want %v", what, c, err, want)
 		}
-		if _, err := b.Find(ctx, make([]byte, game.EncodedSize), who, core.NoLimit, time.Time{}); !errors.Is(err, want) {
+		if _, err := q.Find(ctx, make([]byte, game.EncodedSize), who, core.NoLimit, time.Time{}); !errors.Is(err, want) {
 			t.Errorf("%s: a search answered %v, want %v", what, err, want)
 		}
 	}
@@ -72,7 +71,7 @@ func Gate(t *testing.T, b GateLedger, serials Serials) {
 	must(b.DisableDesk(ctx, "G1", bo))
 	refused("a disabled desk", g1, core.ErrDeskDisabled)
 	refused("a disabled desk, its certificate not accepted", core.Identity{Desk: "G1", Operator: "ann", Cert: "0b"}, core.ErrDeskDisabled)
-	if _, err := b.Lookup(ctx, winner, core.Identity{Desk: "G1", Operator: "boss"}, core.NoLimit, time.Time{}); err != nil {
+	if _, err := q.Lookup(ctx, winner, core.Identity{Desk: "G1", Operator: "boss"}, core.NoLimit, time.Time{}); err != nil {
 		t.Errorf("the back office's own lookup at a disabled desk: %v", err)
 	}
 	must(b.EnableDesk(ctx, "G1", bo))
@@ -84,7 +83,7 @@ func Gate(t *testing.T, b GateLedger, serials Serials) {
 	_, err = b.AcceptDeskCert(ctx, "G1", "0c", time.Now().Add(time.Hour), true, bo)
 	must(err)
 	g1.Cert = "0c"
-	if c, err := b.Claim(ctx, winner, core.ClaimRequest{Method: "serial", Who: g1, Request: "paid", Limit: core.NoLimit}, time.Time{}); err != nil || c.Amount != 50 {
+	if c, err := q.Claim(ctx, winner, core.ClaimRequest{Method: "serial", Who: g1, Request: "paid", Limit: core.NoLimit}, time.Time{}); err != nil || c.Amount != 50 {
 		t.Errorf("a claim with its new certificate: %+v, %v", c, err)
 	}
 }

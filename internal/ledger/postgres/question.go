@@ -27,23 +27,20 @@ import (
 // question read; core.Ask asks it again.
 var errRaced = core.ErrRaced
 
-// Lookup, Find and Claim are core.Ask's, on the backend's questions.
+// Questions are core.Ask's on the backend's storage (questions); Lookup,
+// Find and Claim ask them.
+func (b *Backend) Questions() core.Questions { return core.Local{Storage: questions{b}} }
+
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	return core.AskLookup(ctx, questions{b}, s, who, asked, clock(at))
+	return b.Questions().Lookup(ctx, s, who, asked, at)
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	if len(code) != game.EncodedSize {
-		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
-	}
-	return core.AskFind(ctx, questions{b}, code, who, asked, clock(at))
+	return b.Questions().Find(ctx, code, who, asked, at)
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	if b.ReadOnly {
-		return core.Claim{}, core.ErrReadOnly
-	}
-	return core.AskClaim(ctx, questions{b}, s, req, clock(at))
+	return b.Questions().Claim(ctx, s, req, at)
 }
 
 // questions is the backend's questions as core.Ask asks them
@@ -54,6 +51,9 @@ type questions struct{ b *Backend }
 
 func (p questions) Read(ctx context.Context, q *core.Question) (*core.Snapshot, core.Held, error) {
 	b := p.b
+	if q.Claim != nil && b.ReadOnly {
+		return nil, nil, core.ErrReadOnly
+	}
 	if q.Find {
 		sn, err := b.Store.ReadSnapshot(ctx, b.db, source{b}, q)
 		return sn, nil, Classify(err)

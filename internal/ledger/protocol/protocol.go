@@ -33,8 +33,8 @@ const (
 
 // Retry is the policy of a lost answer, the one place it is decided, and
 // the one place it runs: on the client of a validation server (package
-// ledger's Claim for a counter on a server, the app and the command line
-// alike); the server, and a ledger a process reads itself, answer each
+// remote's Claim, which a counter's Ledger.Claim asks, the app and the
+// command line alike); the server, and a ledger a process reads itself, answer each
 // question once. A claim whose answer was lost (core.ErrUnreachable: no
 // answer, a connection lost, the server's ledger unavailable or unable to
 // make the payment durable) is asked again with the same request id after

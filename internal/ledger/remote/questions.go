@@ -3,6 +3,8 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,38 +17,53 @@ import (
 	"vegas-desk/internal/ledger/wire"
 )
 
-// limitOf is an asked limit for the wire (nil: none asked).
-func limitOf(l core.Limit) *int {
-	if n, ok := l.Euros(); ok {
-		return &n
-	}
-	return nil
-}
+// Questions: the server's client is the counter's questions, as
+// benbjohnson/wtf's http client implements the service its sqlite
+// package does: it asks them of the server, whose ledger answers with
+// core.Ask, and reads no storage itself.
+func (b *Backend) Questions() core.Questions { return b }
 
-// Lookup asks POST /v1/lookup; at is the server's.
+// Lookup asks POST /v1/lookup, once; at is the server's.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, _ time.Time) (core.Ticket, error) {
 	var t wire.Ticket
-	err := b.do(ctx, http.MethodPost, protocol.Lookup, wire.LookupRequest{Serial: s.String(), Operator: who.Operator, Limit: limitOf(asked)}, &t)
+	err := b.do(ctx, http.MethodPost, protocol.Lookup, wire.LookupRequest{Serial: s.String(), Operator: who.Operator, Limit: wire.LimitOf(asked)}, &t)
 	if err != nil {
 		return core.Ticket{}, err
 	}
 	return t.Core()
 }
 
-// Claim asks POST /v1/claim with the request id, again with the same id
-// when the answer was lost (Retry). The id travels in the body, not as the
-// Idempotency-Key header, with which net/http's transport would ask again
-// by itself, past the policy.
+// Claim asks POST /v1/claim with the request id, and asks again with the
+// same id when the answer was lost (core.ErrUnreachable), as the policy
+// protocol.Retry says: each attempt within its AttemptTimeout, Attempts in
+// all, Pause between them. The policy runs here only, on the client: the
+// server's ledger answers each question once. The id travels in the body,
+// not as the Idempotency-Key header, with which net/http's transport
+// would ask again by itself, past the policy.
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, _ time.Time) (core.Claim, error) {
-	body := wire.ClaimRequest{Serial: s.String(), Operator: req.Who.Operator, Method: req.Method, Request: req.Request, Limit: limitOf(req.Limit)}
-	if w := req.Winner; w != nil {
-		body.Winner = &wire.Winner{Name: w.Name, DocType: w.DocType, DocNumber: w.DocNumber, MRZ: w.MRZ}
+	body := wire.ClaimRequestOf(s, req)
+	policy := protocol.Retry
+	for attempt := 1; ; attempt++ {
+		var c wire.Claim
+		actx, cancel := context.WithTimeout(ctx, policy.AttemptTimeout)
+		err := b.do(actx, http.MethodPost, protocol.Claim, body, &c)
+		cancel()
+		if err == nil {
+			return *c.Core(), nil
+		}
+		if !errors.Is(err, core.ErrUnreachable) {
+			return core.Claim{}, err
+		}
+		if attempt == policy.Attempts || ctx.Err() != nil {
+			return core.Claim{}, fmt.Errorf("claim %s (request %s), asked %d times: %w; nothing is known to be paid: ask again with the same request id", s, req.Request, attempt, err)
+		}
+		// The answer was lost, or the server is away: ask again with the
+		// same request id, which answers the first answer if there was one.
+		select {
+		case <-ctx.Done():
+		case <-time.After(policy.Pause):
+		}
 	}
-	var c wire.Claim
-	if err := b.do(ctx, http.MethodPost, protocol.Claim, body, &c); err != nil {
-		return core.Claim{}, err
-	}
-	return *c.Core(), nil
 }
 
 // Find asks POST /v1/find with the contents of code.
@@ -60,7 +77,7 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 		return nil, err
 	}
 	var w wire.Ticket
-	if err := b.do(ctx, http.MethodPost, protocol.Find, wire.FindRequest{Ticket: doc, Operator: who.Operator, Limit: limitOf(asked)}, &w); err != nil {
+	if err := b.do(ctx, http.MethodPost, protocol.Find, wire.FindRequest{Ticket: doc, Operator: who.Operator, Limit: wire.LimitOf(asked)}, &w); err != nil {
 		return nil, err
 	}
 	found, err := w.Core()

@@ -15,7 +15,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	vegasdesk "vegas-desk"
-	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 )
@@ -98,28 +97,12 @@ func (b *Backend) Ping(ctx context.Context) error {
 // Refuse: a back office refuses nothing.
 func (b *Backend) Refuse(string) error { return nil }
 
-// Lookup, Claim and Find are the back office's questions on its tables
-// (backoffice/question.go): a claim in the file's one write transaction, a
-// lookup and a search in a read transaction, and a write only for what
-// they record.
-func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
-	return core.AskLookup(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), s, who, asked, clock(at))
-}
-
-func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
-	return core.AskClaim(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), s, req, clock(at))
-}
-
-func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
-	return core.AskFind(ctx, b.Questions(backoffice.Tables{Cache: &b.blocks}, nil), code, who, asked, clock(at))
-}
-
-// clock is at, or now when zero.
-func clock(at time.Time) time.Time {
-	if at.IsZero() {
-		return time.Now()
-	}
-	return at
+// Questions are the back office's questions on its tables
+// (backoffice/question.go), asked by core.Ask: a claim in the file's one
+// write transaction, a lookup and a search in a read transaction, and a
+// write only for what they record.
+func (b *Backend) Questions() core.Questions {
+	return core.Local{Storage: b.FileStorage(backoffice.Tables{Cache: &b.blocks}, nil)}
 }
 
 // Engine is what a SQLite file gives the back office's store (a sealed

@@ -153,12 +153,12 @@ func TestReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := l.Lookup(ctx, s, core.Identity{}, core.NoLimit, time.Time{})
+	got, err := l.Questions().Lookup(ctx, s, core.Identity{}, core.NoLimit, time.Time{})
 	if err != nil || got.Prize != 100 {
 		t.Fatalf("lookup: %+v, %v", got, err)
 	}
 	code := game.Encode(&got.Ticket)
-	if _, err := l.Find(ctx, code[:], core.Identity{}, core.NoLimit, time.Time{}); err != nil {
+	if _, err := l.Questions().Find(ctx, code[:], core.Identity{}, core.NoLimit, time.Time{}); err != nil {
 		t.Errorf("find: %v", err)
 	}
 	ann := core.Identity{Desk: "D1", Operator: "ann"}
@@ -166,13 +166,13 @@ func TestReadOnly(t *testing.T) {
 	if wrong.Secret == b.Key.Secret(1) {
 		wrong.Secret++
 	}
-	if _, err := l.Lookup(ctx, wrong, ann, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
+	if _, err := l.Questions().Lookup(ctx, wrong, ann, core.NoLimit, time.Time{}); !errors.Is(err, core.ErrUnknownSerial) {
 		t.Errorf("wrong secret on a read-only ledger: %v, want ErrUnknownSerial", err)
 	}
 	if rs, err := l.Attempts(ctx, time.Time{}); err != nil || len(rs) != 0 {
 		t.Errorf("a read-only ledger recorded refusals: %v, %v", rs, err)
 	}
-	if _, err := l.Claim(ctx, s, core.ClaimRequest{Method: core.MethodSerial, Who: ann, Limit: core.NoLimit}, time.Time{}); !errors.Is(err, core.ErrReadOnly) {
+	if _, err := l.Questions().Claim(ctx, s, core.ClaimRequest{Method: core.MethodSerial, Who: ann, Limit: core.NoLimit}, time.Time{}); !errors.Is(err, core.ErrReadOnly) {
 		t.Errorf("claim: %v, want ErrReadOnly", err)
 	}
 	if _, err := l.Generate(ctx, 531, game.Seed{}, core.GenerateOptions{}); !errors.Is(err, core.ErrReadOnly) {

@@ -125,3 +125,44 @@ func TestRoundTripOfEveryShape(t *testing.T) {
 		same(t, reflect.TypeOf(w).Name(), back.Elem().Interface(), w)
 	}
 }
+
+// A claim's body is written and read in one place (issue 37): the body a
+// counter sends (ClaimRequestOf) is the JSON the API has always taken, and
+// the claim the server reads of it (Core) is the one the counter asked,
+// as the server's desk, the winner's identity field for field.
+func TestClaimRequestBody(t *testing.T) {
+	s, err := game.ParseSerial("531-0001-0000048-8365-1265-9063-1386-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &core.Winner{Name: "Ann Lee", DocType: "passport", DocNumber: "X1", MRZ: "P<FRALEE<<ANN"}
+	req := core.ClaimRequest{Serial: " typed ", Method: core.MethodSerial, Who: core.Identity{Desk: "C1", Operator: "ann"},
+		Request: "r1", Limit: core.LimitOf(500), Winner: w}
+	body, err := json.Marshal(wire.ClaimRequestOf(s, req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"serial":"531-0001-0000048-8365-1265-9063-1386-8","operator":"ann","method":"serial","request":"r1","limit":500,` +
+		`"winner":{"name":"Ann Lee","doc_type":"passport","doc_number":"X1","mrz":"P\u003cFRALEE\u003c\u003cANN"}}` // as encoding/json writes it, the client's too
+	if string(body) != want {
+		t.Errorf("body\n%s\nwant\n%s", body, want)
+	}
+	var q wire.ClaimRequest
+	if err := json.Unmarshal(body, &q); err != nil {
+		t.Fatal(err)
+	}
+	served := core.Identity{Desk: "C1", Cert: "0a"}
+	got := q.Core(served, core.LimitOf(500))
+	wantReq := core.ClaimRequest{Serial: s.String(), Method: core.MethodSerial, Who: core.Identity{Desk: "C1", Operator: "ann", Cert: "0a"},
+		Request: "r1", Limit: core.LimitOf(500), Winner: w}
+	if !reflect.DeepEqual(got, wantReq) {
+		t.Errorf("Core: %+v, want %+v", got, wantReq)
+	}
+	bare := wire.ClaimRequest{Serial: s.String(), Operator: "bob"}
+	if c := bare.Core(served, core.NoLimit); c.Method != core.MethodSerial || c.Winner != nil || c.Who.Operator != "bob" {
+		t.Errorf("a body with no method nor winner: %+v", c)
+	}
+	if wire.LimitOf(core.NoLimit) != nil {
+		t.Error("no limit asked is sent as none")
+	}
+}
