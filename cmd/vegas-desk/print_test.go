@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +21,7 @@ import (
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/printer/printertest"
+	"vegas-desk/internal/testcache"
 )
 
 // scanSheets prints pages first … last of PDF file at 300 dpi, as a
@@ -51,6 +56,51 @@ func scanSheets(t *testing.T, file string, first, last int) []string {
 	}
 	slices.Sort(codes)
 	return codes
+}
+
+// demoSheets is pack 0 of a copy of the demonstration fixture printed
+// (print -o) under umask 022 into a folder of mode 0700 that holds
+// nothing else, once for the tests that read it (drawing 200 tickets at
+// 300 dpi is seconds of CPU): the ledger, the folder and the PDF. Removed
+// when the tests end (TestMain).
+var demoSheets = sync.OnceValues(func() (demoPrint, error) {
+	dir, err := os.MkdirTemp("", "vegas-desk-demo-sheets-")
+	if err != nil {
+		return demoPrint{}, err
+	}
+	builtMu.Lock()
+	builtDirs = append(builtDirs, dir)
+	builtMu.Unlock()
+	d := demoPrint{db: filepath.Join(dir, "ledger.db"), dir: filepath.Join(dir, "out")}
+	d.pdf = filepath.Join(d.dir, "demo.pdf")
+	if err := os.Mkdir(d.dir, 0o700); err != nil {
+		return demoPrint{}, err
+	}
+	src, err := ledgertest.Dir(ledgertest.Demo)
+	if err != nil {
+		return demoPrint{}, err
+	}
+	if err := testcache.CopyFile(filepath.Join(src, "ledger.db"), d.db); err != nil {
+		return demoPrint{}, err
+	}
+	defer syscall.Umask(syscall.Umask(0o022))
+	var out, errs bytes.Buffer
+	if code := run([]string{"--db", d.db, "print", "--block", "1", "--packs", "0", "-o", d.pdf}, strings.NewReader(""), &out, &errs); code != 0 || errs.Len() > 0 {
+		return demoPrint{}, fmt.Errorf("print on the demonstration ledger: exit %d, %s%s", code, out.String(), errs.String())
+	}
+	return d, nil
+})
+
+type demoPrint struct{ db, dir, pdf string }
+
+// demoSheetsOf is demoSheets for a test.
+func demoSheetsOf(t *testing.T) demoPrint {
+	t.Helper()
+	d, err := demoSheets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // serialsAt are the serials of the tickets at positions of block 531/1 of
@@ -157,19 +207,15 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 	}
 
 	// The demonstration ledger: a pack on sale, its serials in view.
-	demo := ledgertest.Copy(t, ledgertest.Demo)
-	demoSheets := filepath.Join(dir, "demo.pdf")
-	if _, errs, code := vd(t, demo, "", "print", "--block", "1", "--packs", "0", "-o", demoSheets); code != 0 || errs != "" {
-		t.Fatalf("print on the demonstration ledger: exit %d, %s", code, errs)
-	}
+	demo := demoSheetsOf(t)
 	var want []string
-	for _, s := range serialsAt(t, demo, 0, 1, 2, 3) {
+	for _, s := range serialsAt(t, demo.db, 0, 1, 2, 3) {
 		want = append(want, s.Compact())
 	}
-	if got := scanSheets(t, demoSheets, 1, 1); !slices.Equal(got, want) {
+	if got := scanSheets(t, demo.pdf, 1, 1); !slices.Equal(got, want) {
 		t.Errorf("the demonstration sheet's barcodes read %v, want %v", got, want)
 	}
-	if out, _, _ := vd(t, demo, "", "lookup", serialsAt(t, demo, 0)[0].String(), "--json"); !strings.Contains(out, `"pack_state": "on-sale"`) {
+	if out, _, _ := vd(t, demo.db, "", "lookup", serialsAt(t, demo.db, 0)[0].String(), "--json"); !strings.Contains(out, `"pack_state": "on-sale"`) {
 		t.Errorf("the demonstration ledger's pack after print: %s", out)
 	}
 }
