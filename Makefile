@@ -94,7 +94,11 @@ TEST_OUT ?= $(CURDIR)/.testcache
 # through one and two servers, PostgreSQL restarted behind them, an
 # answer lost, lock-outs, slow clients, the log and metrics observed
 # while it answers, connections evicted. cmd/vegas-desk: serve and its
-# scheduled backups, a shared ledger from the command line.
+# scheduled backups (a backup taken by serve's scheduler while it
+# answers). Not here: cmd/vegas-desk's TestSharedLedgerCLI, commands one
+# after another against a server whose concurrency the server's tests
+# run under the detector (a block copied into PostgreSQL and verified
+# twice: 30 s of CPU under it, a third of that without).
 RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestRevokedConnectionsDoNotCount|TestMonitorChecksShareARead|TestCounterServers
 RACE_PKGS  := ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/ledger/counter/ ./internal/server/ ./cmd/vegas-desk/
 test: deps-test
