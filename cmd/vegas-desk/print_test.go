@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/paper"
 	"vegas-desk/internal/printer/printertest"
 	"vegas-desk/internal/testcache"
 )
@@ -130,7 +132,9 @@ func serialsAt(t *testing.T, db string, positions ...int) []game.Serial {
 // is destroyed in the same step: nothing on the sheet reads as a serial,
 // and the serials are not payable. A demonstration ledger's sheets keep
 // their serials and barcodes in view, which the barcode reader reads:
-// the proof that it would read them on the real ledger's too.
+// the proof that it would read them on the real ledger's too. (The one
+// print of a real ledger's pack of the command line's tests: its sheets'
+// pictures and pages are checked here too.)
 func TestPrintSheetsNotPayable(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Stock)
 	dir := privateDir(t)
@@ -178,6 +182,42 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 	}
 	if !strings.Contains(string(text), "Spécimens non payables — jeu 531, bloc 0001 — carnet détruit 531-0001-0005-1") {
 		t.Errorf("the sheets do not say their tickets are not payable:\n%s", text)
+	}
+	// The sheets hold the pack's 200 tickets, each its card (embedded
+	// once) and its five surfaces and serial, at 300 dpi: a few megabytes
+	// (23 MB when each ticket was a picture of its own); 50 pages, each
+	// saying its positions.
+	list, err := exec.Command("pdfimages", "-list", sheets).Output()
+	cards, parts, cardObjects := 0, 0, map[string]bool{}
+	cardWidth := strconv.Itoa(int(math.Ceil(paper.DemoTicketWidth / 25.4 * 300)))
+	for _, line := range strings.Split(string(list), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) < 14 || f[2] != "image":
+		case f[12] != "300" || f[13] != "300":
+			t.Errorf("a picture printed at %s × %s dpi: %s", f[12], f[13], line)
+		case f[3] == cardWidth:
+			cards++
+			cardObjects[f[10]] = true
+		default:
+			parts++
+		}
+	}
+	if err != nil || cards != game.PackSize || len(cardObjects) != 1 || parts != 6*game.PackSize {
+		t.Errorf("pdfimages: %v, %d cards (%d embedded), %d parts; want %d tickets of 6 parts over one card", err, cards, len(cardObjects), parts, game.PackSize)
+	}
+	if fi, err := os.Stat(sheets); err != nil || fi.Size() > 12<<20 {
+		t.Errorf("a pack's demonstration sheets: %v, %d bytes", err, fi.Size())
+	}
+	all, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", sheets, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Spécimens non payables — jeu 531, bloc 0001 — carnet détruit 531-0001-0005-1 — positions 0001000 à 0001003",
+		"feuille 50/50", "positions 0001196 à 0001199"} {
+		if !strings.Contains(strings.ReplaceAll(string(all), "\u00a0", " "), w) {
+			t.Errorf("the sheets lack %q:\n%s", w, all)
+		}
 	}
 	for _, s := range printed {
 		for _, form := range []string{s.String(), s.Compact(), s.String()[17:]} {
