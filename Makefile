@@ -80,8 +80,11 @@ package: build
 # directory): a block is generated, and sealed, once while the sources
 # that make it are unchanged, whichever checkout asks, and a run never
 # removes a fixture another run reads. testlog reads go test -json: each
-# package as it ends, the output of what fails, and last the wall time
-# and the ten slowest tests (TEST_OUT keeps both streams).
+# package as it ends, the output of what fails, and last the wall time,
+# the CPU of each package and the ten slowest tests (TEST_OUT keeps both
+# streams). go test runs each test binary through testlog -exec, which
+# measures the CPU of the binary and of every process it starts, the
+# PostgreSQL servers included, per package and per top-level test.
 TEST_OUT ?= $(CURDIR)/.testcache
 # The race pass: the tests whose code runs goroutines of its own, by
 # package. ui: the app's background tasks (generate, export, verify,
@@ -95,7 +98,11 @@ TEST_OUT ?= $(CURDIR)/.testcache
 # through one and two servers, PostgreSQL restarted behind them, an
 # answer lost, lock-outs, slow clients, the log and metrics observed
 # while it answers, connections evicted. cmd/vegas-desk: serve and its
-# scheduled backups, a shared ledger from the command line.
+# scheduled backups (a backup taken by serve's scheduler while it
+# answers). Not here: cmd/vegas-desk's TestSharedLedgerCLI, commands one
+# after another against a server whose concurrency the server's tests
+# run under the detector (a block copied into PostgreSQL and verified
+# twice: 30 s of CPU under it, a third of that without).
 RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestRevokedConnectionsDoNotCount|TestMonitorChecksShareARead|TestCounterServers
 RACE_PKGS  := ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/ledger/counter/ ./internal/server/ ./cmd/vegas-desk/
 test: deps-test
@@ -104,9 +111,9 @@ test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) build -o $(TEST_OUT)/testlog ./internal/testlog
-	CGO_ENABLED=0 $(GO) test -json -tags ci,migrated_fynedo -count=1 -timeout 20m -skip '^($(RACE_TESTS))$$' $(PKG) \
+	CGO_ENABLED=0 $(GO) test -json -exec '$(TEST_OUT)/testlog -exec' -tags ci,migrated_fynedo -count=1 -timeout 20m -skip '^($(RACE_TESTS))$$' $(PKG) \
 		| $(TEST_OUT)/testlog -o $(TEST_OUT)/pass.json
-	CGO_ENABLED=1 $(GO) test -json -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
+	CGO_ENABLED=1 $(GO) test -json -exec '$(TEST_OUT)/testlog -exec' -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
 		-run '^($(RACE_TESTS))$$' $(RACE_PKGS) \
 		| $(TEST_OUT)/testlog -o $(TEST_OUT)/race.json
 	@$(TEST_OUT)/testlog -summary -start $$(cat $(TEST_OUT)/start) $(TEST_OUT)/pass.json $(TEST_OUT)/race.json

@@ -29,35 +29,51 @@ func TestBackupWhileServing(t *testing.T) {
 	for _, db := range []string{ledgertest.Copy(t, ledgertest.Demo), pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Demo)))} {
 		dir, srv := serveOf(t, db)
 		backups := filepath.Join(t.TempDir(), "backups")
-		// The burst lasts until a backup was taken while load paid (one
-		// with more entries than the first backup and fewer than a later
-		// one), then is stopped as Ctrl-C stops it: on a slow machine a
-		// backup takes seconds, and a burst of fixed length could hold
-		// none whole.
-		burst, stop := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer stop()
-		done := make(chan string)
-		go func() {
-			var out, errs bytes.Buffer
-			code := runIn(burst, []string{"--db", db, "load", "--server", srv, "--dir", dir, "--counters", "4", "--seconds", "3600", "--json"},
-				strings.NewReader(""), &out, &errs)
-			done <- fmt.Sprintf("exit %d\n%s%s", code, out.String(), errs.String())
-		}()
-		var taken []ledger.BackupInfo
-		var load string
-		for load == "" {
-			select {
-			case load = <-done:
-			default:
-			}
+		backup := func() ledger.BackupInfo {
 			out, errs, code := vd(t, db, "", "backup", "--dir", backups, "--keep", "2", "--json")
 			var b ledger.BackupInfo
 			if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Head == "" {
 				t.Fatalf("backup: exit %d\n%s%s", code, out, errs)
 			}
+			return b
+		}
+		// The first backup before the burst; the next ones once load says
+		// it pays (its first progress line, "… answers/s …"), each verified
+		// whole (seconds of CPU), so that none is spent while load starts.
+		taken := []ledger.BackupInfo{backup()}
+		// The burst lasts until a backup was taken while load paid (one
+		// with more entries than the first backup and fewer than a later
+		// one), then is stopped as Ctrl-C stops it: on a slow machine a
+		// backup takes seconds, and a burst of fixed length could hold
+		// none whole. Two counters: payments at once, and CPU left to the
+		// backups on two cores.
+		burst, stop := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer stop()
+		done := make(chan string, 1)
+		paying := &watchWrites{for_: "answers/s", at: make(chan struct{})}
+		go func() {
+			var out bytes.Buffer
+			code := runIn(burst, []string{"--db", db, "load", "--server", srv, "--dir", dir, "--counters", "2", "--seconds", "3600", "--json"},
+				strings.NewReader(""), &out, paying)
+			done <- fmt.Sprintf("exit %d\n%s%s", code, out.String(), paying.String())
+		}()
+		var load string
+		select {
+		case <-paying.at:
+		case load = <-done:
+			t.Fatalf("load ended before a line: %s", load)
+		}
+		for load == "" {
+			b := backup()
 			taken = append(taken, b)
 			if n := len(taken); n >= 3 && taken[n-2].Entries > taken[0].Entries && b.Entries > taken[n-2].Entries {
 				stop()
+				load = <-done
+				break
+			}
+			select {
+			case load = <-done: // ended by itself (failed, or 5 minutes)
+			default:
 			}
 		}
 		if !strings.HasPrefix(load, "exit 0\n") {
@@ -128,9 +144,35 @@ func TestBackupWhileServing(t *testing.T) {
 				t.Fatalf("claim %d restored differs:\n%s\n%s", i, a, o)
 			}
 		}
-		t.Logf("%s: %d backups during the burst; restored from one of %d entries: %d claims, %d paid after it (lost unless a counter's journal holds them)",
+		t.Logf("%s: %d backups, the first before the burst; restored from one of %d entries: %d claims, %d paid after it (lost unless a counter's journal holds them)",
 			db[:min(len(db), 20)], len(taken), b.Entries, len(before), len(after)-len(before))
 	}
+}
+
+// watchWrites keeps what is written to it, and closes at once it holds
+// for_ (load's first progress line, on the standard error with --json).
+type watchWrites struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	for_ string
+	at   chan struct{}
+	once sync.Once
+}
+
+func (w *watchWrites) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.for_) {
+		w.once.Do(func() { close(w.at) })
+	}
+	return n, err
+}
+
+func (w *watchWrites) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // upgrade on a ledger of this version changes nothing and says so; on a

@@ -253,11 +253,7 @@ func paymentsOf(t *testing.T, db, serial string) int {
 // from then every desk.
 func TestRestoreFencesTheOriginal(t *testing.T) {
 	t.Setenv("PGPASSWORD", pg.Password)
-	file := ledgertest.Copy(t, ledgertest.Block)
-	url := pg.URL(pgtest.Owner, pg.NewDatabase(t))
-	if _, errs, code := vd(t, file, "", "copy", "--restore", file, url); code != 0 { // the file moves into PostgreSQL
-		t.Fatalf("copy --restore into PostgreSQL: %s", errs)
-	}
+	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Block))) // the fixture's block in PostgreSQL, a copy of the tests' template
 	ws := serials(t).Winners[50]
 	for _, kind := range []struct{ name, orig string }{{"file", ledgertest.Copy(t, ledgertest.Block)}, {"PostgreSQL", url}} {
 		orig := kind.orig

@@ -129,34 +129,6 @@ func TestOutputNeverOverwritesALedger(t *testing.T) {
 	}
 }
 
-// Files that show real serials and contents (demonstration sheets, a
-// ticket's picture, receipts) are their owner's alone, like ledgers and
-// keys, whatever the umask.
-func TestDocumentsAreTheOwners(t *testing.T) {
-	defer syscall.Umask(syscall.Umask(0o022))
-	db := ledgertest.Copy(t, ledgertest.Demo)
-	serial := serials(t).Winners[15][0] // every fixture holds the same block
-	dir := privateDir(t)
-	sheets, picture := filepath.Join(dir, "demo.pdf"), filepath.Join(dir, "ticket.png")
-	for _, args := range [][]string{
-		{"print", "--block", "1", "--packs", "0", "-o", sheets},
-		{"render", serial, "-o", picture},
-	} {
-		if _, errs, code := vd(t, db, "", args...); code != 0 {
-			t.Fatalf("%s: exit %d %s", args[0], code, errs)
-		}
-	}
-	for _, p := range []string{sheets, picture} {
-		st, err := os.Stat(p)
-		if err != nil || st.Mode().Perm() != 0o600 {
-			t.Errorf("%s: mode %v (%v) under umask 022, want -rw-------", filepath.Base(p), st.Mode().Perm(), err)
-		}
-	}
-	if es, _ := os.ReadDir(dir); len(es) != 2 {
-		t.Errorf("%d files in the directory, want 2", len(es))
-	}
-}
-
 // A command that only reads, on an empty file (a ledger yet to be made, or
 // a mistyped name that exists), makes no ledger of it: it says so and
 // leaves the file empty, with nothing beside it.

@@ -52,10 +52,7 @@ func TestBackupsOwnerOnly(t *testing.T) {
 	}
 	// PostgreSQL's backup (a copy into a file) likewise.
 	t.Setenv("PGPASSWORD", pg.Password)
-	url := pg.URL(pgtest.Owner, pg.NewDatabase(t))
-	if _, errs, code := vd(t, db, "", "copy", db, url); code != 0 {
-		t.Fatalf("copy: %s", errs)
-	}
+	url := pg.URL(pgtest.Owner, pg.NewDatabaseFrom(t, pgFixture(t, ledgertest.Block))) // a copy of the tests' template of the block
 	if f := backupOf(t, url); modeOf(t, f) != 0o600 || modeOf(t, filepath.Dir(f)) != 0o700 {
 		t.Errorf("PostgreSQL's backup %s: mode %04o in a folder %04o", f, modeOf(t, f), modeOf(t, filepath.Dir(f)))
 	}
@@ -109,7 +106,8 @@ func TestBackupsOwnerOnly(t *testing.T) {
 // counter's day report; claim --receipt) goes, as a backup does, only into
 // a folder its owner's alone. Under umask 022, into a 0755 folder: refused
 // before any work, nothing written, the folder and the chmod named (in
-// French too); into a 0700 folder: written, 0600.
+// French too); into a 0700 folder: written, 0600 (like ledgers and keys,
+// whatever the umask), and nothing else left there.
 func TestSerialOutputsPrivateFolder(t *testing.T) {
 	defer syscall.Umask(syscall.Umask(0o022))
 	db := ledgertest.Copy(t, ledgertest.Demo)
@@ -154,11 +152,24 @@ func TestSerialOutputsPrivateFolder(t *testing.T) {
 	private := privateDir(t)
 	for _, tc := range cases {
 		file := filepath.Join(private, strings.ReplaceAll(tc.name, " ", "")+".out")
-		if _, errs, code := vd(t, db, "", tc.args(file)...); code != 0 {
+		if tc.name == "print" {
+			// Printed once for the tests that read it, as here: under
+			// umask 022, into a folder of its own of mode 0700.
+			demo := demoSheetsOf(t)
+			if es, _ := os.ReadDir(demo.dir); len(es) != 1 {
+				t.Errorf("print left %d files in its folder, want its PDF alone", len(es))
+			}
+			file = demo.pdf
+		} else if _, errs, code := vd(t, db, "", tc.args(file)...); code != 0 {
 			t.Errorf("%s into a 0700 folder: exit %d %s", tc.name, code, errs)
-		} else if m := modeOf(t, file); m != 0o600 {
+			continue
+		}
+		if m := modeOf(t, file); m != 0o600 {
 			t.Errorf("%s: mode %04o, want 0600", tc.name, m)
 		}
+	}
+	if es, _ := os.ReadDir(private); len(es) != len(cases)-1 {
+		t.Errorf("%d files in the 0700 folder, want the %d written and nothing else", len(es), len(cases)-1)
 	}
 	// The rule is the folder's own: a 0700 folder under a 0755 one is one.
 	inner := filepath.Join(loose, "mine")

@@ -1,22 +1,29 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/paper"
 	"vegas-desk/internal/printer/printertest"
+	"vegas-desk/internal/testcache"
 )
 
 // scanSheets prints pages first … last of PDF file at 300 dpi, as a
@@ -53,6 +60,51 @@ func scanSheets(t *testing.T, file string, first, last int) []string {
 	return codes
 }
 
+// demoSheets is pack 0 of a copy of the demonstration fixture printed
+// (print -o) under umask 022 into a folder of mode 0700 that holds
+// nothing else, once for the tests that read it (drawing 200 tickets at
+// 300 dpi is seconds of CPU): the ledger, the folder and the PDF. Removed
+// when the tests end (TestMain).
+var demoSheets = sync.OnceValues(func() (demoPrint, error) {
+	dir, err := os.MkdirTemp("", "vegas-desk-demo-sheets-")
+	if err != nil {
+		return demoPrint{}, err
+	}
+	builtMu.Lock()
+	builtDirs = append(builtDirs, dir)
+	builtMu.Unlock()
+	d := demoPrint{db: filepath.Join(dir, "ledger.db"), dir: filepath.Join(dir, "out")}
+	d.pdf = filepath.Join(d.dir, "demo.pdf")
+	if err := os.Mkdir(d.dir, 0o700); err != nil {
+		return demoPrint{}, err
+	}
+	src, err := ledgertest.Dir(ledgertest.Demo)
+	if err != nil {
+		return demoPrint{}, err
+	}
+	if err := testcache.CopyFile(filepath.Join(src, "ledger.db"), d.db); err != nil {
+		return demoPrint{}, err
+	}
+	defer syscall.Umask(syscall.Umask(0o022))
+	var out, errs bytes.Buffer
+	if code := run([]string{"--db", d.db, "print", "--block", "1", "--packs", "0", "-o", d.pdf}, strings.NewReader(""), &out, &errs); code != 0 || errs.Len() > 0 {
+		return demoPrint{}, fmt.Errorf("print on the demonstration ledger: exit %d, %s%s", code, out.String(), errs.String())
+	}
+	return d, nil
+})
+
+type demoPrint struct{ db, dir, pdf string }
+
+// demoSheetsOf is demoSheets for a test.
+func demoSheetsOf(t *testing.T) demoPrint {
+	t.Helper()
+	d, err := demoSheets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // serialsAt are the serials of the tickets at positions of block 531/1 of
 // ledger db.
 func serialsAt(t *testing.T, db string, positions ...int) []game.Serial {
@@ -80,7 +132,9 @@ func serialsAt(t *testing.T, db string, positions ...int) []game.Serial {
 // is destroyed in the same step: nothing on the sheet reads as a serial,
 // and the serials are not payable. A demonstration ledger's sheets keep
 // their serials and barcodes in view, which the barcode reader reads:
-// the proof that it would read them on the real ledger's too.
+// the proof that it would read them on the real ledger's too. (The one
+// print of a real ledger's pack of the command line's tests: its sheets'
+// pictures and pages are checked here too.)
 func TestPrintSheetsNotPayable(t *testing.T) {
 	db := ledgertest.Copy(t, ledgertest.Stock)
 	dir := privateDir(t)
@@ -129,6 +183,42 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 	if !strings.Contains(string(text), "Spécimens non payables — jeu 531, bloc 0001 — carnet détruit 531-0001-0005-1") {
 		t.Errorf("the sheets do not say their tickets are not payable:\n%s", text)
 	}
+	// The sheets hold the pack's 200 tickets, each its card (embedded
+	// once) and its five surfaces and serial, at 300 dpi: a few megabytes
+	// (23 MB when each ticket was a picture of its own); 50 pages, each
+	// saying its positions.
+	list, err := exec.Command("pdfimages", "-list", sheets).Output()
+	cards, parts, cardObjects := 0, 0, map[string]bool{}
+	cardWidth := strconv.Itoa(int(math.Ceil(paper.DemoTicketWidth / 25.4 * 300)))
+	for _, line := range strings.Split(string(list), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) < 14 || f[2] != "image":
+		case f[12] != "300" || f[13] != "300":
+			t.Errorf("a picture printed at %s × %s dpi: %s", f[12], f[13], line)
+		case f[3] == cardWidth:
+			cards++
+			cardObjects[f[10]] = true
+		default:
+			parts++
+		}
+	}
+	if err != nil || cards != game.PackSize || len(cardObjects) != 1 || parts != 6*game.PackSize {
+		t.Errorf("pdfimages: %v, %d cards (%d embedded), %d parts; want %d tickets of 6 parts over one card", err, cards, len(cardObjects), parts, game.PackSize)
+	}
+	if fi, err := os.Stat(sheets); err != nil || fi.Size() > 12<<20 {
+		t.Errorf("a pack's demonstration sheets: %v, %d bytes", err, fi.Size())
+	}
+	all, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", sheets, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Spécimens non payables — jeu 531, bloc 0001 — carnet détruit 531-0001-0005-1 — positions 0001000 à 0001003",
+		"feuille 50/50", "positions 0001196 à 0001199"} {
+		if !strings.Contains(strings.ReplaceAll(string(all), "\u00a0", " "), w) {
+			t.Errorf("the sheets lack %q:\n%s", w, all)
+		}
+	}
 	for _, s := range printed {
 		for _, form := range []string{s.String(), s.Compact(), s.String()[17:]} {
 			if strings.Contains(string(text), form) {
@@ -157,19 +247,15 @@ func TestPrintSheetsNotPayable(t *testing.T) {
 	}
 
 	// The demonstration ledger: a pack on sale, its serials in view.
-	demo := ledgertest.Copy(t, ledgertest.Demo)
-	demoSheets := filepath.Join(dir, "demo.pdf")
-	if _, errs, code := vd(t, demo, "", "print", "--block", "1", "--packs", "0", "-o", demoSheets); code != 0 || errs != "" {
-		t.Fatalf("print on the demonstration ledger: exit %d, %s", code, errs)
-	}
+	demo := demoSheetsOf(t)
 	var want []string
-	for _, s := range serialsAt(t, demo, 0, 1, 2, 3) {
+	for _, s := range serialsAt(t, demo.db, 0, 1, 2, 3) {
 		want = append(want, s.Compact())
 	}
-	if got := scanSheets(t, demoSheets, 1, 1); !slices.Equal(got, want) {
+	if got := scanSheets(t, demo.pdf, 1, 1); !slices.Equal(got, want) {
 		t.Errorf("the demonstration sheet's barcodes read %v, want %v", got, want)
 	}
-	if out, _, _ := vd(t, demo, "", "lookup", serialsAt(t, demo, 0)[0].String(), "--json"); !strings.Contains(out, `"pack_state": "on-sale"`) {
+	if out, _, _ := vd(t, demo.db, "", "lookup", serialsAt(t, demo.db, 0)[0].String(), "--json"); !strings.Contains(out, `"pack_state": "on-sale"`) {
 		t.Errorf("the demonstration ledger's pack after print: %s", out)
 	}
 }

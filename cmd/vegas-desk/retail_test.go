@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/mrz/mrztest"
-	"vegas-desk/internal/paper"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/printer/printertest"
 )
@@ -86,7 +84,6 @@ func TestRetailCLI(t *testing.T) {
 	code10 := game.PackCode{Game: 531, Block: 1, Pack: 10}.String()
 	code11 := game.PackCode{Game: 531, Block: 1, Pack: 11}.String()
 	code12 := game.PackCode{Game: 531, Block: 1, Pack: 12}.String()
-	code20 := game.PackCode{Game: 531, Block: 1, Pack: 20}.String()
 	s11, p11 := winnerOf(t, w11)
 	cups := printertest.Install(t, "Recus", "Bureau")
 
@@ -175,8 +172,6 @@ func TestRetailCLI(t *testing.T) {
 		{"print too many packs", []string{"print", "--block", "1", "--packs", "0-10", "-o", filepath.Join(dir, "x.pdf")}, 2, "", "at most 10 packs"},
 		{"print a pack on sale", []string{"print", "--block", "1", code11, "-o", filepath.Join(dir, "demo.pdf")}, 1, "",
 			"pack " + code11 + " is on-sale at desk D1; a ledger that is not a demonstration ledger prints only packs in stock"},
-		{"print", []string{"print", "--block", "1", "--packs", "20", "-o", filepath.Join(dir, "demo.pdf")}, 0, "",
-			"destroyed 1 pack (printed for demonstration): " + code20},
 		{"labels", []string{"packs", "labels", "--block", "1", "--packs", "10-13", code12, "-o", filepath.Join(dir, "labels.pdf")}, 0, "", ""},
 		{"labels on a roll, printed", []string{"packs", "labels", "--block", "1", "--packs", "10-11", "--roll", "--printer", "Bureau"}, 0, "",
 			"labels of 2 packs printed on Bureau"},
@@ -267,32 +262,6 @@ func TestRetailCLI(t *testing.T) {
 		t.Errorf("the settlement at 5.5 %%:\n%s", out)
 	}
 
-	// The demonstration sheets hold the pack's 200 tickets, each its card
-	// (embedded once) and its five surfaces and serial, at 300 dpi: a few
-	// megabytes (23 MB when each ticket was a picture of its own).
-	list, err := exec.Command("pdfimages", "-list", filepath.Join(dir, "demo.pdf")).Output()
-	cards, parts, cardObjects := 0, 0, map[string]bool{}
-	cardWidth := strconv.Itoa(int(math.Ceil(paper.DemoTicketWidth / 25.4 * 300)))
-	for _, line := range strings.Split(string(list), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) < 14 || f[2] != "image":
-		case f[12] != "300" || f[13] != "300":
-			t.Errorf("a picture printed at %s × %s dpi: %s", f[12], f[13], line)
-		case f[3] == cardWidth:
-			cards++
-			cardObjects[f[10]] = true
-		default:
-			parts++
-		}
-	}
-	if err != nil || cards != game.PackSize || len(cardObjects) != 1 || parts != 6*game.PackSize {
-		t.Errorf("pdfimages: %v, %d cards (%d embedded), %d parts; want %d tickets of 6 parts over one card", err, cards, len(cardObjects), parts, game.PackSize)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, "demo.pdf")); err != nil || fi.Size() > 12<<20 {
-		t.Errorf("a pack's demonstration sheets: %v, %d bytes", err, fi.Size())
-	}
-
 	// Every label reads back, printed at 300 dpi, as its pack's code.
 	if out, err := exec.Command("pdftoppm", "-r", "300", "-gray", "-png", filepath.Join(dir, "labels.pdf"), filepath.Join(dir, "label")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v %s", err, out)
@@ -318,8 +287,6 @@ func TestRetailCLI(t *testing.T) {
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
 		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", ledger.MaskSerial(s11)},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
-		"demo.pdf": {"Spécimens non payables — jeu 531, bloc 0001 — carnet détruit " + code20 + " — positions 0004000 à 0004003", "feuille 50/50",
-			"positions 0004196 à 0004199"},
 	} {
 		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()
 		if err != nil {

@@ -56,7 +56,7 @@ func pgFixture(t *testing.T, name string) string {
 // into PostgreSQL, counters added (rows, and a desk file), a counter
 // through the validation server paying, refused what is not its own, and
 // the copy verified like its source.
-func TestSharedLedger(t *testing.T) {
+func TestSharedLedgerCLI(t *testing.T) {
 	file := ledgertest.Copy(t, ledgertest.Block)
 	winner := serials(t).Winners[50][0]
 	db := pg.NewDatabase(t)

@@ -2,21 +2,26 @@
 // the packages end, which passed and how long they took, prints the output
 // of every test that failed (and of a package that did not build), keeps
 // the whole stream in a file, and fails when anything did. Afterwards,
-// `testlog -summary -start UNIX FILE...` prints the wall time since start
-// and the ten slowest tests of those streams.
+// `testlog -summary -start UNIX FILE...` prints the wall time since start,
+// the CPU each package cost and the ten slowest tests of those streams.
+// The CPU is measured when go test runs each test binary through testlog
+// (-exec: the binary, every process it starts and the servers it leaves
+// to init, per package and per top-level test).
 //
-//	go test -json ./... | go run ./internal/testlog -o pass.json
-//	go run ./internal/testlog -summary -start 1764590000 pass.json race.json
+//	go test -json -exec "$PWD/testlog -exec" ./... | testlog -o pass.json
+//	testlog -summary -start 1764590000 pass.json race.json
 package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,6 +37,9 @@ type event struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-exec" {
+		os.Exit(runTest(os.Args[2:]))
+	}
 	out := flag.String("o", "", "keep the stream in this file")
 	summary := flag.Bool("summary", false, "print the wall time since -start and the slowest tests of the files given")
 	start := flag.Int64("start", 0, "when the run started (Unix seconds), for -summary")
@@ -100,12 +108,22 @@ func follow(r io.Reader, keep, w io.Writer) int {
 type result struct {
 	pkg, test string
 	elapsed   float64
+	cpu       float64 // seconds, -1 when not measured
 }
 
-// summarize prints the wall time since start and the n slowest top-level
-// tests of the streams in files.
+// pkgResult is one package's end.
+type pkgResult struct {
+	pkg          string
+	elapsed, cpu float64
+}
+
+// summarize prints the wall time since start, each package's wall time and
+// CPU (when measured), and the n slowest top-level tests of the streams in
+// files, with their CPU.
 func summarize(files []string, start time.Time, n int) int {
 	var rs []result
+	var ps []pkgResult
+	cpu := map[string]float64{} // "pkg test" → seconds; "pkg " the package's
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -116,17 +134,47 @@ func summarize(files []string, start time.Time, n int) int {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var e event
-			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Test != "" && !strings.Contains(e.Test, "/") &&
-				(e.Action == "pass" || e.Action == "fail") {
-				pkg := e.Package
-				if strings.Contains(name, "race") {
-					pkg += " (race)"
+			if json.Unmarshal(sc.Bytes(), &e) != nil {
+				continue
+			}
+			pkg := e.Package
+			if strings.Contains(name, "race") {
+				pkg += " (race)"
+			}
+			switch {
+			case e.Action == "output" && strings.HasPrefix(e.Output, cpuMark):
+				f := strings.Fields(strings.TrimPrefix(e.Output, cpuMark))
+				if len(f) == 1 {
+					f = []string{"", f[0]}
 				}
-				rs = append(rs, result{pkg, e.Test, e.Elapsed})
+				if len(f) == 2 {
+					if s, err := strconv.ParseFloat(f[1], 64); err == nil {
+						cpu[pkg+" "+f[0]] = s
+					}
+				}
+			case e.Action != "pass" && e.Action != "fail":
+			case e.Test == "":
+				ps = append(ps, pkgResult{pkg, e.Elapsed, -1})
+			case !strings.Contains(e.Test, "/"):
+				rs = append(rs, result{pkg, e.Test, e.Elapsed, -1})
 			}
 		}
 		f.Close()
 	}
+	for i := range rs {
+		if s, ok := cpu[rs[i].pkg+" "+rs[i].test]; ok {
+			rs[i].cpu = s
+		}
+	}
+	var wall, total float64
+	for i := range ps {
+		if s, ok := cpu[ps[i].pkg+" "]; ok {
+			ps[i].cpu = s
+			total += s
+		}
+		wall += ps[i].elapsed
+	}
+	slices.SortFunc(ps, func(a, b pkgResult) int { return cmp.Compare(b.cpu+b.elapsed, a.cpu+a.elapsed) })
 	slices.SortFunc(rs, func(a, b result) int {
 		switch {
 		case a.elapsed > b.elapsed:
@@ -136,9 +184,24 @@ func summarize(files []string, start time.Time, n int) int {
 		}
 		return strings.Compare(a.pkg+a.test, b.pkg+b.test)
 	})
-	fmt.Printf("\nmake test: %s wall time\nthe %d slowest tests:\n", time.Since(start).Round(time.Second), min(n, len(rs)))
+	fmt.Printf("\nmake test: %s wall time\n", time.Since(start).Round(time.Second))
+	if total > 0 {
+		fmt.Printf("the packages' tests: %.1fs of CPU (their processes and servers included) in %.1fs of their own wall time\n", total, wall)
+		for _, p := range ps[:min(n, len(ps))] {
+			if p.cpu >= 0 {
+				fmt.Printf("  %6.1fs  %6.1fs CPU  %s\n", p.elapsed, p.cpu, p.pkg)
+			} else {
+				fmt.Printf("  %6.1fs  %s\n", p.elapsed, p.pkg)
+			}
+		}
+	}
+	fmt.Printf("the %d slowest tests:\n", min(n, len(rs)))
 	for _, r := range rs[:min(n, len(rs))] {
-		fmt.Printf("  %6.1fs  %s %s\n", r.elapsed, r.test, r.pkg)
+		if r.cpu >= 0 {
+			fmt.Printf("  %6.1fs  %6.1fs CPU  %s %s\n", r.elapsed, r.cpu, r.test, r.pkg)
+		} else {
+			fmt.Printf("  %6.1fs  %s %s\n", r.elapsed, r.test, r.pkg)
+		}
 	}
 	return 0
 }

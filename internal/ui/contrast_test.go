@@ -97,9 +97,11 @@ func testContrast(t *testing.T, th fyne.Theme) {
 	d.app.Settings().SetTheme(th)
 	d.win.Resize(fyne.NewSize(1366, 768))
 	k := newKeys(t, d.win)
-	check := func(where string, o fyne.CanvasObject) {
+	// check measures o as drawn in img, the window captured since it last
+	// changed (a capture draws the whole window: one a screen, not one a
+	// label).
+	check := func(img image.Image, where string, o fyne.CanvasObject) {
 		t.Helper()
-		img := d.win.Canvas().Capture()
 		q, text, bg := drawnContrast(img, rectOf(d.win, o))
 		if q < least {
 			t.Errorf("%s: %.2f:1 (%v on %v), want %.1f:1 at least", where, q, text, bg, least)
@@ -109,11 +111,11 @@ func testContrast(t *testing.T, th fyne.Theme) {
 	hints := func(screen string) int {
 		t.Helper()
 		n := 0
-		d.win.Canvas().Capture() // laid out and drawn
+		img := d.win.Canvas().Capture() // laid out and drawn
 		for _, root := range append([]fyne.CanvasObject{d.win.Canvas().Content()}, d.win.Canvas().Overlays().List()...) {
 			for _, o := range test.LaidOutObjects(root) {
 				if l, ok := o.(*widget.Label); ok && l.Importance == widget.LowImportance && l.Visible() && strings.TrimSpace(l.Text) != "" && o.Size().Height > 0 {
-					check(screen+": "+l.Text, o)
+					check(img, screen+": "+l.Text, o)
 					n++
 				}
 			}
@@ -125,10 +127,10 @@ func testContrast(t *testing.T, th fyne.Theme) {
 	v := d.counter.view
 	for kind := range verdictStyle {
 		v.show(kind, counterTitle(kind), "3 €", "531-0001-0000005-2273-1531-6493-7253-9 · carnet 531-0001-0000-9\nBONUS : 3 €")
-		name := counterTitle(kind)
-		check(name+": the title", v.title)
-		check(name+": the amount", v.amount)
-		check(name+": the details", v.detail)
+		name, img := counterTitle(kind), d.win.Canvas().Capture()
+		check(img, name+": the title", v.title)
+		check(img, name+": the amount", v.amount)
+		check(img, name+": the details", v.detail)
 	}
 
 	// The hints: the contents form's.
