@@ -29,6 +29,7 @@ func (b *Backend) Info() core.Info {
 // Close closes the connections.
 func (b *Backend) Close() error {
 	b.db.flush.close()
+	b.db.px.Close()
 	return b.db.Close()
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/ledger/core"
@@ -26,6 +27,10 @@ type pool struct {
 	*sqlx.DB
 	idle  int      // how many connections it keeps idle
 	flush *flusher // its flushes (flush.go)
+	// px is the questions' and the chain's connections (question.go,
+	// chain.go): pgx's own, without database/sql's layers, which run
+	// their statements in pipelines.
+	px *pgxpool.Pool
 }
 
 // idleConns is how many connections a pool keeps idle while it opens the
@@ -43,6 +48,18 @@ func (p pool) Retry(f func() error) error {
 	if err != nil && errors.Is(Classify(err), core.ErrUnreachable) {
 		p.SetMaxIdleConns(0)
 		p.SetMaxIdleConns(p.idle)
+		err = f()
+	}
+	return err
+}
+
+// retry is Retry on px: f once more on a new connection when it lost its
+// own, unless it may have committed (commitUnknown).
+func (p pool) retry(f func() error) error {
+	err := f()
+	var sent commitUnknown
+	if err != nil && !errors.As(err, &sent) && errors.Is(Classify(err), core.ErrUnreachable) {
+		p.px.Reset()
 		err = f()
 	}
 	return err

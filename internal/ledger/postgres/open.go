@@ -17,6 +17,7 @@ import (
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/jmoiron/sqlx"
 )
@@ -96,8 +97,12 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	db.SetMaxOpenConns(backOfficeConns)
 	db.SetMaxIdleConns(idleConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
+	var px *pgxpool.Pool
 	fail := func(err error) (core.Backend, error) {
 		db.Close()
+		if px != nil {
+			px.Close()
+		}
 		return nil, fmt.Errorf("open ledger %s: %w", shown, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -128,7 +133,16 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err != nil {
 		return fail(err)
 	}
-	p := pool{db, backOfficeConns, fl}
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return fail(err)
+	}
+	pcfg.MaxConns = backOfficeConns
+	px, err = pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return fail(err)
+	}
+	p := pool{db, backOfficeConns, fl, px}
 	var version string
 	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
 		return fail(Classify(err))
