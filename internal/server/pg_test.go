@@ -453,4 +453,4 @@ func TestServedClaimStatements(t *testing.T) {
 
 // servedClaimStatements is the most statements a served claim sends
 // PostgreSQL (TestServedClaimStatements); lower it when a change saves one.
-const servedClaimStatements = 8
+const servedClaimStatements = 7

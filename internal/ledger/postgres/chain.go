@@ -85,7 +85,8 @@ const (
 	lockChainer = "SELECT set_config('synchronous_commit', 'off', true) FROM vegas.chainer FOR UPDATE"
 	// lockIfFree takes it if no one holds it, and says so to takeIfHeld
 	// (set above the lock: a projection of the row locked would run
-	// before the lock is tried, and say held when it was skipped).
+	// before the lock is tried, and say held when it was skipped). A
+	// question's write takes it (writeStatement).
 	lockIfFree = "SELECT set_config('vegas.chainer', 'held', true) FROM (SELECT FROM vegas.chainer FOR UPDATE SKIP LOCKED) l"
 )
 

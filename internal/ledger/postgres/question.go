@@ -136,15 +136,17 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		return b.writeGuess(ctx, sn, out)
 	}
 	q := &questionTx{}
-	w := writeStatement(sn, out, nil, nil)
+	var held bool
 	if !b.seq.idle() {
-		if err := b.db.px.QueryRow(ctx, w.sql, w.args...).Scan(&q.seq); err != nil {
+		w := writeStatement(sn, out, nil, nil, false)
+		if err := b.db.px.QueryRow(ctx, w.sql, w.args...).Scan(&q.seq, &held); err != nil {
 			return nil, writeFailed(err)
 		}
 		q.recorded = time.Now()
 		return q, nil
 	}
-	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq) }
+	w := writeStatement(sn, out, nil, nil, true)
+	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq, &held) }
 	var chains map[int64]chained
 	err := b.db.retry(func() error {
 		conn, err := b.db.px.Acquire(ctx)
@@ -152,7 +154,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 			return err
 		}
 		defer conn.Release()
-		chains, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, w, {sql: lockIfFree}}, takeIfHeld, func() { q.recorded = time.Now() })
+		chains, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld, func() { q.recorded = time.Now() })
 		return err
 	})
 	if err != nil {
@@ -187,21 +189,16 @@ func (b *Backend) writeGuess(ctx context.Context, sn *core.Snapshot, out *core.O
 		count = &next
 	}
 	q := &questionTx{}
-	w := writeStatement(sn, out, count, lock)
-	if err := tx.QueryRowxContext(ctx, w.sql, w.args...).Scan(&q.seq); err != nil {
+	var held bool
+	w := writeStatement(sn, out, count, lock, b.seq.idle())
+	if err := tx.QueryRowxContext(ctx, w.sql, w.args...).Scan(&q.seq, &held); err != nil {
 		return nil, writeFailed(err)
 	}
 	q.recorded = time.Now()
 	var chains map[int64]chained
-	if b.seq.idle() {
-		var got []string
-		if err := tx.SelectContext(ctx, &got, lockIfFree); err != nil {
-			return nil, fmt.Errorf("journal: %w", Classify(err))
-		}
-		if len(got) > 0 {
-			if chains, err = chainWaiting(ctx, tx); err != nil {
-				return nil, Classify(err)
-			}
+	if held {
+		if chains, err = chainWaiting(ctx, tx); err != nil {
+			return nil, Classify(err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -233,10 +230,13 @@ func writeFailed(err error) error {
 }
 
 // writeStatement is writeOutcome's statement, which answers the entry's
-// record number (seq). count, when not nil, is the desk's lock-out after
-// the guess (its row locked already), and lock the entry that records its
-// lock-out when the guess locks it.
-func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock *core.Entry) statement {
+// record number (seq) and whether it took the chainer's lock (held: when
+// chain is set, if it was free: lockIfFree, in the same statement; its
+// chain, a statement after it, sees every chain committed before). count,
+// when not nil, is the desk's lock-out after the guess (its row locked
+// already), and lock the entry that records its lock-out when the guess
+// locks it.
+func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock *core.Entry, chain bool) statement {
 	e := out.Record
 	rows := []*core.Entry{e}
 	if lock != nil {
@@ -284,7 +284,13 @@ func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock
 		args = append(args, e.Desk, sn.Desk.UntilText())
 		same = append(same, `(SELECT locked_until FROM d) = ?`)
 	}
-	stmt += ` SELECT CASE WHEN ` + strings.Join(same, " AND ") + ` THEN min(w.seq) ELSE ('` + changed + ` ' || min(w.seq))::bigint END AS seq FROM w`
+	held := "false"
+	if chain {
+		stmt += `, lk AS (` + lockIfFree + `)`
+		held = `EXISTS (SELECT FROM lk)`
+	}
+	stmt += ` SELECT CASE WHEN ` + strings.Join(same, " AND ") + ` THEN min(w.seq) ELSE ('` + changed + ` ' || min(w.seq))::bigint END AS seq, ` +
+		held + ` AS held FROM w`
 	return statement{sql: sqlx.Rebind(sqlx.DOLLAR, stmt), args: args}
 }
 
