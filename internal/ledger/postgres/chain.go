@@ -162,6 +162,12 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 // what waits is taken (the sequencer's next round may begin). On an error
 // the transaction is rolled back.
 func chainPipelined(ctx context.Context, conn *pgxpool.Conn, first []statement, take string, taken func()) (map[int64]chained, error) {
+	return chainPipelinedThen(ctx, conn, first, take, taken, nil)
+}
+
+// chainPipelinedThen is chainPipelined, with none's statement sent before
+// the commit when nothing was taken (a question's: see writeOutcome).
+func chainPipelinedThen(ctx context.Context, conn *pgxpool.Conn, first []statement, take string, taken func(), none *statement) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	var rows []waitingRow
 	queue := func(b *pgx.Batch) {
@@ -188,6 +194,8 @@ func chainPipelined(ctx context.Context, conn *pgxpool.Conn, first []statement, 
 			for _, s := range chainRows(rows, out) {
 				b.Queue(s.sql, s.args...)
 			}
+		} else if none != nil && len(out) == 0 {
+			b.Queue(none.sql, none.args...)
 		}
 		if len(rows) < chainBatch {
 			b.Queue("COMMIT")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,6 +32,10 @@ type pool struct {
 	// chain.go): pgx's own, without database/sql's layers, which run
 	// their statements in pipelines.
 	px *pgxpool.Pool
+	// warned is a notice of severity WARNING or worse received on a
+	// connection of px, by its *pgconn.PgConn (a question's commit that
+	// waited for the disk: writeOutcome).
+	warned *sync.Map
 }
 
 // idleConns is how many connections a pool keeps idle while it opens the

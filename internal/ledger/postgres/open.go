@@ -13,10 +13,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/jmoiron/sqlx"
@@ -138,11 +141,30 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 		return fail(err)
 	}
 	pcfg.MaxConns = backOfficeConns
+	warned := &sync.Map{}
+	pcfg.ConnConfig.OnNotice = func(c *pgconn.PgConn, n *pgconn.Notice) {
+		if n.SeverityUnlocalized == "WARNING" || n.SeverityUnlocalized == "ERROR" || n.SeverityUnlocalized == "FATAL" {
+			warned.Store(c, n)
+		}
+	}
+	// A question's commit that chains waits for the disk (writeOutcome):
+	// at least on, as the flusher's (flush.go).
+	pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		var sync string
+		if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+			return err
+		}
+		if sync == "off" {
+			_, err := c.Exec(ctx, "SET synchronous_commit = on")
+			return err
+		}
+		return nil
+	}
 	px, err = pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fail(err)
 	}
-	p := pool{db, backOfficeConns, fl, px}
+	p := pool{db, backOfficeConns, fl, px, warned}
 	var version string
 	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
 		return fail(Classify(err))

@@ -96,9 +96,10 @@ type questionTx struct {
 	seq      int64
 	recorded time.Time // when it recorded its entry: its chain delay's start
 	// own is what the question's own chain gave its entry (selfChained):
-	// its answer waits for no round, only a flush.
-	own         chained
-	selfChained bool
+	// its answer waits for no round, only a flush, or none when its
+	// commit waited for the disk itself (durable).
+	own                  chained
+	selfChained, durable bool
 }
 
 // writeOutcome writes out's entry: one statement that records it in
@@ -114,14 +115,21 @@ type questionTx struct {
 //   - the desk's row, read FOR SHARE: its lock-out changed since.
 //
 // While a round of the sequencer runs, or waits to, the statement commits
-// as it ends (no BEGIN, no COMMIT): one round trip, and the round chains
-// it. Else the question chains what waits itself, in its transaction, if
-// the chainer's lock is free (SKIP LOCKED: a chain running, of a round or
-// of another question, leaves the entry to the sequencer's next round):
-// BEGIN, the statement, the lock and what waits taken in one round trip;
-// the journal's rows and the commit in a second (chainPipelined). The
-// commit does not wait for the disk: the flush after it does (recorded),
-// as a round's.
+// as it ends (no BEGIN, no COMMIT), without waiting for the disk: one
+// round trip, and the round chains it, and flushes. Else the question
+// chains what waits itself, in its transaction, if the chainer's lock is
+// free (SKIP LOCKED, in the statement: a chain running, of a round or of
+// another question, leaves the entry to the sequencer's next round):
+// BEGIN, the statement and what waits taken in one round trip; the
+// journal's rows and the commit in a second (chainPipelined). That commit
+// waits for the disk, and the synchronous standbys, itself (as
+// synchronous_commit says, raised to on where it is off: pgxpool's
+// AfterConnect, open.go): it comes after the entry's chain, and its
+// flush covers every commit before it; a commit PostgreSQL warns about
+// (its wait for the standbys cancelled, flush.go) or whose question's
+// time ended is core.ErrNotDurable. So a question alone on the ledger
+// costs no flush of its own. One that did not chain its entry commits
+// without waiting (asyncCommit), and the round that chains it flushes.
 //
 // A guess of a desk the ledger locks out first locks its desk's row, in a
 // transaction, and counts the guess with it (core.Lock.Guess: Locked,
@@ -148,26 +156,45 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	w := writeStatement(sn, out, nil, nil, true)
 	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq, &held) }
 	var chains map[int64]chained
+	var warned *pgconn.Notice
 	err := b.db.retry(func() error {
 		conn, err := b.db.px.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer conn.Release()
-		chains, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld, func() { q.recorded = time.Now() })
+		pc := conn.Conn().PgConn()
+		b.db.warned.Delete(pc)
+		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld, func() { q.recorded = time.Now() }, &asyncCommit)
+		if n, ok := b.db.warned.LoadAndDelete(pc); ok {
+			warned = n.(*pgconn.Notice)
+		}
 		return err
 	})
-	if err != nil {
+	var sent commitUnknown
+	switch {
+	case err != nil && errors.As(err, &sent) && ctx.Err() != nil:
+		return nil, fmt.Errorf("%w: journal: the commit of the question's chain, waiting for the disk or the synchronous standbys: %w", core.ErrNotDurable, ctx.Err())
+	case err != nil:
 		return nil, writeFailed(err)
+	case len(chains) > 0 && warned != nil:
+		// The commit's wait for the standbys cancelled: committed
+		// locally only (flush.go).
+		return nil, fmt.Errorf("%w: journal: PostgreSQL warned at the commit of the question's chain: %s (%s)", core.ErrNotDurable, warned.Message, warned.Detail)
 	}
 	if c, ok := chains[q.seq]; ok {
-		q.own, q.selfChained = c, true
+		q.own, q.selfChained, q.durable = c, true, true
 		b.seq.chainedBy(chains)
 	} else if len(chains) > 0 {
 		return nil, fmt.Errorf("journal: entry %d, recorded, was not chained by its own chain", q.seq)
 	}
 	return q, nil
 }
+
+// asyncCommit is sent before the commit of a question's write that did
+// not chain its entry (the chainer's lock was taken): the round that
+// chains it flushes.
+var asyncCommit = statement{sql: "SELECT set_config('synchronous_commit', 'off', true)"}
 
 // writeGuess is writeOutcome's write of a guess, the desk's row locked
 // and its count of guesses moved in the same transaction, which chains
@@ -258,7 +285,12 @@ func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock
 		stmt += "(" + core.Marks(len(v)) + ")"
 		args = append(args, v...)
 	}
-	stmt += ` RETURNING seq, set_config('synchronous_commit', 'off', true) AS sync)`
+	// Its commit waits for the disk only where it chains (writeOutcome).
+	stmt += ` RETURNING seq`
+	if !chain {
+		stmt += `, set_config('synchronous_commit', 'off', true) AS sync`
+	}
+	stmt += `)`
 	same := []string{"true"}
 	if out.Pay {
 		stmt += `, p AS (INSERT INTO paid (ticket, claim) SELECT ?, -min(seq) FROM w ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
@@ -317,11 +349,13 @@ func recorded(e *core.Entry) []any {
 // chain, else the sequencer's round (which flushes).
 func (b *Backend) recorded(ctx context.Context, q *questionTx, e *core.Entry) error {
 	c := q.own
-	if q.selfChained {
+	switch {
+	case q.selfChained && q.durable: // its commit waited for the disk
+	case q.selfChained:
 		if err := b.db.flush.wait(ctx); err != nil {
 			return err
 		}
-	} else {
+	default:
 		var err error
 		if c, err = b.seq.wait(ctx, q.seq); err != nil {
 			return err
