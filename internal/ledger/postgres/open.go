@@ -1,8 +1,8 @@
 // Package postgres is the ledger in a PostgreSQL database (postgres.sql):
 // the back office's login reads and writes its tables (backoffice.Store),
 // and decides its questions, and a validation server's (vegas-desk serve,
-// on the same login), in Go with core's rule (question.go, snapshot.go); its Go
-// sequencer chains the journal (sequencer.go, chain.go). Counters hold no
+// on the same login), in Go with core's rule (question.go); its Go
+// sequencer chains the journal (chain.go). Counters hold no
 // login: they ask a server.
 package postgres
 

@@ -19,7 +19,7 @@ import (
 )
 
 // A question on PostgreSQL (core/question.go: core.Ask): one read, core's decision, one
-// write. The read is one statement (snapshot.go); the write one
+// write. The read is one statement (snapshot, below); the write one
 // statement (writeOutcome), which records the entry in vegas.waiting and
 // checks again what may have changed since the read: the ticket paid once
 // (the paid row's key), the request id (its row of vegas.requests), the
@@ -50,7 +50,7 @@ func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimReques
 }
 
 // questions is the backend's questions as core.Ask asks them
-// (core.Storage): a read is one statement (snapshot.go), a write one
+// (core.Storage): a read is one statement (snapshot), a write one
 // statement (writeOutcome), then the wait for the entry's chain and a
 // flush (recorded).
 type questions struct{ b *Backend }
@@ -62,7 +62,10 @@ func (p questions) Read(ctx context.Context, q *core.Question) (*core.Snapshot, 
 		return sn, nil, Classify(err)
 	}
 	sn, err := b.snapshot(ctx, q.Serial, q.Who, q.Asked, q.Request(), q.At)
-	return sn, nil, Classify(err)
+	if err != nil {
+		return nil, nil, Classify(err)
+	}
+	return sn, nil, nil
 }
 
 // Write writes out (unless the login is read-only), and waits for its
@@ -86,9 +89,13 @@ func (p questions) Write(ctx context.Context, _ *core.Question, _ core.Held, sn 
 	return nil
 }
 
-func (p questions) Durable(ctx context.Context) error { return p.b.Store.E.Durable(ctx) }
+// Durable returns once a flush that began after the call made everything
+// committed before it durable (flush.go).
+func (p questions) Durable(ctx context.Context) error { return p.b.db.flush.wait(ctx) }
 
-func (p questions) Failed() error { return p.b.Store.E.Failed() }
+// Failed: PostgreSQL itself stops when it cannot sync (data_sync_retry =
+// off); a failed flush fails its own questions only.
+func (p questions) Failed() error { return nil }
 
 // questionTx is a question's write: the entry it recorded (seq), which
 // its answer waits for.
