@@ -216,6 +216,18 @@ type commitUnknown struct{ error }
 
 func (e commitUnknown) Unwrap() error { return e.error }
 
+// retry is Retry on px: f once more on a new connection when it lost its
+// own, unless it may have committed (commitUnknown).
+func (p pool) retry(f func() error) error {
+	err := f()
+	var sent commitUnknown
+	if err != nil && !errors.As(err, &sent) && errors.Is(Classify(err), core.ErrUnreachable) {
+		p.px.Reset()
+		err = f()
+	}
+	return err
+}
+
 // rollback ends a connection's failed transaction; a connection that
 // cannot is closed (the pool makes another).
 func rollback(conn *pgxpool.Conn) {

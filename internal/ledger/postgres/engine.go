@@ -58,18 +58,6 @@ func (p pool) Retry(f func() error) error {
 	return err
 }
 
-// retry is Retry on px: f once more on a new connection when it lost its
-// own, unless it may have committed (commitUnknown).
-func (p pool) retry(f func() error) error {
-	err := f()
-	var sent commitUnknown
-	if err != nil && !errors.As(err, &sent) && errors.Is(Classify(err), core.ErrUnreachable) {
-		p.px.Reset()
-		err = f()
-	}
-	return err
-}
-
 // Classify maps PostgreSQL's errors to the ledger's: a server that
 // cannot be reached, or a connection lost, is core.ErrUnreachable; a
 // refusal of the append-only triggers (SQLSTATE class VD) keeps its
