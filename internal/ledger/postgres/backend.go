@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync/atomic"
 
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
@@ -19,6 +20,8 @@ type Backend struct {
 	db     pool
 	seq    *sequencer
 	blocks backoffice.BlockCache
+	// asking counts the questions asked now (writeOutcome).
+	asking atomic.Int32
 }
 
 // Info says what the ledger is.

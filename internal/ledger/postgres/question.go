@@ -32,10 +32,12 @@ var errRaced = core.ErrRaced
 
 // Lookup, Find and Claim are core.Ask's, on the backend's questions.
 func (b *Backend) Lookup(ctx context.Context, s game.Serial, who core.Identity, asked core.Limit, at time.Time) (core.Ticket, error) {
+	defer b.ask()()
 	return core.AskLookup(ctx, questions{b}, s, who, asked, clock(at))
 }
 
 func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, asked core.Limit, at time.Time) ([]core.Ticket, error) {
+	defer b.ask()()
 	if len(code) != game.EncodedSize {
 		return nil, fmt.Errorf("find by contents: an encoding has %d bytes, not %d", game.EncodedSize, len(code))
 	}
@@ -43,10 +45,18 @@ func (b *Backend) Find(ctx context.Context, code []byte, who core.Identity, aske
 }
 
 func (b *Backend) Claim(ctx context.Context, s game.Serial, req core.ClaimRequest, at time.Time) (core.Claim, error) {
+	defer b.ask()()
 	if b.ReadOnly {
 		return core.Claim{}, core.ErrReadOnly
 	}
 	return core.AskClaim(ctx, questions{b}, s, req, clock(at))
+}
+
+// ask counts a question asked until the function it returns is called
+// (writeOutcome: whether a question is alone).
+func (b *Backend) ask() func() {
+	b.asking.Add(1)
+	return func() { b.asking.Add(-1) }
 }
 
 // questions is the backend's questions as core.Ask asks them
@@ -121,9 +131,12 @@ type questionTx struct {
 //     used since (the read found no use of it), or paid since;
 //   - the desk's row, read FOR SHARE: its lock-out changed since.
 //
-// While a round of the sequencer runs, or waits to, the statement commits
-// as it ends (no BEGIN, no COMMIT), without waiting for the disk: one
-// round trip, and the round chains it, and flushes. Else the question
+// While other questions are asked, or a round of the sequencer runs or
+// waits to, the statement commits as it ends (no BEGIN, no COMMIT),
+// without waiting for the disk: one round trip, and the round chains it
+// with theirs, and flushes once for all (a question chaining its own
+// entry would hold the chainer's lock, which the round waits for, while
+// its commit waits for the disk). Alone, the question
 // chains what waits itself, in its transaction, if the chainer's lock is
 // free (SKIP LOCKED, in the statement: a chain running, of a round or of
 // another question, leaves the entry to the sequencer's next round):
@@ -152,15 +165,16 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	}
 	q := &questionTx{}
 	var held bool
-	if !b.seq.idle() {
-		w := writeStatement(sn, out, nil, nil, false)
+	alone := b.asking.Load() <= 1
+	if !b.seq.idle() || !alone {
+		w := writeStatement(sn, out, nil, nil, false, true)
 		if err := b.db.px.QueryRow(ctx, w.sql, w.args...).Scan(&q.seq, &held); err != nil {
 			return nil, writeFailed(err)
 		}
 		q.recorded = time.Now()
 		return q, nil
 	}
-	w := writeStatement(sn, out, nil, nil, true)
+	w := writeStatement(sn, out, nil, nil, true, false)
 	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq, &held) }
 	var chains map[int64]chained
 	var warned *pgconn.Notice
@@ -224,7 +238,7 @@ func (b *Backend) writeGuess(ctx context.Context, sn *core.Snapshot, out *core.O
 	}
 	q := &questionTx{}
 	var held bool
-	w := writeStatement(sn, out, count, lock, b.seq.idle())
+	w := writeStatement(sn, out, count, lock, b.seq.idle(), true)
 	if err := tx.QueryRowxContext(ctx, w.sql, w.args...).Scan(&q.seq, &held); err != nil {
 		return nil, writeFailed(err)
 	}
@@ -270,7 +284,7 @@ func writeFailed(err error) error {
 // when not nil, is the desk's lock-out after the guess (its row locked
 // already), and lock the entry that records its lock-out when the guess
 // locks it.
-func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock *core.Entry, chain bool) statement {
+func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock *core.Entry, chain, async bool) statement {
 	e := out.Record
 	rows := []*core.Entry{e}
 	if lock != nil {
@@ -294,7 +308,7 @@ func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock
 	}
 	// Its commit waits for the disk only where it chains (writeOutcome).
 	stmt += ` RETURNING seq`
-	if !chain {
+	if async {
 		stmt += `, set_config('synchronous_commit', 'off', true) AS sync`
 	}
 	stmt += `)`
