@@ -419,7 +419,10 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 		return s.db.px.QueryRow(ctx, "SELECT j.id, j.number, j.hash FROM vegas.journal j WHERE j.seq = $1", seq).Scan(&c.ID, &c.Number, &c.Hash)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return c, fmt.Errorf("journal: entry %d, recorded, was not chained", seq)
+		// Recorded without waiting for the disk, on a server that is no
+		// longer the one the round chained on (a failover): lost with
+		// it, nothing known to be paid.
+		return c, fmt.Errorf("%w: journal: entry %d, recorded, is not in the journal a round chained after it (lost with the server that recorded it: a failover?)", core.ErrNotDurable, seq)
 	}
 	if err != nil {
 		return c, Classify(err)
