@@ -334,6 +334,60 @@ type sequencer struct {
 	// generations are kept (the entries of other processes' questions
 	// are never asked for here).
 	chained, older map[int64]chained
+	// byRound are the rounds that chained the entries of this process's
+	// rounds (two generations, as chained): a question whose entry a
+	// round took before the question waited waits for that round's end
+	// (its flush), not for a flush of its own.
+	byRound, olderByRound map[int64]*round
+}
+
+// chainedIn keeps that round r chained the entries of out, once its
+// commit is done (its flush is to come).
+func (s *sequencer) chainedIn(r *round, out map[int64]chained) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byRound == nil || len(s.byRound) > keptChained {
+		s.olderByRound, s.byRound = s.byRound, make(map[int64]*round, len(out))
+	}
+	for seq := range out {
+		s.byRound[seq] = r
+	}
+}
+
+// roundOf is the round of this process that chained entry seq, or nil.
+func (s *sequencer) roundOf(seq int64) *round {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.byRound[seq]; ok {
+		return r
+	}
+	return s.olderByRound[seq]
+}
+
+// forget forgets what this process's chains gave their entries (the
+// flusher's connection made again: the server may be another).
+func (s *sequencer) forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chained, s.older, s.byRound, s.olderByRound = nil, nil, nil, nil
+}
+
+// waitRound returns once round r, which chained entry seq, has ended,
+// with what it gave the entry.
+func waitRound(ctx context.Context, r *round, seq int64) (chained, error) {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return chained{}, fmt.Errorf("%w: journal: entry waiting for its chain's flush: %w", core.ErrNotDurable, ctx.Err())
+	}
+	if r.err != nil {
+		return chained{}, r.err
+	}
+	c, ok := r.chained[seq]
+	if !ok {
+		return c, fmt.Errorf("journal: entry %d is not among what its round chained", seq)
+	}
+	return c, nil
 }
 
 // keptChained bounds a generation of sequencer.chained.
@@ -379,6 +433,11 @@ const roundTimeout = 60 * time.Second
 // wait returns once entry seq, recorded and committed, is chained and
 // durable, with what the chain gave it.
 func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
+	if r := s.roundOf(seq); r != nil {
+		// Taken by a round before this wait: its flush, or the one it
+		// waits for, began after its commit.
+		return waitRound(ctx, r, seq)
+	}
 	if c, ok := s.chainedOwn(seq); ok {
 		// Chained by another question's own chain, whose flush may
 		// have begun before this entry was recorded.
@@ -405,6 +464,9 @@ func (s *sequencer) wait(ctx context.Context, seq int64) (chained, error) {
 	}
 	if c, ok := r.chained[seq]; ok {
 		return c, nil
+	}
+	if pr := s.roundOf(seq); pr != nil {
+		return waitRound(ctx, pr, seq) // the round before, ended
 	}
 	// Not this round's: chained before it took the chainer's lock (the
 	// entry was committed before the round began), by the round before
@@ -460,7 +522,7 @@ func (s *sequencer) start() {
 			})
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
-		r.chained, r.err = s.chain(ctx, taken)
+		r.chained, r.err = s.chain(ctx, r, taken)
 		cancel()
 		close(r.done)
 		taken()
@@ -477,7 +539,7 @@ func (s *sequencer) start() {
 // wait for the disk holding the chainer's lock, and the next round, and
 // every question's own chain, would wait for the flush too; apart, a
 // flush serves all the questions of a round while the next one chains.
-func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained, error) {
+func (s *sequencer) chain(ctx context.Context, r *round, taken func()) (map[int64]chained, error) {
 	var out map[int64]chained
 	err := s.db.retry(func() error {
 		conn, err := s.db.px.Acquire(ctx)
@@ -491,7 +553,7 @@ func (s *sequencer) chain(ctx context.Context, taken func()) (map[int64]chained,
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", Classify(err))
 	}
-	s.chainedBy(out)
+	s.chainedIn(r, out)
 	if err := s.db.flush.wait(ctx); err != nil {
 		return nil, fmt.Errorf("journal: flush the chain: %w", err)
 	}

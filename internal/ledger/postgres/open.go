@@ -203,11 +203,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	// another primary (a failover): what this process's own chains gave
 	// their entries, kept by the sequencer, may not be there, and a record
 	// there may have the number of one of them.
-	fl.reconnected = func() {
-		b.seq.mu.Lock()
-		b.seq.chained, b.seq.older = nil, nil
-		b.seq.mu.Unlock()
-	}
+	fl.reconnected = b.seq.forget
 	// Made now, read-only too (a lookup's "paid here" waits for a flush):
 	// a flush vouches only for what was committed while its connection
 	// was open (flush.go). Not made, the first flush makes it.
