@@ -134,7 +134,7 @@ var exampleFiles = []string{"certificat.txt", "confusables.txt"}
 
 // Every file of the repository a document names (a source, a schema, a
 // script, a table, a document) exists: by its path, or by the end of its
-// path (`postgres/sequencer.go`, `rule.go` in the layout).
+// path (`postgres/chain.go`, `rule.go` in the layout).
 func TestDocsFileNames(t *testing.T) {
 	var files []string
 	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -309,4 +311,84 @@ func (s *Server) Monitor() http.Handler {
 		json.NewEncoder(w).Encode(h)
 	})
 	return mux
+}
+
+// The families of metrics and their samples, as the server counts them;
+// exposition.go writes them.
+
+// family is one metric and its samples by label values.
+type family struct {
+	name, help, kind string // kind: counter, gauge, histogram, summary
+	labels           []string
+	buckets          []float64 // a histogram's upper bounds, +Inf aside
+	samples          map[labelKey]*sample
+}
+
+// sample is one series of a family.
+type sample struct {
+	values []string
+	value  float64   // a counter's, a gauge's; a histogram's and a summary's sum
+	counts []uint64  // a histogram's, per bucket (not cumulative), +Inf last
+	count  uint64    // a histogram's, a summary's
+	quants []float64 // a summary's quantiles: 0, 0.25, 0.5, 0.75, 1
+}
+
+func newFamily(kind, name, help string, buckets []float64, labels ...string) *family {
+	return &family{name: name, help: help, kind: kind, labels: labels, buckets: buckets, samples: map[labelKey]*sample{}}
+}
+
+func counter(name, help string, labels ...string) *family {
+	return newFamily("counter", name, help, nil, labels...)
+}
+func gauge(name, help string, labels ...string) *family {
+	return newFamily("gauge", name, help, nil, labels...)
+}
+func histogram(name, help string, buckets []float64, labels ...string) *family {
+	return newFamily("histogram", name, help, buckets, labels...)
+}
+
+// labelKey is a sample's label values, as a map key (no family has more
+// than two labels): counting allocates nothing once a sample exists.
+type labelKey [2]string
+
+// get is the sample of the label values lv, made at first.
+func (f *family) get(lv []string) *sample {
+	if len(lv) != len(f.labels) || len(lv) > len(labelKey{}) {
+		panic("metric " + f.name + ": " + strconv.Itoa(len(lv)) + " label values for " + strconv.Itoa(len(f.labels)) + " labels")
+	}
+	var key labelKey
+	copy(key[:], lv)
+	x := f.samples[key]
+	if x == nil {
+		x = &sample{values: slices.Clone(lv)}
+		if f.kind == "histogram" {
+			x.counts = make([]uint64, len(f.buckets)+1)
+		}
+		f.samples[key] = x
+	}
+	return x
+}
+
+// add adds v to a counter's or a gauge's sample.
+func (f *family) add(v float64, lv ...string) { f.get(lv).value += v }
+
+// observe counts v in a histogram's sample.
+func (f *family) observe(v float64, lv ...string) {
+	x := f.get(lv)
+	i, _ := slices.BinarySearch(f.buckets, v) // the first bound ≥ v
+	x.counts[i]++
+	x.value += v
+	x.count++
+}
+
+// clone is f and a copy of its samples.
+func (f *family) clone() *family {
+	c := *f
+	c.samples = make(map[labelKey]*sample, len(f.samples))
+	for k, x := range f.samples {
+		y := *x
+		y.counts = slices.Clone(x.counts)
+		c.samples[k] = &y
+	}
+	return &c
 }

@@ -21,9 +21,21 @@ const appendBatch = 1000
 // insertEntries writes entries chained already (their id, number and
 // hash given) into vegas.journal, each with the number of its record in
 // vegas.waiting (seqs[i]) when it waited there; seqs nil: none did (seq
-// NULL). Every entry this engine appends is written here (Append,
-// AppendMany, the chain), in as few statements as appendBatch allows.
+// NULL). Every entry this engine appends is written by insertStatements'
+// statements (Append, AppendMany, the chain's, in its pipeline).
 func insertEntries(ctx context.Context, q core.Querier, ens []*core.Entry, seqs []int64) error {
+	for _, s := range insertStatements(ens, seqs) {
+		if _, err := core.Exec(ctx, q, s.sql, s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertStatements are the INSERTs of vegas.journal that write ens (see
+// insertEntries), as few as appendBatch allows.
+func insertStatements(ens []*core.Entry, seqs []int64) []statement {
+	var out []statement
 	cols := len(tables.Shared.Columns(tables.Journal))
 	for start := 0; start < len(ens); start += appendBatch {
 		chunk := ens[start:min(start+appendBatch, len(ens))]
@@ -48,11 +60,9 @@ func insertEntries(ctx context.Context, q core.Querier, ens []*core.Entry, seqs 
 			}
 			args = append(append(args, e.Values()...), seq)
 		}
-		if _, err := core.Exec(ctx, q, b.String(), args...); err != nil {
-			return err
-		}
+		out = append(out, statement{sql: b.String(), args: args})
 	}
-	return nil
+	return out
 }
 
 // fromWaiting is the select list that reads a row of vegas.waiting as a

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync/atomic"
 
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
@@ -19,6 +20,8 @@ type Backend struct {
 	db     pool
 	seq    *sequencer
 	blocks backoffice.BlockCache
+	// asking counts the questions asked now (writeOutcome).
+	asking atomic.Int32
 }
 
 // Info says what the ledger is.
@@ -29,6 +32,7 @@ func (b *Backend) Info() core.Info {
 // Close closes the connections.
 func (b *Backend) Close() error {
 	b.db.flush.close()
+	b.db.px.Close()
 	return b.db.Close()
 }
 

@@ -56,7 +56,7 @@ func TestPaidDurable(t *testing.T) {
 			}
 		}
 	}
-	if len(tickets) < 40 {
+	if len(tickets) < 42 {
 		t.Fatalf("%d tickets", len(tickets))
 	}
 	g1 := core.Identity{Desk: "bureau", Operator: "ann"}
@@ -191,10 +191,52 @@ func TestPaidDurable(t *testing.T) {
 	if !errors.Is(err, core.ErrNotDurable) {
 		t.Errorf("a lookup of its ticket, paid locally only: %+v, %v; want ErrNotDurable", tk, err)
 	}
+	// A question that chains its entry itself commits waiting for the
+	// standby; an operator who cancels that wait (pg_cancel_backend)
+	// makes PostgreSQL answer the commit done, with a WARNING ("the
+	// transaction has already committed locally, but might not have been
+	// replicated to the standby"): unavailable, not PAID. The waits
+	// left by the questions above (the flusher's, a round's) cancelled
+	// first, so that the question finds no round running and chains
+	// its entry itself.
+	cancelSyncRep := func() int {
+		var n int
+		if err := b.DB().Get(&n, "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for deadline := time.Now().Add(20 * time.Second); cancelSyncRep() > 0 || !b.Idle(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("still waiting for the standby, or a round running, 20 s after cancelling the waits")
+		}
+	}
+	cancelled := tickets[41]
+	got = make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, cancelled, claimOf(g1, "cancelled"), time.Time{})
+		got <- answer{c, err}
+	}()
+	var a2 answer
+	for waiting := true; waiting; {
+		select {
+		case a2 = <-got:
+			waiting = false
+		case <-time.After(10 * time.Millisecond):
+			cancelSyncRep()
+		}
+	}
+	t.Logf("DEBUG %+v %v", a2.c, a2.err)
+	if !errors.Is(a2.err, core.ErrNotDurable) {
+		t.Errorf("a claim whose commit's wait for the standby was cancelled: %+v, %v; want ErrNotDurable", a2.c, a2.err)
+	}
 	standby("")
 	c, err = b.Claim(ctx, s, claimOf(g1, "standby"), time.Time{})
 	if err != nil || c.Serial != s.String() {
 		t.Fatalf("the request asked again once durable: %+v, %v", c, err)
+	}
+	if c, err := b.Claim(ctx, cancelled, claimOf(g1, "cancelled"), time.Time{}); err != nil || c.Serial != cancelled.String() {
+		t.Fatalf("the cancelled request asked again once durable: %+v, %v", c, err)
 	}
 }
 

@@ -9,10 +9,12 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/ledger/core"
@@ -26,6 +28,14 @@ type pool struct {
 	*sqlx.DB
 	idle  int      // how many connections it keeps idle
 	flush *flusher // its flushes (flush.go)
+	// px is the questions' and the chain's connections (question.go,
+	// chain.go): pgx's own, without database/sql's layers, which run
+	// their statements in pipelines.
+	px *pgxpool.Pool
+	// warned is a notice of severity WARNING or worse received on a
+	// connection of px, by its *pgconn.PgConn (a question's commit that
+	// waited for the disk: writeOutcome).
+	warned *sync.Map
 }
 
 // idleConns is how many connections a pool keeps idle while it opens the

@@ -29,6 +29,14 @@ func (b *Backend) Rounds() int {
 	return b.seq.rounds
 }
 
+// Idle reports whether no round of the backend's sequencer runs nor
+// waits to, and no flush runs.
+func (b *Backend) Idle() bool {
+	b.db.flush.mu.Lock()
+	defer b.db.flush.mu.Unlock()
+	return b.seq.idle() && !b.db.flush.running
+}
+
 // Write is a question's write of out, decided on sn, and the wait for its
 // entry to be chained.
 func (b *Backend) Write(ctx context.Context, sn *core.Snapshot, out *core.Outcome) error {

@@ -1,8 +1,8 @@
 // Package postgres is the ledger in a PostgreSQL database (postgres.sql):
 // the back office's login reads and writes its tables (backoffice.Store),
 // and decides its questions, and a validation server's (vegas-desk serve,
-// on the same login), in Go with core's rule (question.go, snapshot.go); its Go
-// sequencer chains the journal (sequencer.go, chain.go). Counters hold no
+// on the same login), in Go with core's rule (question.go); its Go
+// sequencer chains the journal (chain.go). Counters hold no
 // login: they ask a server.
 package postgres
 
@@ -13,11 +13,15 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/tables"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/jmoiron/sqlx"
 )
@@ -99,8 +103,12 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	db.SetMaxOpenConns(backOfficeConns)
 	db.SetMaxIdleConns(idleConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
+	var px *pgxpool.Pool
 	fail := func(err error) (core.Backend, error) {
 		db.Close()
+		if px != nil {
+			px.Close()
+		}
 		return nil, fmt.Errorf("open ledger %s: %w", shown, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -131,7 +139,35 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	if err != nil {
 		return fail(err)
 	}
-	p := pool{db, backOfficeConns, fl}
+	pcfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return fail(err)
+	}
+	pcfg.MaxConns = backOfficeConns
+	warned := &sync.Map{}
+	pcfg.ConnConfig.OnNotice = func(c *pgconn.PgConn, n *pgconn.Notice) {
+		if n.SeverityUnlocalized == "WARNING" || n.SeverityUnlocalized == "ERROR" || n.SeverityUnlocalized == "FATAL" {
+			warned.Store(c, n)
+		}
+	}
+	// A question's commit that chains waits for the disk (writeOutcome):
+	// at least on, as the flusher's (flush.go).
+	pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		var sync string
+		if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+			return err
+		}
+		if sync == "off" {
+			_, err := c.Exec(ctx, "SET synchronous_commit = on")
+			return err
+		}
+		return nil
+	}
+	px, err = pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return fail(err)
+	}
+	p := pool{db, backOfficeConns, fl, px, warned}
 	var version string
 	if err := db.GetContext(ctx, &version, "SELECT value FROM meta WHERE key = 'schema'"); err != nil {
 		return fail(Classify(err))
@@ -170,11 +206,7 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	// another primary (a failover): what this process's own chains gave
 	// their entries, kept by the sequencer, may not be there, and a record
 	// there may have the number of one of them.
-	fl.reconnected = func() {
-		b.seq.mu.Lock()
-		b.seq.chained, b.seq.older = nil, nil
-		b.seq.mu.Unlock()
-	}
+	fl.reconnected = b.seq.forget
 	// Made now, read-only too (a lookup's "paid here" waits for a flush):
 	// a flush vouches only for what was committed while its connection
 	// was open (flush.go). Not made, the first flush makes it.
