@@ -220,7 +220,7 @@ func TestDBNotARegularFile(t *testing.T) {
 func TestRefusedFilesLeftAlone(t *testing.T) {
 	for what, script := range map[string]string{
 		"another application's database": "PRAGMA application_id = 42; CREATE TABLE notes (x)",
-		"an altered ledger":              vegasdesk.Schema + fmt.Sprintf("; CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END; PRAGMA application_id = %d; PRAGMA user_version = %d", sqlite.ApplicationID, ledger.SchemaVersion),
+		"an altered ledger":              vegasdesk.Schema() + fmt.Sprintf("; CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END; PRAGMA application_id = %d; PRAGMA user_version = %d", sqlite.ApplicationID, ledger.SchemaVersion),
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "l.db")

@@ -63,11 +63,11 @@ func FuzzOpen(f *testing.F) {
 INSERT INTO blocks VALUES (1, 531, 1, 0, 2000000, 200, 524722, 4200000, x'00', '2025-05-01T10:00:00.000000000Z');
 INSERT INTO serials VALUES (4294967296, zeroblob(260));
 INSERT INTO contents VALUES (4294967296, zeroblob(240));`
-	f.Add(smallLedger(f, vegasdesk.Schema, sqlite.ApplicationID, bo, ""))
-	f.Add(smallLedger(f, vegasdesk.Schema, sqlite.ApplicationID, bo, "CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END;"))
-	f.Add(smallLedger(f, counter.Schema.SQL, counter.ApplicationID, counterMeta, counterRows))
-	f.Add(smallLedger(f, counter.Schema.SQL, counter.ApplicationID, counterMeta, counterRows+"CREATE VIEW v AS SELECT * FROM serials;"))
-	f.Add(smallLedger(f, counter.Schema.SQL, sqlite.ApplicationID, counterMeta, counterRows))
+	f.Add(smallLedger(f, vegasdesk.Schema(), sqlite.ApplicationID, bo, ""))
+	f.Add(smallLedger(f, vegasdesk.Schema(), sqlite.ApplicationID, bo, "CREATE TRIGGER eat AFTER INSERT ON journal BEGIN DELETE FROM paid; END;"))
+	f.Add(smallLedger(f, counter.Schema.SQL(), counter.ApplicationID, counterMeta, counterRows))
+	f.Add(smallLedger(f, counter.Schema.SQL(), counter.ApplicationID, counterMeta, counterRows+"CREATE VIEW v AS SELECT * FROM serials;"))
+	f.Add(smallLedger(f, counter.Schema.SQL(), sqlite.ApplicationID, counterMeta, counterRows))
 	f.Add(append([]byte("SQLite format 3\x00"), make([]byte, 600)...))
 	f.Add([]byte("not a ledger at all\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

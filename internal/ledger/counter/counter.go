@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"vegas-desk/internal/game"
@@ -30,7 +31,7 @@ const ApplicationID = 0x56474443
 
 // counterSQL is counter.sql with the tables declared once for every
 // engine (internal/ledger/tables) written in.
-var counterSQL = tables.Counter.Expand(counterText)
+var counterSQL = sync.OnceValue(func() string { return tables.Counter.Expand(counterText) })
 
 //go:embed counter.sql
 var counterText string

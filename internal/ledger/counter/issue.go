@@ -185,7 +185,7 @@ func write(ctx context.Context, q core.Querier, path, backOffice string, src *ba
 
 // writeTables writes the schema, the meta rows, the games and settings.
 func writeTables(ctx context.Context, w *sqlx.Tx, is core.CounterIssue, backOffice string, src *backoffice.CounterSource, issued time.Time) error {
-	if _, err := w.ExecContext(ctx, counterSQL); err != nil {
+	if _, err := w.ExecContext(ctx, counterSQL()); err != nil {
 		return fmt.Errorf("create the schema: %w", err)
 	}
 	limit, _ := is.Limit.Euros()

@@ -60,24 +60,28 @@ const chainBatch = 1000
 
 // takeWaiting takes what waits from vegas.waiting, in the order of the
 // records, with the journal's last entry and each kind's last number: one
-// statement (the chainer's lock holds the journal still). %s is a further
+// statement (the chainer's lock holds the journal still). cond is a further
 // condition (ownChain's: the lock was got). Its columns are the
 // declaration's (takenCols), in the order scanWaiting reads them
 // (TestJournalTableEveryEngine chains a row of every column).
-var takeWaiting = `WITH d AS (DELETE FROM vegas.waiting
-	WHERE seq IN (SELECT seq FROM vegas.waiting ORDER BY seq LIMIT ` + strconv.Itoa(chainBatch) + `)%s
+func takeWaiting(cond string) string {
+	return `WITH d AS (DELETE FROM vegas.waiting
+	WHERE seq IN (SELECT seq FROM vegas.waiting ORDER BY seq LIMIT ` + strconv.Itoa(chainBatch) + `)` + cond + `
 	RETURNING ` + takenCols + `),
 	l AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1)
 	SELECT d.*, l.id AS last_id, l.hash AS last_hash,
 	(SELECT coalesce(max(j.number), 0) FROM vegas.journal j WHERE j.kind = d.kind) AS last_number,
 	CASE WHEN d.ref < 0 THEN (SELECT j.id FROM vegas.journal j WHERE j.seq = -d.ref) END AS ref_id
 	FROM d LEFT JOIN l ON true ORDER BY d.seq`
+}
 
+// takeAll takes what waits; takeIfHeld only when the transaction got the
+// chainer's lock (lockIfFree). Made when first asked (TestStartupInits).
 var (
-	takeAll = fmt.Sprintf(takeWaiting, "")
-	// takeIfHeld takes only when the transaction got the chainer's lock
-	// (lockIfFree).
-	takeIfHeld = fmt.Sprintf(takeWaiting, ` AND current_setting('vegas.chainer', true) = 'held'`)
+	takeAll    = sync.OnceValue(func() string { return takeWaiting("") })
+	takeIfHeld = sync.OnceValue(func() string {
+		return takeWaiting(` AND current_setting('vegas.chainer', true) = 'held'`)
+	})
 )
 
 const (
@@ -131,7 +135,7 @@ type statement struct {
 func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	for {
-		rows, err := tx.QueryContext(ctx, takeAll)
+		rows, err := tx.QueryContext(ctx, takeAll())
 		if err != nil {
 			return nil, fmt.Errorf("chain: %w", err)
 		}
@@ -527,7 +531,7 @@ func (s *sequencer) chain(ctx context.Context, r *round, taken func()) (map[int6
 			return err
 		}
 		defer conn.Release()
-		out, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, {sql: lockChainer}}, takeAll, taken)
+		out, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, {sql: lockChainer}}, takeAll(), taken)
 		return err
 	})
 	if err != nil {

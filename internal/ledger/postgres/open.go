@@ -29,7 +29,7 @@ import (
 // The PostgreSQL engine's schema: the tables, their indexes and the
 // append-only triggers; the tables declared once for every engine
 // (internal/ledger/tables) written in.
-var postgresSQL = tables.Shared.Expand(postgresText)
+var postgresSQL = sync.OnceValue(func() string { return tables.Shared.Expand(postgresText) })
 
 //go:embed postgres.sql
 var postgresText string
@@ -225,7 +225,7 @@ func create(ctx context.Context, db *sqlx.DB, dbname string, c backoffice.Creati
 		return Classify(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, postgresSQL); err != nil {
+	if _, err := tx.ExecContext(ctx, postgresSQL()); err != nil {
 		return fmt.Errorf("create the ledger's schema (connect as the database's owner): %w", Classify(err))
 	}
 	// Nobody but the owner (and a superuser) connects to the ledger's

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -204,7 +205,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		defer conn.Release()
 		pc := conn.Conn().PgConn()
 		b.db.warned.Delete(pc)
-		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld, func() { q.recorded = time.Now() }, &asyncCommit)
+		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld(), func() { q.recorded = time.Now() }, &asyncCommit)
 		if n, ok := b.db.warned.LoadAndDelete(pc); ok {
 			warned = n.(*pgconn.Notice)
 		}
@@ -432,7 +433,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 	off := pos % game.PackSize
 	var row *snapshotRow
 	err = b.db.retry(func() error {
-		rows, _ := b.db.px.Query(ctx, snapshotRead,
+		rows, _ := b.db.px.Query(ctx, snapshotRead(),
 			off*game.EncodedSize+1, game.EncodedSize, off+1, blk.ID, pos/game.PackSize, blk.TicketNumber(pos),
 			core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
 		var err error
@@ -482,8 +483,10 @@ type snapshotRow struct {
 	Replaced string        `db:"replaced"`
 }
 
-// snapshotRead is a question's read of a ticket (snapshot).
-var snapshotRead = sqlx.Rebind(sqlx.DOLLAR, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
+// snapshotRead is a question's read of a ticket (snapshot), made when
+// first asked (TestStartupInits).
+var snapshotRead = sync.OnceValue(func() string {
+	return sqlx.Rebind(sqlx.DOLLAR, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
 		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
 		(SELECT claim FROM paid WHERE ticket = ?) AS claim, g.code AS game, `+backoffice.RulesCols+`,
 		d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses, coalesce(d.locked_until, '') AS locked_until,
@@ -492,6 +495,7 @@ var snapshotRead = sqlx.Rebind(sqlx.DOLLAR, `SELECT substr(p.codes, ?, ?) AS cod
 		 OR EXISTS (SELECT FROM waiting WHERE desk = ? AND request = ? AND request <> '' AND kind IN ('claim', 'refusal', 'referral'))) AS prior,
 		coalesce((SELECT value FROM meta WHERE key = 'replaced'), '') AS replaced
 		FROM packs p LEFT JOIN games g ON g.code = ? LEFT JOIN desks d ON d.id = ? WHERE p.id = ?`)
+})
 
 // source is the Source of a search by contents on PostgreSQL: the back
 // office's tables, blocks from the backend's cache, payments waiting to be

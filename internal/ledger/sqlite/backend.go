@@ -46,7 +46,7 @@ func OpenLedger(path string, readOnly bool, c backoffice.Creation, now func() ti
 	k := Kind{AppID: ApplicationID, Schema: LedgerSchema}
 	if !readOnly {
 		k.Create = func(tx *sqlx.Tx) error {
-			if _, err := tx.Exec(vegasdesk.Schema); err != nil {
+			if _, err := tx.Exec(vegasdesk.Schema()); err != nil {
 				return fmt.Errorf("create the schema: %w", err)
 			}
 			at := time.Now()

@@ -14,7 +14,7 @@ import (
 // fewer syncs than commits, and nothing left unsynced.
 func TestGroupCommit(t *testing.T) {
 	const schema = "CREATE TABLE t (w INTEGER NOT NULL, i INTEGER NOT NULL, PRIMARY KEY (w, i)) STRICT"
-	s := NewSchema(schema, "")
+	s := NewSchema(func() string { return schema }, "")
 	digest, err := s.ExpectedDigest()
 	if err != nil {
 		t.Fatal(err)

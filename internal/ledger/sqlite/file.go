@@ -454,7 +454,8 @@ const masterQuery = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER B
 // Schema is a kind of file's schema: its SQL, the digest of sqlite_master
 // as it makes it (masterDigest), and those rows, computed once when needed.
 type Schema struct {
-	SQL string
+	// SQL makes the schema's text (when first asked: sync.OnceValue).
+	SQL func() string
 	// Digest is what a file's schema is checked against, without making
 	// the schema in memory (a third of a lookup process's time): that is
 	// done only to name what differs. TestSchemaDigests keeps it true.
@@ -465,7 +466,7 @@ type Schema struct {
 }
 
 // NewSchema is the schema that sql makes, whose sqlite_master has digest.
-func NewSchema(sql, digest string) *Schema { return &Schema{SQL: sql, Digest: digest} }
+func NewSchema(sql func() string, digest string) *Schema { return &Schema{SQL: sql, Digest: digest} }
 
 // masterDigest is the SHA-256 of rows, sqlite_master in masterQuery's
 // order: of each row, each field's length then its bytes (a NULL sql, the
@@ -507,7 +508,7 @@ func (s *Schema) expected() ([]masterRow, error) {
 			return
 		}
 		defer db.Close()
-		if _, err := db.Exec(s.SQL); err != nil {
+		if _, err := db.Exec(s.SQL()); err != nil {
 			s.err = err
 			return
 		}
