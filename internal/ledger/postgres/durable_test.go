@@ -257,3 +257,89 @@ func waitFor(t *testing.T, b *postgres.Backend, query string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A synchronous_commit of off reloaded into the server's configuration
+// while the ledger runs (ALTER SYSTEM, pg_reload_conf: the operator's
+// postgresql.conf) is raised to on as one read at connecting is: a
+// connection made while it was on (the pool's, the flusher's) keeps
+// waiting for the disk and the synchronous standbys. Before, neither
+// pinned its setting, both took the reloaded off, and with a synchronous
+// standby that never confirms a question chaining its own entry, and a
+// round's flush, answered PAID: the commit, and the flush, no longer
+// waited for anything.
+func TestPaidDurableReloadedOff(t *testing.T) {
+	ctx := context.Background()
+	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := srv.NewDatabaseFrom(t, tmpl)
+	b := open(t, srv.URL(pgtest.Owner, dbname))
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	var tickets []game.Serial
+	for prize, ws := range serials.Winners {
+		for _, w := range ws {
+			if prize < core.DefaultIdentityThreshold && prize <= 100 {
+				tickets = append(tickets, serial(t, w))
+			}
+		}
+	}
+	g1 := core.Identity{Desk: "bureau", Operator: "ann"}
+	// The pool's connection and the flusher's made, synchronous_commit on.
+	if _, err := b.Claim(ctx, tickets[0], claimOf(g1, "before"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	set := func(stmt string) {
+		t.Helper()
+		if err := srv.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (s1)'")
+	set("ALTER SYSTEM SET synchronous_commit = off")
+	set("SELECT pg_reload_conf()")
+	t.Cleanup(func() {
+		srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_commit")
+		srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_standby_names")
+		srv.Exec("postgres", "SELECT pg_reload_conf()")
+	})
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> '' AND current_setting('synchronous_commit') = 'off'")
+	time.Sleep(100 * time.Millisecond) // every backend took the reload
+
+	// Alone: the question chains its own entry, its commit the flush.
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	c, err := b.Claim(short, tickets[1], claimOf(g1, "own"), time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a claim chaining its own entry, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", c, err)
+	}
+	// A round's: the chainer's lock held while the question records.
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		short, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		c, err := b.Claim(short, tickets[2], claimOf(g1, "round"), time.Time{})
+		got <- answer{c, err}
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
+		t.Errorf("a claim chained by a round, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", a.c, a.err)
+	}
+}

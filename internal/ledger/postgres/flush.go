@@ -185,16 +185,9 @@ func (f *flusher) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
 	}
-	var sync string
-	if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+	if err := pinSynchronousCommit(ctx, c); err != nil {
 		c.Close(context.Background())
 		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
-	}
-	if sync == "off" {
-		if _, err := c.Exec(ctx, "SET synchronous_commit = on"); err != nil {
-			c.Close(context.Background())
-			return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
-		}
 	}
 	f.mu.Lock()
 	f.conn, f.live = c, true
@@ -216,4 +209,27 @@ func (f *flusher) close() {
 		f.conn.Close(context.Background())
 		f.conn, f.live = nil, false
 	}
+}
+
+// pinSynchronousCommit sets c's synchronous_commit for its session to what
+// it is now, raised to on where it is off: a setting of the session, which
+// a configuration reloaded later (ALTER SYSTEM, postgresql.conf and
+// pg_reload_conf) does not change. Left as the server's default, a
+// connection made while it was on took a reloaded off, and its commits, a
+// flush's or a question's own chain's, waited for nothing
+// (TestPaidDurableReloadedOff).
+func pinSynchronousCommit(ctx context.Context, c *pgx.Conn) error {
+	var sync string
+	if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+		return err
+	}
+	switch sync {
+	case "off":
+		sync = "on"
+	case "on", "local", "remote_write", "remote_apply":
+	default:
+		return fmt.Errorf("synchronous_commit is %q, not a value vegas-desk knows", sync)
+	}
+	_, err := c.Exec(ctx, "SET synchronous_commit = "+sync)
+	return err
 }
