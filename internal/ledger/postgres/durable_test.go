@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/postgres"
@@ -341,5 +342,97 @@ func TestPaidDurableReloadedOff(t *testing.T) {
 	hold.Rollback()
 	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
 		t.Errorf("a claim chained by a round, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", a.c, a.err)
+	}
+}
+
+// A lookup that names a payment is answered once a flush after its read
+// ended, on a read-only login too: its ticket's pack stolen, the lookup
+// records a refusal (which a read-only login does not write). Here the
+// payment, its commit's wait for the synchronous standby cancelled, and
+// the pack's theft are committed on the primary only: before, the
+// read-only login answered the ticket paid, with the payment, at once.
+func TestPaidDurableReadOnlyLookup(t *testing.T) {
+	ctx := context.Background()
+	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := srv.NewDatabaseFrom(t, tmpl)
+	url := srv.URL(pgtest.Owner, dbname)
+	b := open(t, url)
+	l, err := postgres.Open(url, true, backoffice.Creation{}, func() time.Time { return time.Time{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ro := l.(*postgres.Backend)
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	var s game.Serial
+	for prize, ws := range serials.Winners {
+		if prize < core.DefaultIdentityThreshold && prize <= 100 && len(ws) > 0 {
+			s = serial(t, ws[0])
+			break
+		}
+	}
+	g1 := core.Identity{Desk: "bureau", Operator: "ann"}
+	if _, err := ro.Lookup(ctx, s, g1, core.NoLimit, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	set := func(stmt string) {
+		t.Helper()
+		if err := srv.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (s1)'")
+	set("SELECT pg_reload_conf()")
+	t.Cleanup(func() {
+		srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_standby_names")
+		srv.Exec("postgres", "SELECT pg_reload_conf()")
+	})
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
+	// Commits waiting for the standby made local: their waits cancelled.
+	local := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			var n int
+			if err := b.DB().Get(&n, "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"); err != nil {
+				t.Fatal(err)
+			}
+			var ok bool
+			if err := b.DB().Get(&ok, what); err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("never true: %s", what)
+			}
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	c, err := b.Claim(short, s, claimOf(g1, "local"), time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Fatalf("a claim with the synchronous standby away: %+v, %v; want ErrNotDurable", c, err)
+	}
+	local("SELECT EXISTS (SELECT FROM vegas.journal WHERE request = 'local')")
+	short, cancel = context.WithTimeout(ctx, 2*time.Second)
+	err = b.MovePacks(short, core.PackMove{Game: s.Game, Block: s.Block, First: s.Position / game.PackSize, Last: s.Position / game.PackSize,
+		Move: "stolen", Reason: "test"}, core.Identity{Operator: "m"})
+	cancel()
+	t.Logf("the theft, the standby away: %v", err)
+	local(fmt.Sprintf("SELECT EXISTS (SELECT FROM vegas.pack_states WHERE pack = %d AND state = 'stolen')", s.Position/game.PackSize))
+	short, cancel = context.WithTimeout(ctx, 2*time.Second)
+	tk, err := ro.Lookup(short, s, g1, core.NoLimit, time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a read-only lookup of a stolen ticket whose payment is on the primary only: %+v, %v; want ErrNotDurable", tk, err)
 	}
 }
