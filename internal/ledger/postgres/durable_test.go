@@ -436,3 +436,45 @@ func TestPaidDurableReadOnlyLookup(t *testing.T) {
 		t.Errorf("a read-only lookup of a stolen ticket whose payment is on the primary only: %+v, %v; want ErrNotDurable", tk, err)
 	}
 }
+
+// A flush vouches only for what was committed while the connection it
+// runs on was open (flush.go: a connection made again may reach another
+// primary). A round's commit, then the flusher's connection lost and made
+// again (a failover's promoted standby), then the round's wait for a
+// flush: before, the round noted the flusher's connection when it waited,
+// after the commit, and the flush on the new connection answered the
+// round's payment PAID; the payment is unavailable.
+func TestPaidDurableFlusherReconnected(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	s := serial(t, serials.Winners[50][0])
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	b.AfterRoundCommit(func() {
+		once.Do(func() {
+			if err := b.LoseFlusherConnection(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	})
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, s, claimOf(core.Identity{Desk: "G1", Operator: "ann"}, "r"), time.Time{})
+		got <- answer{c, err}
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
+		t.Errorf("a round's payment, the flusher's connection made again after its commit: %+v, %v; want ErrNotDurable", a.c, a.err)
+	}
+}

@@ -95,15 +95,37 @@ func newFlusher(dsn string) (*flusher, error) {
 	return f, nil
 }
 
+// flushConn is the flusher's connection at a moment: a flush vouches
+// for what was committed from then on only if it runs on that same one.
+type flushConn struct {
+	gen  int
+	live bool
+}
+
+// now is the flusher's connection now.
+func (f *flusher) now() flushConn {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return flushConn{f.gen, f.live}
+}
+
 // wait returns once a flush that began after the call has ended: nil when
 // it made everything committed before it durable, else its error.
-func (f *flusher) wait(ctx context.Context) error {
+func (f *flusher) wait(ctx context.Context) error { return f.waitSince(ctx, nil) }
+
+// waitSince is wait for commits made since the flusher's connection was
+// since (nil: now), before the call: a flush on a connection made after
+// since vouches for none of them.
+func (f *flusher) waitSince(ctx context.Context, since *flushConn) error {
 	f.mu.Lock()
 	if f.next == nil {
 		f.next = &flush{done: make(chan struct{})}
 	}
 	fl := f.next
 	gen, live := f.gen, f.live
+	if since != nil {
+		gen, live = since.gen, since.live
+	}
 	if !f.running {
 		f.start()
 	}
