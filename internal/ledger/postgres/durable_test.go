@@ -478,3 +478,66 @@ func TestPaidDurableFlusherReconnected(t *testing.T) {
 		t.Errorf("a round's payment, the flusher's connection made again after its commit: %+v, %v; want ErrNotDurable", a.c, a.err)
 	}
 }
+
+// synchronous_commit off is set for a transaction only (set_config's
+// is_local), never for a pooled connection's session: after a question's
+// pipelined chain undone midway (its write raced), a question's commit
+// without its chain (the chainer's lock taken), questions recorded while
+// others are asked (one statement, its implicit transaction) and some of
+// them racing, every connection of the pool commits waiting for the disk
+// (a question alone then chains its entry durably).
+func TestPaidDurableSyncCommitScoped(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	g1 := core.Identity{Desk: "G1", Operator: "ann"}
+	w := serials.Winners[50]
+	// A chain's pipeline undone midway.
+	a := serial(t, w[0])
+	sn, err := b.Snapshot(ctx, a, g1.Desk, "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := core.DecideClaim(sn, a, claimOf(g1, ""), time.Now())
+	if _, err := b.Claim(ctx, a, claimOf(g1, "a"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(ctx, sn, &out); !errors.Is(err, postgres.ErrRaced) {
+		t.Fatalf("a stale write: %v", err)
+	}
+	// A question alone, the chainer's lock taken: its commit without it.
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Claim(ctx, serial(t, w[1]), claimOf(g1, "b"), time.Time{})
+		done <- err
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Many at once, some racing for one ticket.
+	var wg sync.WaitGroup
+	for i := range 12 {
+		s := serial(t, w[2+i%8])
+		wg.Go(func() { b.Claim(ctx, s, claimOf(g1, fmt.Sprint("m", i)), time.Time{}) })
+	}
+	wg.Wait()
+	settings, err := b.PoolSynchronousCommit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range settings {
+		if v == "off" {
+			t.Errorf("a pooled connection's synchronous_commit after the questions: %v", settings)
+			break
+		}
+	}
+	t.Logf("the pool's connections: %v", settings)
+}

@@ -68,3 +68,19 @@ func (b *Backend) LoseFlusherConnection(ctx context.Context) error {
 	}
 	return nil
 }
+
+// PoolSynchronousCommit is synchronous_commit on each idle connection of
+// the questions' pool.
+func (b *Backend) PoolSynchronousCommit(ctx context.Context) ([]string, error) {
+	var out []string
+	for _, c := range b.db.px.AcquireAllIdle(ctx) {
+		var v string
+		err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&v)
+		c.Release()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
