@@ -323,6 +323,9 @@ type sequencer struct {
 	// round took before the question waited waits for that round's end
 	// (its flush), not for a flush of its own.
 	byRound, olderByRound map[int64]*round
+	// afterCommit, when set (tests), runs between a round's commit and
+	// its wait for a flush.
+	afterCommit func()
 }
 
 // chainedIn keeps that round r chained the entries of out, once its
@@ -523,7 +526,13 @@ func (s *sequencer) start() {
 // wait for the disk holding the chainer's lock, and the next round, and
 // every question's own chain, would wait for the flush too; apart, a
 // flush serves all the questions of a round while the next one chains.
+//
+// The flusher's connection is noted before the chain: a flush on a
+// connection made again since (the last one lost: a failover may have
+// changed the primary) vouches for nothing the round committed, though
+// its wait for a flush began after.
 func (s *sequencer) chain(ctx context.Context, r *round, taken func()) (map[int64]chained, error) {
+	since := s.db.flush.now()
 	var out map[int64]chained
 	err := s.db.retry(func() error {
 		conn, err := s.db.px.Acquire(ctx)
@@ -538,7 +547,10 @@ func (s *sequencer) chain(ctx context.Context, r *round, taken func()) (map[int6
 		return nil, fmt.Errorf("journal: %w", Classify(err))
 	}
 	s.chainedIn(r, out)
-	if err := s.db.flush.wait(ctx); err != nil {
+	if s.afterCommit != nil {
+		s.afterCommit()
+	}
+	if err := s.db.flush.waitSince(ctx, &since); err != nil {
 		return nil, fmt.Errorf("journal: flush the chain: %w", err)
 	}
 	return out, nil

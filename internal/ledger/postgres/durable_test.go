@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/postgres"
@@ -256,4 +257,287 @@ func waitFor(t *testing.T, b *postgres.Backend, query string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// A synchronous_commit of off reloaded into the server's configuration
+// while the ledger runs (ALTER SYSTEM, pg_reload_conf: the operator's
+// postgresql.conf) is raised to on as one read at connecting is: a
+// connection made while it was on (the pool's, the flusher's) keeps
+// waiting for the disk and the synchronous standbys. Before, neither
+// pinned its setting, both took the reloaded off, and with a synchronous
+// standby that never confirms a question chaining its own entry, and a
+// round's flush, answered PAID: the commit, and the flush, no longer
+// waited for anything.
+func TestPaidDurableReloadedOff(t *testing.T) {
+	ctx := context.Background()
+	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := srv.NewDatabaseFrom(t, tmpl)
+	b := open(t, srv.URL(pgtest.Owner, dbname))
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	var tickets []game.Serial
+	for prize, ws := range serials.Winners {
+		for _, w := range ws {
+			if prize < core.DefaultIdentityThreshold && prize <= 100 {
+				tickets = append(tickets, serial(t, w))
+			}
+		}
+	}
+	g1 := core.Identity{Desk: "bureau", Operator: "ann"}
+	// The pool's connection and the flusher's made, synchronous_commit on.
+	if _, err := b.Claim(ctx, tickets[0], claimOf(g1, "before"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	set := func(stmt string) {
+		t.Helper()
+		if err := srv.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (s1)'")
+	set("ALTER SYSTEM SET synchronous_commit = off")
+	set("SELECT pg_reload_conf()")
+	t.Cleanup(func() {
+		srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_commit")
+		srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_standby_names")
+		srv.Exec("postgres", "SELECT pg_reload_conf()")
+	})
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> '' AND current_setting('synchronous_commit') = 'off'")
+	time.Sleep(100 * time.Millisecond) // every backend took the reload
+
+	// Alone: the question chains its own entry, its commit the flush.
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	c, err := b.Claim(short, tickets[1], claimOf(g1, "own"), time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a claim chaining its own entry, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", c, err)
+	}
+	// A round's: the chainer's lock held while the question records.
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		short, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		c, err := b.Claim(short, tickets[2], claimOf(g1, "round"), time.Time{})
+		got <- answer{c, err}
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
+		t.Errorf("a claim chained by a round, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", a.c, a.err)
+	}
+}
+
+// A lookup that names a payment is answered once a flush after its read
+// ended, on a read-only login too: its ticket's pack stolen, the lookup
+// records a refusal (which a read-only login does not write). Here the
+// payment, its commit's wait for the synchronous standby cancelled, and
+// the pack's theft are committed on the primary only: before, the
+// read-only login answered the ticket paid, with the payment, at once.
+func TestPaidDurableReadOnlyLookup(t *testing.T) {
+	ctx := context.Background()
+	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := srv.NewDatabaseFrom(t, tmpl)
+	url := srv.URL(pgtest.Owner, dbname)
+	b := open(t, url)
+	l, err := postgres.Open(url, true, backoffice.Creation{}, func() time.Time { return time.Time{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ro := l.(*postgres.Backend)
+	serials := ledgertest.SerialsOf(t, ledgertest.Block)
+	var s game.Serial
+	for prize, ws := range serials.Winners {
+		if prize < core.DefaultIdentityThreshold && prize <= 100 && len(ws) > 0 {
+			s = serial(t, ws[0])
+			break
+		}
+	}
+	g1 := core.Identity{Desk: "bureau", Operator: "ann"}
+	if _, err := ro.Lookup(ctx, s, g1, core.NoLimit, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	set := func(stmt string) {
+		t.Helper()
+		if err := srv.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (s1)'")
+	set("SELECT pg_reload_conf()")
+	t.Cleanup(func() {
+		srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_standby_names")
+		srv.Exec("postgres", "SELECT pg_reload_conf()")
+	})
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
+	// Commits waiting for the standby made local: their waits cancelled.
+	local := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			var n int
+			if err := b.DB().Get(&n, "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"); err != nil {
+				t.Fatal(err)
+			}
+			var ok bool
+			if err := b.DB().Get(&ok, what); err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("never true: %s", what)
+			}
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	c, err := b.Claim(short, s, claimOf(g1, "local"), time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Fatalf("a claim with the synchronous standby away: %+v, %v; want ErrNotDurable", c, err)
+	}
+	local("SELECT EXISTS (SELECT FROM vegas.journal WHERE request = 'local')")
+	short, cancel = context.WithTimeout(ctx, 2*time.Second)
+	err = b.MovePacks(short, core.PackMove{Game: s.Game, Block: s.Block, First: s.Position / game.PackSize, Last: s.Position / game.PackSize,
+		Move: "stolen", Reason: "test"}, core.Identity{Operator: "m"})
+	cancel()
+	t.Logf("the theft, the standby away: %v", err)
+	local(fmt.Sprintf("SELECT EXISTS (SELECT FROM vegas.pack_states WHERE pack = %d AND state = 'stolen')", s.Position/game.PackSize))
+	short, cancel = context.WithTimeout(ctx, 2*time.Second)
+	tk, err := ro.Lookup(short, s, g1, core.NoLimit, time.Time{})
+	cancel()
+	if !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a read-only lookup of a stolen ticket whose payment is on the primary only: %+v, %v; want ErrNotDurable", tk, err)
+	}
+}
+
+// A flush vouches only for what was committed while the connection it
+// runs on was open (flush.go: a connection made again may reach another
+// primary). A round's commit, then the flusher's connection lost and made
+// again (a failover's promoted standby), then the round's wait for a
+// flush: before, the round noted the flusher's connection when it waited,
+// after the commit, and the flush on the new connection answered the
+// round's payment PAID; the payment is unavailable.
+func TestPaidDurableFlusherReconnected(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	s := serial(t, serials.Winners[50][0])
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	b.AfterRoundCommit(func() {
+		once.Do(func() {
+			if err := b.LoseFlusherConnection(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	})
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, s, claimOf(core.Identity{Desk: "G1", Operator: "ann"}, "r"), time.Time{})
+		got <- answer{c, err}
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
+		t.Errorf("a round's payment, the flusher's connection made again after its commit: %+v, %v; want ErrNotDurable", a.c, a.err)
+	}
+}
+
+// synchronous_commit off is set for a transaction only (set_config's
+// is_local), never for a pooled connection's session: after a question's
+// pipelined chain undone midway (its write raced), a question's commit
+// without its chain (the chainer's lock taken), questions recorded while
+// others are asked (one statement, its implicit transaction) and some of
+// them racing, every connection of the pool commits waiting for the disk
+// (a question alone then chains its entry durably).
+func TestPaidDurableSyncCommitScoped(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	g1 := core.Identity{Desk: "G1", Operator: "ann"}
+	w := serials.Winners[50]
+	// A chain's pipeline undone midway.
+	a := serial(t, w[0])
+	sn, err := b.Snapshot(ctx, a, g1.Desk, "", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := core.DecideClaim(sn, a, claimOf(g1, ""), time.Now())
+	if _, err := b.Claim(ctx, a, claimOf(g1, "a"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(ctx, sn, &out); !errors.Is(err, postgres.ErrRaced) {
+		t.Fatalf("a stale write: %v", err)
+	}
+	// A question alone, the chainer's lock taken: its commit without it.
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Claim(ctx, serial(t, w[1]), claimOf(g1, "b"), time.Time{})
+		done <- err
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Many at once, some racing for one ticket.
+	var wg sync.WaitGroup
+	for i := range 12 {
+		s := serial(t, w[2+i%8])
+		wg.Go(func() { b.Claim(ctx, s, claimOf(g1, fmt.Sprint("m", i)), time.Time{}) })
+	}
+	wg.Wait()
+	settings, err := b.PoolSynchronousCommit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range settings {
+		if v == "off" {
+			t.Errorf("a pooled connection's synchronous_commit after the questions: %v", settings)
+			break
+		}
+	}
+	t.Logf("the pool's connections: %v", settings)
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"vegas-desk/internal/game"
@@ -45,4 +46,41 @@ func (b *Backend) Write(ctx context.Context, sn *core.Snapshot, out *core.Outcom
 		err = b.recorded(ctx, q, out.Record)
 	}
 	return err
+}
+
+// AfterRoundCommit sets what runs between a round's commit and its wait
+// for a flush.
+func (b *Backend) AfterRoundCommit(f func()) { b.seq.afterCommit = f }
+
+// LoseFlusherConnection ends the flusher's connection on the server and
+// runs a flush, which fails and makes it again (as after a failover).
+func (b *Backend) LoseFlusherConnection(ctx context.Context) error {
+	f := b.db.flush
+	f.mu.Lock()
+	pid := f.conn.PgConn().PID()
+	f.mu.Unlock()
+	if _, err := b.db.ExecContext(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		return err
+	}
+	f.wait(ctx) // fails: the connection lost, made again
+	if f.now().gen < 2 {
+		return fmt.Errorf("the flusher's connection not made again")
+	}
+	return nil
+}
+
+// PoolSynchronousCommit is synchronous_commit on each idle connection of
+// the questions' pool.
+func (b *Backend) PoolSynchronousCommit(ctx context.Context) ([]string, error) {
+	var out []string
+	for _, c := range b.db.px.AcquireAllIdle(ctx) {
+		var v string
+		err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&v)
+		c.Release()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -95,15 +95,37 @@ func newFlusher(dsn string) (*flusher, error) {
 	return f, nil
 }
 
+// flushConn is the flusher's connection at a moment: a flush vouches
+// for what was committed from then on only if it runs on that same one.
+type flushConn struct {
+	gen  int
+	live bool
+}
+
+// now is the flusher's connection now.
+func (f *flusher) now() flushConn {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return flushConn{f.gen, f.live}
+}
+
 // wait returns once a flush that began after the call has ended: nil when
 // it made everything committed before it durable, else its error.
-func (f *flusher) wait(ctx context.Context) error {
+func (f *flusher) wait(ctx context.Context) error { return f.waitSince(ctx, nil) }
+
+// waitSince is wait for commits made since the flusher's connection was
+// since (nil: now), before the call: a flush on a connection made after
+// since vouches for none of them.
+func (f *flusher) waitSince(ctx context.Context, since *flushConn) error {
 	f.mu.Lock()
 	if f.next == nil {
 		f.next = &flush{done: make(chan struct{})}
 	}
 	fl := f.next
 	gen, live := f.gen, f.live
+	if since != nil {
+		gen, live = since.gen, since.live
+	}
 	if !f.running {
 		f.start()
 	}
@@ -185,16 +207,9 @@ func (f *flusher) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
 	}
-	var sync string
-	if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+	if err := pinSynchronousCommit(ctx, c); err != nil {
 		c.Close(context.Background())
 		return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
-	}
-	if sync == "off" {
-		if _, err := c.Exec(ctx, "SET synchronous_commit = on"); err != nil {
-			c.Close(context.Background())
-			return fmt.Errorf("%w: flush: %w", core.ErrNotDurable, Classify(err))
-		}
 	}
 	f.mu.Lock()
 	f.conn, f.live = c, true
@@ -216,4 +231,27 @@ func (f *flusher) close() {
 		f.conn.Close(context.Background())
 		f.conn, f.live = nil, false
 	}
+}
+
+// pinSynchronousCommit sets c's synchronous_commit for its session to what
+// it is now, raised to on where it is off: a setting of the session, which
+// a configuration reloaded later (ALTER SYSTEM, postgresql.conf and
+// pg_reload_conf) does not change. Left as the server's default, a
+// connection made while it was on took a reloaded off, and its commits, a
+// flush's or a question's own chain's, waited for nothing
+// (TestPaidDurableReloadedOff).
+func pinSynchronousCommit(ctx context.Context, c *pgx.Conn) error {
+	var sync string
+	if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
+		return err
+	}
+	switch sync {
+	case "off":
+		sync = "on"
+	case "on", "local", "remote_write", "remote_apply":
+	default:
+		return fmt.Errorf("synchronous_commit is %q, not a value vegas-desk knows", sync)
+	}
+	_, err := c.Exec(ctx, "SET synchronous_commit = "+sync)
+	return err
 }

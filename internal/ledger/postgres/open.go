@@ -19,7 +19,6 @@ import (
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/tables"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -151,18 +150,9 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 		}
 	}
 	// A question's commit that chains waits for the disk (writeOutcome):
-	// at least on, as the flusher's (flush.go).
-	pcfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		var sync string
-		if err := c.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync); err != nil {
-			return err
-		}
-		if sync == "off" {
-			_, err := c.Exec(ctx, "SET synchronous_commit = on")
-			return err
-		}
-		return nil
-	}
+	// at least on, as the flusher's, and kept so for the session, a reload
+	// of the configuration notwithstanding (flush.go).
+	pcfg.AfterConnect = pinSynchronousCommit
 	px, err = pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return fail(err)

@@ -98,10 +98,16 @@ func (p questions) Read(ctx context.Context, q *core.Question) (*core.Snapshot, 
 }
 
 // Write writes out (unless the login is read-only), and waits for its
-// entry to be chained and flushed.
+// entry to be chained and flushed. A read-only login writes nothing, and
+// its answer that names a payment (a lookup of a stolen ticket paid)
+// waits for a flush, as one that records nothing does (core.Ask): its
+// record's flush is none.
 func (p questions) Write(ctx context.Context, _ *core.Question, _ core.Held, sn *core.Snapshot, out *core.Outcome) error {
 	b := p.b
 	if b.ReadOnly {
+		if sn.ShowsPayment() {
+			return p.Durable(ctx)
+		}
 		return nil
 	}
 	w, err := b.writeOutcome(ctx, sn, out)
