@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/tables"
@@ -13,6 +14,10 @@ import (
 // journalInsert is the head of the one INSERT of vegas.journal: its
 // declared columns (tables.Journal, with seq).
 var journalInsert = "INSERT INTO vegas.journal (" + tables.Shared.Cols(tables.Journal) + ") VALUES "
+
+// journalCols is the number of vegas.journal's columns (seq with them),
+// counted once.
+var journalCols = sync.OnceValue(func() int { return len(tables.Shared.Columns(tables.Journal)) })
 
 // appendBatch bounds the entries one INSERT writes (22 parameters each:
 // PostgreSQL takes at most 65,535 a statement).
@@ -36,7 +41,7 @@ func insertEntries(ctx context.Context, q core.Querier, ens []*core.Entry, seqs 
 // insertEntries), as few as appendBatch allows.
 func insertStatements(ens []*core.Entry, seqs []int64) []statement {
 	var out []statement
-	cols := len(tables.Shared.Columns(tables.Journal))
+	cols := journalCols()
 	for start := 0; start < len(ens); start += appendBatch {
 		chunk := ens[start:min(start+appendBatch, len(ens))]
 		var b strings.Builder

@@ -322,7 +322,7 @@ func writeStatement(sn *core.Snapshot, out *core.Outcome, count *core.Lock, lock
 			stmt += ", "
 		}
 		var name, docType, docNumber sql.NullString
-		if w := out.Winner; r == e && out.Pay && w.Given() {
+		if w := out.Winner; r == e && out.Pay && w != nil { // a decision gives a winner only when one is given
 			name, docType, docNumber = sql.NullString{String: w.Name, Valid: true}, sql.NullString{String: w.DocType, Valid: true},
 				sql.NullString{String: w.DocNumber, Valid: true}
 		}
