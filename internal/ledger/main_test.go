@@ -272,7 +272,7 @@ func lastEntry(tb testing.TB, l *Ledger) int64 {
 // journalOnly is Verify without reading the blocks' tickets again: the
 // journal's chain, each entry against what it names, the state it leads to
 // against the kept tables, and the storage classes. The tests of the
-// journal use it; TestVerifyFixture, TestTamper, one kill point and the
+// journal use it; TestGenerateAndVerify, TestTamper, one kill point and the
 // copy test verify the tickets too.
 func journalOnly(l *Ledger) (VerifyReport, error) {
 	if l.Kind() == "counter" {
