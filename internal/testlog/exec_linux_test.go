@@ -37,11 +37,18 @@ func capture(t *testing.T, f func()) string {
 // shell has exited.
 func TestExecCPU(t *testing.T) {
 	const busy = `i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done`
-	one := exec.Command("sh", "-c", busy)
-	if err := one.Run(); err != nil {
-		t.Fatal(err)
+	// One loop's CPU, the least of three: on a shared machine a loop's
+	// CPU time varies by half (make test's other packages beside it).
+	loop := 0.0
+	for i := range 3 {
+		one := exec.Command("sh", "-c", busy)
+		if err := one.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if c := (one.ProcessState.UserTime() + one.ProcessState.SystemTime()).Seconds(); i == 0 || c < loop {
+			loop = c
+		}
 	}
-	loop := (one.ProcessState.UserTime() + one.ProcessState.SystemTime()).Seconds()
 	script := `echo "=== RUN   TestA"; sh -c '` + busy + `'; echo "=== RUN   TestA/sub"; printf '\026=== RUN   TestB\n'; (sh -c '` + busy + `' &) ; exit 3`
 	var code int
 	start := time.Now()
