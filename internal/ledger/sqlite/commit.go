@@ -49,11 +49,12 @@ const (
 // unless the durability benchmark changes it to measure the others.
 var CommitSync = GroupSync
 
-// writerConns is how many connections a file's writer holds: one writes
-// at a time (the file's write lock, taken first in the process), the
-// others wait for their commit's sync.
+// writerConns is how many connections a file's writer's pool holds: one
+// writes at a time (the file's write lock, taken first in the process),
+// the others wait for their commit's sync. Their transactions all run on
+// one SQLite connection of the writer's (sharedTx), which no transaction
+// holds while it waits for its sync.
 const writerConns = 8
-
 // openWriter opens the pool of a file's writer on the file at path with
 // the DSN parameters params (synchronous added, as CommitSync says).
 func openWriter(path string, params []string) (*sqlx.DB, *groupSync, error) {
@@ -88,6 +89,7 @@ type groupSync struct {
 	committed, synced uint64 // commits counted, and synced, so far
 	syncs             int    // syncs run
 	syncing           bool
+	shared sharedTx // the writer's transactions' connection
 	// err is the first failed sync's: every commit after it fails too,
 	// and no write begins (after a failed fsync the kernel may have
 	// dropped the pages it could not write, and a later fsync succeed
@@ -175,13 +177,51 @@ func syncFile(path string) error {
 	return errors.Join(f.Sync(), f.Close())
 }
 
-// connector opens a writer's connections.
+// connector opens a writer's connections: each a connection of its own,
+// for what runs outside a transaction, and the writer's one transaction
+// connection (sharedTx), shared.
 type connector struct {
 	driver.Connector
 	g *groupSync
 }
 
+// sharedTx is the SQLite connection every write transaction of a file's
+// writer runs on, one at a time (the turn), whichever connection of the
+// pool began it (issue 38). SQLite empties a connection's page cache
+// whenever another connection of the file wrote since its last
+// transaction: with a transaction on each of the pool's connections in
+// turn (the others waiting for their sync), each began by reading again,
+// from the file, the pages the one before had just read (14 % of a
+// claim's processor time at 16 counters); on one connection they stay.
+// It is opened with the pool's first connection and closed with its
+// last.
+type sharedTx struct {
+	mu   sync.Mutex
+	conn *cachedConn
+	refs int
+}
+
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	own, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &c.g.shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		if s.conn, err = c.connect(ctx); err != nil {
+			own.Close()
+			return nil, err
+		}
+	}
+	s.refs++
+	return &writerConn{innerConn: own, g: c.g, tx: s.conn}, nil
+}
+
+// connect opens a SQLite connection whose statements are prepared once
+// (stmtcache.go).
+func (c *connector) connect(ctx context.Context) (*cachedConn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -191,7 +231,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the SQLite driver's connection %T lacks a method", conn)
 	}
-	return &writerConn{innerConn: withStmtCache(inner), g: c.g}, nil // its statements prepared once (stmtcache.go)
+	return withStmtCache(inner), nil
 }
 
 // innerConn is what database/sql uses of the driver's connection.
@@ -206,11 +246,54 @@ type innerConn interface {
 	driver.Validator
 }
 
-// writerConn is a writer's connection: its transactions take the turn,
-// and their commits wait for their sync.
+// writerConn is a connection of a writer's pool: its transactions take
+// the turn and run on the writer's transaction connection (tx, sharedTx),
+// and their commits wait for their sync; what it runs outside a
+// transaction runs on its own connection (innerConn). database/sql calls
+// a connection's methods one at a time.
 type writerConn struct {
 	innerConn
-	g *groupSync
+	g    *groupSync
+	tx   *cachedConn
+	inTx bool // from BeginTx to Commit or Rollback: its statements run on tx
+}
+
+// on is the connection c's statements run on now.
+func (c *writerConn) on() innerConn {
+	if c.inTx {
+		return c.tx
+	}
+	return c.innerConn
+}
+
+func (c *writerConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.on().QueryContext(ctx, query, args)
+}
+
+func (c *writerConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.on().ExecContext(ctx, query, args)
+}
+
+func (c *writerConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.on().PrepareContext(ctx, query)
+}
+
+func (c *writerConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// Close closes c's own connection, and the writer's transaction
+// connection with the pool's last.
+func (c *writerConn) Close() error {
+	err := c.innerConn.Close()
+	s := &c.g.shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refs--; s.refs == 0 && s.conn != nil {
+		err = errors.Join(err, s.conn.Close())
+		s.conn = nil
+	}
+	return err
 }
 
 func (c *writerConn) Begin() (driver.Tx, error) {
@@ -226,41 +309,50 @@ func (c *writerConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	tx, err := c.innerConn.BeginTx(ctx, opts)
+	tx, err := c.tx.BeginTx(ctx, opts)
 	if err != nil {
 		<-c.g.turn
 		return nil, err
 	}
-	return &writerTx{Tx: tx, g: c.g}, nil
+	c.inTx = true
+	return &writerTx{Tx: tx, c: c}, nil
 }
 
 // writerTx is a write transaction holding the turn. database/sql calls
-// its Commit or its Rollback, once.
+// its Commit or its Rollback, once, its rows closed.
 type writerTx struct {
 	driver.Tx
-	g *groupSync
+	c *writerConn
+}
+
+// end ends the transaction on the writer's transaction connection: the
+// next may begin there.
+func (t *writerTx) end() {
+	t.c.inTx = false
+	<-t.c.g.turn
 }
 
 func (t *writerTx) Commit() error {
+	g := t.c.g
 	err := t.Tx.Commit()
-	t.g.mu.Lock()
-	t.g.committed++
-	n := t.g.committed
-	if err != nil && t.g.err == nil && errors.Is(diskFailed(err), core.ErrNotDurable) {
+	g.mu.Lock()
+	g.committed++
+	n := g.committed
+	if err != nil && g.err == nil && errors.Is(diskFailed(err), core.ErrNotDurable) {
 		// SQLite's own sync (a WAL restarted, a checkpoint) or write
 		// failed: as one of ours.
-		t.g.err = notDurable(t.g.wal, err)
+		g.err = notDurable(g.wal, err)
 	}
-	t.g.mu.Unlock()
-	<-t.g.turn
-	if err != nil || t.g.mode != GroupSync {
+	g.mu.Unlock()
+	t.end()
+	if err != nil || g.mode != GroupSync {
 		return err
 	}
-	return t.g.wait(n)
+	return g.wait(n)
 }
 
 func (t *writerTx) Rollback() error {
 	err := t.Tx.Rollback()
-	<-t.g.turn
+	t.end()
 	return err
 }
