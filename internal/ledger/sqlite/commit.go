@@ -55,6 +55,7 @@ var CommitSync = GroupSync
 // one SQLite connection of the writer's (sharedTx), which no transaction
 // holds while it waits for its sync.
 const writerConns = 8
+
 // openWriter opens the pool of a file's writer on the file at path with
 // the DSN parameters params (synchronous added, as CommitSync says).
 func openWriter(path string, params []string) (*sqlx.DB, *groupSync, error) {
@@ -89,7 +90,7 @@ type groupSync struct {
 	committed, synced uint64 // commits counted, and synced, so far
 	syncs             int    // syncs run
 	syncing           bool
-	shared sharedTx // the writer's transactions' connection
+	shared            sharedTx // the writer's transactions' connection
 	// err is the first failed sync's: every commit after it fails too,
 	// and no write begins (after a failed fsync the kernel may have
 	// dropped the pages it could not write, and a later fsync succeed
