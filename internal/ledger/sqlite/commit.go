@@ -194,8 +194,8 @@ type connector struct {
 // turn (the others waiting for their sync), each began by reading again,
 // from the file, the pages the one before had just read (14 % of a
 // claim's processor time at 16 counters); on one connection they stay.
-// It is opened with the pool's first connection and closed with its
-// last.
+// It is opened with the writer's first transaction and closed with the
+// pool's last connection.
 type sharedTx struct {
 	mu   sync.Mutex
 	conn *cachedConn
@@ -209,15 +209,24 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	s := &c.g.shared
 	s.mu.Lock()
+	s.refs++
+	s.mu.Unlock()
+	return &writerConn{innerConn: own, g: c.g, connector: c}, nil
+}
+
+// get is the writer's transaction connection, opened with the first
+// transaction (a command that only reads opens none).
+func (s *sharedTx) get(ctx context.Context, c *connector) (*cachedConn, error) {
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
-		if s.conn, err = c.connect(ctx); err != nil {
-			own.Close()
+		conn, err := c.connect(ctx)
+		if err != nil {
 			return nil, err
 		}
+		s.conn = conn
 	}
-	s.refs++
-	return &writerConn{innerConn: own, g: c.g, tx: s.conn}, nil
+	return s.conn, nil
 }
 
 // connect opens a SQLite connection whose statements are prepared once
@@ -254,9 +263,10 @@ type innerConn interface {
 // a connection's methods one at a time.
 type writerConn struct {
 	innerConn
-	g    *groupSync
-	tx   *cachedConn
-	inTx bool // from BeginTx to Commit or Rollback: its statements run on tx
+	g         *groupSync
+	connector *connector
+	tx        *cachedConn // the writer's transaction connection, while inTx
+	inTx      bool        // from BeginTx to Commit or Rollback: its statements run on tx
 }
 
 // on is the connection c's statements run on now.
@@ -310,12 +320,17 @@ func (c *writerConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	tx, err := c.tx.BeginTx(ctx, opts)
+	shared, err := c.g.shared.get(ctx, c.connector)
 	if err != nil {
 		<-c.g.turn
 		return nil, err
 	}
-	c.inTx = true
+	tx, err := shared.BeginTx(ctx, opts)
+	if err != nil {
+		<-c.g.turn
+		return nil, err
+	}
+	c.tx, c.inTx = shared, true
 	return &writerTx{Tx: tx, c: c}, nil
 }
 
@@ -329,7 +344,7 @@ type writerTx struct {
 // end ends the transaction on the writer's transaction connection: the
 // next may begin there.
 func (t *writerTx) end() {
-	t.c.inTx = false
+	t.c.tx, t.c.inTx = nil, false
 	<-t.c.g.turn
 }
 
