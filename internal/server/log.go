@@ -176,8 +176,13 @@ func (s *Server) record(ctx context.Context, out outcome) {
 	case out.code != "":
 		level, msg = slog.LevelWarn, "refused"
 	}
-	if s.log.Enabled(ctx, level) { // (no line made for no log)
-		s.log.LogAttrs(ctx, level, msg, out.attrs()...)
+	if h := s.log.Handler(); h.Enabled(ctx, level) { // (no line made for no log)
+		// The record made here, without the caller's frame that
+		// Logger.LogAttrs looks up for every line (no handler of serve's
+		// prints it).
+		r := slog.NewRecord(time.Now(), level, msg, 0)
+		r.AddAttrs(out.attrs()...)
+		h.Handle(ctx, r)
 	}
 	if !out.until.IsZero() && s.lockedOut(out.desk, out.until) {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "desk locked out", slog.String("desk", out.desk), slog.Time("until", out.until),
