@@ -91,6 +91,7 @@ type groupSync struct {
 	syncs             int    // syncs run
 	syncing           bool
 	shared            sharedTx // the writer's transactions' connection
+	walFile           kept     // the WAL, kept open for its syncs
 	// err is the first failed sync's: every commit after it fails too,
 	// and no write begins (after a failed fsync the kernel may have
 	// dropped the pages it could not write, and a later fsync succeed
@@ -150,7 +151,7 @@ func (g *groupSync) wait(n uint64) error {
 		g.syncing = true
 		upTo := g.committed
 		g.mu.Unlock()
-		err := syncFile(g.wal)
+		err := g.walFile.sync(g.wal)
 		g.mu.Lock()
 		g.syncing = false
 		g.syncs++
@@ -176,6 +177,66 @@ func syncFile(path string) error {
 		return err
 	}
 	return errors.Join(f.Sync(), f.Close())
+}
+
+// kept is a file kept open for its syncs (the WAL's: a sync for every
+// commit, and an open and a close of the file each time were a third of
+// the system calls of a commit's sync), and what it is, so that a file
+// removed and made again at its path (a WAL checkpointed and removed when
+// the last connection closed) is opened again. Its syncs run one at a
+// time (groupSync.syncing).
+type kept struct {
+	mu sync.Mutex
+	f  *os.File
+	fi os.FileInfo
+}
+
+// sync fsyncs the file at path, kept open from one sync to the next; a
+// file that is not there has nothing to sync.
+func (k *kept) sync(path string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		k.closeLocked()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if k.f == nil || !os.SameFile(k.fi, fi) {
+		k.closeLocked()
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if k.fi, err = f.Stat(); err != nil {
+			f.Close()
+			return err
+		}
+		k.f = f
+	}
+	if err := k.f.Sync(); err != nil {
+		k.closeLocked()
+		return err
+	}
+	return nil
+}
+
+func (k *kept) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.closeLocked()
+}
+
+func (k *kept) closeLocked() {
+	if k.f != nil {
+		k.f.Close()
+		k.f, k.fi = nil, nil
+	}
 }
 
 // connector opens a writer's connections: each a connection of its own,
@@ -293,14 +354,20 @@ func (c *writerConn) Prepare(query string) (driver.Stmt, error) {
 	return c.PrepareContext(context.Background(), query)
 }
 
-// Close closes c's own connection, and the writer's transaction
-// connection with the pool's last.
+// Close closes c's own connection, and with the pool's last the WAL kept
+// open for its syncs, then the writer's transaction connection (the last
+// connection of the process to the file removes the WAL, which a file
+// still open may keep from going on some systems).
 func (c *writerConn) Close() error {
-	err := c.innerConn.Close()
 	s := &c.g.shared
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.refs--; s.refs == 0 && s.conn != nil {
+	s.refs--
+	if s.refs == 0 {
+		c.g.walFile.close()
+	}
+	err := c.innerConn.Close()
+	if s.refs == 0 && s.conn != nil {
 		err = errors.Join(err, s.conn.Close())
 		s.conn = nil
 	}

@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -185,4 +187,59 @@ func TestWriterKeepsItsCache(t *testing.T) {
 	} else {
 		t.Logf("%d transactions read %d pages from the file", writers*txs, n)
 	}
+}
+
+// The WAL kept open for its syncs is the file at its path when it syncs:
+// a WAL removed (checkpointed and removed by the file's last connection)
+// is not synced in its place, and one made again, or put there, is opened
+// and synced, not the removed one still open.
+func TestKeptFollowsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "l.db-wal")
+	var k kept
+	defer k.close()
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncs := func(what string) {
+		t.Helper()
+		if err := k.sync(path); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			if k.f != nil {
+				t.Fatalf("%s: the file is gone, and one is kept open", what)
+			}
+		case err != nil:
+			t.Fatal(err)
+		case k.f == nil:
+			t.Fatalf("%s: nothing kept", what)
+		default:
+			kf, err := k.f.Stat()
+			if err != nil || !os.SameFile(kf, fi) {
+				t.Fatalf("%s: the file kept is not the file at its path (%v)", what, err)
+			}
+		}
+	}
+	syncs("no file")
+	write(path, "one")
+	syncs("a file")
+	syncs("the same file again")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	syncs("the file removed")
+	write(path, "two")
+	syncs("a file made again")
+	other := filepath.Join(dir, "other")
+	write(other, "three")
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	syncs("a file put there")
 }
