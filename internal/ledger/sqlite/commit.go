@@ -328,14 +328,7 @@ type writerConn struct {
 	connector *connector
 	tx        *cachedConn // the writer's transaction connection, while inTx
 	inTx      bool        // from BeginTx to Commit or Rollback: its statements run on tx
-}
-
-// on is the connection c's statements run on now.
-func (c *writerConn) on() innerConn {
-	if c.inTx {
-		return c.tx
-	}
-	return c.innerConn
+	stmts     []*txStmt   // prepared in the transaction
 }
 
 func (c *writerConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -371,8 +364,53 @@ func (c atStart) Done() <-chan struct{} {
 	return nil
 }
 
+// PrepareContext prepares a statement on c's own connection, or in a
+// transaction on the writer's transaction connection, where it is closed
+// as the transaction ends (txStmt).
 func (c *writerConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.on().PrepareContext(ctx, query)
+	if !c.inTx {
+		return c.innerConn.PrepareContext(ctx, query)
+	}
+	st, err := c.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s := &txStmt{Stmt: st}
+	c.stmts = append(c.stmts, s)
+	return s, nil
+}
+
+// txStmt is a statement prepared in a write transaction, on the writer's
+// transaction connection: closed as its transaction ends, before the next
+// may begin there (database/sql closes a transaction's statements after
+// its Commit or Rollback returns, which would close it on a connection
+// that another transaction may be using then). Its statements run as the
+// transaction's (atStart).
+type txStmt struct {
+	driver.Stmt
+	closed bool
+}
+
+func (s *txStmt) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.Stmt.Close()
+}
+
+func (s *txStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if s.closed {
+		return nil, driver.ErrBadConn
+	}
+	return s.Stmt.(driver.StmtExecContext).ExecContext(atStart{ctx}, args)
+}
+
+func (s *txStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if s.closed {
+		return nil, driver.ErrBadConn
+	}
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(atStart{ctx}, args)
 }
 
 func (c *writerConn) Prepare(query string) (driver.Stmt, error) {
@@ -440,7 +478,10 @@ type writerTx struct{ c *writerConn }
 // end ends the transaction on the writer's transaction connection: the
 // next may begin there.
 func (t *writerTx) end() {
-	t.c.tx, t.c.inTx = nil, false
+	for _, s := range t.c.stmts {
+		s.Close()
+	}
+	t.c.tx, t.c.inTx, t.c.stmts = nil, false, nil
 	<-t.c.g.turn
 }
 
