@@ -93,9 +93,9 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		// Before the signal watcher starts its thread and goroutines.
 		oneTicket()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
 	c.ctx = ctx
+	stop := func() {}
+	defer func() { stop() }()
 	c.translateHelp(root)
 	c.cobraWords(root)
 	root.SetArgs(goFlags(args))
@@ -105,7 +105,19 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	ran := false
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		ran = true
-		return checkDB(c.db)
+		if err := checkDB(c.db); err != nil {
+			return err
+		}
+		// Once the flags are read: whether the command waits on anything
+		// Ctrl-C should end depends on --db and --server.
+		watch := c.watchesCtrlC(cmd)
+		if testWatched != nil {
+			testWatched(watch)
+		}
+		if watch {
+			c.ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
+		}
+		return nil
 	}
 	err := root.ExecuteContext(ctx)
 	if err != nil && !ran {
@@ -119,6 +131,23 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	return c.fail(err)
 }
+
+// watchesCtrlC says whether cmd's run watches for Ctrl-C, which then ends
+// its context (a statement interrupted, a transaction rolled back, a
+// server's answer no longer awaited, the command's own message). A lookup
+// on a ledger file does not: it reads in a millisecond, without its
+// context (lookupSerial), and writes nothing but the record of a refused
+// lookup, one SQLite transaction that an interrupted process leaves
+// unwritten whole. The watcher is a goroutine and two threads more
+// (os/signal's, and the one it locks) in a process of a few milliseconds
+// (issue 38). TestCtrlCWatched.
+func (c *cli) watchesCtrlC(cmd *cobra.Command) bool {
+	return cmd.Name() != "lookup" || cmd.Parent() != cmd.Root() || c.server != "" || ledger.IsURL(c.db) || ledger.IsWebAddress(c.db)
+}
+
+// testWatched, set by the tests only, hears whether the command that runs
+// watches for Ctrl-C.
+var testWatched func(bool)
 
 // goFlags rewrites the flags written as Go's flag package took them
 // before cobra, -name, as --name: scripts written so go on working. A
