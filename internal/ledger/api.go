@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/mrz"
 )
@@ -146,7 +147,7 @@ var (
 	MaskSerial           = core.MaskSerial
 	DefaultIdentity      = core.DefaultIdentity
 	NewRequestID         = core.NewRequestID
-	PublicSerial         = core.PublicSerial
+	PublicSerial         = game.PublicSerial
 	PackMoveFrom         = core.PackMoveFrom
 	ParseCertificate     = core.ParseCertificate
 	CheckDrawing         = core.CheckDrawing

@@ -35,7 +35,7 @@ func TestRetryOnTheClientOnly(t *testing.T) {
 		"a file":                        {Kind: "back-office"},
 	} {
 		st := &unreachable{}
-		l := &Ledger{q: core.Local{Storage: st}, info: info}
+		l := &Ledger{Asker: core.Asker{Questions: core.Local{Storage: st}}, info: info}
 		_, err := l.Claim(context.Background(), ClaimRequest{Serial: s, Method: "serial", Who: Identity{Desk: "C1", Operator: "ann"}, Request: "r1", Limit: NoLimit})
 		if !errors.Is(err, ErrUnreachable) || st.reads != 1 {
 			t.Errorf("%s: asked %d times (%v), want once", name, st.reads, err)

@@ -396,7 +396,7 @@ func (im *importer) blockOf(ctx context.Context, e *core.Entry) (core.Block, str
 	if e.At.IsZero() || core.CheckText("desk", e.Desk, core.MaxText) != nil || core.CheckText("operator", e.Operator, core.MaxText) != nil {
 		return core.Block{}, "serial-mismatch", "the entry's time, desk or operator is not readable"
 	}
-	if g, bn, pos, ok := core.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
+	if g, bn, pos, ok := game.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
 		return core.Block{}, "serial-mismatch", fmt.Sprintf("serial %q: not the public part of the ticket it names", e.Serial)
 	}
 	b, err := GetBlock(ctx, im.tx, e.Game, e.Block)

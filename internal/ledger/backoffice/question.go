@@ -16,6 +16,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/tables"
 )
 
 // A question on a ledger file (a SQLite back office, a sealed counter
@@ -396,7 +397,7 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 // (desk_certs), and the ledger's restore fence (meta "replaced").
 func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
-	lockOut := o.lockOut.Load() && who.Desk != ""
+	lockOut := o.LockOut.Load() && who.Desk != ""
 	if !gate.Asked && !lockOut {
 		return core.Lock{}, gate, nil
 	}
@@ -433,7 +434,7 @@ func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Ident
 // deskLock reads desk's lock-out and payout limit (CountGuess), its row
 // locked with lockRows.
 func (o *Store) deskLock(ctx context.Context, q core.Querier, desk, lockRows string) (core.Lock, int, error) {
-	if !o.lockOut.Load() || desk == "" {
+	if !o.LockOut.Load() || desk == "" {
 		return core.Lock{}, 0, nil
 	}
 	var r struct {
@@ -487,6 +488,21 @@ func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome
 		return o.classify(err)
 	}
 	return nil
+}
+
+// paidInsert is the head of the paid row's INSERT: its declared columns
+// (tables.Paid).
+var paidInsert = tables.Paid.Insert() + " VALUES (?, ?)"
+
+// insertPaid writes ticket's paid row, naming claim, the payment that keeps
+// it paid: the one INSERT of the paid row of a back office's writes on
+// either engine and of a counter ledger's (a question on a file, an
+// import's payment, a voided ticket that another payment keeps paid). A
+// question on PostgreSQL writes its row in its one statement
+// (postgres/question.go), with the same columns.
+func insertPaid(ctx context.Context, q core.Querier, ticket, claim int64) error {
+	_, err := core.Exec(ctx, q, paidInsert, ticket, claim)
+	return err
 }
 
 // skeletonless is an Engine whose identities keep no skeleton: a sealed

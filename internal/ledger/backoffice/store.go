@@ -75,17 +75,15 @@ type Store struct {
 	// Now gives the time of the entries this process writes; nil, or a
 	// zero time, is the engine's own (PostgreSQL's: the server's).
 	Now func() time.Time
-	// lockOut: the desks the ledger lists are locked out (LockOutGuesses).
-	lockOut atomic.Bool
+	// LockOut: the desks the ledger lists are locked out (LockOutGuesses),
+	// read by every question.
+	LockOut atomic.Bool
 }
 
 // LockOutGuesses makes the ledger lock out the desks it lists that guess
 // serials or contents (core.Lock): the validation server's. The back
 // office's own questions lock no one out.
-func (o *Store) LockOutGuesses() { o.lockOut.Store(true) }
-
-// LocksOut reports whether the ledger locks its desks out.
-func (o *Store) LocksOut() bool { return o.lockOut.Load() }
+func (o *Store) LockOutGuesses() { o.LockOut.Store(true) }
 
 // now is the time of an entry or a question.
 func (o *Store) now() time.Time {
