@@ -165,7 +165,9 @@ func lastEntry(tb testing.TB, l *backOffice) int64 {
 
 // journalOnly is verify without reading the blocks' tickets again
 // (VerifyJournal).
-func journalOnly(l *backOffice) (core.VerifyReport, error) { return l.VerifyJournal(context.Background()) }
+func journalOnly(l *backOffice) (core.VerifyReport, error) {
+	return l.VerifyJournal(context.Background())
+}
 
 func TestLookup(t *testing.T) {
 	forOffices(t, func(t *testing.T, e engine) {
