@@ -272,7 +272,7 @@ func TestFindByContents(t *testing.T) {
 		loser := ticketsWith(t, l, b, 0, 1)[0]
 		lt, _ := l.Lookup(ctx, serialOf(b, loser), who, core.NoLimit)
 		if _, err := l.FindByContents(ctx, &lt.Ticket, who, core.NoLimit); !errors.Is(err, core.ErrNotWinner) {
-			t.Errorf("loser: %v, want core.ErrNotWinner", err)
+			t.Errorf("loser: %v, want ErrNotWinner", err)
 		}
 		// A winning ticket that no block holds: change a losing zone's decoy.
 		w := ticketsWith(t, l, b, 50, 1)[0]
@@ -287,7 +287,7 @@ func TestFindByContents(t *testing.T) {
 		}
 		last := lastEntry(t, l)
 		if _, err := l.FindByContents(ctx, &c, who, core.NoLimit); !errors.Is(err, core.ErrUnknownContents) {
-			t.Errorf("changed contents: %v, want core.ErrUnknownContents", err)
+			t.Errorf("changed contents: %v, want ErrUnknownContents", err)
 		}
 		if got := journalKinds(t, l, last); !slices.Equal(got, []string{"refusal/unknown-contents"}) {
 			t.Errorf("journal after a miss: %v", got)
@@ -316,7 +316,7 @@ func TestClaimRequestID(t *testing.T) {
 		other := req
 		other.Who.Desk = "D2"
 		if _, err := l.Claim(ctx, other); !errors.Is(err, core.ErrAlreadyClaimed) {
-			t.Errorf("the same request id at another desk: %v, want core.ErrAlreadyClaimed", err)
+			t.Errorf("the same request id at another desk: %v, want ErrAlreadyClaimed", err)
 		}
 		var n int
 		if err := core.Get(ctx, l.pool(), &n, "SELECT count(*) FROM journal WHERE kind = 'claim'"); err != nil || n != 1 {
@@ -533,7 +533,7 @@ func TestPackMoves(t *testing.T) {
 					t.Errorf("err = %v, want ok %v", err, tc.ok)
 				}
 				if err != nil && !errors.Is(err, core.ErrPackMove) {
-					t.Errorf("err = %v, want core.ErrPackMove", err)
+					t.Errorf("err = %v, want ErrPackMove", err)
 				}
 			})
 		}
