@@ -276,12 +276,11 @@ func (a *Asker) Lookup(ctx context.Context, serial string, who Identity, limit L
 // unavailable when it cannot (its context ended, PostgreSQL away, a flush
 // failed), and the counter asks again.
 func (a *Asker) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
-	at := a.Clock()
-	s, err := PrepareClaim(&req, a.Desk, clock(at))
+	s, err := PrepareClaim(&req, a.Desk, clock(a.Clock()))
 	if err != nil {
 		return Claim{}, Invalid(err)
 	}
-	return a.Questions.Claim(ctx, s, req, at)
+	return a.Questions.Claim(ctx, s, req, a.Clock())
 }
 
 // FindByContents returns the ledger's ticket with exactly these contents
