@@ -37,6 +37,8 @@ type Ledger struct {
 	// Questions: the Ledger answers with core directly. Its Now gives the
 	// time of the entries this process writes and of the verdicts it asks
 	// (nil: the current time, on PostgreSQL the server's); tests set it.
+	// Its Questions and Desk are the backend's, set by Open: not to be
+	// changed.
 	core.Asker
 
 	b    core.Backend
