@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
@@ -172,7 +173,7 @@ func historyFigures(b *testing.B) {
 	const counters, claims, refusals = 4, 200_000, 100_000
 	var desks []string
 	for i := range counters {
-		desks = append(desks, ledger.TestDesk(i+1)) // load's own
+		desks = append(desks, core.TestDesk(i+1)) // load's own
 	}
 	srv, err := pgtest.StartDurable()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/wire"
 )
 
@@ -118,9 +119,9 @@ func (c *cli) claims(fs *pflag.FlagSet) work {
 			}
 			return c.json(out)
 		case *asCSV && ids != nil:
-			return ledger.WriteCSVWithIdentity(c.stdout, cs, ids)
+			return core.WriteCSVWithIdentity(c.stdout, cs, ids)
 		case *asCSV:
-			return ledger.WriteCSV(c.stdout, cs)
+			return core.WriteCSV(c.stdout, cs)
 		}
 		doubles := map[int64]ledger.Case{} // by either payment's number
 		if l.CounterDesk() == "" {

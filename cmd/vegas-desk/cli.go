@@ -20,6 +20,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/platform"
 )
 
@@ -374,9 +375,9 @@ func (c *cli) json(v any) error {
 func isTerminal(f *os.File) bool { return platform.IsTerminal(f) }
 
 // defaultIdentity is who acts: the given desk and operator, else
-// ledger.DefaultIdentity's, the rule the app follows too.
+// core.DefaultIdentity's, the rule the app follows too.
 func defaultIdentity(desk, operator string) ledger.Identity {
-	return ledger.DefaultIdentity(desk, operator)
+	return core.DefaultIdentity(desk, operator)
 }
 
 // who is who acts on l: the desk named, else a counter login's own desk,
@@ -385,7 +386,7 @@ func (c *cli) who(l *ledger.Ledger, desk, operator string) ledger.Identity {
 	if desk == "" {
 		desk = l.CounterDesk()
 	}
-	return ledger.DefaultIdentity(desk, operator)
+	return core.DefaultIdentity(desk, operator)
 }
 
 // timeLayout prints a time of the ledger, in local time.

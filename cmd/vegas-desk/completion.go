@@ -10,6 +10,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/printer"
 )
 
@@ -26,7 +27,7 @@ func (c *cli) completeValues(cmd *cobra.Command, path string) {
 		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
 	}
 	var docs []string
-	for _, d := range ledger.Documents {
+	for _, d := range core.Documents {
 		docs = append(docs, d.Type) // French words already
 	}
 	for name, complete := range map[string]cobra.CompletionFunc{
@@ -34,7 +35,7 @@ func (c *cli) completeValues(cmd *cobra.Command, path string) {
 		"printer":    completePrinters,
 		"desk":       c.completeDesks,
 		"block":      c.completeBlocks,
-		"state":      fixed(ledger.PackStates...),
+		"state":      fixed(core.PackStates...),
 		"method":     fixed(ledger.MethodSerial, ledger.MethodContents),
 		"role":       fixed("operator", "auditor"),
 		"log-format": fixed("text", "json"),

@@ -17,6 +17,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/server"
 )
@@ -228,8 +229,8 @@ func loadWho() ledger.Identity { return defaultIdentity("", "load") }
 
 // loadDesk is the id of load's i-th desk (from 1): _load-1 …, a name
 // that no real desk can take (desks add refuses it), so that a load test
-// never revokes nor disables a shop's desk (ledger.TestDesk).
-func loadDesk(i int) string { return ledger.TestDesk(i) }
+// never revokes nor disables a shop's desk (core.TestDesk).
+func loadDesk(i int) string { return core.TestDesk(i) }
 
 // PacksPerCounter is how many packs of a real ledger's stock load delivers
 // to each of its desks (200 tickets each).

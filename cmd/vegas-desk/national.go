@@ -14,6 +14,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 )
 
 // A network's load test (issue 38): load --desks DIR claims through many
@@ -101,7 +102,7 @@ func (c *cli) openDesks(url, dir string, counters int) ([]*ledger.Ledger, error)
 	if len(files) == 0 {
 		return nil, badInput("load: --desks %s holds no desk file (ID.desk, as desks add --count N --prefix P --out DIR writes them)", dir)
 	}
-	slices.SortFunc(files, ledger.NaturalCompare)
+	slices.SortFunc(files, core.NaturalCompare)
 	start := time.Now()
 	logins := make([]*ledger.Ledger, len(files))
 	var next atomic.Int64

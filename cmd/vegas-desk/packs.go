@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/paper"
 )
@@ -107,8 +108,8 @@ func (c *cli) packsList(fs *pflag.FlagSet) work {
 		if *block != 0 && *code == 0 {
 			*code = defaultGame
 		}
-		if *state != "" && !slices.Contains(ledger.PackStates, *state) {
-			return badInput("packs list: --state %q: want one of %s", *state, strings.Join(ledger.PackStates, ", "))
+		if *state != "" && !slices.Contains(core.PackStates, *state) {
+			return badInput("packs list: --state %q: want one of %s", *state, strings.Join(core.PackStates, ", "))
 		}
 		return nil
 	}, run: func(l *ledger.Ledger, _ []string) error {

@@ -16,6 +16,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/mrz/mrztest"
 	"vegas-desk/internal/pgtest"
@@ -230,7 +231,7 @@ func TestRetailCLI(t *testing.T) {
 		SalesValue int `json:"sales_value"`
 	}
 	jsonOf(t, out, &day)
-	if len(day.Referrals) != 1 || day.Referrals[0].Serial != ledger.MaskSerial(s11) || day.Referrals[0].Amount == nil ||
+	if len(day.Referrals) != 1 || day.Referrals[0].Serial != core.MaskSerial(s11) || day.Referrals[0].Amount == nil ||
 		*day.Referrals[0].Amount != p11 || day.Referrals[0].Tries != 1 || day.Referred != p11 {
 		t.Errorf("the day's referrals: %s", out)
 	}
@@ -285,7 +286,7 @@ func TestRetailCLI(t *testing.T) {
 	}
 	for file, want := range map[string][]string{
 		"r1.pdf":  {"REÇU DE PAIEMENT", "n° 1", "Guichet :        D1", "ann"},
-		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", ledger.MaskSerial(s11)},
+		"day.pdf": {"Rapport du jour", "Carnets mis en vente (2)", code10, code11, "Renvois au service central (1)", core.MaskSerial(s11)},
 		"s.pdf":   {"Relevé de compte", "Le détaillant doit"},
 	} {
 		text, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", filepath.Join(dir, file), "-").Output()

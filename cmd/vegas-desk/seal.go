@@ -17,6 +17,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/signing"
 )
@@ -364,7 +365,7 @@ func (c *cli) verifyOne(path string, key signing.PublicKey, reveals []game.SeedF
 			return c.verifyCounterFile(pos[0], key)
 		case bytes.HasPrefix(data, []byte("%PDF")):
 			form = "PDF"
-			if text, err = ledger.AttachedText(data); err != nil {
+			if text, err = core.AttachedText(data); err != nil {
 				return refuse("%v", err)
 			}
 		case bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
@@ -381,7 +382,7 @@ func (c *cli) verifyOne(path string, key signing.PublicKey, reveals []game.SeedF
 		}
 		switch s.Kind {
 		case "vegas-desk block certificate 1":
-			cert, err := ledger.ParseCertificate(s)
+			cert, err := core.ParseCertificate(s)
 			if err != nil {
 				return refuse("%v", err)
 			}

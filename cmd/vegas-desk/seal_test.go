@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/paper"
 	"vegas-desk/internal/signing"
@@ -274,7 +274,7 @@ func TestVerifyCertificateBadLengths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, err := ledger.ParseCertificate(s)
+	cert, err := core.ParseCertificate(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/platform"
 	"vegas-desk/internal/signing"
 )
@@ -226,7 +227,7 @@ func drawingJSON(d *ledger.Drawing) any {
 	return map[string]any{"generation_began": ledgerTime(d.Began), "parties": parties}
 }
 
-// drawingWords are ledger.CheckDrawing's problems, in French.
+// drawingWords are core.CheckDrawing's problems, in French.
 var drawingWords = []rewrite{
 	{lazyRE(`^the seed was drawn from (\d+) commitment\(s\) \((.*)\), not from one of the operator and one of the auditor: no single party may choose it$`),
 		`la graine a été tirée de ${1} engagement(s) (${2}), pas d'un de l'opérateur et d'un du contrôleur : aucune partie ne doit pouvoir la choisir seule`},
@@ -278,7 +279,7 @@ func (c *cli) verifyDrawing(cert ledger.Certificate, path string, reveals []game
 		c.printf(c.stdout, "seed chosen by the operator alone: a demonstration or a test block; no third party took part in drawing it\n")
 		return nil
 	}
-	if ps := ledger.CheckDrawing(d); len(ps) > 0 {
+	if ps := core.CheckDrawing(d); len(ps) > 0 {
 		if c.lang == language.French {
 			for i := range ps {
 				ps[i], _ = rewritten(drawingWords, ps[i])

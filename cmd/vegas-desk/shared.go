@@ -14,6 +14,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/server"
 )
 
@@ -154,7 +155,7 @@ func checkDesksAdded(n int, prefix string, limit int, out string) error {
 		return badInput("desks add: --limit %d: give 0 or more euros", limit)
 	}
 	for _, id := range []string{prefix + "1", prefix + strconv.Itoa(n)} { // the shortest and the longest
-		if err := ledger.CheckRealDeskID(id); err != nil {
+		if err := core.CheckRealDeskID(id); err != nil {
 			return badInput("desks add: --prefix %s: %v", terminal(prefix), err)
 		}
 	}
@@ -195,7 +196,7 @@ func (c *cli) listDesks(l *ledger.Ledger, f deskFlags) error {
 		case d.Disabled:
 			state = c.tr("disabled")
 		case !d.LockedUntil.IsZero():
-			state = c.tr("locked until %s: %s (desks unlock %s)", c.minute(d.LockedUntil), c.text(ledger.LockReason), terminal(d.ID))
+			state = c.tr("locked until %s: %s (desks unlock %s)", c.minute(d.LockedUntil), c.text(core.LockReason), terminal(d.ID))
 		}
 		fmt.Fprintf(c.stdout, "%-16s %12s  %s\n", terminal(d.ID), game.FormatAmount(d.Limit), state)
 		for _, x := range certs[d.ID] {
@@ -281,7 +282,7 @@ func certsJSON(cs []ledger.DeskCert) []map[string]any {
 func deskJSON(d ledger.Desk) map[string]any {
 	m := map[string]any{"id": d.ID, "limit": d.Limit, "disabled": d.Disabled, "locked_until": nil}
 	if !d.LockedUntil.IsZero() {
-		m["locked_until"], m["locked_why"] = d.LockedUntil, ledger.LockReason
+		m["locked_until"], m["locked_why"] = d.LockedUntil, core.LockReason
 	}
 	return m
 }

@@ -15,6 +15,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/wire"
 	"vegas-desk/internal/platform"
 	"vegas-desk/internal/ticketart"
@@ -171,7 +172,7 @@ func (c *cli) claim(fs *pflag.FlagSet) work {
 	request := fs.String("request", "", "request id: asked again with the same id, a claim answers its first answer")
 	limit := addLimitFlag(fs, "a payout limit in euros, which may only lower the desk's (default: the desk's in the ledger; none for a desk it does not know)")
 	name := fs.String("winner-name", "", "winner's name (from the identity threshold)")
-	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+ledger.DocumentTypes())
+	docType := fs.String("winner-doc", "", "winner's identity document: its type, one of "+core.DocumentTypes())
 	docNumber := fs.String("winner-doc-number", "", "winner's identity document: its number, as printed on it (a driving licence)")
 	zone := fs.String("winner-mrz", "", "winner's identity document's machine-readable zone (a CNI, passport or titre de séjour, which give the winner's identity by it): its lines, separated by a line break or a space, or - to read them from the standard input (an MRZ reader)")
 	receipt := fs.String("receipt", "", "write the payment's receipt, the original, to this PDF file")
@@ -221,7 +222,7 @@ func (c *cli) claim(fs *pflag.FlagSet) work {
 			}
 		}
 		if req.Request == "" {
-			req.Request = ledger.NewRequestID()
+			req.Request = core.NewRequestID()
 		}
 		// A payment whose answer was lost is asked again by the ledger,
 		// with the same request id, as protocol.Retry says (as the app

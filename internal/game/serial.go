@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -51,6 +52,29 @@ type Serial struct {
 	Block    int
 	Position int
 	Secret   int64
+}
+
+// PublicSerial is the part of a serial printed outside the scratch layer:
+// game, block and position, "531-0001-0456789".
+func PublicSerial(gameCode, block, pos int) string {
+	return fmt.Sprintf("%03d-%04d-%07d", gameCode, block, pos)
+}
+
+// ParsePublicSerial reads a PublicSerial.
+func ParsePublicSerial(s string) (gameCode, block, pos int, ok bool) {
+	parts := strings.Split(s, "-")
+	if len(parts) != 3 || len(parts[0]) != 3 || len(parts[1]) != 4 || len(parts[2]) != 7 {
+		return 0, 0, 0, false
+	}
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || strings.TrimLeft(p, "0123456789") != "" {
+			return 0, 0, 0, false
+		}
+		n[i] = v
+	}
+	return n[0], n[1], n[2], true
 }
 
 // Pack returns the pack that holds the ticket.

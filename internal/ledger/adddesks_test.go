@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/protocol"
 )
 
@@ -118,7 +119,7 @@ func TestAddDesks(t *testing.T) {
 			"a desk that exists": {{ID: "D5", Limit: 1, Cert: deskCert(t, "D5")}, {ID: "D3", Limit: 1, Cert: deskCert(t, "D3")}},
 			"a desk twice":       {{ID: "D6", Limit: 1, Cert: deskCert(t, "D6")}, {ID: "D6", Limit: 1, Cert: deskCert(t, "D6")}},
 			"a bad id":           {{ID: "D7", Limit: 1, Cert: deskCert(t, "D7")}, {ID: "a b", Limit: 1, Cert: deskCert(t, "a b")}},
-			"a load test's id":   {{ID: TestDesk(1), Limit: 1, Cert: deskCert(t, "x")}},
+			"a load test's id":   {{ID: core.TestDesk(1), Limit: 1, Cert: deskCert(t, "x")}},
 		} {
 			if err := l.AddDesks(ctx, bad, who); err == nil {
 				t.Errorf("%s: added", name)

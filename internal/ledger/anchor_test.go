@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/signing"
 )
 
@@ -213,7 +214,7 @@ func TestCertificate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseCertificate(s)
+		back, err := core.ParseCertificate(s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,6 @@ type (
 	Attempt          = core.Attempt
 	Block            = core.Block
 	Case             = core.Case
-	Document         = core.Document
 	Certificate      = core.Certificate
 	Checkpoint       = core.Checkpoint
 	CommitmentRecord = core.CommitmentRecord
@@ -28,7 +27,6 @@ type (
 	CounterSpec      = core.CounterSpec
 	DayDesk          = core.DayDesk
 	DayFacts         = core.DayFacts
-	Sale             = core.Sale
 	Desk             = core.Desk
 	Emission         = core.Emission
 	GenerateOptions  = core.GenerateOptions
@@ -58,7 +56,6 @@ type (
 // The verdicts (core.Decide).
 const (
 	Payable          = core.Payable
-	Paid             = core.Paid
 	UnknownSerial    = core.UnknownSerial
 	UnknownContents  = core.UnknownContents
 	Locked           = core.Locked
@@ -70,30 +67,21 @@ const (
 	AlreadyClaimed   = core.AlreadyClaimed
 	OverLimit        = core.OverLimit
 	IdentityRequired = core.IdentityRequired
-	Voided           = core.Voided
 )
 
 // Ticket statuses, claim methods, limits, settings and versions.
 const (
-	StatusLoser              = core.StatusLoser
 	StatusUnpaid             = core.StatusUnpaid
 	StatusPaid               = core.StatusPaid
 	MethodSerial             = core.MethodSerial
 	MethodContents           = core.MethodContents
 	NoLimit                  = core.NoLimit
-	MaxText                  = core.MaxText
-	MaxIdentity              = core.MaxIdentity
-	MaxSignedText            = core.MaxSignedText
 	DefaultClaimDays         = core.DefaultClaimDays
 	SchemaVersion            = core.SchemaVersion
 	SettingIdentityThreshold = core.SettingIdentityThreshold
 	SettingCommission        = core.SettingCommission
 	SettingClaimDays         = core.SettingClaimDays
-	CounterJournalFormat     = core.CounterJournalFormat
 )
-
-// LockReason says why a desk is locked out.
-var LockReason = core.LockReason
 
 // Errors a caller must tell apart.
 var (
@@ -125,41 +113,13 @@ var (
 	ErrDocumentExpired  = core.ErrDocumentExpired
 	ErrMRZCheckDigit    = mrz.ErrCheckDigit
 	ErrMRZFormat        = mrz.ErrFormat
-	ErrNotYetOnSale     = core.ErrNotYetOnSale
-	ErrExpired          = core.ErrExpired
-	ErrStolen           = core.ErrStolen
-	ErrNotActivated     = core.ErrNotActivated
 	ErrNotWinner        = core.ErrNotWinner
 	ErrAlreadyClaimed   = core.ErrAlreadyClaimed
 	ErrOverLimit        = core.ErrOverLimit
 	ErrIdentityRequired = core.ErrIdentityRequired
-	ErrVoided           = core.ErrVoided
-	ErrCommitment       = core.ErrCommitment
 )
-
-// PackStates lists the states a pack may be in.
-var PackStates = core.PackStates
 
 // Functions of the API that need no ledger.
 var (
-	LimitOf              = core.LimitOf
-	MaskSerial           = core.MaskSerial
-	DefaultIdentity      = core.DefaultIdentity
-	NewRequestID         = core.NewRequestID
-	PublicSerial         = core.PublicSerial
-	PackMoveFrom         = core.PackMoveFrom
-	ParseCertificate     = core.ParseCertificate
-	CheckDrawing         = core.CheckDrawing
-	AttachedText         = core.AttachedText
-	WriteCSV             = core.WriteCSV
-	WriteCSVWithIdentity = core.WriteCSVWithIdentity
-	NameSkeleton         = core.NameSkeleton
-	LegacyNameSkeleton   = core.LegacyNameSkeleton
-	Documents            = core.Documents
-	DocumentOf           = core.DocumentOf
-	DocumentTypes        = core.DocumentTypes
-	TestDesk             = core.TestDesk
-	IsTestDesk           = core.IsTestDesk
-	CheckRealDeskID      = core.CheckRealDeskID
-	NaturalCompare       = core.NaturalCompare
+	LimitOf = core.LimitOf
 )

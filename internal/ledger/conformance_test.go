@@ -180,11 +180,11 @@ func (k *conformanceKind) ask(t *testing.T, c conformance.Case, w conformance.Wo
 		cl, err := k.office.Void(ctx, k.payments[c.Ticket.Spec], "conformance", Identity{Desk: "BO", Operator: "eve"})
 		a = claimAnswer(cl, err, c.Desk)
 		if err == nil {
-			a.Verdict = string(Voided)
+			a.Verdict = string(core.Voided)
 		}
 	}
 	a.Entry = appended(t, j, mark)
-	if c.Op == "claim" && a.Verdict == string(Paid) && strings.HasPrefix(c.Identity, "id:") {
+	if c.Op == "claim" && a.Verdict == string(core.Paid) && strings.HasPrefix(c.Identity, "id:") {
 		keptIdentity(t, j, mark, c)
 	}
 	return a
@@ -224,7 +224,7 @@ func claimAnswer(c Claim, err error, desk string) conformance.Answer {
 	if err != nil {
 		return errAnswer(err, desk)
 	}
-	return conformance.Answer{Verdict: string(Paid), Prize: c.Amount, Position: c.Position}
+	return conformance.Answer{Verdict: string(core.Paid), Prize: c.Amount, Position: c.Position}
 }
 
 func errAnswer(err error, desk string) conformance.Answer {

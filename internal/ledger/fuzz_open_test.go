@@ -14,6 +14,7 @@ import (
 
 	vegasdesk "vegas-desk"
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/counter"
 	"vegas-desk/internal/ledger/sqlite"
 	"vegas-desk/internal/paper"
@@ -146,14 +147,14 @@ func FuzzCertificatePDF(f *testing.F) {
 	f.Add(pdf.Bytes()[:bytes.Index(pdf.Bytes(), []byte("stream\n"))+10])
 	f.Add([]byte("%PDF-1.3\n/Type /EmbeddedFile /Length 5 /Filter /FlateDecode\nstream\nxyz"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		text, err := AttachedText(data)
+		text, err := core.AttachedText(data)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a message")
 			}
 			return
 		}
-		if len(text) > MaxSignedText {
+		if len(text) > core.MaxSignedText {
 			t.Fatalf("a text of %d bytes", len(text))
 		}
 		s, err := signing.Verify(text, nil)
@@ -163,7 +164,7 @@ func FuzzCertificatePDF(f *testing.F) {
 				return
 			}
 		}
-		if c, err := ParseCertificate(s); err == nil && c.Text != s.Text {
+		if c, err := core.ParseCertificate(s); err == nil && c.Text != s.Text {
 			t.Fatalf("the certificate's text is not the signed one")
 		}
 	})

@@ -111,7 +111,7 @@ func appendForged(tb testing.TB, l *Ledger, e entry) {
 	if s, err := game.ParseSerial(e.Serial); err == nil && e.Kind == "claim" && l.Kind() == "counter" {
 		// As a counter ledger keeps a payment: the public part and the
 		// serial's proof (core.SerialProof).
-		e.Serial, e.Detail = core.PublicSerial(s.Game, s.Block, s.Position), core.ClaimDetail(core.SerialProof(s), e.Detail)
+		e.Serial, e.Detail = game.PublicSerial(s.Game, s.Block, s.Position), core.ClaimDetail(core.SerialProof(s), e.Detail)
 	}
 	tx, err := begin(l, ctx)
 	if err != nil {

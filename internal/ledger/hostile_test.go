@@ -260,7 +260,7 @@ func TestImportRefusesWhatNoCounterWrites(t *testing.T) {
 			x := lastClaim(xs)
 			for range core.MaxProblems + 1 {
 				x.Number++
-				x.Serial = core.PublicSerial(531, 1, x.Position) // no proof: each is flagged
+				x.Serial = game.PublicSerial(531, 1, x.Position) // no proof: each is flagged
 				x.Detail = ""
 				xs = append(xs, x)
 			}

@@ -33,15 +33,24 @@ import (
 
 // Ledger is an open ledger. Its methods are safe for concurrent use.
 type Ledger struct {
-	// Now gives the time of the entries this process writes and of the
-	// verdicts it asks; nil is the current time, which on PostgreSQL is
-	// the server's (so that the journal's times follow one clock; a
-	// counter on a validation server always has the server's). Tests set it.
-	Now func() time.Time
+	// Asker asks the questions (Lookup, Claim, FindByContents) of b's
+	// Questions: the Ledger answers with core directly. Its Now gives the
+	// time of the entries this process writes and of the verdicts it asks
+	// (nil: the current time, on PostgreSQL the server's); tests set it.
+	// Its Questions and Desk are the backend's, set by Open: not to be
+	// changed.
+	core.Asker
 
 	b    core.Backend
-	q    core.Questions // b's, asked directly (Ledger.Claim)
 	info core.Info
+}
+
+// now is the time, for what the ledger says itself (papers' times).
+func (l *Ledger) now() time.Time {
+	if l.Now == nil {
+		return time.Now()
+	}
+	return l.Now()
 }
 
 // DefaultPath is the ledger of a desk that names none:
@@ -107,18 +116,19 @@ func open(location string, readOnly bool, c backoffice.Creation) (*Ledger, error
 	var err error
 	switch app, herr := sqlite.Header(location); {
 	case IsURL(location):
-		l.b, err = postgres.Open(location, readOnly, c, l.clock)
+		l.b, err = postgres.Open(location, readOnly, c, l.Clock)
 	case herr != nil:
 		err = herr
 	case app == counter.ApplicationID && c.Meta == nil:
-		l.b, err = counter.Open(location, readOnly, l.clock)
+		l.b, err = counter.Open(location, readOnly, l.Clock)
 	default:
-		l.b, err = sqlite.OpenLedger(location, readOnly, c, l.clock)
+		l.b, err = sqlite.OpenLedger(location, readOnly, c, l.Clock)
 	}
 	if err != nil {
 		return nil, err
 	}
-	l.info, l.q = l.b.Info(), l.b.Questions()
+	l.info = l.b.Info()
+	l.Questions, l.Desk = l.b.Questions(), l.info.Desk
 	return l, nil
 }
 

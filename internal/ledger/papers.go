@@ -104,9 +104,9 @@ func (l *Ledger) DayReport(ctx context.Context, desk string, day time.Time) (Day
 }
 
 // salesOf prices packs put on sale: each one's tickets at its game's price.
-func (l *Ledger) salesOf(ctx context.Context, packs []game.PackCode) ([]Sale, error) {
+func (l *Ledger) salesOf(ctx context.Context, packs []game.PackCode) ([]core.Sale, error) {
 	price := map[int]int{}
-	out := make([]Sale, 0, len(packs))
+	out := make([]core.Sale, 0, len(packs))
 	for _, p := range packs {
 		if _, ok := price[p.Game]; !ok {
 			g, err := l.b.Game(ctx, p.Game)
@@ -115,7 +115,7 @@ func (l *Ledger) salesOf(ctx context.Context, packs []game.PackCode) ([]Sale, er
 			}
 			price[p.Game] = g.Price
 		}
-		out = append(out, Sale{Pack: p, Tickets: game.PackSize, Value: game.PackSize * price[p.Game]})
+		out = append(out, core.Sale{Pack: p, Tickets: game.PackSize, Value: game.PackSize * price[p.Game]})
 	}
 	return out, nil
 }

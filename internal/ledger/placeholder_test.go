@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/mrz/mrztest"
 )
 
@@ -67,7 +68,7 @@ func TestPlaceholderWinnersRefused(t *testing.T) {
 			if err != nil || len(ids) != 1 {
 				t.Fatalf("identities %+v %v", ids, err)
 			}
-			if got, want := ids[c.Entry], (Winner{Name: "LUCAS PETIT", DocType: "CNI", DocNumber: "R8WN3CTJ6", Skeleton: NameSkeleton("LUCAS PETIT")}); got != want {
+			if got, want := ids[c.Entry], (Winner{Name: "LUCAS PETIT", DocType: "CNI", DocNumber: "R8WN3CTJ6", Skeleton: core.NameSkeleton("LUCAS PETIT")}); got != want {
 				t.Errorf("kept %+v, want %+v", got, want)
 			}
 			if rep, err := journalOnly(l); err != nil || !rep.OK() {

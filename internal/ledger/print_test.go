@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
 )
 
 // fakeSheets records what PrintPacks did with the sheets; atKeep runs in
@@ -149,7 +150,7 @@ func TestPrintPacks(t *testing.T) {
 				if err != nil || tk.PackState != "destroyed" || tk.Verdict != NotActivated {
 					t.Errorf("lookup %s: pack %s, verdict %s, %v", serial, tk.PackState, tk.Verdict, err)
 				}
-				if _, err := l.Claim(ctx, claimReq(serial, Identity{Desk: "D1", Operator: "ann"})); !errors.Is(err, ErrNotActivated) {
+				if _, err := l.Claim(ctx, claimReq(serial, Identity{Desk: "D1", Operator: "ann"})); !errors.Is(err, core.ErrNotActivated) {
 					t.Errorf("claim %s: %v, want refused", serial, err)
 				}
 			}

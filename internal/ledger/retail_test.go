@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/paper"
 )
 
@@ -174,9 +175,9 @@ func TestSettlementByHand(t *testing.T) {
 		}
 		// The packs put on sale, 600 € each, and the referrals, one per
 		// ticket with its tries, D2's left out.
-		var wantSales []Sale
+		var wantSales []core.Sale
 		for _, p := range wantPacks {
-			wantSales = append(wantSales, Sale{Pack: p, Tickets: 200, Value: 600})
+			wantSales = append(wantSales, core.Sale{Pack: p, Tickets: 200, Value: 600})
 		}
 		if !slices.Equal(d.Sales, wantSales) {
 			t.Errorf("sales %+v, want %+v", d.Sales, wantSales)
@@ -295,7 +296,7 @@ func TestReceiptGolden(t *testing.T) {
 			}
 			text := pdfText(t, pdf.Bytes())
 			golden(t, step, text)
-			masked := MaskSerial(c.Serial)
+			masked := core.MaskSerial(c.Serial)
 			if strings.Contains(text, c.Serial) || !strings.Contains(text, masked[:17]) || !strings.Contains(text, masked[len(masked)-6:]) {
 				t.Errorf("the receipt shows the serial unmasked, or not at all:\n%s", text)
 			}
@@ -346,7 +347,7 @@ func TestReferralsAndIdentities(t *testing.T) {
 		}
 		ids, err := l.Identities(ctx)
 		kept := *req.Winner
-		kept.Skeleton = NameSkeleton(kept.Name) // kept beside it
+		kept.Skeleton = core.NameSkeleton(kept.Name) // kept beside it
 		if err != nil || len(ids) != 1 || ids[big.Entry] != kept {
 			t.Errorf("identities %+v, %v", ids, err)
 		}
@@ -355,10 +356,10 @@ func TestReferralsAndIdentities(t *testing.T) {
 			t.Fatal(err)
 		}
 		var plain, with bytes.Buffer
-		if err := WriteCSV(&plain, cs); err != nil {
+		if err := core.WriteCSV(&plain, cs); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteCSVWithIdentity(&with, cs, ids); err != nil {
+		if err := core.WriteCSVWithIdentity(&with, cs, ids); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(plain.String(), "Jeanne") || strings.Contains(plain.String(), "winner_name") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/game"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/signing"
 )
 
@@ -95,17 +96,17 @@ func TestDrawnBlockBothEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseCertificate(s)
+		back, err := core.ParseCertificate(s)
 		read := d.Parties[1]
 		read.Entry = 0 // the certificate names the commitment, not its entry
-		if err != nil || back.Drawing == nil || len(CheckDrawing(back.Drawing)) != 0 || back.Drawing.Parties[1] != read || !back.Drawing.Began.Equal(d.Began) {
-			t.Errorf("the certificate reads back %+v, %v; problems %v", back.Drawing, err, CheckDrawing(back.Drawing))
+		if err != nil || back.Drawing == nil || len(core.CheckDrawing(back.Drawing)) != 0 || back.Drawing.Parties[1] != read || !back.Drawing.Began.Equal(d.Began) {
+			t.Errorf("the certificate reads back %+v, %v; problems %v", back.Drawing, err, core.CheckDrawing(back.Drawing))
 		}
 
 		// The same commitments again: refused, nothing written.
 		before := entriesOf(t, l)
 		_, err = l.Generate(ctx, 531, game.Seed{}, GenerateOptions{Commitments: cs, Reveals: []game.SeedFile{op, au}})
-		if !errors.Is(err, ErrCommitment) || !strings.Contains(err.Error(), "drew block 531/1 already") {
+		if !errors.Is(err, core.ErrCommitment) || !strings.Contains(err.Error(), "drew block 531/1 already") {
 			t.Errorf("a reused commitment: %v", err)
 		}
 		if after := entriesOf(t, l); after != before {
@@ -167,7 +168,7 @@ func TestDrawRefusals(t *testing.T) {
 		if _, err := l.RecordCommitment(ctx, op, seedKey, Identity{}); err == nil || !strings.Contains(err.Error(), "secret file") {
 			t.Errorf("a secret file recorded: %v", err)
 		}
-		if _, err := l.RecordCommitment(ctx, op.Public(), seedKey, Identity{}); !errors.Is(err, ErrCommitment) || !strings.Contains(err.Error(), "recorded already") {
+		if _, err := l.RecordCommitment(ctx, op.Public(), seedKey, Identity{}); !errors.Is(err, core.ErrCommitment) || !strings.Contains(err.Error(), "recorded already") {
 			t.Errorf("a commitment recorded twice: %v", err)
 		}
 		au5 := secretOf(game.Auditor, 5)
@@ -184,11 +185,11 @@ func TestDrawRefusals(t *testing.T) {
 			{"a reveal that does not match", cs, []game.SeedFile{op2, au}, game.ErrReveal, "not one of the commitments given"},
 			{"a commitment file for a reveal", cs, []game.SeedFile{op, au.Public()}, game.ErrReveal, "holds no secret"},
 			{"a commitment never recorded", []game.Commitment{op.Commitment, secretOf(game.Auditor, 9).Commitment},
-				[]game.SeedFile{op, secretOf(game.Auditor, 9)}, ErrCommitment, "was never recorded"},
+				[]game.SeedFile{op, secretOf(game.Auditor, 9)}, core.ErrCommitment, "was never recorded"},
 			{"recorded after the generation began", []game.Commitment{op.Commitment, late.Commitment}, []game.SeedFile{op, late},
-				ErrCommitment, "not before the generation began"},
+				core.ErrCommitment, "not before the generation began"},
 			{"recorded as another role's", []game.Commitment{op.Commitment, au5.Commitment}, []game.SeedFile{op, au5},
-				ErrCommitment, "recorded as the operator's"},
+				core.ErrCommitment, "recorded as the operator's"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				_, err := l.Generate(ctx, 531, game.Seed{}, GenerateOptions{Commitments: c.cs, Reveals: c.rs})

@@ -58,7 +58,8 @@ func OpenServer(url, deskFile string) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Ledger{b: b, q: b, info: b.Info()}, nil
+	info := b.Info()
+	return &Ledger{Asker: core.Asker{Questions: b.Questions(), Desk: info.Desk}, b: b, info: info}, nil
 }
 
 // DeskState is desk id's row as every request of the desk must see it (a

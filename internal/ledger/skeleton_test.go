@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"vegas-desk/internal/ledger/core"
 )
 
 // Issues 29 and 44: a look-alike of a name in another script has a hash
@@ -45,8 +46,8 @@ func TestLookAlikesMeet(t *testing.T) {
 			kept := map[string]string{}
 			for entry, name := range names {
 				w := ids[entry]
-				if w.Name != name || w.Skeleton == "" || w.Skeleton != NameSkeleton(name) {
-					t.Errorf("entry %d: kept %+v, want %q with its key %q", entry, w, name, NameSkeleton(name))
+				if w.Name != name || w.Skeleton == "" || w.Skeleton != core.NameSkeleton(name) {
+					t.Errorf("entry %d: kept %+v, want %q with its key %q", entry, w, name, core.NameSkeleton(name))
 				}
 				kept[name] = w.Skeleton
 			}
@@ -79,8 +80,8 @@ func TestLegacySkeletonVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	legacy := LegacyNameSkeleton("ТНЕО ТОМАЅ")
-	if legacy == NameSkeleton("ТНЕО ТОМАЅ") {
+	legacy := core.LegacyNameSkeleton("ТНЕО ТОМАЅ")
+	if legacy == core.NameSkeleton("ТНЕО ТОМАЅ") {
 		t.Fatalf("the key of before is the key of now: %q", legacy)
 	}
 	alterUnderTrigger(t, path, "identities_no_update", fmt.Sprintf("UPDATE identities SET skeleton = '%s' WHERE claim = %d", legacy, c.Entry))
@@ -88,8 +89,8 @@ func TestLegacySkeletonVerifies(t *testing.T) {
 	if rep, err := journalOnly(l); err != nil || !rep.OK() {
 		t.Errorf("verify of a key kept before issue 44: %v %v", rep.Problems, err)
 	}
-	if ids, err := l.Identities(ctx); err != nil || ids[c.Entry].Skeleton != NameSkeleton("THEO TOMAS") {
-		t.Errorf("identities: %+v %v, want the key %q", ids[c.Entry], err, NameSkeleton("THEO TOMAS"))
+	if ids, err := l.Identities(ctx); err != nil || ids[c.Entry].Skeleton != core.NameSkeleton("THEO TOMAS") {
+		t.Errorf("identities: %+v %v, want the key %q", ids[c.Entry], err, core.NameSkeleton("THEO TOMAS"))
 	}
 	l.Close()
 	alterUnderTrigger(t, path, "identities_no_update", fmt.Sprintf("UPDATE identities SET skeleton = 'mallory' WHERE claim = %d", c.Entry))

@@ -591,7 +591,7 @@ func (s *Server) referrals(ctx context.Context, r *http.Request, a asker) (any, 
 		// A day report prints these: the part of the serial printed
 		// outside the ticket, not its secret part (whoever reads the
 		// paper must not be able to claim the prize).
-		x.Serial = ledger.PublicSerial(x.Game, x.Block, x.Position)
+		x.Serial = game.PublicSerial(x.Game, x.Block, x.Position)
 		out[i] = wire.ReferralOf(x)
 	}
 	return out, err

@@ -121,9 +121,9 @@ func (out *outcome) read(v any, e *apiError) {
 	out.verdict = "ok"
 	switch x := v.(type) {
 	case wire.Ticket:
-		out.verdict, out.serial = x.Verdict, ledger.PublicSerial(x.Game, x.Block, x.Position)
+		out.verdict, out.serial = x.Verdict, game.PublicSerial(x.Game, x.Block, x.Position)
 	case *wire.Claim:
-		out.verdict, out.serial, out.amount = "paid", ledger.PublicSerial(x.Game, x.Block, x.Position), x.Amount
+		out.verdict, out.serial, out.amount = "paid", game.PublicSerial(x.Game, x.Block, x.Position), x.Amount
 		out.chained = time.Duration(x.ChainedMS * float64(time.Millisecond))
 	}
 	if e == nil {
@@ -133,7 +133,7 @@ func (out *outcome) read(v any, e *apiError) {
 	if f := e.refusal; f != nil {
 		out.verdict = f.Verdict
 		if sr, err := game.ParseSerial(f.Serial); err == nil {
-			out.serial = ledger.PublicSerial(sr.Game, sr.Block, sr.Position)
+			out.serial = game.PublicSerial(sr.Game, sr.Block, sr.Position)
 		}
 		if f.Until != nil && f.Verdict == string(ledger.Locked) {
 			out.until = *f.Until

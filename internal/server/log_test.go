@@ -174,7 +174,7 @@ func TestServerLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ledger.PublicSerial(sr.Game, sr.Block, sr.Position)
+		return game.PublicSerial(sr.Game, sr.Block, sr.Position)
 	}
 	for _, c := range []struct {
 		msg  string

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
@@ -178,7 +179,7 @@ func TestRestartDuringClaims(t *testing.T) {
 				// PostgreSQL away), the cashier asks again with the same
 				// request id, as the answer says.
 				req := claimOf(serial, "op")
-				req.Request = ledger.NewRequestID()
+				req.Request = core.NewRequestID()
 				var cl ledger.Claim
 				var err error
 				for try := 0; try < 4; try++ {

@@ -23,6 +23,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 )
 
 // onMain runs f on the app goroutine: fyne.Do. The headless test driver
@@ -382,11 +383,11 @@ func (d *desk) watch(ctx context.Context, l *ledger.Ledger, every time.Duration)
 }
 
 // identity is who acts at this desk: the settings, else the rule the
-// command line follows too (ledger.DefaultIdentity). On a validation
+// command line follows too (core.DefaultIdentity). On a validation
 // server, a counter is its desk file's desk, whatever the settings say.
 func (d *desk) identity() ledger.Identity {
 	p := d.app.Preferences()
-	who := ledger.DefaultIdentity("", "")
+	who := core.DefaultIdentity("", "")
 	desk := p.StringWithFallback(prefDesk, who.Desk)
 	if d.ledger != nil && d.ledger.CounterDesk() != "" {
 		desk = d.ledger.CounterDesk()

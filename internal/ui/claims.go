@@ -19,6 +19,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 )
 
 // claimsScreen is Paiements: the ledger's claims with filters, totals, a
@@ -470,7 +471,7 @@ func (c *claimsScreen) closeCaseNow(number int64, decision string) {
 }
 
 // writeCSV writes the claims shown as CSV.
-func (c *claimsScreen) writeCSV(w io.Writer) error { return ledger.WriteCSV(w, c.claims) }
+func (c *claimsScreen) writeCSV(w io.Writer) error { return core.WriteCSV(w, c.claims) }
 
 // askExport asks for a file, then writes the claims shown to it as CSV.
 func (c *claimsScreen) askExport() {

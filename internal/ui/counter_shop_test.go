@@ -19,6 +19,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/printer/printertest"
 )
 
@@ -87,7 +88,7 @@ func TestReceiptPrinter(t *testing.T) {
 		t.Errorf("lp was given %q, want the title %q", js[0].Args, want)
 	}
 	text := printedText(t, js[0])
-	if !strings.Contains(text, "REÇUDEPAIEMENT") || !strings.Contains(text, ledger.MaskSerial(serial)) {
+	if !strings.Contains(text, "REÇUDEPAIEMENT") || !strings.Contains(text, core.MaskSerial(serial)) {
 		t.Errorf("the receipt printed:\n%s", text)
 	}
 

@@ -14,6 +14,7 @@ import (
 
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/conformance"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/mrz/mrztest"
 )
@@ -154,7 +155,7 @@ func TestPayDialogIdentity(t *testing.T) {
 		t.Fatalf("identities %+v %v", ids, err)
 	}
 	for _, w := range ids {
-		if w != (ledger.Winner{Name: "LUCAS PETIT", DocType: "CNI", DocNumber: "R8WN3CTJ7", Skeleton: ledger.NameSkeleton("LUCAS PETIT")}) {
+		if w != (ledger.Winner{Name: "LUCAS PETIT", DocType: "CNI", DocNumber: "R8WN3CTJ7", Skeleton: core.NameSkeleton("LUCAS PETIT")}) {
 			t.Errorf("kept %+v", w)
 		}
 	}

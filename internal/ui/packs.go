@@ -20,6 +20,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 )
 
 // packsScreen is Carnets: scan or type packs to deliver, receive, activate,
@@ -228,7 +229,7 @@ func (p *packsScreen) setRole() {
 		p.move.SetSelectedIndex(0)
 	}
 	states := []string{lang.L("all states")}
-	for _, s := range ledger.PackStates {
+	for _, s := range core.PackStates {
 		states = append(states, stateName(s))
 	}
 	sel := p.state.SelectedIndex()
@@ -382,7 +383,7 @@ func (p *packsScreen) refusal(ctx context.Context, move string, r game.PackRange
 		}
 		return lang.L("Refused.") + "\n(" + err.Error() + ")"
 	}
-	from, _, _ := ledger.PackMoveFrom(move)
+	from, _, _ := core.PackMoveFrom(move)
 	runs, lerr := p.d.ledger.Packs(ctx, ledger.PackFilter{Game: r.Game, Block: r.Block})
 	if lerr != nil {
 		return lang.L("Refused.") + "\n(" + err.Error() + ")"
@@ -466,7 +467,7 @@ func (p *packsScreen) reload() {
 	}
 	f := ledger.PackFilter{Desk: strings.TrimSpace(p.deskList.Text)}
 	if i := p.state.SelectedIndex(); i > 0 {
-		f.State = ledger.PackStates[i-1]
+		f.State = core.PackStates[i-1]
 	}
 	runs, err := p.d.ledger.Packs(ctx, f)
 	if err == nil && f.State == "" {

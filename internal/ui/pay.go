@@ -16,6 +16,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 )
 
 // payResult is what became of a payment, as a verdict the screens show
@@ -175,7 +176,7 @@ func (d *desk) pay(t ledger.Ticket, method string, then func(payResult)) {
 // dialog's list shows them.
 func documentLabels() []string {
 	var out []string
-	for _, doc := range ledger.Documents {
+	for _, doc := range core.Documents {
 		out = append(out, lang.L(doc.Label))
 	}
 	return out
@@ -183,7 +184,7 @@ func documentLabels() []string {
 
 // documentOfLabel is the document type of a label of the list.
 func documentOfLabel(label string) string {
-	for _, doc := range ledger.Documents {
+	for _, doc := range core.Documents {
 		if lang.L(doc.Label) == label {
 			return doc.Type
 		}
@@ -198,7 +199,7 @@ func zoneRead(w *ledger.Winner) string {
 		return ""
 	}
 	n := w.Normal()
-	doc, _ := ledger.DocumentOf(n.DocType)
+	doc, _ := core.DocumentOf(n.DocType)
 	return lang.L("Read: {{.Name}}, {{.Doc}} {{.Number}}", map[string]any{"Name": n.Name, "Doc": lang.L(doc.Label), "Number": n.DocNumber})
 }
 
@@ -231,10 +232,10 @@ func identityProblem(w *ledger.Winner, at time.Time) string {
 	case errors.Is(err, ledger.ErrIdentityDoc):
 		return lang.L("Choose the identity document.")
 	case errors.Is(err, ledger.ErrIdentityMRZ):
-		doc, _ := ledger.DocumentOf(w.DocType)
+		doc, _ := core.DocumentOf(w.DocType)
 		return lang.L("A {{.Doc}} carries a machine-readable zone: read it with the MRZ reader (or type its lines) rather than the name and the number.", map[string]any{"Doc": lang.L(doc.Label)})
 	default:
-		doc, _ := ledger.DocumentOf(w.DocType)
+		doc, _ := core.DocumentOf(w.DocType)
 		var formats []string
 		for _, f := range doc.Formats {
 			formats = append(formats, lang.L(f))

@@ -18,6 +18,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 )
 
 // personAt is keyClock outside newKeys: press and typeOn type a key
@@ -618,13 +619,13 @@ func TestTimeLeft(t *testing.T) {
 }
 
 // Without $USER and settings, the app's operator is the command line's:
-// ledger.DefaultIdentity.
+// core.DefaultIdentity.
 func TestIdentityDefault(t *testing.T) {
 	t.Setenv("USER", "")
 	d := newTestDesk(t, fixture)
 	d.app.Preferences().RemoveValue(prefDesk)
 	d.app.Preferences().RemoveValue(prefOperator)
-	if got, want := d.identity(), ledger.DefaultIdentity("", ""); got != want || got.Operator == "" {
+	if got, want := d.identity(), core.DefaultIdentity("", ""); got != want || got.Operator == "" {
 		t.Errorf("identity %+v, want %+v", got, want)
 	}
 }

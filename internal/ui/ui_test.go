@@ -21,6 +21,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger"
+	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/testcache"
 )
@@ -945,7 +946,7 @@ func TestTranslations(t *testing.T) {
 	for _, c := range packColumns {
 		dynamic = append(dynamic, c.title)
 	}
-	for _, doc := range ledger.Documents {
+	for _, doc := range core.Documents {
 		dynamic = append(dynamic, append([]string{doc.Label}, doc.Formats...)...)
 	}
 	for _, k := range dynamic {

@@ -26,7 +26,7 @@ import (
 // removed, changed or added, and every later hash recomputed) fails, even
 // when the rewritten chain is consistent in itself.
 func (o *Store) CheckHead(ctx context.Context, head string) (core.Anchor, error) {
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return core.Anchor{}, err
 	}
@@ -36,10 +36,10 @@ func (o *Store) CheckHead(ctx context.Context, head string) (core.Anchor, error)
 	// payment): the journal does not hold it unchanged.
 	ps, err := o.E.Storage(ctx, tx, true, 1)
 	if err != nil {
-		return core.Anchor{}, o.classify(err)
+		return core.Anchor{}, o.E.Classify(err)
 	}
 	a, err := CheckHead(ctx, tx, head, ps)
-	return a, o.classify(err)
+	return a, o.E.Classify(err)
 }
 
 // CheckHead is Store.CheckHead in q, a read of a ledger's journal (a back
@@ -108,7 +108,7 @@ func (o *Store) Checkpoint(ctx context.Context, key *signing.Key, who core.Ident
 		if errors.Is(err, sql.ErrNoRows) {
 			return core.Checkpoint{}, errors.New("checkpoint: the journal is empty; there is nothing to anchor yet")
 		}
-		return core.Checkpoint{}, o.classify(err)
+		return core.Checkpoint{}, o.E.Classify(err)
 	}
 	head := hex.EncodeToString(last.Hash)
 	body := "vegas-desk checkpoint 1\nledger=" + o.ID + "\nentry=" + strconv.FormatInt(last.ID, 10) +
@@ -120,7 +120,7 @@ func (o *Store) Checkpoint(ctx context.Context, key *signing.Key, who core.Ident
 		return core.Checkpoint{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return core.Checkpoint{}, o.classify(err)
+		return core.Checkpoint{}, o.E.Classify(err)
 	}
 	return core.Checkpoint{Text: text, Entry: e.ID, Head: head}, nil
 }
@@ -167,7 +167,7 @@ func (o *Store) Certificate(ctx context.Context, gameCode, number int, key *sign
 	}
 	var name string
 	if err := core.Get(ctx, o.E.Pool(), &name, "SELECT name FROM games WHERE code = ?", gameCode); err != nil {
-		return core.Certificate{}, o.classify(err)
+		return core.Certificate{}, o.E.Classify(err)
 	}
 	b := r.Block
 	c := core.Certificate{Block: b, GameName: name, SignedAt: core.ParseTime(core.FormatTime(o.now())), PublicKey: key.Public().String()}
@@ -183,7 +183,7 @@ func (o *Store) Certificate(ctx context.Context, gameCode, number int, key *sign
 	}
 	fmt.Fprintf(&s, "winners=%d\npayout=%d\n", winners, payout)
 	if c.Drawing, err = Drawing(ctx, o.E.Pool(), gameCode, number); err != nil {
-		return core.Certificate{}, fmt.Errorf("certificate: %w", o.classify(err))
+		return core.Certificate{}, fmt.Errorf("certificate: %w", o.E.Classify(err))
 	}
 	s.WriteString(DrawingLines(c.Drawing))
 	fmt.Fprintf(&s, "signed_at=%s\n", signing.Quote(core.FormatTime(c.SignedAt)))

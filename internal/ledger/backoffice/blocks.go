@@ -51,7 +51,7 @@ func (r *BlockRow) Block() core.Block {
 // Blocks lists the blocks, by game and number.
 func (o *Store) Blocks(ctx context.Context) ([]core.Block, error) {
 	bs, err := ListBlocks(ctx, o.E.Pool())
-	return bs, o.classify(err)
+	return bs, o.E.Classify(err)
 }
 
 // ListBlocks lists the blocks, by game and number.
@@ -70,7 +70,7 @@ func ListBlocks(ctx context.Context, q core.Querier) ([]core.Block, error) {
 // Block returns block number of game gameCode, or ErrNotFound.
 func (o *Store) Block(ctx context.Context, gameCode, number int) (core.Block, error) {
 	b, err := GetBlock(ctx, o.E.Pool(), gameCode, number)
-	return b, o.classify(err)
+	return b, o.E.Classify(err)
 }
 
 // GetBlock reads block number of game gameCode, or ErrNotFound.
@@ -93,7 +93,7 @@ func (o *Store) Games(ctx context.Context) (map[int]string, error) {
 		Name string `db:"name"`
 	}
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT code, name FROM games"); err != nil {
-		return nil, o.classify(err)
+		return nil, o.E.Classify(err)
 	}
 	out := map[int]string{}
 	for _, r := range rows {
@@ -116,10 +116,10 @@ func (o *Store) Generate(ctx context.Context, gameCode int, seed game.Seed, opts
 	defer tx.Rollback()
 	b, err := o.generate(ctx, tx, gameCode, seed, opts)
 	if err != nil {
-		return core.Block{}, fmt.Errorf("generate a block of game %d: %w", gameCode, o.classify(err))
+		return core.Block{}, fmt.Errorf("generate a block of game %d: %w", gameCode, o.E.Classify(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return core.Block{}, fmt.Errorf("generate: commit: %w", o.classify(err))
+		return core.Block{}, fmt.Errorf("generate: commit: %w", o.E.Classify(err))
 	}
 	return b, nil
 }

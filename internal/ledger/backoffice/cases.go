@@ -13,7 +13,7 @@ import (
 // Cases lists the double payments (core.Case), open and closed, in the
 // order they were recorded.
 func (o *Store) Cases(ctx context.Context) ([]core.Case, error) {
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cases: %w", err)
 	}
@@ -88,7 +88,7 @@ func (o *Store) CloseCase(ctx context.Context, number int64, decision string, wh
 	defer tx.Rollback()
 	cases, err := readCases(ctx, tx)
 	if err != nil {
-		return core.Case{}, o.classify(err)
+		return core.Case{}, o.E.Classify(err)
 	}
 	i := -1
 	for j := range cases {
@@ -112,7 +112,7 @@ func (o *Store) CloseCase(ctx context.Context, number int64, decision string, wh
 		return core.Case{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return core.Case{}, fmt.Errorf("close case: commit: %w", o.classify(err))
+		return core.Case{}, fmt.Errorf("close case: commit: %w", o.E.Classify(err))
 	}
 	c.Closed, c.Decision, c.ClosedAt, c.ClosedBy, c.ClosedDesk = true, decision, core.ParseTime(e.AtText), who.Operator, who.Desk
 	return c, nil

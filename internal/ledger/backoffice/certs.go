@@ -30,7 +30,7 @@ func deskCerts(ctx context.Context, q core.Querier) ([]DeskCert, error) {
 // expiry.
 func (o *Store) DeskCerts(ctx context.Context) ([]DeskCert, error) {
 	out, err := deskCerts(ctx, o.E.Pool())
-	return out, o.classify(err)
+	return out, o.E.Classify(err)
 }
 
 // AcceptDeskCert makes desk accept the certificate of serial (lowercase
@@ -51,7 +51,7 @@ func (o *Store) AcceptDeskCert(ctx context.Context, desk, serial string, notAfte
 	}
 	var before []string
 	if err := core.Select(ctx, tx, &before, "SELECT serial FROM desk_certs WHERE desk = ? ORDER BY serial", desk); err != nil {
-		return nil, o.classify(err)
+		return nil, o.E.Classify(err)
 	}
 	if err := o.certify(ctx, tx, desk, serial, notAfter, who); err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (o *Store) AcceptDeskCert(ctx context.Context, desk, serial string, notAfte
 		}
 		revoked = append(revoked, s)
 	}
-	return revoked, o.classify(tx.Commit())
+	return revoked, o.E.Classify(tx.Commit())
 }
 
 // certify makes desk accept the certificate of serial in tx: its row and
@@ -78,7 +78,7 @@ func (o *Store) certify(ctx context.Context, tx core.Querier, desk, serial strin
 		return err
 	}
 	_, err := core.Exec(ctx, tx, "INSERT INTO desk_certs (desk, serial, not_after) VALUES (?, ?, ?)", desk, serial, until)
-	return o.classify(err)
+	return o.E.Classify(err)
 }
 
 // RevokeDeskCert makes desk refuse the certificate of serial from now on,
@@ -94,7 +94,7 @@ func (o *Store) RevokeDeskCert(ctx context.Context, desk, serial string, who cor
 	defer tx.Rollback()
 	var n int
 	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desk_certs WHERE desk = ? AND serial = ?", desk, serial); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	if n == 0 {
 		return fmt.Errorf("desk %s: %w: it accepts no certificate %s (see desks list)", desk, core.ErrNotFound, serial)
@@ -102,7 +102,7 @@ func (o *Store) RevokeDeskCert(ctx context.Context, desk, serial string, who cor
 	if err := o.revoke(ctx, tx, desk, serial, who); err != nil {
 		return err
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }
 
 func (o *Store) revoke(ctx context.Context, tx core.Querier, desk, serial string, who core.Identity) error {
@@ -111,7 +111,7 @@ func (o *Store) revoke(ctx context.Context, tx core.Querier, desk, serial string
 		return err
 	}
 	_, err := core.Exec(ctx, tx, "DELETE FROM desk_certs WHERE desk = ? AND serial = ?", desk, serial)
-	return o.classify(err)
+	return o.E.Classify(err)
 }
 
 // checkSerial refuses what is not a certificate's serial number in

@@ -78,7 +78,7 @@ func (o *Store) Void(ctx context.Context, number int64, reason string, who core.
 		return core.Claim{}, fmt.Errorf("void payment %d: %w: no payment has this number (see the claims command)", number, core.ErrNotFound)
 	}
 	if err != nil {
-		return core.Claim{}, fmt.Errorf("void payment %d: %w", number, o.classify(err))
+		return core.Claim{}, fmt.Errorf("void payment %d: %w", number, o.E.Classify(err))
 	}
 	if r.Voided {
 		return core.Claim{}, fmt.Errorf("void payment %d: already voided on %s by %q: %q", number,
@@ -103,15 +103,15 @@ func (o *Store) Void(ctx context.Context, number int64, reason string, who core.
 	var standing sql.NullInt64
 	if err := core.Get(ctx, tx, &standing, `SELECT min(c.id) FROM journal c WHERE c.kind = 'claim' AND c.ticket = ?
 		AND NOT EXISTS (SELECT 1 FROM journal v WHERE v.kind = 'void' AND v.ref = c.id)`, ticket); err != nil {
-		return core.Claim{}, fmt.Errorf("void: %w", o.classify(err))
+		return core.Claim{}, fmt.Errorf("void: %w", o.E.Classify(err))
 	}
 	if ticket.Valid && standing.Valid {
 		if err := insertPaid(ctx, tx, ticket.Int64, standing.Int64); err != nil {
-			return core.Claim{}, fmt.Errorf("void: %w", o.classify(err))
+			return core.Claim{}, fmt.Errorf("void: %w", o.E.Classify(err))
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return core.Claim{}, fmt.Errorf("void: commit: %w", o.classify(err))
+		return core.Claim{}, fmt.Errorf("void: commit: %w", o.E.Classify(err))
 	}
 	c := r.Claim()
 	c.Voided, c.VoidReason, c.VoidedBy, c.VoidDesk, c.VoidedAt = true, reason, e.Operator, e.Desk, core.ParseTime(e.AtText)
@@ -145,7 +145,7 @@ func (o *Store) Claims(ctx context.Context, f core.ClaimFilter) ([]core.Claim, e
 	var rows []ClaimRow
 	where, args := where(f)
 	if err := core.Select(ctx, o.E.Pool(), &rows, ClaimSelect+where+" ORDER BY c.id", args...); err != nil {
-		return nil, fmt.Errorf("list claims: %w", o.classify(err))
+		return nil, fmt.Errorf("list claims: %w", o.E.Classify(err))
 	}
 	out := make([]core.Claim, len(rows))
 	for i := range rows {
@@ -162,7 +162,7 @@ func (o *Store) ClaimByNumber(ctx context.Context, number int64) (core.Claim, er
 		return core.Claim{}, fmt.Errorf("payment %d: %w: no payment has this number (see the claims command)", number, core.ErrNotFound)
 	}
 	if err != nil {
-		return core.Claim{}, o.classify(err)
+		return core.Claim{}, o.E.Classify(err)
 	}
 	return r.Claim(), nil
 }
@@ -172,7 +172,7 @@ func (o *Store) Attempts(ctx context.Context, since time.Time) ([]core.Attempt, 
 	var rows []core.Entry
 	err := core.Select(ctx, o.E.Pool(), &rows, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'refusal' AND at >= ? ORDER BY id", core.FormatTime(since))
 	if err != nil {
-		return nil, fmt.Errorf("list refused attempts: %w", o.classify(err))
+		return nil, fmt.Errorf("list refused attempts: %w", o.E.Classify(err))
 	}
 	out := make([]core.Attempt, len(rows))
 	for i, e := range rows {

@@ -38,7 +38,7 @@ func (o *Store) Meta(ctx context.Context) ([][2]string, error) {
 		Value string `db:"value"`
 	}
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT key, value FROM meta ORDER BY key"); err != nil {
-		return nil, o.classify(err)
+		return nil, o.E.Classify(err)
 	}
 	var meta [][2]string
 	for _, r := range rows {
@@ -58,9 +58,9 @@ func (o *Store) AddMeta(ctx context.Context, key, value string) error {
 	}
 	defer tx.Rollback()
 	if _, err := core.Exec(ctx, tx, "INSERT INTO meta (key, value) VALUES (?, ?)", key, value); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }
 
 // CopyInto copies the whole ledger into dst, a new ledger of either engine
@@ -70,7 +70,7 @@ func (o *Store) AddMeta(ctx context.Context, key, value string) error {
 // shows the same digests and journal head. progress, if not nil, is
 // called with the tables' rows done and in all.
 func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, total int)) error {
-	src, err := o.read(ctx)
+	src, err := o.E.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	for _, t := range copyTables {
 		var n int
 		if err := core.Get(ctx, src, &n, "SELECT count(*) FROM "+from(t.name)+t.where); err != nil {
-			return o.classify(err)
+			return o.E.Classify(err)
 		}
 		total += n
 	}
@@ -96,7 +96,7 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 	defer tx.Rollback()
 	// The new ledger's own game row is replaced by the source's.
 	if _, err := core.Exec(ctx, tx, "DELETE FROM games"); err != nil {
-		return dst.classify(err)
+		return dst.E.Classify(err)
 	}
 	done := 0
 	for _, t := range copyTables {
@@ -106,12 +106,12 @@ func (o *Store) CopyInto(ctx context.Context, dst *Store, progress func(done, to
 			}
 		})
 		if err != nil {
-			return fmt.Errorf("copy %s: %w", t.name, dst.classify(err))
+			return fmt.Errorf("copy %s: %w", t.name, dst.E.Classify(err))
 		}
 		done += n
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("copy: commit: %w", dst.classify(err))
+		return fmt.Errorf("copy: commit: %w", dst.E.Classify(err))
 	}
 	return nil
 }

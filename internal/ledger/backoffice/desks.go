@@ -46,7 +46,7 @@ func (o *Store) addDesk(ctx context.Context, id string, limit int, who core.Iden
 		return core.Desk{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return core.Desk{}, o.classify(err)
+		return core.Desk{}, o.E.Classify(err)
 	}
 	return core.Desk{ID: id, Limit: limit}, nil
 }
@@ -55,7 +55,7 @@ func (o *Store) addDesk(ctx context.Context, id string, limit int, who core.Iden
 func (o *Store) insertDesk(ctx context.Context, tx core.Querier, id string, limit int, who core.Identity) error {
 	var n int
 	if err := core.Get(ctx, tx, &n, "SELECT count(*) FROM desks WHERE id = ?", id); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	if n > 0 {
 		return fmt.Errorf("desk %s exists already (see desks list)", id)
@@ -65,7 +65,7 @@ func (o *Store) insertDesk(ctx context.Context, tx core.Querier, id string, limi
 		return err
 	}
 	_, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES (?, ?, 0)", id, limit)
-	return o.classify(err)
+	return o.E.Classify(err)
 }
 
 // NewDesk is a desk AddDesks adds, with the certificate it accepts (its
@@ -105,7 +105,7 @@ func (o *Store) AddDesks(ctx context.Context, desks []NewDesk, who core.Identity
 	defer tx.Rollback()
 	var existing []string
 	if err := core.Select(ctx, tx, &existing, "SELECT id FROM desks"); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	exists := make(map[string]bool, len(existing))
 	for _, id := range existing {
@@ -130,17 +130,17 @@ func (o *Store) AddDesks(ctx context.Context, desks []NewDesk, who core.Identity
 		}
 		if _, err := core.Exec(ctx, tx, "INSERT INTO desks (id, payout_limit, disabled) VALUES "+
 			strings.TrimSuffix(strings.Repeat("(?, ?, 0), ", len(chunk)), ", "), ds...); err != nil {
-			return o.classify(err)
+			return o.E.Classify(err)
 		}
 		if _, err := core.Exec(ctx, tx, "INSERT INTO desk_certs (desk, serial, not_after) VALUES "+
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", len(chunk)), ", "), cs...); err != nil {
-			return o.classify(err)
+			return o.E.Classify(err)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }
 
 // appendMany appends es in order in tx, as appendJournal appends each: in
@@ -158,7 +158,7 @@ func (o *Store) appendMany(ctx context.Context, tx core.Querier, es []*core.Entr
 		AppendMany(context.Context, core.Querier, []*core.Entry) error
 	}); ok {
 		if err := m.AppendMany(ctx, tx, es); err != nil {
-			return fmt.Errorf("journal: %w", o.classify(err))
+			return fmt.Errorf("journal: %w", o.E.Classify(err))
 		}
 		return nil
 	}
@@ -174,7 +174,7 @@ func (o *Store) appendMany(ctx context.Context, tx core.Querier, es []*core.Entr
 func (o *Store) Desks(ctx context.Context) ([]core.Desk, error) {
 	var rows []core.DeskRow
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT id, payout_limit, disabled, locked_until, unlocked_at FROM desks ORDER BY id"); err != nil {
-		return nil, o.classify(err)
+		return nil, o.E.Classify(err)
 	}
 	out := make([]core.Desk, len(rows))
 	for i, r := range rows {
@@ -207,7 +207,7 @@ func (o *Store) DeskState(ctx context.Context, id, cert string) (core.Desk, bool
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Desk{}, false, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
 	}
-	return o.deskOf(r.DeskRow), r.Accepts, o.classify(err)
+	return o.deskOf(r.DeskRow), r.Accepts, o.E.Classify(err)
 }
 
 // deskOf is DeskOf, a lock-out over by now none.
@@ -255,9 +255,9 @@ func (o *Store) deskChange(ctx context.Context, id, state string, limit int, who
 		args = []any{e.AtText, id}
 	}
 	if _, err := core.Exec(ctx, tx, stmt, args...); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }
 
 // readDesk reads desk id's row, or ErrNotFound.
@@ -267,7 +267,7 @@ func (o *Store) readDesk(ctx context.Context, q core.Querier, id string) (core.D
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("desk %s: %w: no such desk (see desks list)", id, core.ErrNotFound)
 	}
-	return d, o.classify(err)
+	return d, o.E.Classify(err)
 }
 
 // DisableDesk stops a counter: a validation server reads the desk's row

@@ -21,7 +21,7 @@ func (o *Store) Emission(ctx context.Context, code int) (core.Emission, error) {
 		if errors.Is(err, sql.ErrNoRows) {
 			return core.Emission{}, fmt.Errorf("game %d: %w: the ledger knows no such game", code, core.ErrNotFound)
 		}
-		return core.Emission{}, o.classify(err)
+		return core.Emission{}, o.E.Classify(err)
 	}
 	return row.Dates.Emission(code, row.Name, row.Price), nil
 }
@@ -54,7 +54,7 @@ func (o *Store) SetEmission(ctx context.Context, code int, em core.Emission, who
 	res, err := core.Exec(ctx, tx, "UPDATE games SET on_sale = ?, end_of_sale = ?, deadline = ? WHERE code = ?",
 		stored.OnSale, stored.EndOfSale, stored.Deadline, code)
 	if err != nil {
-		return core.Emission{}, o.classify(err)
+		return core.Emission{}, o.E.Classify(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return core.Emission{}, fmt.Errorf("game %d: %w: the ledger knows no such game", code, core.ErrNotFound)
@@ -64,7 +64,7 @@ func (o *Store) SetEmission(ctx context.Context, code int, em core.Emission, who
 		return core.Emission{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return core.Emission{}, o.classify(err)
+		return core.Emission{}, o.E.Classify(err)
 	}
 	return o.Emission(ctx, code)
 }
@@ -81,7 +81,7 @@ func (o *Store) Setting(ctx context.Context, key string) (int, error) {
 		return def, nil
 	}
 	if err != nil {
-		return 0, o.classify(err)
+		return 0, o.E.Classify(err)
 	}
 	return strconv.Atoi(v)
 }
@@ -105,7 +105,7 @@ func (o *Store) SetSetting(ctx context.Context, key string, value int, who core.
 	}
 	if _, err := core.Exec(ctx, tx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 		key, e.Detail); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }

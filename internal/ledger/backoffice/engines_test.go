@@ -18,12 +18,13 @@ import (
 	"vegas-desk/internal/pgtest"
 )
 
-// The PostgreSQL server of this test binary, started (with the block
-// fixture loaded: ledgertest.StartPostgres) when a test first needs it.
+// The PostgreSQL server of this test binary, started (with the fixtures
+// loaded: ledgertest.StartPostgres) when a test first needs it; tmpl are
+// their databases, by fixture.
 var pg struct {
 	once sync.Once
 	s    *pgtest.Server
-	tmpl string
+	tmpl map[string]string
 	err  error
 }
 
@@ -39,32 +40,47 @@ type store interface {
 	core.BackOffice
 	Block(ctx context.Context, gameCode, number int) (core.Block, error)
 	VerifyJournal(ctx context.Context) (core.VerifyReport, error)
+	Office() *backoffice.Store
 }
 
-// engines are the two engines of a back office: a copy of the block
-// fixture in a SQLite file, and in a PostgreSQL database.
-var engines = []struct {
-	name  string
-	block func(t *testing.T) store
-}{
-	{"sqlite", func(t *testing.T) store {
-		b, err := sqlite.OpenLedger(ledgertest.Copy(t, ledgertest.Block), false, backoffice.Creation{}, ledgertest.Clock())
+// engine is one engine of a back office: open opens a new copy of
+// ledgertest's fixture (Block, Stock) whose entries are written at clock.
+type engine struct {
+	name string
+	open func(t *testing.T, fixture string, clock func() time.Time) store
+}
+
+// block is a new copy of the block fixture, at ledgertest's clock.
+func (e engine) block(t *testing.T) store { return e.open(t, ledgertest.Block, ledgertest.Clock()) }
+
+// engines are the two engines of a back office: a copy of a fixture in a
+// SQLite file, and in a PostgreSQL database.
+var engines = []engine{
+	{"sqlite", func(t *testing.T, fixture string, clock func() time.Time) store {
+		b, err := sqlite.OpenLedger(ledgertest.Copy(t, fixture), false, backoffice.Creation{}, clock)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { b.Close() })
 		return b
 	}},
-	{"postgres", func(t *testing.T) store {
+	{"postgres", func(t *testing.T, fixture string, clock func() time.Time) store {
 		pg.once.Do(func() {
-			if pg.s, pg.err = ledgertest.StartPostgres(ledgertest.Block); pg.err == nil {
-				pg.tmpl, pg.err = ledgertest.Postgres(pg.s, ledgertest.Block)
+			fixtures := []string{ledgertest.Block, ledgertest.Stock}
+			if pg.s, pg.err = ledgertest.StartPostgres(fixtures...); pg.err != nil {
+				return
+			}
+			pg.tmpl = map[string]string{}
+			for _, f := range fixtures {
+				if pg.tmpl[f], pg.err = ledgertest.Postgres(pg.s, f); pg.err != nil {
+					return
+				}
 			}
 		})
 		if pg.err != nil {
 			t.Fatal(pg.err)
 		}
-		l, err := postgres.Open(pg.s.URL(pgtest.Owner, pg.s.NewDatabaseFrom(t, pg.tmpl)), false, backoffice.Creation{}, ledgertest.Clock())
+		l, err := postgres.Open(pg.s.URL(pgtest.Owner, pg.s.NewDatabaseFrom(t, pg.tmpl[fixture])), false, backoffice.Creation{}, clock)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,7 +85,7 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 	issued, err := ReadIssue(ctx, tx, hdr.Ledger)
 	switch {
 	case err != nil:
-		return rep, o.classify(err)
+		return rep, o.E.Classify(err)
 	case issued == nil:
 		return reject("not-issued", 0, "counter ledger %s was not issued by this back office (ledger %s)", hdr.Ledger, o.ID)
 	case hdr.Desk != issued.Desk:
@@ -95,11 +95,11 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 	}
 	c := chain{issued: issued, seal: hdr.Seal, numbers: map[string]int64{}}
 	if c.done, c.head, c.headAt, err = lastImport(ctx, tx, hdr.Ledger); err != nil {
-		return rep, o.classify(err)
+		return rep, o.E.Classify(err)
 	}
 	im := importer{o: o, tx: tx, issued: issued, rep: &rep, times: paymentTimes{now: o.now()}}
 	if im.seen, err = importedRequests(ctx, tx, issued.Desk); err != nil {
-		return rep, o.classify(err)
+		return rep, o.E.Classify(err)
 	}
 	for n := int64(1); ; n++ {
 		e, winner, err := rd.Next()
@@ -153,7 +153,7 @@ func (o *Store) ImportClaims(ctx context.Context, r io.Reader, who core.Identity
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return rep, o.classify(err)
+		return rep, o.E.Classify(err)
 	}
 	return rep, nil
 }
@@ -396,7 +396,7 @@ func (im *importer) blockOf(ctx context.Context, e *core.Entry) (core.Block, str
 	if e.At.IsZero() || core.CheckText("desk", e.Desk, core.MaxText) != nil || core.CheckText("operator", e.Operator, core.MaxText) != nil {
 		return core.Block{}, "serial-mismatch", "the entry's time, desk or operator is not readable"
 	}
-	if g, bn, pos, ok := core.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
+	if g, bn, pos, ok := game.ParsePublicSerial(e.Serial); !ok || g != e.Game || bn != e.Block || pos != e.Position {
 		return core.Block{}, "serial-mismatch", fmt.Sprintf("serial %q: not the public part of the ticket it names", e.Serial)
 	}
 	b, err := GetBlock(ctx, im.tx, e.Game, e.Block)
@@ -527,7 +527,7 @@ func (im *importer) record(ctx context.Context, e *core.Entry, base core.Entry, 
 	}
 	state, err := packStateAt(ctx, tx, b, s.Pack(), e.AtText)
 	if err != nil {
-		return im.o.classify(err)
+		return im.o.E.Classify(err)
 	}
 	reason := ""
 	switch v := core.Decide(&core.Facts{Prize: prize, PackState: state}, core.Rules{Dates: em, At: e.AtText, Limit: issued.Limit, Threshold: issued.Threshold, Identity: identity}); v {
@@ -563,14 +563,14 @@ func (im *importer) pay(ctx context.Context, x *core.Entry, keepPaid, keepWinner
 	}
 	if keepPaid {
 		if err := insertPaid(ctx, im.tx, x.Ticket.Int64, x.ID); err != nil {
-			return im.o.classify(err)
+			return im.o.E.Classify(err)
 		}
 	}
 	im.rep.Recorded++
 	if keepWinner {
 		if _, err := core.Exec(ctx, im.tx, "INSERT INTO identities (claim, name, doc_type, doc_number, skeleton) VALUES (?, ?, ?, ?, ?)",
 			x.ID, winner.Name, winner.DocType, winner.DocNumber, core.NameSkeleton(winner.Name)); err != nil {
-			return im.o.classify(err)
+			return im.o.E.Classify(err)
 		}
 	}
 	return nil

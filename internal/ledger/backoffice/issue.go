@@ -52,7 +52,7 @@ func (src *CounterSource) Threshold() int {
 
 // IssueTx opens the read from which a counter ledger is issued: what it
 // holds is read in one snapshot.
-func (o *Store) IssueTx(ctx context.Context) (*sqlx.Tx, error) { return o.read(ctx) }
+func (o *Store) IssueTx(ctx context.Context) (*sqlx.Tx, error) { return o.E.Read(ctx) }
 
 // CounterSource reads, in q, what a counter ledger issued for spec holds:
 // the blocks named (every block when none is), at most maxBlocks; the
@@ -185,7 +185,7 @@ func (o *Store) RecordIssue(ctx context.Context, is core.CounterIssue, threshold
 	if err := place(); err != nil {
 		return 0, err
 	}
-	return e.ID, o.classify(w.Commit())
+	return e.ID, o.E.Classify(w.Commit())
 }
 
 // BlockTickets reads the encodings and prize bytes of every ticket of b.

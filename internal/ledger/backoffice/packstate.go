@@ -50,7 +50,7 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 	var rows []core.PackStateRow
 	if err := core.Select(ctx, tx, &rows, "SELECT block, pack, state, desk, entry FROM pack_states WHERE block = ? AND pack BETWEEN ? AND ? ORDER BY pack"+o.E.LockRows(),
 		b.ID, m.First, m.Last); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	cur := map[int]core.PackStateRow{}
 	for _, r := range rows {
@@ -96,9 +96,9 @@ func (o *Store) MovePacks(ctx context.Context, m core.PackMove, who core.Identit
 		SELECT CAST(? AS BIGINT), n, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT) FROM p WHERE true
 		ON CONFLICT (block, pack) DO UPDATE SET state = excluded.state, desk = excluded.desk, entry = excluded.entry`,
 		m.First, m.Last, b.ID, mv.To, desk, e.ID); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }
 
 // listedDesk refuses a desk the ledger does not list (desks list), to
@@ -112,7 +112,7 @@ func (o *Store) listedDesk(ctx context.Context, tx core.Querier, desk string) er
 		Listed int `db:"listed"`
 	}
 	if err := core.Get(ctx, tx, &n, "SELECT (SELECT count(*) FROM desks WHERE id = ?) AS known, (SELECT count(*) FROM desks) AS listed", desk); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	if n.Known == 0 && (o.Shared || n.Listed > 0) {
 		return fmt.Errorf("deliver packs: desk %s: %w: the ledger lists no such desk; check its name (desks list), or add it first (desks add %s)", desk, core.ErrNotFound, desk)

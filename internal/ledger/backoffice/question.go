@@ -16,6 +16,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/tables"
 )
 
 // A question on a ledger file (a SQLite back office, a sealed counter
@@ -396,7 +397,7 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 // (desk_certs), and the ledger's restore fence (meta "replaced").
 func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
-	lockOut := o.lockOut.Load() && who.Desk != ""
+	lockOut := o.LockOut.Load() && who.Desk != ""
 	if !gate.Asked && !lockOut {
 		return core.Lock{}, gate, nil
 	}
@@ -417,7 +418,7 @@ func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Ident
 		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts, `+replaced+` AS replaced
 		FROM (SELECT 1 AS one) AS x LEFT JOIN desks d ON d.id = ?`, who.Cert, who.Desk)
 	if err != nil {
-		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.classify(err))
+		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.E.Classify(err))
 	}
 	gate.Replaced = r.Replaced
 	if !r.Listed {
@@ -433,7 +434,7 @@ func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Ident
 // deskLock reads desk's lock-out and payout limit (CountGuess), its row
 // locked with lockRows.
 func (o *Store) deskLock(ctx context.Context, q core.Querier, desk, lockRows string) (core.Lock, int, error) {
-	if !o.lockOut.Load() || desk == "" {
+	if !o.LockOut.Load() || desk == "" {
 		return core.Lock{}, 0, nil
 	}
 	var r struct {
@@ -446,7 +447,7 @@ func (o *Store) deskLock(ctx context.Context, q core.Querier, desk, lockRows str
 		return core.Lock{}, 0, nil
 	}
 	if err != nil {
-		return core.Lock{}, 0, fmt.Errorf("desk %s: %w", desk, o.classify(err))
+		return core.Lock{}, 0, fmt.Errorf("desk %s: %w", desk, o.E.Classify(err))
 	}
 	return core.LockOf(r.Guesses, r.Until), r.Limit, nil
 }
@@ -474,19 +475,34 @@ func (o *Store) WriteOutcome(ctx context.Context, tx *sqlx.Tx, out *core.Outcome
 		return nil
 	}
 	if err := insertPaid(ctx, tx, e.Ticket.Int64, e.ID); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	if w := out.Winner; w != nil {
 		if _, ok := o.E.(skeletonless); ok {
 			_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number) VALUES (?, ?, ?, ?)",
 				e.ID, w.Name, w.DocType, w.DocNumber)
-			return o.classify(err)
+			return o.E.Classify(err)
 		}
 		_, err := core.Exec(ctx, tx, "INSERT INTO identities (claim, name, doc_type, doc_number, skeleton) VALUES (?, ?, ?, ?, ?)",
 			e.ID, w.Name, w.DocType, w.DocNumber, core.NameSkeleton(w.Name))
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	return nil
+}
+
+// paidInsert is the head of the paid row's INSERT: its declared columns
+// (tables.Paid).
+var paidInsert = tables.Paid.Insert() + " VALUES (?, ?)"
+
+// insertPaid writes ticket's paid row, naming claim, the payment that keeps
+// it paid: the one INSERT of the paid row of a back office's writes on
+// either engine and of a counter ledger's (a question on a file, an
+// import's payment, a voided ticket that another payment keeps paid). A
+// question on PostgreSQL writes its row in its one statement
+// (postgres/question.go), with the same columns.
+func insertPaid(ctx context.Context, q core.Querier, ticket, claim int64) error {
+	_, err := core.Exec(ctx, q, paidInsert, ticket, claim)
+	return err
 }
 
 // skeletonless is an Engine whose identities keep no skeleton: a sealed
@@ -521,7 +537,7 @@ func (o *Store) countGuess(ctx context.Context, tx *sqlx.Tx, e *core.Entry) erro
 	}
 	if _, err := core.Exec(ctx, tx, "UPDATE desks SET guesses = ?, locked_until = ? WHERE id = ?",
 		next.GuessesText(), next.UntilText(), e.Desk); err != nil {
-		return o.classify(err)
+		return o.E.Classify(err)
 	}
 	if lock != nil {
 		return o.appendJournal(ctx, tx, lock)
@@ -560,18 +576,18 @@ func (f fileQuestions) Read(ctx context.Context, q *core.Question) (*core.Snapsh
 		sn, err := o.ReadSnapshot(ctx, tx, f.src, q)
 		if err != nil {
 			tx.Rollback()
-			return nil, nil, fmt.Errorf("claim: %w", o.classify(err))
+			return nil, nil, fmt.Errorf("claim: %w", o.E.Classify(err))
 		}
 		return sn, heldTx{tx}, nil
 	}
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
-		return nil, nil, o.classify(err)
+		return nil, nil, o.E.Classify(err)
 	}
 	defer tx.Rollback()
 	sn, err := o.ReadSnapshot(ctx, tx, f.src, q)
 	if err != nil {
-		return nil, nil, o.classify(err)
+		return nil, nil, o.E.Classify(err)
 	}
 	return sn, nil, nil
 }
@@ -602,7 +618,7 @@ func (f fileQuestions) Write(ctx context.Context, q *core.Question, held core.He
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", o.classify(err))
+		return fmt.Errorf("commit: %w", o.E.Classify(err))
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // the table's count, the tickets generated, the active claims (count and
 // sum) and the outstanding tickets with their liability.
 func (o *Store) Report(ctx context.Context, gameCode, number int) (core.Report, error) {
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return core.Report{}, err
 	}
@@ -83,7 +83,7 @@ func (o *Store) Report(ctx context.Context, gameCode, number int) (core.Report, 
 // Position set. It streams; progress may be nil. The lines of exportPacks
 // packs at a time are made on every core and written in order.
 func (o *Store) Export(ctx context.Context, gameCode, number int, w io.Writer, progress func(done, total int)) error {
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (o *Store) Packs(ctx context.Context, f core.PackFilter) ([]core.PackRun, e
 		FROM pack_states s JOIN blocks b ON b.id = s.block JOIN journal j ON j.id = s.entry
 		ORDER BY b.game, b.number, s.pack`)
 	if err != nil {
-		return nil, fmt.Errorf("list packs: %w", o.classify(err))
+		return nil, fmt.Errorf("list packs: %w", o.E.Classify(err))
 	}
 	if f.State != "stock" {
 		return core.PackRuns(rows, f), nil
@@ -53,7 +53,7 @@ func (o *Store) PackEntries(ctx context.Context, f core.PackEntryFilter) ([]core
 	}
 	var rows []core.Entry
 	if err := core.Select(ctx, o.E.Pool(), &rows, q+" ORDER BY id", args...); err != nil {
-		return nil, fmt.Errorf("list moves of packs: %w", o.classify(err))
+		return nil, fmt.Errorf("list moves of packs: %w", o.E.Classify(err))
 	}
 	return core.PackEntriesOf(rows, f), nil
 }
@@ -64,7 +64,7 @@ func (o *Store) Referrals(ctx context.Context) ([]core.Referral, error) {
 	var rows []core.Entry
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT "+core.EntryCols+` FROM journal r WHERE r.kind = 'referral'
 		AND NOT EXISTS (SELECT 1 FROM paid p WHERE p.ticket = r.ticket) ORDER BY r.id`); err != nil {
-		return nil, fmt.Errorf("list referrals: %w", o.classify(err))
+		return nil, fmt.Errorf("list referrals: %w", o.E.Classify(err))
 	}
 	return core.ReferralsOf(rows), nil
 }
@@ -75,7 +75,7 @@ func (o *Store) ReferralsBetween(ctx context.Context, desk string, since, until 
 	var rows []core.Entry
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT "+core.EntryCols+" FROM journal WHERE kind = 'referral' AND desk = ? AND at >= ? AND at < ? ORDER BY id",
 		desk, core.FormatTime(since), core.FormatTime(until)); err != nil {
-		return nil, fmt.Errorf("list referrals: %w", o.classify(err))
+		return nil, fmt.Errorf("list referrals: %w", o.E.Classify(err))
 	}
 	return core.ReferralsOf(rows), nil
 }
@@ -92,7 +92,7 @@ func (o *Store) Identities(ctx context.Context) (map[int64]core.Winner, error) {
 		Skeleton  string `db:"skeleton"`
 	}
 	if err := core.Select(ctx, o.E.Pool(), &rows, "SELECT claim, name, doc_type, doc_number, skeleton FROM identities ORDER BY claim"); err != nil {
-		return nil, fmt.Errorf("winners' identities: %w", o.classify(err))
+		return nil, fmt.Errorf("winners' identities: %w", o.E.Classify(err))
 	}
 	out := make(map[int64]core.Winner, len(rows))
 	for _, r := range rows {

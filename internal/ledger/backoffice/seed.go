@@ -53,13 +53,13 @@ func (o *Store) RecordCommitment(ctx context.Context, f game.SeedFile, key *sign
 	defer tx.Rollback()
 	var known int
 	if err := core.Get(ctx, tx, &known, "SELECT count(*) FROM games WHERE code = ?", f.Game); err != nil {
-		return core.CommitmentRecord{}, o.classify(err)
+		return core.CommitmentRecord{}, o.E.Classify(err)
 	}
 	if known == 0 {
 		return core.CommitmentRecord{}, fmt.Errorf("record commitment: game code %d: %w: the ledger knows no such game", f.Game, core.ErrNotFound)
 	}
 	if e, ok, err := findSeedEntry(ctx, tx, methodCommitment, f.Commitment); err != nil {
-		return core.CommitmentRecord{}, o.classify(err)
+		return core.CommitmentRecord{}, o.E.Classify(err)
 	} else if ok {
 		return core.CommitmentRecord{}, fmt.Errorf("record commitment %s: %w: recorded already, journal entry %d (%s): a commitment is recorded once and draws one block; make a new secret (seed commit)",
 			f.Commitment, core.ErrCommitment, e.ID, e.AtText)
@@ -73,7 +73,7 @@ func (o *Store) RecordCommitment(ctx context.Context, f game.SeedFile, key *sign
 		return core.CommitmentRecord{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return core.CommitmentRecord{}, o.classify(err)
+		return core.CommitmentRecord{}, o.E.Classify(err)
 	}
 	return core.CommitmentRecord{Text: text, Entry: e.ID, Role: f.Role, Game: f.Game, Commitment: f.Commitment, RecordedAt: at}, nil
 }

@@ -16,7 +16,7 @@ func (o *Store) VoidsBetween(ctx context.Context, desk string, since, until time
 	var rows []ClaimRow
 	if err := core.Select(ctx, o.E.Pool(), &rows, ClaimSelect+" WHERE c.kind = 'claim' AND c.desk = ? AND v.at >= ? AND v.at < ? ORDER BY v.id",
 		desk, core.FormatTime(since), core.FormatTime(until)); err != nil {
-		return nil, fmt.Errorf("list voids: %w", o.classify(err))
+		return nil, fmt.Errorf("list voids: %w", o.E.Classify(err))
 	}
 	out := make([]core.Claim, len(rows))
 	for i := range rows {

@@ -75,17 +75,15 @@ type Store struct {
 	// Now gives the time of the entries this process writes; nil, or a
 	// zero time, is the engine's own (PostgreSQL's: the server's).
 	Now func() time.Time
-	// lockOut: the desks the ledger lists are locked out (LockOutGuesses).
-	lockOut atomic.Bool
+	// LockOut: the desks the ledger lists are locked out (LockOutGuesses),
+	// read by every question.
+	LockOut atomic.Bool
 }
 
 // LockOutGuesses makes the ledger lock out the desks it lists that guess
 // serials or contents (core.Lock): the validation server's. The back
 // office's own questions lock no one out.
-func (o *Store) LockOutGuesses() { o.lockOut.Store(true) }
-
-// LocksOut reports whether the ledger locks its desks out.
-func (o *Store) LocksOut() bool { return o.lockOut.Load() }
+func (o *Store) LockOutGuesses() { o.LockOut.Store(true) }
 
 // now is the time of an entry or a question.
 func (o *Store) now() time.Time {
@@ -105,12 +103,6 @@ func (o *Store) write(ctx context.Context) (*sqlx.Tx, error) {
 	return o.E.Write(ctx)
 }
 
-// read opens a read transaction.
-func (o *Store) read(ctx context.Context) (*sqlx.Tx, error) { return o.E.Read(ctx) }
-
-// classify maps an engine's error to the ledger's.
-func (o *Store) classify(err error) error { return o.E.Classify(err) }
-
 // appendJournal appends e in tx, after checking its texts.
 func (o *Store) appendJournal(ctx context.Context, tx core.Querier, e *core.Entry) error {
 	if err := e.CheckTexts(); err != nil {
@@ -120,7 +112,7 @@ func (o *Store) appendJournal(ctx context.Context, tx core.Querier, e *core.Entr
 		e.At = o.Now() // zero: the engine's clock
 	}
 	if err := o.E.Append(ctx, tx, e); err != nil {
-		return fmt.Errorf("journal: %w", o.classify(err))
+		return fmt.Errorf("journal: %w", o.E.Classify(err))
 	}
 	return nil
 }
@@ -136,7 +128,7 @@ func (o *Store) Record(ctx context.Context, e *core.Entry) error {
 	if err := o.appendJournal(ctx, tx, e); err != nil {
 		return err
 	}
-	return o.classify(tx.Commit())
+	return o.E.Classify(tx.Commit())
 }
 
 // notFound says what is missing.
@@ -147,7 +139,7 @@ func notFound(format string, args ...any) error {
 // Head is the hash of the journal's last entry, in hex ("" when empty).
 func (o *Store) Head(ctx context.Context) (string, error) {
 	h, err := Head(ctx, o.E.Pool())
-	return h, o.classify(err)
+	return h, o.E.Classify(err)
 }
 
 // Head is the hash of the last entry of the journal q reads, in hex (""

@@ -12,7 +12,7 @@ import (
 // of game gameCode, with its status, or ErrNotFound. It is for the back
 // office's screens: it records nothing and needs no secret part.
 func (o *Store) TicketAt(ctx context.Context, gameCode, number, position int) (core.Ticket, error) {
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return core.Ticket{}, err
 	}
@@ -55,7 +55,7 @@ func (o *Store) Samples(ctx context.Context, gameCode, number int) ([]core.Ticke
 	if !o.Demo {
 		return nil, fmt.Errorf("serials to try: %w: only a demonstration ledger lists its unpaid winners", core.ErrNotDemo)
 	}
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (o *Store) UnpaidWinners(ctx context.Context, gameCode, number int) (positi
 	if !o.Demo {
 		return nil, nil, fmt.Errorf("unpaid winners: %w: only a demonstration ledger lists its unpaid winners", core.ErrNotDemo)
 	}
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +137,7 @@ func (o *Store) UnpaidWinners(ctx context.Context, gameCode, number int) (positi
 	}
 	var paid []int64
 	if err := core.Select(ctx, tx, &paid, "SELECT ticket FROM paid WHERE ticket >= ? AND ticket < ?", b.First(), b.First()+int64(b.Tickets)); err != nil {
-		return nil, nil, fmt.Errorf("unpaid winners: %w", o.classify(err))
+		return nil, nil, fmt.Errorf("unpaid winners: %w", o.E.Classify(err))
 	}
 	isPaid := make(map[int]bool, len(paid))
 	for _, t := range paid {
@@ -152,7 +152,7 @@ func (o *Store) UnpaidWinners(ctx context.Context, gameCode, number int) (positi
 		return true
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("unpaid winners: %w", o.classify(err))
+		return nil, nil, fmt.Errorf("unpaid winners: %w", o.E.Classify(err))
 	}
 	return positions, prizes, nil
 }

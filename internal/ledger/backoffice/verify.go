@@ -25,7 +25,7 @@ import (
 // its row. progress may be nil.
 func (o *Store) Verify(ctx context.Context, gameCode, number int, progress func(done, total int)) (core.VerifyReport, error) {
 	var rep core.VerifyReport
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -66,7 +66,7 @@ func (o *Store) Verify(ctx context.Context, gameCode, number int, progress func(
 		rep.Blocks++
 	}
 	if err := o.verifyJournal(ctx, tx, &rep); err != nil {
-		return rep, fmt.Errorf("verify: %w", o.classify(err))
+		return rep, fmt.Errorf("verify: %w", o.E.Classify(err))
 	}
 	return rep, nil
 }
@@ -379,12 +379,12 @@ func (o *Store) verifyJournal(ctx context.Context, tx core.Querier, rep *core.Ve
 // what the ledger keeps (the tests of the journal, which need no more).
 func (o *Store) VerifyJournal(ctx context.Context) (core.VerifyReport, error) {
 	var rep core.VerifyReport
-	tx, err := o.read(ctx)
+	tx, err := o.E.Read(ctx)
 	if err != nil {
 		return rep, err
 	}
 	defer tx.Rollback()
-	return rep, o.classify(o.verifyJournal(ctx, tx, &rep))
+	return rep, o.E.Classify(o.verifyJournal(ctx, tx, &rep))
 }
 
 // readKept reads what the ledger keeps beside its journal, its paid rows

@@ -11,6 +11,32 @@ import (
 	"vegas-desk/internal/ledger/tables"
 )
 
+// TimeFormat is the text of a time the ledger stores: an entry's at, which
+// its hash covers (Canonical), and every other stored time. UTC with a
+// fixed width, so that text order is time order. PostgreSQL writes
+// microseconds and three zeros.
+const TimeFormat = "2006-01-02T15:04:05.000000000Z"
+
+// FormatTime is t as a ledger stores it.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// ParseTime reads a time a ledger stored; anything else is the zero time.
+func ParseTime(s string) time.Time {
+	t, err := time.Parse(TimeFormat, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// InstantText is FormatTime, "" for the zero time.
+func InstantText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return FormatTime(t)
+}
+
 // Entry is one row of the journal. What its columns mean depends on its
 // kind:
 //

@@ -31,7 +31,7 @@ func MaskSerial(serial string) string {
 	if err == nil {
 		return s.Masked()
 	}
-	if _, _, _, ok := ParsePublicSerial(serial); ok {
+	if _, _, _, ok := game.ParsePublicSerial(serial); ok {
 		return serial + "-••••-••••-••••-••••-•"
 	}
 	return "—"

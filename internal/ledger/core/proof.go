@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"vegas-desk/internal/game"
@@ -17,29 +15,6 @@ import (
 // secret part from its serial keys, recomputes at the import: a thief who
 // copies the file learns no paid ticket's secret part, and cannot claim
 // it at an online counter before the import comes home.
-
-// PublicSerial is the part of a serial printed outside the scratch layer:
-// game, block and position, "531-0001-0456789".
-func PublicSerial(gameCode, block, pos int) string {
-	return fmt.Sprintf("%03d-%04d-%07d", gameCode, block, pos)
-}
-
-// ParsePublicSerial reads a PublicSerial.
-func ParsePublicSerial(s string) (gameCode, block, pos int, ok bool) {
-	parts := strings.Split(s, "-")
-	if len(parts) != 3 || len(parts[0]) != 3 || len(parts[1]) != 4 || len(parts[2]) != 7 {
-		return 0, 0, 0, false
-	}
-	var n [3]int
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || strings.TrimLeft(p, "0123456789") != "" {
-			return 0, 0, 0, false
-		}
-		n[i] = v
-	}
-	return n[0], n[1], n[2], true
-}
 
 // proofIterations makes a proof as costly to invert as the index of a
 // sealed serial record (the counter ledger's serials), which the file

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -205,7 +206,121 @@ func (l Local) Find(ctx context.Context, code []byte, who Identity, asked Limit,
 	return out.Found, nil
 }
 
+// Asker is the questions as a ledger's user asks them (package ledger's
+// Ledger holds one, and answers with it): each is prepared here (the
+// serial parsed, the identity trimmed and checked: PrepareClaim, CheckWho;
+// an error is Invalid), then asked of Questions (Local: Ask on the
+// ledger's storage, or a validation server's client).
+type Asker struct {
+	Questions Questions
+	// Desk is the ledger's own desk ("" for the back office's): a
+	// counter's login or sealed ledger asks as its desk.
+	Desk string
+	// Now gives the time of the entries this process writes and of the
+	// verdicts it asks; nil is the current time, which on PostgreSQL is
+	// the server's (so that the journal's times follow one clock; a
+	// counter on a validation server always has the server's). Tests set it.
+	Now func() time.Time
+}
+
+// Clock is the time of what the ledger writes and asks: the zero time when
+// nobody set Now (a backend's own clock).
+func (a *Asker) Clock() time.Time {
+	if a.Now == nil {
+		return time.Time{}
+	}
+	return a.Now()
+}
+
+// Lookup finds a ticket by its full serial, with what a claim of it at
+// this desk would answer now (its Verdict): the desk's stored payout limit
+// (a served counter's, a sealed ledger's, a desk of the ledger's desks),
+// which limit may lower, never raise (NoLimit asks nothing). The serial is
+// parsed first (game.ErrCheckDigit or game.ErrSerialFormat, before the
+// ledger is read); then an unknown serial or a wrong secret part both
+// answer a *Refusal with UnknownSerial (errors.Is ErrUnknownSerial),
+// recorded as refused with who unless the ledger is read-only; so is a
+// ticket of a stolen pack, for the back office, though it is returned. A
+// counter on a validation server that was locked out answers Locked.
+func (a *Asker) Lookup(ctx context.Context, serial string, who Identity, limit Limit) (Ticket, error) {
+	s, err := game.ParseSerial(serial)
+	if err != nil {
+		return Ticket{}, Invalid(err)
+	}
+	who = Trimmed(who, a.Desk)
+	if err := CheckWho("lookup", who); err != nil {
+		return Ticket{}, Invalid(err)
+	}
+	return a.Questions.Lookup(ctx, s, who, limit, a.Clock())
+}
+
+// Claim pays a winning ticket once and records it in the journal, with the
+// time, who, the amount, the method and the request id. A refusal is a
+// *Refusal (errors.Is ErrUnknownSerial, ErrNotWinner, ErrAlreadyClaimed —
+// naming the first payment —, ErrNotActivated, ErrStolen, ErrExpired,
+// ErrNotYetOnSale, ErrOverLimit — a referral to the back office is
+// recorded —, ErrIdentityRequired, ErrLocked), and is recorded too. The
+// check and the payment are one step, so counters claiming one ticket at
+// once pay it exactly once. The payout limit is the desk's stored one,
+// which req.Limit may lower (see Lookup).
+//
+// A request id names one ticket at one desk: a retry with the same id
+// answers what the first answer was (the payment, or ErrVoided with the
+// payment voided since), and a retry of another ticket is refused
+// (ErrRequestReused). So a claim whose answer was lost (a timeout, a
+// dropped connection) is asked again safely, and is, by a counter on a
+// validation server, whose client (package remote) follows the policy
+// protocol.Retry: within 31 s it is answered or ErrUnreachable. The
+// policy runs there only: a ledger the process reads itself (a file,
+// PostgreSQL — the server's own) answers each question once,
+// unavailable when it cannot (its context ended, PostgreSQL away, a flush
+// failed), and the counter asks again.
+func (a *Asker) Claim(ctx context.Context, req ClaimRequest) (Claim, error) {
+	s, err := PrepareClaim(&req, a.Desk, clock(a.Clock()))
+	if err != nil {
+		return Claim{}, Invalid(err)
+	}
+	return a.Questions.Claim(ctx, s, req, a.Clock())
+}
+
+// FindByContents returns the ledger's ticket with exactly these contents
+// (the duel's cards in any order), with its verdict at this desk (see
+// Lookup), or a *Refusal with UnknownContents, recorded. Losing contents
+// are not searched: only winning tickets are indexed, and there is nothing
+// to pay, so it answers ErrNotWinner. Should two tickets of the ledger show
+// the same winning contents, the first one not yet paid is returned.
+func (a *Asker) FindByContents(ctx context.Context, t *game.Ticket, who Identity, limit Limit) (Ticket, error) {
+	c := *t
+	slices.Sort(c.Duel.Cards[:]) // generated tickets show them ascending
+	if err := game.Validate(&c); err != nil {
+		return Ticket{}, Invalid(fmt.Errorf("find by contents: %w", err))
+	}
+	if game.Prize(&c) == 0 {
+		return Ticket{}, Invalid(fmt.Errorf("find by contents: %w: these contents lose, there is nothing to pay", ErrNotWinner))
+	}
+	code := game.Encode(&c)
+	who = Trimmed(who, a.Desk)
+	if err := CheckWho("find by contents", who); err != nil {
+		return Ticket{}, Invalid(err)
+	}
+	found, err := a.Questions.Find(ctx, code[:], who, limit, a.Clock())
+	if err != nil {
+		return Ticket{}, err
+	}
+	return FoundTicket(found)
+}
+
 // Preparing a question: what it asks checked before anything is read.
+
+// Trimmed is who with its texts trimmed, its desk own when own is set (a
+// counter on a validation server or ledger asks as its desk).
+func Trimmed(who Identity, own string) Identity {
+	who.Desk, who.Operator = strings.TrimSpace(who.Desk), strings.TrimSpace(who.Operator)
+	if own != "" {
+		who.Desk = own
+	}
+	return who
+}
 
 // The bounds of what a journal entry records from a person: a request id,
 // an operator, a reason (MaxText characters); a winner's name, identity

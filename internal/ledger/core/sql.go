@@ -3,34 +3,9 @@ package core
 import (
 	"context"
 	"database/sql"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 )
-
-// TimeFormat stores times in UTC with a fixed width, so that text order is
-// time order. PostgreSQL writes microseconds and three zeros.
-const TimeFormat = "2006-01-02T15:04:05.000000000Z"
-
-// FormatTime is t as a ledger stores it.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
-
-// ParseTime reads a time a ledger stored; anything else is the zero time.
-func ParseTime(s string) time.Time {
-	t, err := time.Parse(TimeFormat, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// InstantText is FormatTime, "" for the zero time.
-func InstantText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return FormatTime(t)
-}
 
 // Querier is what a ledger's SQL reads and writes through: a database or
 // a transaction. Queries are written with ? and rebound for the engine.

@@ -278,7 +278,7 @@ func forgetSecrets(e *core.Entry, s game.Serial) {
 		e.Ticket, e.Amount = sql.NullInt64{}, 0
 	}
 	if e.Serial != "" {
-		e.Serial = core.PublicSerial(e.Game, e.Block, e.Position)
+		e.Serial = game.PublicSerial(e.Game, e.Block, e.Position)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/signing"
@@ -110,7 +112,7 @@ func checkJournal(ctx context.Context, tx core.Querier, entries []core.Entry, di
 			// checked here by its position, its serial and prize by the
 			// back office at the import.
 			b, err := blockOf(ctx, tx, e.Game, e.Block)
-			if err != nil || e.Serial != core.PublicSerial(e.Game, e.Block, e.Position) || e.Position < 0 || e.Position >= b.Tickets ||
+			if err != nil || e.Serial != game.PublicSerial(e.Game, e.Block, e.Position) || e.Position < 0 || e.Position >= b.Tickets ||
 				!e.Ticket.Valid || e.Ticket.Int64 != b.TicketNumber(e.Position) || e.Amount <= 0 {
 				rep.Add(where, "pays %q (ticket %d, %d €), which is no ticket of the ledger", e.Serial, e.Ticket.Int64, e.Amount)
 				continue

@@ -185,7 +185,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	if err := e.CheckTexts(); err != nil {
 		return nil, err
 	}
-	if b.LocksOut() && e.IsGuess() {
+	if b.LockOut.Load() && e.IsGuess() {
 		return b.writeGuess(ctx, sn, out)
 	}
 	q := &questionTx{}
@@ -466,7 +466,7 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 		return nil, err
 	}
 	sn.Gate = core.Gate{Asked: who.Cert != "", Listed: row.Listed, Disabled: row.Disabled == 1, Accepts: row.Accepts, Replaced: row.Replaced}
-	if row.Listed && b.LocksOut() {
+	if row.Listed && b.LockOut.Load() {
 		sn.Desk = core.LockOf(row.Guesses, row.Until)
 	}
 	if row.Prior {

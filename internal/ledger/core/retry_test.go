@@ -1,22 +1,20 @@
-package ledger
+package core
 
 import (
 	"context"
 	"errors"
 	"testing"
-
-	"vegas-desk/internal/ledger/core"
 )
 
 // unreachable is a storage whose every read is unreachable; it counts
 // them.
 type unreachable struct{ reads int }
 
-func (s *unreachable) Read(context.Context, *core.Question) (*core.Snapshot, core.Held, error) {
+func (s *unreachable) Read(context.Context, *Question) (*Snapshot, Held, error) {
 	s.reads++
-	return nil, nil, core.ErrUnreachable
+	return nil, nil, ErrUnreachable
 }
-func (s *unreachable) Write(context.Context, *core.Question, core.Held, *core.Snapshot, *core.Outcome) error {
+func (s *unreachable) Write(context.Context, *Question, Held, *Snapshot, *Outcome) error {
 	return nil
 }
 func (s *unreachable) Durable(context.Context) error { return nil }
@@ -27,16 +25,19 @@ func (s *unreachable) Failed() error                 { return nil }
 // a ledger the process reads itself — PostgreSQL in serve, shared though
 // it is — answers a claim once, unreachable when it cannot, and its
 // counter asks again. Before, serve's PostgreSQL ledger asked again inside
-// the server (whose 10 s left its 15 s attempts no second one).
+// the server (whose 10 s left its 15 s attempts no second one). The
+// question is asked as package ledger's Ledger asks it (Asker, moved here
+// from package ledger): whatever the ledger's kind, Ask on its storage,
+// once.
 func TestRetryOnTheClientOnly(t *testing.T) {
 	s := "531-0001-0000048-8365-1265-9063-1386-8"
-	for name, info := range map[string]core.Info{
-		"PostgreSQL, as serve reads it": {Kind: "back-office", Shared: true},
-		"a file":                        {Kind: "back-office"},
+	for name, own := range map[string]string{
+		"PostgreSQL, as serve reads it": "",
+		"a counter's ledger (its desk)": "C1",
 	} {
 		st := &unreachable{}
-		l := &Ledger{q: core.Local{Storage: st}, info: info}
-		_, err := l.Claim(context.Background(), ClaimRequest{Serial: s, Method: "serial", Who: Identity{Desk: "C1", Operator: "ann"}, Request: "r1", Limit: NoLimit})
+		a := &Asker{Questions: Local{Storage: st}, Desk: own}
+		_, err := a.Claim(context.Background(), ClaimRequest{Serial: s, Method: "serial", Who: Identity{Desk: "C1", Operator: "ann"}, Request: "r1", Limit: NoLimit})
 		if !errors.Is(err, ErrUnreachable) || st.reads != 1 {
 			t.Errorf("%s: asked %d times (%v), want once", name, st.reads, err)
 		}

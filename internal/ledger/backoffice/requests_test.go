@@ -1,4 +1,4 @@
-package ledger
+package backoffice_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/ledgertest"
 )
 
 // What the counters' logins' request-id tests asked of PL/pgSQL
@@ -16,19 +19,19 @@ import (
 // retry) both answer its one payment; for two tickets one is paid and the
 // other refused as a reused id. Never two payments of one id.
 func TestRequestIdsOneAtATime(t *testing.T) {
-	forEngines(t, func(t *testing.T, e engineCase) {
+	forOffices(t, func(t *testing.T, e engine) {
 		ctx := context.Background()
-		l := mustOpen(t, e.fresh(t))
+		l := openOffice(t, e, ledgertest.Block)
 		b := mustBlock(t, l)
 		ws := ticketsWith(t, l, b, 50, 24)
-		who := Identity{Desk: "D1", Operator: "ann"}
+		who := core.Identity{Desk: "D1", Operator: "ann"}
 		for i := 0; i+1 < len(ws); i += 2 {
 			second := ws[i+1]
 			retry := i%4 == 0
 			if retry {
 				second = ws[i]
 			}
-			var got [2]Claim
+			var got [2]core.Claim
 			var errs [2]error
 			var wg sync.WaitGroup
 			for k, pos := range []int{ws[i], second} {
@@ -50,7 +53,7 @@ func TestRequestIdsOneAtATime(t *testing.T) {
 					switch {
 					case errs[k] == nil:
 						paid++
-					case errors.Is(errs[k], ErrRequestReused):
+					case errors.Is(errs[k], core.ErrRequestReused):
 						reused++
 					default:
 						t.Errorf("round %d: %v", i, errs[k])
@@ -62,7 +65,7 @@ func TestRequestIdsOneAtATime(t *testing.T) {
 			}
 		}
 		var n int
-		if err := get(ctx, rdb(l), &n, "SELECT count(*) FROM journal WHERE kind = 'claim'"); err != nil || n != len(ws)/2 {
+		if err := core.Get(ctx, l.pool(), &n, "SELECT count(*) FROM journal WHERE kind = 'claim'"); err != nil || n != len(ws)/2 {
 			t.Errorf("%d payments, %v; want %d, one a request id", n, err, len(ws)/2)
 		}
 		if vr, err := journalOnly(l); err != nil || !vr.OK() {
@@ -74,21 +77,21 @@ func TestRequestIdsOneAtATime(t *testing.T) {
 // A claim that loses its ticket to another desk's payment leaves its
 // request id free: once that payment is voided, the same id pays.
 func TestRequestLostRaceLeavesIdFree(t *testing.T) {
-	forEngines(t, func(t *testing.T, e engineCase) {
+	forOffices(t, func(t *testing.T, e engine) {
 		ctx := context.Background()
-		l := mustOpen(t, e.fresh(t))
+		l := openOffice(t, e, ledgertest.Block)
 		b := mustBlock(t, l)
 		serial := serialOf(b, ticketsWith(t, l, b, 9, 1)[0])
-		first, err := l.Claim(ctx, claimReq(serial, Identity{Desk: "D2", Operator: "bob"}))
+		first, err := l.Claim(ctx, claimReq(serial, core.Identity{Desk: "D2", Operator: "bob"}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := claimReq(serial, Identity{Desk: "D1", Operator: "ann"})
+		req := claimReq(serial, core.Identity{Desk: "D1", Operator: "ann"})
 		req.Request = "lost-race"
-		if _, err := l.Claim(ctx, req); !errors.Is(err, ErrAlreadyClaimed) {
+		if _, err := l.Claim(ctx, req); !errors.Is(err, core.ErrAlreadyClaimed) {
 			t.Fatalf("the ticket paid at D2: %v, want ErrAlreadyClaimed", err)
 		}
-		if _, err := l.Void(ctx, first.Number, "paid at the wrong desk", Identity{Desk: "BO", Operator: "eve"}); err != nil {
+		if _, err := l.Void(ctx, first.Number, "paid at the wrong desk", core.Identity{Desk: "BO", Operator: "eve"}); err != nil {
 			t.Fatal(err)
 		}
 		if c, err := l.Claim(ctx, req); err != nil || c.Desk != "D1" {
