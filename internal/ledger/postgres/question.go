@@ -199,10 +199,18 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		q.recorded = time.Now()
 		return q, nil
 	}
+	switch q, err := b.writeDirect(ctx, sn, out); {
+	case err == nil:
+		return q, nil
+	case !errors.Is(err, errNotDirect):
+		return nil, err
+	}
+	e.ID, e.Number, e.Hash = 0, 0, nil
 	w := writeStatement(sn, out, nil, nil, true, false)
 	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq, &held) }
 	var chains map[int64]chained
 	var warned *pgconn.Notice
+	var moved tail
 	err := b.db.retry(func() error {
 		conn, err := b.db.px.Acquire(ctx)
 		if err != nil {
@@ -211,7 +219,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		defer conn.Release()
 		pc := conn.Conn().PgConn()
 		b.db.warned.Delete(pc)
-		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld(), func() { q.recorded = time.Now() }, &asyncCommit)
+		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld(), func() { q.recorded = time.Now() }, &asyncCommit, &moved)
 		if n, ok := b.db.warned.LoadAndDelete(pc); ok {
 			warned = n.(*pgconn.Notice)
 		}
@@ -228,6 +236,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		// locally only (flush.go).
 		return nil, fmt.Errorf("%w: journal: PostgreSQL warned at the commit of the question's chain: %s (%s)", core.ErrNotDurable, warned.Message, warned.Detail)
 	}
+	b.seq.end.learn(moved)
 	if c, ok := chains[q.seq]; ok {
 		q.own, q.selfChained, q.durable = c, true, true
 		b.seq.chainedBy(chains)
