@@ -64,6 +64,9 @@ func (t *tail) extend(next tail) {
 // whole: a chain that began at the end known keeps them, one that began
 // elsewhere — another process appended — keeps its own only).
 type journalEnd struct {
+	// chain is held by a question that chains its entry directly, from
+	// reading the end to learning the one it made (writeDirect).
+	chain   sync.Mutex
 	mu      sync.Mutex
 	known   bool
 	id      int64
@@ -146,12 +149,27 @@ var directCols = sync.OnceValues(func() (string, []string) {
 })
 
 // writeDirect writes out's entry, chained after the journal's end the
-// process knows, in one statement that commits as it ends, waiting for
-// the disk; errNotDirect when the chainer's lock was taken or the end
-// moved (then forgotten), errRaced when what the question read changed.
-func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
+// process knows, in one statement that commits as it ends; errNotDirect
+// when the chainer's lock was taken, or entries wait to be chained, or
+// the end moved (then forgotten), errRaced when what the question read
+// changed. Alone (sync), its commit waits for the disk and the
+// synchronous standbys itself: its answer waits for nothing more. Beside
+// other questions, its commit does not wait (the chainer's lock is held
+// for the statement only), and a flush that began after it (flush.go),
+// shared with theirs, makes it durable: the process's questions chain
+// one after the other (journalEnd.chain, a lock of the process's held
+// for the statement's round trip), and flush together.
+func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.Outcome, sync bool) (*questionTx, error) {
 	e := out.Record
-	from, prev, number, ok := b.seq.end.after(e.Kind)
+	end := &b.seq.end
+	end.chain.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			end.chain.Unlock()
+		}
+	}()
+	from, prev, number, ok := end.after(e.Kind)
 	if !ok {
 		return nil, errNotDirect
 	}
@@ -159,7 +177,7 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 	e.AtText = core.FormatTime(e.At)
 	e.ID, e.Number = from+1, number+1
 	e.Hash = e.ChainHash(prev)
-	w := directStatement(sn, out, from, prev)
+	w := directStatement(sn, out, from, prev, !sync)
 	conn, err := b.db.px.Acquire(ctx)
 	if err != nil {
 		return nil, errNotDirect // the pool's error: the question's write as before, which retries
@@ -167,9 +185,15 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
 	b.db.warned.Delete(pc)
+	since := b.db.flush.now()
 	q.recorded = time.Now()
 	var id int64
-	err = conn.QueryRow(ctx, w.sql, w.args...).Scan(&id)
+	var off string
+	dest := []any{&id}
+	if !sync {
+		dest = append(dest, &off)
+	}
+	err = conn.QueryRow(ctx, w.sql, w.args...).Scan(dest...)
 	var warned *pgconn.Notice
 	if n, ok := b.db.warned.LoadAndDelete(pc); ok {
 		warned = n.(*pgconn.Notice)
@@ -180,24 +204,35 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 		return nil, errNotDirect
 	case err != nil && (strings.Contains(err.Error(), endMoved) ||
 		errors.As(err, &pe) && pe.Code == "23505" && (pe.ConstraintName == "journal_pkey" || pe.ConstraintName == "journal_kind_number_key")):
-		b.seq.end.forget()
+		end.forget()
 		return nil, errNotDirect
 	case err != nil && (strings.Contains(err.Error(), changed) ||
 		errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "journal_requests"):
 		return nil, errRaced
 	case err != nil && ctx.Err() != nil:
+		end.forget() // committed or not: not known
 		return nil, fmt.Errorf("%w: journal: the commit of the question's entry, waiting for the disk or the synchronous standbys: %w", core.ErrNotDurable, ctx.Err())
 	case err != nil:
+		end.forget()
 		return nil, fmt.Errorf("journal: %w", Classify(err))
+	case id != e.ID:
+		end.forget()
+		return nil, fmt.Errorf("journal: entry %d chained as %d", e.ID, id)
+	}
+	end.appended(from, e)
+	end.chain.Unlock()
+	locked = false
+	conn.Release()
+	switch {
 	case warned != nil:
 		// The commit's wait for the standbys cancelled: committed
 		// locally only (flush.go).
-		b.seq.end.appended(from, e)
 		return nil, fmt.Errorf("%w: journal: PostgreSQL warned at the commit of the question's entry: %s (%s)", core.ErrNotDurable, warned.Message, warned.Detail)
-	case id != e.ID:
-		return nil, fmt.Errorf("journal: entry %d chained as %d", e.ID, id)
+	case !sync:
+		if err := b.db.flush.waitSince(ctx, &since); err != nil {
+			return nil, err
+		}
 	}
-	b.seq.end.appended(from, e)
 	q.own, q.selfChained, q.durable = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}, true, true
 	return q, nil
 }
@@ -207,13 +242,13 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 // it is the one named (from, prev) and the lock was got (j), and what
 // writeStatement checks again, written and checked the same way (its
 // paid row naming the entry by its id); it answers the entry's id.
-func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte) statement {
+func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte, async bool) statement {
 	e := out.Record
 	cols, casts := directCols()
 	stmt := `WITH lk AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED),
 	h AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1),
 	j AS (INSERT INTO vegas.journal (` + cols + `) SELECT ` + strings.Join(casts, ", ") + `
-		FROM lk, h WHERE h.id = ? AND h.hash = ? RETURNING id)`
+		FROM lk, h WHERE h.id = ? AND h.hash = ? AND NOT EXISTS (SELECT FROM vegas.waiting) RETURNING id)`
 	args := append(e.Values(), from, prev)
 	same := []string{"true"}
 	if w := out.Winner; out.Pay && w != nil && e.Kind == "claim" {
@@ -236,9 +271,13 @@ func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []by
 		args = append(args, e.Desk, sn.Desk.UntilText())
 		same = append(same, `(SELECT locked_until FROM d) = ?`)
 	}
-	stmt += ` SELECT CASE WHEN NOT EXISTS (SELECT FROM lk) THEN ('` + chainerBusy + ` ' || (SELECT count(*) FROM h))::bigint
+	stmt += ` SELECT CASE WHEN NOT EXISTS (SELECT FROM lk) OR EXISTS (SELECT FROM vegas.waiting) THEN ('` + chainerBusy + ` ' || (SELECT count(*) FROM h))::bigint
 		WHEN NOT EXISTS (SELECT FROM j) THEN ('` + endMoved + ` ' || (SELECT count(*) FROM h))::bigint
 		WHEN ` + strings.Join(same, " AND ") + ` THEN (SELECT id FROM j)
 		ELSE ('` + changed + ` ' || (SELECT id FROM j))::bigint END AS id`
+	if async {
+		// Its commit does not wait for the disk: a flush does, after.
+		stmt += `, set_config('synchronous_commit', 'off', true) AS sync`
+	}
 	return statement{sql: sqlx.Rebind(sqlx.DOLLAR, stmt), args: args}
 }

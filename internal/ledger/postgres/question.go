@@ -190,8 +190,18 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	}
 	q := &questionTx{}
 	var held bool
-	alone := b.asking.Load() <= 1
-	if !b.seq.idle() || !alone {
+	alone, idle := b.asking.Load() <= 1, b.seq.idle()
+	if idle {
+		switch q, err := b.writeDirect(ctx, sn, out, alone); {
+		case err == nil:
+			return q, nil
+		case !errors.Is(err, errNotDirect):
+			return nil, err
+		}
+		e.ID, e.Number, e.Hash = 0, 0, nil
+		idle = b.seq.idle()
+	}
+	if !idle || !alone {
 		w := writeStatement(sn, out, nil, nil, false, true)
 		if err := b.db.px.QueryRow(ctx, w.sql, w.args...).Scan(&q.seq, &held); err != nil {
 			return nil, writeFailed(err)
@@ -199,13 +209,6 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		q.recorded = time.Now()
 		return q, nil
 	}
-	switch q, err := b.writeDirect(ctx, sn, out); {
-	case err == nil:
-		return q, nil
-	case !errors.Is(err, errNotDirect):
-		return nil, err
-	}
-	e.ID, e.Number, e.Hash = 0, 0, nil
 	w := writeStatement(sn, out, nil, nil, true, false)
 	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq, &held) }
 	var chains map[int64]chained
