@@ -220,7 +220,7 @@ func bareFigures(b *testing.B) {
 	profiles := os.Getenv("VEGAS_BARE_PROFILE")
 	var settings []string
 	if profiles != "" { // PostgreSQL's side of the profile: its statements' counts and times (those the servers send: track=top)
-		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top")
+		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top", "pg_stat_statements.track_planning=on")
 	}
 	srv, err := pgtest.StartDurableWith(settings...)
 	if err != nil {
@@ -439,33 +439,33 @@ func statements(b *testing.B, srv *pgtest.Server, file string, answers map[strin
 	defer db.Close()
 	for name, n := range answers {
 		var calls int64
-		var total float64
-		if err := db.QueryRow(`SELECT coalesce(sum(s.calls), 0)::bigint, coalesce(sum(s.total_exec_time), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-			WHERE d.datname = $1`, name).Scan(&calls, &total); err != nil {
+		var total, plan float64
+		if err := db.QueryRow(`SELECT coalesce(sum(s.calls), 0)::bigint, coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.total_plan_time), 0)
+			FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`, name).Scan(&calls, &total, &plan); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Printf("database %s: %d answers, %.2f statements an answer (begin and commit included), %.3f ms of their execution an answer\n",
-			name, n, float64(calls)/float64(max(n, 1)), total/float64(max(n, 1)))
+		fmt.Printf("database %s: %d answers, %.2f statements an answer (begin and commit included), %.3f ms of their execution and %.3f ms of their planning an answer\n",
+			name, n, float64(calls)/float64(max(n, 1)), total/float64(max(n, 1)), plan/float64(max(n, 1)))
 	}
-	rows, err := db.Query(`SELECT d.datname, s.calls, s.total_exec_time, s.rows, regexp_replace(s.query, '\s+', ' ', 'g')
-		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid ORDER BY s.total_exec_time DESC LIMIT 40`)
+	rows, err := db.Query(`SELECT d.datname, s.calls, s.total_exec_time, s.total_plan_time, s.rows, regexp_replace(s.query, '\s+', ' ', 'g')
+		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT 40`)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rows.Close()
 	var out strings.Builder
-	fmt.Fprintf(&out, "%-28s %9s %10s %9s  %s\n", "database", "calls", "total ms", "rows", "statement")
+	fmt.Fprintf(&out, "%-28s %9s %10s %9s %9s  %s\n", "database", "calls", "total ms", "plan ms", "rows", "statement")
 	for rows.Next() {
 		var name, q string
 		var calls, n int64
-		var total float64
-		if err := rows.Scan(&name, &calls, &total, &n, &q); err != nil {
+		var total, plan float64
+		if err := rows.Scan(&name, &calls, &total, &plan, &n, &q); err != nil {
 			b.Fatal(err)
 		}
 		if len(q) > 200 {
 			q = q[:100] + " … " + q[len(q)-100:]
 		}
-		fmt.Fprintf(&out, "%-28s %9d %10.1f %9d  %s\n", name, calls, total, n, q)
+		fmt.Fprintf(&out, "%-28s %9d %10.1f %9.1f %9d  %s\n", name, calls, total, plan, n, q)
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)

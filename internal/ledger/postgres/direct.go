@@ -239,45 +239,92 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 
 // directStatement is writeDirect's statement: the chainer's lock taken if
 // free (lk), the journal's end read (h), the entry inserted after it if
-// it is the one named (from, prev) and the lock was got (j), and what
-// writeStatement checks again, written and checked the same way (its
-// paid row naming the entry by its id); it answers the entry's id.
+// it is the one named (from, prev), the lock was got and nothing waits
+// (j), and what writeStatement checks again, written and checked the
+// same way (its paid row naming the entry by its id); it answers the
+// entry's id. Its text depends on the question's shape only, and is made
+// once for each (directTexts).
 func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte, async bool) statement {
 	e := out.Record
+	var shape directShape
+	args := append(e.Values(), from, prev)
+	if w := out.Winner; out.Pay && w != nil && e.Kind == "claim" {
+		shape |= shapeWinner
+		args = append(args, w.Name, w.DocType, w.DocNumber, core.NameSkeleton(w.Name))
+	}
+	if out.Pay {
+		shape |= shapePay
+		args = append(args, e.Ticket.Int64)
+	}
+	if e.Request != "" && sn.Facts != nil {
+		shape |= shapeRequest
+		if sn.Prior != nil {
+			shape |= shapePrior
+		}
+		args = append(args, e.Desk, e.Request, out.Pay)
+	}
+	if sn.Desk.On {
+		shape |= shapeDesk
+		args = append(args, e.Desk, sn.Desk.UntilText())
+	}
+	if async {
+		shape |= shapeAsync
+	}
+	text, ok := directTexts.Load(shape)
+	if !ok {
+		text, _ = directTexts.LoadOrStore(shape, shape.text())
+	}
+	return statement{sql: text.(string), args: args}
+}
+
+// directShape is what a direct statement writes and checks.
+type directShape uint8
+
+const (
+	shapeWinner  directShape = 1 << iota // a winner's identity
+	shapePay                             // a paid row
+	shapeRequest                         // a request id's row
+	shapePrior                           // its use found by the read
+	shapeDesk                            // the desk's lock-out checked
+	shapeAsync                           // a commit that does not wait for the disk
+)
+
+// directTexts are the direct statements' texts, by shape.
+var directTexts sync.Map
+
+// text is the statement of shape s (its arguments: directStatement's).
+func (s directShape) text() string {
 	cols, casts := directCols()
 	stmt := `WITH lk AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED),
 	h AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1),
 	j AS (INSERT INTO vegas.journal (` + cols + `) SELECT ` + strings.Join(casts, ", ") + `
 		FROM lk, h WHERE h.id = ? AND h.hash = ? AND NOT EXISTS (SELECT FROM vegas.waiting) RETURNING id)`
-	args := append(e.Values(), from, prev)
 	same := []string{"true"}
-	if w := out.Winner; out.Pay && w != nil && e.Kind == "claim" {
+	if s&shapeWinner != 0 {
 		stmt += `, i AS (INSERT INTO vegas.identities (claim, name, doc_type, doc_number, skeleton) SELECT id, ?, ?, ?, ? FROM j)`
-		args = append(args, w.Name, w.DocType, w.DocNumber, core.NameSkeleton(w.Name))
 	}
-	if out.Pay {
+	if s&shapePay != 0 {
 		stmt += `, p AS (` + paidInsert + ` SELECT ?, id FROM j ON CONFLICT (ticket) DO NOTHING RETURNING ticket)`
-		args = append(args, e.Ticket.Int64)
 		same = append(same, `EXISTS (SELECT FROM p)`)
 	}
-	if e.Request != "" && sn.Facts != nil {
+	if s&shapeRequest != 0 {
+		// No row: the id paid a ticket since the read; fresh false: the
+		// id was used since, unless the read found its use.
 		stmt += `, r AS (INSERT INTO requests (desk, request, paid) VALUES (?, ?, ?) ON CONFLICT (desk, request)
 			DO UPDATE SET paid = excluded.paid WHERE NOT requests.paid RETURNING (xmax = 0) AS fresh)`
-		args = append(args, e.Desk, e.Request, out.Pay)
-		same = append(same, fmt.Sprintf(`coalesce((SELECT fresh OR %t FROM r), false)`, sn.Prior != nil))
+		same = append(same, fmt.Sprintf(`coalesce((SELECT fresh OR %t FROM r), false)`, s&shapePrior != 0))
 	}
-	if sn.Desk.On {
+	if s&shapeDesk != 0 {
 		stmt += `, d AS (SELECT locked_until FROM desks WHERE id = ? FOR SHARE)`
-		args = append(args, e.Desk, sn.Desk.UntilText())
 		same = append(same, `(SELECT locked_until FROM d) = ?`)
 	}
 	stmt += ` SELECT CASE WHEN NOT EXISTS (SELECT FROM lk) OR EXISTS (SELECT FROM vegas.waiting) THEN ('` + chainerBusy + ` ' || (SELECT count(*) FROM h))::bigint
 		WHEN NOT EXISTS (SELECT FROM j) THEN ('` + endMoved + ` ' || (SELECT count(*) FROM h))::bigint
 		WHEN ` + strings.Join(same, " AND ") + ` THEN (SELECT id FROM j)
 		ELSE ('` + changed + ` ' || (SELECT id FROM j))::bigint END AS id`
-	if async {
+	if s&shapeAsync != 0 {
 		// Its commit does not wait for the disk: a flush does, after.
 		stmt += `, set_config('synchronous_commit', 'off', true) AS sync`
 	}
-	return statement{sql: sqlx.Rebind(sqlx.DOLLAR, stmt), args: args}
+	return sqlx.Rebind(sqlx.DOLLAR, stmt)
 }

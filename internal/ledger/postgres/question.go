@@ -451,15 +451,13 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 	off := pos % game.PackSize
 	var row *snapshotRow
 	err = b.db.retry(func() error {
-		rows, _ := b.db.px.Query(ctx, snapshotRead(),
+		row = &snapshotRow{}
+		return b.db.px.QueryRow(ctx, snapshotRead(),
 			off*game.EncodedSize+1, game.EncodedSize, off+1, blk.ID, pos/game.PackSize, blk.TicketNumber(pos),
-			core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
-		var err error
-		row, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByNameLax[snapshotRow])
-		return err
+			core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos)).Scan(row.fields()...)
 	})
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, pgx.ErrNoRows):
 		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", blk.Name(), pos/game.PackSize)
 	case err != nil:
 		return nil, fmt.Errorf("block %s ticket %d: %w", blk.Name(), pos, Classify(err))
@@ -499,6 +497,12 @@ type snapshotRow struct {
 	Accepts  bool          `db:"accepts"`
 	Prior    bool          `db:"prior"`
 	Replaced string        `db:"replaced"`
+}
+
+// fields are the row's, in snapshotRead's order of columns.
+func (r *snapshotRow) fields() []any {
+	return []any{&r.Code, &r.Prize, &r.State, &r.Claim, &r.Game, &r.OnSale, &r.EndOfSale, &r.Deadline, &r.Threshold, &r.Limit,
+		&r.Listed, &r.Guesses, &r.Until, &r.Disabled, &r.Accepts, &r.Prior, &r.Replaced}
 }
 
 // snapshotRead is a question's read of a ticket (snapshot), made when
