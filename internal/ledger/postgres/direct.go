@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -65,14 +66,33 @@ func (t *tail) extend(next tail) {
 // elsewhere — another process appended — keeps its own only).
 type journalEnd struct {
 	// chain is held by a question that chains its entry directly, from
-	// reading the end to learning the one it made (writeDirect).
-	chain   sync.Mutex
-	mu      sync.Mutex
-	known   bool
-	id      int64
-	hash    []byte
-	numbers map[string]int64
+	// reading the end to learning the one it made (writeDirect): a
+	// token, taken by sending, given back by receiving.
+	chain chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+	known bool
+	// directs counts the entries chained directly; moved the direct
+	// statements that found the end moved (for the tests).
+	directs, moved atomic.Int64
+	id             int64
+	hash           []byte
+	numbers        map[string]int64
 }
+
+// lock takes the chain's token, unless ctx ends first.
+func (j *journalEnd) lock(ctx context.Context) error {
+	j.once.Do(func() { j.chain = make(chan struct{}, 1) })
+	select {
+	case j.chain <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// unlock gives the chain's token back.
+func (j *journalEnd) unlock() { <-j.chain }
 
 // learn keeps the end a committed chain of this process left (t), unless
 // a later one is known already.
@@ -113,6 +133,60 @@ func (j *journalEnd) appended(from int64, e *core.Entry) {
 		j.id, j.hash = e.ID, e.Hash
 		j.numbers[e.Kind] = e.Number
 	}
+}
+
+// read keeps the end read in one snapshot (readEnd): the last entry's id
+// and hash, and the last number of each kind; unless a later end is
+// known already.
+func (j *journalEnd) read(id int64, hash []byte, numbers map[string]int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.known && j.id > id {
+		return
+	}
+	j.known, j.id, j.hash, j.numbers = true, id, hash, numbers
+}
+
+// knows reports whether the end, and the last number of kind, are known.
+func (j *journalEnd) knows(kind string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, ok := j.numbers[kind]
+	return j.known && ok
+}
+
+// endRead reads the journal's end in one statement (one snapshot): its
+// last entry, and the last number of each kind a question records.
+const endRead = `SELECT (SELECT id FROM vegas.journal ORDER BY id DESC LIMIT 1), (SELECT hash FROM vegas.journal ORDER BY id DESC LIMIT 1),
+	k, (SELECT coalesce(max(number), 0) FROM vegas.journal WHERE kind = k) FROM unnest($1::text[]) k`
+
+// readEnd reads the journal's end into the process's (at Open, and when
+// a question finds it unknown: forgotten, or a kind not yet known).
+func (b *Backend) readEnd(ctx context.Context) error {
+	rows, err := b.db.px.Query(ctx, endRead, tables.OfficeKinds)
+	if err != nil {
+		return err
+	}
+	var id *int64
+	var hash []byte
+	numbers := map[string]int64{}
+	for rows.Next() {
+		var kind string
+		var n int64
+		if err := rows.Scan(&id, &hash, &kind, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		numbers[kind] = n
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if id == nil {
+		return nil // an empty journal: its first entry is appended as before
+	}
+	b.seq.end.read(*id, hash, numbers)
+	return nil
 }
 
 // forget forgets the end (another chain moved it; a connection made
@@ -157,18 +231,25 @@ var directCols = sync.OnceValues(func() (string, []string) {
 // other questions, its commit does not wait (the chainer's lock is held
 // for the statement only), and a flush that began after it (flush.go),
 // shared with theirs, makes it durable: the process's questions chain
-// one after the other (journalEnd.chain, a lock of the process's held
+// one after the other (journalEnd.chain, a token of the process's held
 // for the statement's round trip), and flush together.
 func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.Outcome, sync bool) (*questionTx, error) {
 	e := out.Record
 	end := &b.seq.end
-	end.chain.Lock()
+	if end.lock(ctx) != nil {
+		return nil, errNotDirect // the question's time ended: its write as before says so
+	}
 	locked := true
 	defer func() {
 		if locked {
-			end.chain.Unlock()
+			end.unlock()
 		}
 	}()
+	if !end.knows(e.Kind) {
+		if err := b.readEnd(ctx); err != nil {
+			return nil, errNotDirect // the question's write as before says what failed
+		}
+	}
 	from, prev, number, ok := end.after(e.Kind)
 	if !ok {
 		return nil, errNotDirect
@@ -205,6 +286,7 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 	case err != nil && (strings.Contains(err.Error(), endMoved) ||
 		errors.As(err, &pe) && pe.Code == "23505" && (pe.ConstraintName == "journal_pkey" || pe.ConstraintName == "journal_kind_number_key")):
 		end.forget()
+		end.moved.Add(1)
 		return nil, errNotDirect
 	case err != nil && (strings.Contains(err.Error(), changed) ||
 		errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "journal_requests"):
@@ -220,7 +302,8 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 		return nil, fmt.Errorf("journal: entry %d chained as %d", e.ID, id)
 	}
 	end.appended(from, e)
-	end.chain.Unlock()
+	end.directs.Add(1)
+	end.unlock()
 	locked = false
 	conn.Release()
 	switch {
