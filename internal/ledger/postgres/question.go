@@ -192,7 +192,13 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	var held bool
 	alone, idle := b.asking.Load() <= 1, b.seq.idle()
 	if idle {
-		switch q, err := b.writeDirect(ctx, sn, out, alone); {
+		write := b.writeGrouped
+		if alone {
+			write = func(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
+				return b.writeDirect(ctx, sn, out, true)
+			}
+		}
+		switch q, err := write(ctx, sn, out); {
 		case err == nil:
 			return q, nil
 		case !errors.Is(err, errNotDirect):
