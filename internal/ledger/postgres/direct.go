@@ -20,20 +20,22 @@ import (
 // A question alone on the ledger chains its entry in one statement, its
 // own transaction (autocommit), as the bare server's one UPDATE: no
 // record in vegas.waiting, no take, one round trip after its read
-// (writeDirect). Its entry's id, number and hash are given in Go, after
-// the journal's end as this process's chains last left it (journalEnd),
-// and the statement checks that end itself: it takes the chainer's lock
-// if it is free (SKIP LOCKED), and inserts the entry only if the
-// journal's last entry is still the one it names, by id and hash; the
-// journal's keys (its id; its kind and number) refuse the entry if
+// (writeDirect); questions asked beside others, in groups of one
+// transaction each (group.go). An entry's id, number and hash are given
+// in Go, after the journal's end as this process's chains last left it
+// (journalEnd: read at Open, and again when forgotten), and the statement
+// checks that end itself: it takes the chainer's lock if it is free (SKIP
+// LOCKED), and inserts the entry only if nothing waits in vegas.waiting
+// and the journal's last entry is still the one it names, by id and hash;
+// the journal's keys (its id; its kind and number) refuse the entry if
 // another chain appended after that end all the same (one that committed
-// while the statement began). An end moved, or a lock taken, the question
-// is written as before (the chainer's lock held by another chain; the
-// process's sequencer, or its own chain of what waits), and the end is
-// learnt again from that chain. The commit waits for the disk and the
-// synchronous standbys, as a question's own chain's (the session's
+// while the statement began). An end moved (then forgotten), or a lock
+// taken, the question is written as before (recorded in vegas.waiting:
+// its own chain of what waits, or the process's sequencer). The commit
+// waits for the disk and the synchronous standbys (the session's
 // synchronous_commit, on at least: open.go), and a commit PostgreSQL
-// warns about is core.ErrNotDurable.
+// warns about is core.ErrNotDurable. A paid row names its entry by its id
+// (no record: journal.seq is NULL).
 
 // tail is how one chain moved the journal's end: from the entry prev to
 // the entry id (its hash), and the last number of each kind it chained
@@ -223,28 +225,21 @@ var directCols = sync.OnceValues(func() (string, []string) {
 })
 
 // writeDirect writes out's entry, chained after the journal's end the
-// process knows, in one statement that commits as it ends; errNotDirect
-// when the chainer's lock was taken, or entries wait to be chained, or
-// the end moved (then forgotten), errRaced when what the question read
-// changed. Alone (sync), its commit waits for the disk and the
-// synchronous standbys itself: its answer waits for nothing more. Beside
-// other questions, its commit does not wait (the chainer's lock is held
-// for the statement only), and a flush that began after it (flush.go),
-// shared with theirs, makes it durable: the process's questions chain
-// one after the other (journalEnd.chain, a token of the process's held
-// for the statement's round trip), and flush together.
-func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.Outcome, sync bool) (*questionTx, error) {
+// process knows, in one statement that commits as it ends, its commit
+// waiting for the disk and the synchronous standbys itself (a question
+// alone: its answer waits for nothing more; beside others, group.go);
+// errNotDirect when the chainer's lock was taken, or entries wait to be
+// chained, or the end moved (then forgotten), errRaced when what the
+// question read changed. The process's direct chains run one at a time
+// (journalEnd.chain, a token held from reading the end to learning the
+// one made).
+func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
 	e := out.Record
 	end := &b.seq.end
 	if end.lock(ctx) != nil {
 		return nil, errNotDirect // the question's time ended: its write as before says so
 	}
-	locked := true
-	defer func() {
-		if locked {
-			end.unlock()
-		}
-	}()
+	defer end.unlock()
 	if !end.knows(e.Kind) {
 		if err := b.readEnd(ctx); err != nil {
 			return nil, errNotDirect // the question's write as before says what failed
@@ -258,7 +253,7 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 	e.AtText = core.FormatTime(e.At)
 	e.ID, e.Number = from+1, number+1
 	e.Hash = e.ChainHash(prev)
-	w := directStatement(sn, out, from, prev, !sync)
+	w := directStatement(sn, out, from, prev)
 	conn, err := b.db.px.Acquire(ctx)
 	if err != nil {
 		return nil, errNotDirect // the pool's error: the question's write as before, which retries
@@ -266,15 +261,9 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 	defer conn.Release()
 	pc := conn.Conn().PgConn()
 	b.db.warned.Delete(pc)
-	since := b.db.flush.now()
 	q.recorded = time.Now()
 	var id int64
-	var off string
-	dest := []any{&id}
-	if !sync {
-		dest = append(dest, &off)
-	}
-	err = conn.QueryRow(ctx, w.sql, w.args...).Scan(dest...)
+	err = conn.QueryRow(ctx, w.sql, w.args...).Scan(&id)
 	var warned *pgconn.Notice
 	if n, ok := b.db.warned.LoadAndDelete(pc); ok {
 		warned = n.(*pgconn.Notice)
@@ -303,18 +292,10 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 	}
 	end.appended(from, e)
 	end.directs.Add(1)
-	end.unlock()
-	locked = false
-	conn.Release()
-	switch {
-	case warned != nil:
+	if warned != nil {
 		// The commit's wait for the standbys cancelled: committed
 		// locally only (flush.go).
 		return nil, fmt.Errorf("%w: journal: PostgreSQL warned at the commit of the question's entry: %s (%s)", core.ErrNotDurable, warned.Message, warned.Detail)
-	case !sync:
-		if err := b.db.flush.waitSince(ctx, &since); err != nil {
-			return nil, err
-		}
 	}
 	q.own, q.selfChained, q.durable = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}, true, true
 	return q, nil
@@ -327,7 +308,7 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 // same way (its paid row naming the entry by its id); it answers the
 // entry's id. Its text depends on the question's shape only, and is made
 // once for each (directTexts).
-func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte, async bool) statement {
+func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte) statement {
 	e := out.Record
 	var shape directShape
 	args := append(e.Values(), from, prev)
@@ -350,9 +331,6 @@ func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []by
 		shape |= shapeDesk
 		args = append(args, e.Desk, sn.Desk.UntilText())
 	}
-	if async {
-		shape |= shapeAsync
-	}
 	text, ok := directTexts.Load(shape)
 	if !ok {
 		text, _ = directTexts.LoadOrStore(shape, shape.text())
@@ -369,7 +347,6 @@ const (
 	shapeRequest                         // a request id's row
 	shapePrior                           // its use found by the read
 	shapeDesk                            // the desk's lock-out checked
-	shapeAsync                           // a commit that does not wait for the disk
 )
 
 // directTexts are the direct statements' texts, by shape.
@@ -405,9 +382,5 @@ func (s directShape) text() string {
 		WHEN NOT EXISTS (SELECT FROM j) THEN ('` + endMoved + ` ' || (SELECT count(*) FROM h))::bigint
 		WHEN ` + strings.Join(same, " AND ") + ` THEN (SELECT id FROM j)
 		ELSE ('` + changed + ` ' || (SELECT id FROM j))::bigint END AS id`
-	if s&shapeAsync != 0 {
-		// Its commit does not wait for the disk: a flush does, after.
-		stmt += `, set_config('synchronous_commit', 'off', true) AS sync`
-	}
 	return sqlx.Rebind(sqlx.DOLLAR, stmt)
 }

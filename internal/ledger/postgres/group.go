@@ -19,22 +19,23 @@ import (
 // next one, whose leader gives each entry its id, number and hash after
 // the one before it, and sends their statements in one transaction, in
 // one round trip (pgx's batch: BEGIN, each question's direct statement,
-// COMMIT), which commits without waiting for the disk; each question then
-// waits for a flush that began after the commit (flush.go), shared. One
-// statement that fails undoes the group: its question is answered as its
-// error says (errRaced: asked again), and the others are written as
-// before (errNotDirect), as are all of a group whose end moved.
+// COMMIT), whose commit waits for the disk and the synchronous standbys
+// (group commit: one flush for the group, as a round's; a commit
+// PostgreSQL warns about is core.ErrNotDurable for every question of
+// it). One statement that fails undoes the group: its question is
+// answered as its error says (errRaced: asked again), and the others are
+// written as before (errNotDirect), as are all of a group whose end
+// moved. A question whose time ends while its group is written is
+// core.ErrNotDurable, as one waiting for a round.
 
 // directRequest is one question's entry to chain in a group.
 type directRequest struct {
 	sn   *core.Snapshot
 	out  *core.Outcome
 	done chan struct{}
-	// What the group gave it: its chain, the flusher's connection before
-	// the group's commit; or its error.
-	own   chained
-	since flushConn
-	err   error
+	// What the group gave it: its chain, or its error.
+	own chained
+	err error
 }
 
 // directGroups gathers the questions waiting to chain directly.
@@ -47,8 +48,7 @@ type directGroups struct {
 // groupTimeout bounds a group's round trip (as a round's).
 const groupTimeout = roundTimeout
 
-// writeGrouped chains out's entry directly in the next group, and waits
-// for its flush.
+// writeGrouped chains out's entry directly in the next group.
 func (b *Backend) writeGrouped(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
 	r := &directRequest{sn: sn, out: out, done: make(chan struct{})}
 	g := &b.groups
@@ -59,7 +59,7 @@ func (b *Backend) writeGrouped(ctx context.Context, sn *core.Snapshot, out *core
 	g.mu.Unlock()
 	recorded := time.Now()
 	if lead {
-		b.leadGroups()
+		go b.leadGroups() // the leader's question waits as the others, within its time
 	}
 	select {
 	case <-r.done:
@@ -68,9 +68,6 @@ func (b *Backend) writeGrouped(ctx context.Context, sn *core.Snapshot, out *core
 	}
 	if r.err != nil {
 		return nil, r.err
-	}
-	if err := b.db.flush.waitSince(ctx, &r.since); err != nil {
-		return nil, err
 	}
 	return &questionTx{recorded: recorded, own: r.own, selfChained: true, durable: true}, nil
 }
@@ -153,11 +150,10 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		e.AtText = core.FormatTime(e.At)
 		e.ID, e.Number = last+1, n+1
 		e.Hash = e.ChainHash(lastHash)
-		w := directStatement(r.sn, r.out, last, lastHash, true)
+		w := directStatement(r.sn, r.out, last, lastHash)
 		last, lastHash = e.ID, e.Hash
 		batch.Queue(w.sql, w.args...).QueryRow(func(row pgx.Row) error {
-			var off string
-			errs[i] = row.Scan(&ids[i], &off)
+			errs[i] = row.Scan(&ids[i])
 			return errs[i]
 		})
 	}
@@ -170,8 +166,13 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		return
 	}
 	defer conn.Release()
-	since := b.db.flush.now()
+	pc := conn.Conn().PgConn()
+	b.db.warned.Delete(pc)
 	err = conn.SendBatch(ctx, batch).Close()
+	if n, ok := b.db.warned.LoadAndDelete(pc); ok && err == nil {
+		w := n.(*pgconn.Notice)
+		fail(fmt.Errorf("%w: journal: PostgreSQL warned at the commit of a group of questions' entries: %s (%s)", core.ErrNotDurable, w.Message, w.Detail))
+	}
 	if err != nil {
 		if len(group) > 1 {
 			rollback(conn)
@@ -213,7 +214,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 	for _, r := range group {
 		e := r.out.Record
 		end.appended(e.ID-1, e)
-		r.own, r.since = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}, since
+		r.own = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
 	}
 	end.directs.Add(int64(len(group)))
 }

@@ -195,7 +195,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		write := b.writeGrouped
 		if alone {
 			write = func(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
-				return b.writeDirect(ctx, sn, out, true)
+				return b.writeDirect(ctx, sn, out)
 			}
 		}
 		switch q, err := write(ctx, sn, out); {
