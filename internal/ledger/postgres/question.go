@@ -144,7 +144,14 @@ type questionTx struct {
 	selfChained, durable bool
 }
 
-// writeOutcome writes out's entry: one statement that records it in
+// writeOutcome writes out's entry. When no round of the sequencer runs
+// nor waits to, it chains the entry directly after the journal's end the
+// process knows, in one statement that commits waiting for the disk
+// (direct.go), alone, or beside other questions in a group of one
+// transaction (group.go): the statement checks again what writeStatement
+// checks, written the same way. When it cannot (the end moved, the
+// chainer's lock taken, entries waiting), the entry is written as
+// before: one statement that records it in
 // vegas.waiting (its commit does not wait for the disk: the chain's does)
 // and checks again what may have changed since sn was read, and undoes
 // itself, failing (errRaced: the question is asked again, and core decides
