@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -199,7 +198,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	q := &questionTx{}
 	var held bool
 	alone, idle := b.asking.Load() <= 1, b.seq.idle()
-	if idle && !noDirect {
+	if idle {
 		write := b.writeGrouped
 		if alone {
 			write = func(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
@@ -632,6 +631,3 @@ func (b *Backend) paidClaim(ctx context.Context, q core.Querier, claim, ticket i
 		q = b.db // chained since q's snapshot (a transaction's) began
 	}
 }
-
-// noDirect turns the direct chain off (an A/B of BenchmarkBare only).
-var noDirect = os.Getenv("VEGAS_PG_NO_DIRECT") == "1"
