@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -35,12 +34,9 @@ type directRequest struct {
 	out  *core.Outcome
 	done chan struct{}
 	// What the group gave it: its chain, or its error.
-	own   chained
-	err   error
-	since *flushConn
+	own chained
+	err error
 }
-
-var groupAsync = os.Getenv("VEGAS_PG_GROUP_ASYNC") == "1"
 
 // directGroups gathers the questions waiting to chain directly.
 type directGroups struct {
@@ -72,11 +68,6 @@ func (b *Backend) writeGrouped(ctx context.Context, sn *core.Snapshot, out *core
 	}
 	if r.err != nil {
 		return nil, r.err
-	}
-	if r.since != nil {
-		if err := b.db.flush.waitSince(ctx, r.since); err != nil {
-			return nil, err
-		}
 	}
 	return &questionTx{recorded: recorded, own: r.own, selfChained: true, durable: true}, nil
 }
@@ -140,12 +131,8 @@ func (b *Backend) writeGroup(group []*directRequest) {
 	}
 	numbers := map[string]int64{}
 	batch := &pgx.Batch{}
-	tx := len(group) > 1 || groupAsync
-	if tx {
+	if len(group) > 1 {
 		batch.Queue("BEGIN")
-	}
-	if groupAsync {
-		batch.Queue(asyncCommit.sql)
 	}
 	ids := make([]int64, len(group))
 	errs := make([]error, len(group))
@@ -170,7 +157,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 			return errs[i]
 		})
 	}
-	if tx {
+	if len(group) > 1 {
 		batch.Queue("COMMIT")
 	}
 	conn, err := b.db.px.Acquire(ctx)
@@ -179,7 +166,6 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		return
 	}
 	defer conn.Release()
-	since := b.db.flush.now()
 	pc := conn.Conn().PgConn()
 	b.db.warned.Delete(pc)
 	err = conn.SendBatch(ctx, batch).Close()
@@ -188,7 +174,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		fail(fmt.Errorf("%w: journal: PostgreSQL warned at the commit of a group of questions' entries: %s (%s)", core.ErrNotDurable, w.Message, w.Detail))
 	}
 	if err != nil {
-		if tx {
+		if len(group) > 1 {
 			rollback(conn)
 		}
 		var pe *pgconn.PgError
@@ -229,9 +215,6 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		e := r.out.Record
 		end.appended(e.ID-1, e)
 		r.own = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
-		if groupAsync {
-			r.since = &since
-		}
 	}
 	end.directs.Add(int64(len(group)))
 }
