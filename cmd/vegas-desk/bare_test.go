@@ -42,7 +42,10 @@ import (
 // processes, pgtest.Server.CPU) apart from the clients' (this process's
 // getrusage), with pgbench -N beside for the record. Goal: serve at least
 // 0.7× the bare server's answers a second, and at most 1.5× its server
-// side's processor time an answer.
+// side's processor time an answer. On PostgreSQL a second reference,
+// "bare+chain" (benchref.Chained): the bare server that also appends each
+// payment's entry to a hash-chained journal in the payment's commit, and
+// answers once it is durable: the least serve's promises need.
 //
 // VEGAS_BARE_SECONDS sets each phase's length (default 5);
 // VEGAS_BARE_PROFILE=DIR writes each server process's CPU profile there
@@ -220,7 +223,7 @@ func bareFigures(b *testing.B) {
 	profiles := os.Getenv("VEGAS_BARE_PROFILE")
 	var settings []string
 	if profiles != "" { // PostgreSQL's side of the profile: its statements' counts and times (those the servers send: track=top)
-		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top")
+		settings = append(settings, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top", "pg_stat_statements.track_planning=on")
 	}
 	srv, err := pgtest.StartDurableWith(settings...)
 	if err != nil {
@@ -343,6 +346,14 @@ func bareFigures(b *testing.B) {
 		}
 		bareAddr := loopbackAddr(b)
 		bp := startServerProcess(b, "bare", bareAddr, profile("bare"), nil, bareDir, bareDB, bareAddr)
+		// On PostgreSQL, a second reference: the bare server that also
+		// chains each payment's entry in its commit (benchref.Chained:
+		// the least serve's promises need), on the same table.
+		var cp *serverProcess
+		if kind == "PostgreSQL" {
+			addr := loopbackAddr(b)
+			cp = startServerProcess(b, "bare", addr, profile("barechain"), nil, bareDir, benchref.Chained+bareDB, addr)
+		}
 		serial := func(rng *mrand.Rand) string {
 			pos := all[rng.IntN(len(all))]*game.PackSize + rng.IntN(game.PackSize)
 			return game.Serial{Game: blk.Game, Block: blk.Number, Position: pos, Secret: blk.Key.Secret(pos)}.String()
@@ -371,7 +382,7 @@ func bareFigures(b *testing.B) {
 				return len(r.latency), s["claims_per_s"].(float64), s["p50_ms"].(float64), s["p99_ms"].(float64)
 			})
 		}
-		bareSide := func(n int) phase {
+		bareSide := func(bp *serverProcess, n int) phase {
 			return measure(bp, func() (int, float64, float64, float64) {
 				r, err := benchref.Load(ctx, bp.url, &benchref.PKI{Roots: pki.Roots, Counters: pki.Counters[:n]}, serial, d)
 				if err != nil {
@@ -388,20 +399,26 @@ func bareFigures(b *testing.B) {
 			fmt.Printf("%-26s %-11s %10.1f %8.2f %8.2f   %-36s %9.3f  %s\n", label, side, ph.perSecond, ph.p50, ph.p99,
 				fmt.Sprintf("%.3f%s", ms(ph.server+ph.pg), split), ms(ph.clients), ph.load)
 		}
-		served, bared := 0, 0 // answers in all, by side
+		served, bared := 0, 0 // answers in all, by side (the bare's with the chained one's: one database)
 		for i, n := range []int{1, 4, 16} {
-			var sv, svB, bare phase
-			sides := []func(){func() { sv = serveSide(sp, n) }, func() { bare = bareSide(n) }}
+			var sv, svB, bare, chain phase
+			sides := []func(){func() { sv = serveSide(sp, n) }, func() { bare = bareSide(bp, n) }}
+			if cp != nil {
+				sides = append(sides, func() { chain = bareSide(cp, n) })
+			}
 			if spB != nil {
 				sides = append(sides, func() { svB = serveSide(spB, n) })
 			}
 			for k := range sides { // alternating: which goes first too
 				sides[(i+k)%len(sides)]()
 			}
-			served, bared = served+sv.answers, bared+bare.answers
+			served, bared = served+sv.answers, bared+bare.answers+chain.answers
 			label := fmt.Sprintf("%s, %d counter(s)", kind, n)
 			row(label, "serve", sv)
 			row("", "bare", bare)
+			if cp != nil {
+				row("", "bare+chain", chain)
+			}
 			if spB != nil {
 				row("", "serve B", svB)
 				fmt.Printf("%-26s %-11s %9.2fx answers/s, %.2fx server side CPU an answer (%s)\n", "", "B/serve",
@@ -411,6 +428,11 @@ func bareFigures(b *testing.B) {
 			fmt.Printf("%-26s %-11s %9.2fx answers/s (goal >= 0.7x), %.2fx server side CPU an answer (goal <= 1.5x)\n", "", "serve/bare", speed, cost)
 			b.ReportMetric(speed, fmt.Sprintf("%s-serve/bare-answers@%d", tag, n))
 			b.ReportMetric(cost, fmt.Sprintf("%s-serve/bare-cpu@%d", tag, n))
+			if cp != nil {
+				fmt.Printf("%-26s %-11s %9.2fx answers/s, %.2fx server side CPU an answer; the chain's own cost: %.2fx the bare's answers/s, %.2fx its CPU\n", "", "serve/chain",
+					sv.perSecond/chain.perSecond, float64(sv.server+sv.pg)/float64(chain.server+chain.pg),
+					chain.perSecond/bare.perSecond, float64(chain.server+chain.pg)/float64(bare.server+bare.pg))
+			}
 			if kind == "PostgreSQL" {
 				tps, pgPerTx, clientPerTx, load := pgbenchN(b, srv, pgbenchDB, n, d, children)
 				fmt.Printf("%-26s %-11s %10.1f tps; PostgreSQL's CPU %.3f ms a transaction, pgbench's %.3f ms  %s\n", "", "pgbench -N", tps, ms(pgPerTx), ms(clientPerTx), load)
@@ -418,6 +440,9 @@ func bareFigures(b *testing.B) {
 		}
 		sp.stop(b)
 		bp.stop(b)
+		if cp != nil {
+			cp.stop(b)
+		}
 		if spB != nil {
 			spB.stop(b)
 		}
@@ -439,33 +464,33 @@ func statements(b *testing.B, srv *pgtest.Server, file string, answers map[strin
 	defer db.Close()
 	for name, n := range answers {
 		var calls int64
-		var total float64
-		if err := db.QueryRow(`SELECT coalesce(sum(s.calls), 0)::bigint, coalesce(sum(s.total_exec_time), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-			WHERE d.datname = $1`, name).Scan(&calls, &total); err != nil {
+		var total, plan float64
+		if err := db.QueryRow(`SELECT coalesce(sum(s.calls), 0)::bigint, coalesce(sum(s.total_exec_time), 0), coalesce(sum(s.total_plan_time), 0)
+			FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`, name).Scan(&calls, &total, &plan); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Printf("database %s: %d answers, %.2f statements an answer (begin and commit included), %.3f ms of their execution an answer\n",
-			name, n, float64(calls)/float64(max(n, 1)), total/float64(max(n, 1)))
+		fmt.Printf("database %s: %d answers, %.2f statements an answer (begin and commit included), %.3f ms of their execution and %.3f ms of their planning an answer\n",
+			name, n, float64(calls)/float64(max(n, 1)), total/float64(max(n, 1)), plan/float64(max(n, 1)))
 	}
-	rows, err := db.Query(`SELECT d.datname, s.calls, s.total_exec_time, s.rows, regexp_replace(s.query, '\s+', ' ', 'g')
-		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid ORDER BY s.total_exec_time DESC LIMIT 40`)
+	rows, err := db.Query(`SELECT d.datname, s.calls, s.total_exec_time, s.total_plan_time, s.rows, regexp_replace(s.query, '\s+', ' ', 'g')
+		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT 40`)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rows.Close()
 	var out strings.Builder
-	fmt.Fprintf(&out, "%-28s %9s %10s %9s  %s\n", "database", "calls", "total ms", "rows", "statement")
+	fmt.Fprintf(&out, "%-28s %9s %10s %9s %9s  %s\n", "database", "calls", "total ms", "plan ms", "rows", "statement")
 	for rows.Next() {
 		var name, q string
 		var calls, n int64
-		var total float64
-		if err := rows.Scan(&name, &calls, &total, &n, &q); err != nil {
+		var total, plan float64
+		if err := rows.Scan(&name, &calls, &total, &plan, &n, &q); err != nil {
 			b.Fatal(err)
 		}
 		if len(q) > 200 {
 			q = q[:100] + " … " + q[len(q)-100:]
 		}
-		fmt.Fprintf(&out, "%-28s %9d %10.1f %9d  %s\n", name, calls, total, n, q)
+		fmt.Fprintf(&out, "%-28s %9d %10.1f %9.1f %9d  %s\n", name, calls, total, plan, n, q)
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)

@@ -44,9 +44,17 @@ type Store interface {
 	Close()
 }
 
+// Chained marks a postgres:// URL whose server also chains each payment
+// (chainedStore): Open(ctx, Chained+url).
+const Chained = "chained+"
+
 // Open opens the tickets table of db: a postgres:// URL (a pgxpool of its
-// default size) or a SQLite file (WAL, synchronous=FULL, one connection).
+// default size), the same after Chained (chainedStore), or a SQLite file
+// (WAL, synchronous=FULL, one connection).
 func Open(ctx context.Context, db string) (Store, error) {
+	if url, ok := strings.CutPrefix(db, Chained); ok {
+		return openChained(ctx, url)
+	}
 	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
 		pool, err := pgxpool.New(ctx, db)
 		if err != nil {

@@ -382,6 +382,12 @@ func TestServedClaimStatements(t *testing.T) {
 	if _, err := c.Lookup(ctx, serials.Winners[6][1], ledger.Identity{Operator: "ann"}, ledger.NoLimit); err != nil {
 		t.Fatal(err)
 	}
+	// A first claim: the desk's entry, a back office's write, moved the
+	// journal's end the server read as it opened, and that claim's write
+	// found it so (postgres/direct.go); the claim counted is the next.
+	if _, err := c.Claim(ctx, claimOf(serials.Winners[6][2], "ann")); err != nil {
+		t.Fatal(err)
+	}
 	log := filepath.Join(pg.Dir, "server.log")
 	before, err := os.Stat(log)
 	if err != nil {
@@ -433,12 +439,12 @@ func TestServedClaimStatements(t *testing.T) {
 		t.Errorf("%d statements of the claim read the ledger's meta, want 1 (the question's read):\n%s", len(metas), strings.Join(metas, "\n"))
 	}
 	// Its statements counted, at most those of today, on the question's
-	// connection, in three round trips: the question's read (the
-	// restore's fence in it); its write's transaction, pipelined (BEGIN,
-	// the write, which takes the chainer's lock, the waiting entries
-	// taken; then the journal's insert and a commit that waits for the
-	// disk: no flush of its own); and a flush, on the flusher's, if it
-	// had one. (The sequencer's rounds, on a connection of their own,
+	// connection, and a flush, on the flusher's, if it had one: two
+	// round trips, two statements: the question's read (the restore's
+	// fence in it); its write, one statement that chains its entry
+	// after the journal's end the server knows (read when it opened)
+	// and commits waiting for the disk (postgres/direct.go: no flush of
+	// its own). (The sequencer's rounds, on a connection of their own,
 	// are not the claim's: a round chains what a question could not.)
 	// One more is a statement more per claim.
 	pid := regexp.MustCompile(`\[\d+\]`)
@@ -456,4 +462,4 @@ func TestServedClaimStatements(t *testing.T) {
 
 // servedClaimStatements is the most statements a served claim sends
 // PostgreSQL (TestServedClaimStatements); lower it when a change saves one.
-const servedClaimStatements = 6
+const servedClaimStatements = 2

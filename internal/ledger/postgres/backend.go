@@ -22,6 +22,9 @@ type Backend struct {
 	blocks backoffice.BlockCache
 	// asking counts the questions asked now (writeOutcome).
 	asking atomic.Int32
+	// groups gathers the questions asked beside others that chain their
+	// entries directly (group.go).
+	groups directGroups
 }
 
 // Info says what the ledger is.

@@ -166,15 +166,17 @@ func chainWaiting(ctx context.Context, tx core.Querier) (map[int64]chained, erro
 // commit. It returns what each entry got, by seq, and runs taken once
 // what waits is taken (the sequencer's next round may begin). On an error
 // the transaction is rolled back.
-func chainPipelined(ctx context.Context, conn *pgxpool.Conn, first []statement, take string, taken func()) (map[int64]chained, error) {
-	return chainPipelinedThen(ctx, conn, first, take, taken, nil)
+func chainPipelined(ctx context.Context, conn *pgxpool.Conn, first []statement, take string, taken func(), t *tail) (map[int64]chained, error) {
+	return chainPipelinedThen(ctx, conn, first, take, taken, nil, t)
 }
 
 // chainPipelinedThen is chainPipelined, with none's statement sent before
-// the commit when nothing was taken (a question's: see writeOutcome).
-func chainPipelinedThen(ctx context.Context, conn *pgxpool.Conn, first []statement, take string, taken func(), none *statement) (map[int64]chained, error) {
+// the commit when nothing was taken (a question's: see writeOutcome). t,
+// when not nil, is given the journal's end the chain moved (see tail).
+func chainPipelinedThen(ctx context.Context, conn *pgxpool.Conn, first []statement, take string, taken func(), none *statement, t *tail) (map[int64]chained, error) {
 	out := map[int64]chained{}
 	var rows []waitingRow
+	var moved tail
 	queue := func(b *pgx.Batch) {
 		b.Queue(take).Query(func(r pgx.Rows) (err error) { rows, err = scanWaiting(r); return err })
 	}
@@ -196,9 +198,11 @@ func chainPipelinedThen(ctx context.Context, conn *pgxpool.Conn, first []stateme
 		}
 		b = &pgx.Batch{}
 		if len(rows) > 0 {
-			for _, s := range chainRows(rows, out) {
+			var part tail
+			for _, s := range chainRowsTail(rows, out, &part) {
 				b.Queue(s.sql, s.args...)
 			}
+			moved.extend(part)
 		} else if none != nil && len(out) == 0 {
 			b.Queue(none.sql, none.args...)
 		}
@@ -207,6 +211,9 @@ func chainPipelinedThen(ctx context.Context, conn *pgxpool.Conn, first []stateme
 			if err := conn.SendBatch(ctx, b).Close(); err != nil {
 				rollback(conn)
 				return nil, commitUnknown{err}
+			}
+			if t != nil {
+				*t = moved
 			}
 			return out, nil
 		}
@@ -248,6 +255,12 @@ func rollback(conn *pgxpool.Conn) {
 // returns the statements that insert them (the journal's rows, a winner's
 // identity).
 func chainRows(rows []waitingRow, out map[int64]chained) []statement {
+	return chainRowsTail(rows, out, nil)
+}
+
+// chainRowsTail is chainRows, which says in t, when not nil, how it moves
+// the journal's end.
+func chainRowsTail(rows []waitingRow, out map[int64]chained, t *tail) []statement {
 	last := struct {
 		ID   int64
 		Hash []byte
@@ -275,6 +288,9 @@ func chainRows(rows []waitingRow, out map[int64]chained) []statement {
 		if e.Kind == "claim" && w.Name.Valid {
 			idents = append(idents, e.ID, w.Name.String, w.DocType.String, w.DocNumber.String, core.NameSkeleton(w.Name.String))
 		}
+	}
+	if t != nil {
+		*t = tail{moved: true, prev: rows[0].LastID.Int64, id: last.ID, hash: last.Hash, numbers: numbers}
 	}
 	ens, seqs := make([]*core.Entry, len(rows)), make([]int64, len(rows))
 	for i := range rows {
@@ -326,6 +342,10 @@ type sequencer struct {
 	// afterCommit, when set (tests), runs between a round's commit and
 	// its wait for a flush.
 	afterCommit func()
+	// end is the journal's end as this process's chains left it
+	// (journalEnd): a question alone chains its entry after it in one
+	// statement (direct.go).
+	end journalEnd
 }
 
 // chainedIn keeps that round r chained the entries of out, once its
@@ -357,6 +377,7 @@ func (s *sequencer) forget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chained, s.older, s.byRound, s.olderByRound = nil, nil, nil, nil
+	s.end.forget()
 }
 
 // waitRound returns once round r, which chained entry seq, has ended,
@@ -534,18 +555,20 @@ func (s *sequencer) start() {
 func (s *sequencer) chain(ctx context.Context, r *round, taken func()) (map[int64]chained, error) {
 	since := s.db.flush.now()
 	var out map[int64]chained
+	var moved tail
 	err := s.db.retry(func() error {
 		conn, err := s.db.px.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer conn.Release()
-		out, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, {sql: lockChainer}}, takeAll(), taken)
+		out, err = chainPipelined(ctx, conn, []statement{{sql: "BEGIN"}, {sql: lockChainer}}, takeAll(), taken, &moved)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", Classify(err))
 	}
+	s.end.learn(moved)
 	s.chainedIn(r, out)
 	if s.afterCommit != nil {
 		s.afterCommit()

@@ -84,3 +84,9 @@ func (b *Backend) PoolSynchronousCommit(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Directs is how many entries the backend's questions chained directly,
+// and how many of their statements found the journal's end moved.
+func (b *Backend) Directs() (chained, moved int64) {
+	return b.seq.end.directs.Load(), b.seq.end.moved.Load()
+}

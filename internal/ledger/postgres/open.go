@@ -201,6 +201,9 @@ func Open(location string, readOnly bool, c backoffice.Creation, now func() time
 	// a flush vouches only for what was committed while its connection
 	// was open (flush.go). Not made, the first flush makes it.
 	fl.connect(ctx)
+	// The journal's end, after which a question alone chains its entry
+	// directly (direct.go); not read, the first question reads it.
+	b.readEnd(ctx)
 	return b, nil
 }
 

@@ -144,7 +144,14 @@ type questionTx struct {
 	selfChained, durable bool
 }
 
-// writeOutcome writes out's entry: one statement that records it in
+// writeOutcome writes out's entry. When no round of the sequencer runs
+// nor waits to, it chains the entry directly after the journal's end the
+// process knows, in one statement that commits waiting for the disk
+// (direct.go), alone, or beside other questions in a group of one
+// transaction (group.go): the statement checks again what writeStatement
+// checks, written the same way. When it cannot (the end moved, the
+// chainer's lock taken, entries waiting), the entry is written as
+// before: one statement that records it in
 // vegas.waiting (its commit does not wait for the disk: the chain's does)
 // and checks again what may have changed since sn was read, and undoes
 // itself, failing (errRaced: the question is asked again, and core decides
@@ -190,8 +197,24 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	}
 	q := &questionTx{}
 	var held bool
-	alone := b.asking.Load() <= 1
-	if !b.seq.idle() || !alone {
+	alone, idle := b.asking.Load() <= 1, b.seq.idle()
+	if idle {
+		write := b.writeGrouped
+		if alone {
+			write = func(ctx context.Context, sn *core.Snapshot, out *core.Outcome) (*questionTx, error) {
+				return b.writeDirect(ctx, sn, out)
+			}
+		}
+		switch q, err := write(ctx, sn, out); {
+		case err == nil:
+			return q, nil
+		case !errors.Is(err, errNotDirect):
+			return nil, err
+		}
+		e.ID, e.Number, e.Hash = 0, 0, nil
+		idle = b.seq.idle()
+	}
+	if !idle || !alone {
 		w := writeStatement(sn, out, nil, nil, false, true)
 		if err := b.db.px.QueryRow(ctx, w.sql, w.args...).Scan(&q.seq, &held); err != nil {
 			return nil, writeFailed(err)
@@ -203,6 +226,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 	w.scan = func(r pgx.Row) error { return r.Scan(&q.seq, &held) }
 	var chains map[int64]chained
 	var warned *pgconn.Notice
+	var moved tail
 	err := b.db.retry(func() error {
 		conn, err := b.db.px.Acquire(ctx)
 		if err != nil {
@@ -211,7 +235,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		defer conn.Release()
 		pc := conn.Conn().PgConn()
 		b.db.warned.Delete(pc)
-		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld(), func() { q.recorded = time.Now() }, &asyncCommit)
+		chains, err = chainPipelinedThen(ctx, conn, []statement{{sql: "BEGIN"}, w}, takeIfHeld(), func() { q.recorded = time.Now() }, &asyncCommit, &moved)
 		if n, ok := b.db.warned.LoadAndDelete(pc); ok {
 			warned = n.(*pgconn.Notice)
 		}
@@ -228,6 +252,7 @@ func (b *Backend) writeOutcome(ctx context.Context, sn *core.Snapshot, out *core
 		// locally only (flush.go).
 		return nil, fmt.Errorf("%w: journal: PostgreSQL warned at the commit of the question's chain: %s (%s)", core.ErrNotDurable, warned.Message, warned.Detail)
 	}
+	b.seq.end.learn(moved)
 	if c, ok := chains[q.seq]; ok {
 		q.own, q.selfChained, q.durable = c, true, true
 		b.seq.chainedBy(chains)
@@ -439,15 +464,13 @@ func (b *Backend) snapshot(ctx context.Context, s game.Serial, who core.Identity
 	off := pos % game.PackSize
 	var row *snapshotRow
 	err = b.db.retry(func() error {
-		rows, _ := b.db.px.Query(ctx, snapshotRead(),
+		row = &snapshotRow{}
+		return b.db.px.QueryRow(ctx, snapshotRead(),
 			off*game.EncodedSize+1, game.EncodedSize, off+1, blk.ID, pos/game.PackSize, blk.TicketNumber(pos),
-			core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos))
-		var err error
-		row, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByNameLax[snapshotRow])
-		return err
+			core.SettingIdentityThreshold, desk, who.Cert, desk, request, desk, request, blk.Game, desk, blk.PackID(pos)).Scan(row.fields()...)
 	})
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, pgx.ErrNoRows):
 		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", blk.Name(), pos/game.PackSize)
 	case err != nil:
 		return nil, fmt.Errorf("block %s ticket %d: %w", blk.Name(), pos, Classify(err))
@@ -487,6 +510,12 @@ type snapshotRow struct {
 	Accepts  bool          `db:"accepts"`
 	Prior    bool          `db:"prior"`
 	Replaced string        `db:"replaced"`
+}
+
+// fields are the row's, in snapshotRead's order of columns.
+func (r *snapshotRow) fields() []any {
+	return []any{&r.Code, &r.Prize, &r.State, &r.Claim, &r.Game, &r.OnSale, &r.EndOfSale, &r.Deadline, &r.Threshold, &r.Limit,
+		&r.Listed, &r.Guesses, &r.Until, &r.Disabled, &r.Accepts, &r.Prior, &r.Replaced}
 }
 
 // snapshotRead is a question's read of a ticket (snapshot), made when
