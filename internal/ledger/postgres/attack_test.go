@@ -1,0 +1,139 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/ledgertest"
+	"vegas-desk/internal/ledger/postgres"
+)
+
+// An attacker's bad luck on the direct chain (direct.go, group.go): two
+// servers on one database, each with its own cached end, claims at once
+// on both (alone and in groups), the same ticket claimed by two desks,
+// the same request id sent twice at once, contexts that end at random
+// while a claim waits for its group or its commit, and a back office
+// appending entries meanwhile. Then: every claim answered PAID is in the
+// journal as answered and is answered again (its request replayed) with
+// the same entry; no ticket paid twice; each kind's numbers 1..n without
+// gaps; verify finds the chain whole, nothing left waiting.
+func TestDirectAttackStress(t *testing.T) {
+	ctx := context.Background()
+	url := database(t)
+	servers := []*postgres.Backend{open(t, url), open(t, url)}
+	serials := ledgertest_winners(t)
+	type paid struct {
+		s, req string
+		desk   core.Identity
+		c      core.Claim
+	}
+	var mu sync.Mutex
+	var answered []paid
+	stop := make(chan struct{})
+	var bo sync.WaitGroup
+	bo.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond): // a back office's pace
+			}
+			if _, err := servers[i%2].AddDesk(ctx, fmt.Sprintf("X%d", i), 100, bo0); err != nil {
+				t.Errorf("a back office's write: %v", err)
+				return
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	desks := []core.Identity{{Desk: "bureau", Operator: "ann"}, {Desk: "bureau", Operator: "bob"}}
+	for g := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := range 12 {
+				s := serials[(g*5+i)%len(serials)] // tickets shared by goroutines
+				req := fmt.Sprintf("r%d", (g*12+i)%40)  // request ids sent twice at once
+				who := desks[g%2]
+				cctx, cancel := ctx, context.CancelFunc(func() {})
+				if r.IntN(3) == 0 {
+					cctx, cancel = context.WithTimeout(ctx, time.Duration(r.IntN(4000))*time.Microsecond)
+				}
+				c, err := servers[min(g%4, 1)].Claim(cctx, serial(t, s), claimOf(who, req), time.Time{})
+				cancel()
+				if err == nil {
+					mu.Lock()
+					answered = append(answered, paid{s, req, who, c})
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	bo.Wait()
+	db := servers[0].DB()
+	for _, p := range answered {
+		var row struct {
+			Number int64  `db:"number"`
+			Hash   []byte `db:"hash"`
+			Serial string `db:"serial"`
+		}
+		if err := db.GetContext(ctx, &row, "SELECT number, hash, serial FROM vegas.journal WHERE id = $1 AND kind = 'claim'", p.c.Entry); err != nil {
+			t.Errorf("claim %+v answered PAID: its entry: %v", p.c, err)
+			continue
+		}
+		if row.Number != p.c.Number || fmt.Sprintf("%x", row.Hash) != p.c.Hash || row.Serial != p.s {
+			t.Errorf("claim answered %+v; the journal holds %+v", p.c, row)
+		}
+		again, err := servers[1].Claim(ctx, serial(t, p.s), claimOf(p.desk, p.req), time.Time{})
+		if err != nil || again.Entry != p.c.Entry {
+			t.Errorf("request %s (%s) answered PAID entry %d, replayed: %+v, %v", p.req, p.s, p.c.Entry, again, err)
+		}
+	}
+	var twice int
+	if err := db.GetContext(ctx, &twice, "SELECT count(*) FROM (SELECT ticket FROM vegas.journal WHERE kind = 'claim' GROUP BY ticket HAVING count(*) > 1) x"); err != nil {
+		t.Fatal(err)
+	}
+	if twice > 0 {
+		t.Errorf("%d tickets paid twice", twice)
+	}
+	var gaps []string
+	if err := db.SelectContext(ctx, &gaps, "SELECT kind FROM vegas.journal GROUP BY kind HAVING max(number) <> count(*) OR min(number) <> 1"); err != nil {
+		t.Fatal(err)
+	}
+	if len(gaps) > 0 {
+		t.Errorf("kinds numbered with gaps: %v", gaps)
+	}
+	if rep, err := servers[0].VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
+		t.Errorf("verify the journal: %v %+v", err, rep)
+	}
+	var directs, moved int64
+	for _, b := range servers {
+		d, m := b.Directs()
+		directs, moved = directs+d, moved+m
+	}
+	t.Logf("%d answered PAID; %d chained directly, %d direct statements found the end moved", len(answered), directs, moved)
+	if directs == 0 || moved == 0 {
+		t.Errorf("%d entries chained directly, %d direct statements found the end moved: the attack missed the direct chain", directs, moved)
+	}
+	_ = errors.Is
+}
+
+var bo0 = core.Identity{Desk: "bureau", Operator: "boss"}
+
+// ledgertest_winners lists the fixture's winners under the identity
+// threshold.
+func ledgertest_winners(t *testing.T) []string {
+	var out []string
+	for prize, ws := range ledgertest.SerialsOf(t, ledgertest.Block).Winners {
+		if prize < core.DefaultIdentityThreshold {
+			out = append(out, ws...)
+		}
+	}
+	return out
+}
