@@ -12,6 +12,7 @@ import (
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/ledgertest"
 	"vegas-desk/internal/ledger/postgres"
+	"vegas-desk/internal/pgtest"
 )
 
 // An attacker's bad luck on the direct chain (direct.go, group.go): two
@@ -136,4 +137,96 @@ func ledgertest_winners(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// Questions asked beside others chain in groups (group.go), one commit
+// waiting for the synchronous standby for the group. With the standby
+// away, an operator cancels each wait (pg_cancel_backend: PostgreSQL
+// answers the commit done, with a WARNING), then ends the waiting
+// backends (pg_terminate_backend: the connection lost between the
+// statements and the commit's result): no claim of a group is answered
+// PAID. Once the standby is back, each request replayed answers its
+// payment as the journal holds it, and verify finds the chain whole.
+func TestGroupNotDurable(t *testing.T) {
+	ctx := context.Background()
+	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, srv.URL(pgtest.Owner, srv.NewDatabaseFrom(t, tmpl)))
+	tickets := ledgertest_winners(t)
+	who := core.Identity{Desk: "bureau", Operator: "ann"}
+	if _, err := b.Claim(ctx, serial(t, tickets[0]), claimOf(who, "before"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	standby := func(names string) {
+		t.Helper()
+		for _, stmt := range []string{fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", names), "SELECT pg_reload_conf()"} {
+			if err := srv.Exec("postgres", stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	standby("FIRST 1 (s1)")
+	t.Cleanup(func() { standby("") })
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
+	d0, _ := b.Directs()
+	next := 1
+	for _, end := range []string{"pg_cancel_backend", "pg_terminate_backend"} {
+		type answer struct {
+			req string
+			c   core.Claim
+			err error
+		}
+		got := make(chan answer, 8)
+		for i := range 8 {
+			s, req := tickets[next+i], fmt.Sprintf("%s-%d", end, i)
+			go func() {
+				c, err := b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{})
+				got <- answer{req, c, err}
+			}()
+		}
+		next += 8
+		for n := 0; n < 8; {
+			select {
+			case a := <-got:
+				n++
+				if !errors.Is(a.err, core.ErrNotDurable) && !errors.Is(a.err, core.ErrUnreachable) {
+					t.Errorf("%s of the commit's wait for the standby: request %s answered %+v, %v; want unavailable", end, a.req, a.c, a.err)
+				}
+			case <-time.After(10 * time.Millisecond):
+				if err := b.DB().Get(new(int), "SELECT count("+end+"(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"); err != nil {
+					t.Logf("ending the waits: %v", err)
+				}
+			}
+		}
+	}
+	if d, _ := b.Directs(); d-d0 < 2 {
+		t.Errorf("%d entries chained directly: no group was tried", d-d0)
+	}
+	standby("")
+	next = 1
+	for _, end := range []string{"pg_cancel_backend", "pg_terminate_backend"} {
+		for i := range 8 {
+			s, req := tickets[next+i], fmt.Sprintf("%s-%d", end, i)
+			c, err := b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{})
+			if err != nil || c.Serial != s {
+				t.Errorf("request %s replayed, the standby back: %+v, %v", req, c, err)
+				continue
+			}
+			var n int64
+			if err := b.DB().Get(&n, "SELECT number FROM vegas.journal WHERE id = $1 AND kind = 'claim' AND serial = $2", c.Entry, s); err != nil || n != c.Number {
+				t.Errorf("request %s answered %+v; the journal: %d, %v", req, c, n, err)
+			}
+		}
+		next += 8
+	}
+	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
+		t.Errorf("verify the journal: %v %+v", err, rep)
+	}
 }
