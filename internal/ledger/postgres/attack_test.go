@@ -176,31 +176,59 @@ func TestGroupNotDurable(t *testing.T) {
 	t.Cleanup(func() { standby("") })
 	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
 	d0, _ := b.Directs()
+	type phase struct {
+		end string // how each wait for the standby is ended: none, the question's time
+		n   int    // claims at once (1: alone, chained by writeDirect)
+	}
+	phases := []phase{{"pg_cancel_backend", 8}, {"pg_terminate_backend", 8}, {"pg_cancel_backend", 1}, {"pg_terminate_backend", 1},
+		{"reloaded off", 8}}
 	next := 1
-	for _, end := range []string{"pg_cancel_backend", "pg_terminate_backend"} {
+	type asked struct{ s, req string }
+	var all []asked
+	for p, ph := range phases {
+		if ph.end == "reloaded off" {
+			// synchronous_commit off reloaded while the pool's connections
+			// are open (TestPaidDurableReloadedOff, for a group).
+			for _, stmt := range []string{"ALTER SYSTEM SET synchronous_commit = off", "SELECT pg_reload_conf()"} {
+				if err := srv.Exec("postgres", stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Cleanup(func() {
+				srv.Exec("postgres", "ALTER SYSTEM RESET synchronous_commit")
+				srv.Exec("postgres", "SELECT pg_reload_conf()")
+			})
+			waitFor(t, b, "SELECT current_setting('synchronous_commit') = 'off'")
+		}
 		type answer struct {
 			req string
 			c   core.Claim
 			err error
 		}
-		got := make(chan answer, 8)
-		for i := range 8 {
-			s, req := tickets[next+i], fmt.Sprintf("%s-%d", end, i)
+		got := make(chan answer, ph.n)
+		for i := range ph.n {
+			s, req := tickets[next+i], fmt.Sprintf("p%d-%d", p, i)
+			all = append(all, asked{s, req})
 			go func() {
-				c, err := b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{})
+				qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				defer cancel()
+				c, err := b.Claim(qctx, serial(t, s), claimOf(who, req), time.Time{})
 				got <- answer{req, c, err}
 			}()
 		}
-		next += 8
-		for n := 0; n < 8; {
+		next += ph.n
+		for n := 0; n < ph.n; {
 			select {
 			case a := <-got:
 				n++
 				if !errors.Is(a.err, core.ErrNotDurable) && !errors.Is(a.err, core.ErrUnreachable) {
-					t.Errorf("%s of the commit's wait for the standby: request %s answered %+v, %v; want unavailable", end, a.req, a.c, a.err)
+					t.Errorf("%s, the standby away: request %s answered %+v, %v; want unavailable", ph.end, a.req, a.c, a.err)
 				}
 			case <-time.After(10 * time.Millisecond):
-				if err := b.DB().Get(new(int), "SELECT count("+end+"(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"); err != nil {
+				if ph.end == "reloaded off" {
+					continue
+				}
+				if err := b.DB().Get(new(int), "SELECT count("+ph.end+"(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"); err != nil {
 					t.Logf("ending the waits: %v", err)
 				}
 			}
@@ -210,21 +238,16 @@ func TestGroupNotDurable(t *testing.T) {
 		t.Errorf("%d entries chained directly: no group was tried", d-d0)
 	}
 	standby("")
-	next = 1
-	for _, end := range []string{"pg_cancel_backend", "pg_terminate_backend"} {
-		for i := range 8 {
-			s, req := tickets[next+i], fmt.Sprintf("%s-%d", end, i)
-			c, err := b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{})
-			if err != nil || c.Serial != s {
-				t.Errorf("request %s replayed, the standby back: %+v, %v", req, c, err)
-				continue
-			}
-			var n int64
-			if err := b.DB().Get(&n, "SELECT number FROM vegas.journal WHERE id = $1 AND kind = 'claim' AND serial = $2", c.Entry, s); err != nil || n != c.Number {
-				t.Errorf("request %s answered %+v; the journal: %d, %v", req, c, n, err)
-			}
+	for _, a := range all {
+		c, err := b.Claim(ctx, serial(t, a.s), claimOf(who, a.req), time.Time{})
+		if err != nil || c.Serial != a.s {
+			t.Errorf("request %s replayed, the standby back: %+v, %v", a.req, c, err)
+			continue
 		}
-		next += 8
+		var n int64
+		if err := b.DB().Get(&n, "SELECT number FROM vegas.journal WHERE id = $1 AND kind = 'claim' AND serial = $2", c.Entry, a.s); err != nil || n != c.Number {
+			t.Errorf("request %s answered %+v; the journal: %d, %v", a.req, c, n, err)
+		}
 	}
 	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
 		t.Errorf("verify the journal: %v %+v", err, rep)
