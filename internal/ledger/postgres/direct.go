@@ -26,7 +26,8 @@ import (
 // (journalEnd: read at Open, and again when forgotten), and the statement
 // checks that end itself: it takes the chainer's lock if it is free (SKIP
 // LOCKED), and inserts the entry only if nothing waits in vegas.waiting
-// and the journal's last entry is still the one it names, by id and hash;
+// and the journal's last entry is still the one it names, by id and hash,
+// and the entry's number follows the last of its kind (no gap);
 // the journal's keys (its id; its kind and number) refuse the entry if
 // another chain appended after that end all the same (one that committed
 // while the statement began). An end moved (then forgotten), or a lock
@@ -314,11 +315,11 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 
 // directStatement is writeDirect's statement: the chainer's lock taken if
 // free (lk), the journal's end read (h), the entry inserted after it if
-// it is the one named (from, prev), its number the one after its kind's
-// last (a cached end's numbers are checked too: one past the last would
-// leave a gap, which verify reports as an entry removed), the lock was
-// got and nothing waits (j), and what writeStatement checks again, written and checked the
-// same way (its paid row naming the entry by its id); it answers the
+// it is the one named (from, prev) and its number the one after its
+// kind's last (a cached end's numbers are checked too: one past the last
+// would leave a gap, which verify reports as an entry removed), the lock
+// was got and nothing waits (j), and what writeStatement checks again,
+// written and checked the same way (its paid row naming the entry by its id); it answers the
 // entry's id. Its text depends on the question's shape only, and is made
 // once for each (directTexts).
 func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte) statement {
