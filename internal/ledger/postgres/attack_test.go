@@ -297,3 +297,168 @@ func TestDirectNumberChecked(t *testing.T) {
 		t.Errorf("verify the journal: %v %+v", err, rep)
 	}
 }
+
+// A failover under the direct chain: a primary and its synchronous
+// standby on the multi-host URL; claims answered PAID; the standby lost,
+// claims alone and in groups whose waits for it an operator cancels
+// (committed on the primary alone, answered unavailable, their entries
+// the end the process caches); then the primary killed and the standby,
+// which lacks them, promoted. The same process goes on, its cached end
+// naming entries the new primary never had: no claim chains after them,
+// every claim answered PAID (before and after) is in the new primary's
+// journal as answered, the requests answered unavailable are paid on it
+// once, and verify finds its chain whole.
+func TestDirectFailover(t *testing.T) {
+	ctx := context.Background()
+	primary, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(primary.Stop)
+	tmpl, err := ledgertest.Postgres(primary, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := primary.NewDatabaseFrom(t, tmpl)
+	standby, err := primary.Standby("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(standby.Stop)
+	if err := primary.Set("synchronous_standby_names", "FIRST 1 (s1)"); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, pgtest.MultiURL(pgtest.Owner, dbname, primary, standby))
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the reload reaches the walsender
+		var state string
+		if err := primary.Query("postgres", "SELECT sync_state FROM pg_stat_replication WHERE application_name = 's1'", nil, &state); err == nil && state == "sync" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the standby's sync_state is %q, want sync", state)
+		}
+	}
+	tickets := ledgertest_winners(t)
+	who := core.Identity{Desk: "bureau", Operator: "ann"}
+	type paid struct {
+		s, req string
+		c      core.Claim
+	}
+	var answered []paid
+	next := 0
+	claim := func(req string) {
+		t.Helper()
+		s := tickets[next]
+		next++
+		c, err := b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{})
+		if err != nil {
+			t.Fatalf("claim %s: %v", req, err)
+		}
+		answered = append(answered, paid{s, req, c})
+	}
+	for i := range 3 {
+		claim(fmt.Sprint("before-", i))
+	}
+	if err := standby.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	type asked struct{ s, req string }
+	var lost []asked
+	for round, n := range []int{1, 8, 1} {
+		type answer struct {
+			req string
+			c   core.Claim
+			err error
+		}
+		got := make(chan answer, n)
+		for i := range n {
+			s, req := tickets[next], fmt.Sprintf("lost-%d-%d", round, i)
+			next++
+			lost = append(lost, asked{s, req})
+			go func() {
+				c, err := b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{})
+				got <- answer{req, c, err}
+			}()
+		}
+		for k := 0; k < n; {
+			select {
+			case a := <-got:
+				k++
+				if !errors.Is(a.err, core.ErrNotDurable) && !errors.Is(a.err, core.ErrUnreachable) {
+					t.Errorf("the standby lost: request %s answered %+v, %v; want unavailable", a.req, a.c, a.err)
+				}
+			case <-time.After(10 * time.Millisecond):
+				b.DB().Get(new(int), "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+			}
+		}
+	}
+	var localEnd int64
+	if err := b.DB().Get(&localEnd, "SELECT max(id) FROM vegas.journal"); err != nil {
+		t.Fatal(err)
+	}
+	if err := primary.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := standby.StartAgain(); err != nil {
+		t.Fatal(err)
+	}
+	if err := standby.Promote(); err != nil {
+		t.Fatal(err)
+	}
+	var newEnd int64
+	if err := standby.Query(dbname, "SELECT max(id) FROM vegas.journal", nil, &newEnd); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the old primary's journal ended at entry %d, the promoted standby's at %d", localEnd, newEnd)
+	if newEnd >= localEnd {
+		t.Fatalf("the promoted standby holds the entries committed on the primary alone (%d ≥ %d): no failover to attack", newEnd, localEnd)
+	}
+	// The same process: its pool's connections to the old primary lost,
+	// each claim is asked until it is answered (the pool reaches the
+	// new primary).
+	for i := 0; i < 6; i++ {
+		s, req := tickets[next], fmt.Sprint("after-", i)
+		var c core.Claim
+		var err error
+		for try := 0; try < 50; try++ {
+			if c, err = b.Claim(ctx, serial(t, s), claimOf(who, req), time.Time{}); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond) // the pool reconnecting
+		}
+		if err != nil {
+			t.Fatalf("claim %s after the failover: %v", req, err)
+		}
+		next++
+		answered = append(answered, paid{s, req, c})
+	}
+	for _, a := range lost {
+		c, err := b.Claim(ctx, serial(t, a.s), claimOf(who, a.req), time.Time{})
+		if err != nil {
+			t.Errorf("request %s, answered unavailable before the failover, asked again: %v", a.req, err)
+			continue
+		}
+		answered = append(answered, paid{a.s, a.req, c})
+	}
+	nb := open(t, standby.URL(pgtest.Owner, dbname))
+	for _, p := range answered {
+		var row struct {
+			Number int64  `db:"number"`
+			Hash   []byte `db:"hash"`
+			Serial string `db:"serial"`
+		}
+		if err := nb.DB().GetContext(ctx, &row, "SELECT number, hash, serial FROM vegas.journal WHERE id = $1 AND kind = 'claim'", p.c.Entry); err != nil ||
+			row.Number != p.c.Number || fmt.Sprintf("%x", row.Hash) != p.c.Hash || row.Serial != p.s {
+			t.Errorf("request %s answered PAID %+v; the new primary holds %+v, %v", p.req, p.c, row, err)
+		}
+	}
+	var twice int
+	if err := nb.DB().GetContext(ctx, &twice, "SELECT count(*) FROM (SELECT ticket FROM vegas.journal WHERE kind = 'claim' GROUP BY ticket HAVING count(*) > 1) x"); err != nil || twice > 0 {
+		t.Errorf("%d tickets paid twice on the new primary, %v", twice, err)
+	}
+	if rep, err := nb.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
+		t.Errorf("verify the new primary's journal: %v %+v", err, rep)
+	}
+	d, m := b.Directs()
+	t.Logf("%d entries chained directly, %d direct statements found the end moved", d, m)
+}
