@@ -328,6 +328,9 @@ func TestDirectFailover(t *testing.T) {
 	if err := primary.Set("synchronous_standby_names", "FIRST 1 (s1)"); err != nil {
 		t.Fatal(err)
 	}
+	// Run first: a failed test's cleanup (the database dropped) does not
+	// wait for a standby stopped.
+	t.Cleanup(func() { primary.Set("synchronous_standby_names", "") })
 	b := open(t, pgtest.MultiURL(pgtest.Owner, dbname, primary, standby))
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the reload reaches the walsender
 		var state string
