@@ -465,3 +465,92 @@ func TestDirectFailover(t *testing.T) {
 	d, m := b.Directs()
 	t.Logf("%d entries chained directly, %d direct statements found the end moved", d, m)
 }
+
+// A request id sent again while its first attempt's direct chain waits
+// for the synchronous standby (its locks held, its commit not yet
+// visible): again on the same server (its next group) and on a second
+// server (its own cached end), both while the standby is away. The
+// first attempt's wait cancelled (committed on the primary alone): no
+// attempt is answered PAID, nor "already claimed"; once the standby is
+// back, the request answers the one payment the journal holds.
+func TestRetryDuringGroup(t *testing.T) {
+	ctx := context.Background()
+	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := srv.URL(pgtest.Owner, srv.NewDatabaseFrom(t, tmpl))
+	servers := []*postgres.Backend{open(t, url), open(t, url)}
+	tickets := ledgertest_winners(t)
+	who := core.Identity{Desk: "bureau", Operator: "ann"}
+	for i, b := range servers {
+		if _, err := b.Claim(ctx, serial(t, tickets[i]), claimOf(who, fmt.Sprint("warm-", i)), time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	standby := func(names string) {
+		t.Helper()
+		for _, stmt := range []string{fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", names), "SELECT pg_reload_conf()"} {
+			if err := srv.Exec("postgres", stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	standby("FIRST 1 (s1)")
+	t.Cleanup(func() { standby("") })
+	b := servers[0]
+	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
+	s := serial(t, tickets[2])
+	type answer struct {
+		what string
+		c    core.Claim
+		err  error
+	}
+	got := make(chan answer, 6)
+	ask := func(what string, b *postgres.Backend, s string, req string, d time.Duration) {
+		go func() {
+			qctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			c, err := b.Claim(qctx, serial(t, s), claimOf(who, req), time.Time{})
+			got <- answer{what, c, err}
+		}()
+	}
+	// The first attempt, with others beside it (a group).
+	ask("the first attempt", b, s.String(), "R", time.Minute)
+	ask("another claim", b, tickets[3], "other-1", time.Minute)
+	ask("another claim", b, tickets[4], "other-2", time.Minute)
+	waitFor(t, b, "SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+	ask("the request again, same server", b, s.String(), "R", 3*time.Second)
+	ask("the request again, second server", servers[1], s.String(), "R", 3*time.Second)
+	ask("the ticket by another request", servers[1], s.String(), "R2", 3*time.Second)
+	for n := 0; n < 6; {
+		select {
+		case a := <-got:
+			n++
+			t.Logf("%s: %v", a.what, a.err)
+			var r *core.Refusal
+			if !errors.Is(a.err, core.ErrNotDurable) && !errors.Is(a.err, core.ErrUnreachable) || errors.As(a.err, &r) {
+				t.Errorf("%s, the standby away: %+v, %v; want unavailable alone", a.what, a.c, a.err)
+			}
+		case <-time.After(10 * time.Millisecond):
+			b.DB().Get(new(int), "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+		}
+	}
+	standby("")
+	c, err := servers[1].Claim(ctx, s, claimOf(who, "R"), time.Time{})
+	if err != nil || c.Serial != s.String() {
+		t.Fatalf("the request once the standby is back: %+v, %v", c, err)
+	}
+	var entries []int64
+	if err := b.DB().SelectContext(ctx, &entries, "SELECT id FROM vegas.journal WHERE kind = 'claim' AND serial = $1", s.String()); err != nil || len(entries) != 1 || entries[0] != c.Entry {
+		t.Errorf("the request answered entry %d; the journal's payments of its ticket: %v, %v", c.Entry, entries, err)
+	}
+	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
+		t.Errorf("verify the journal: %v %+v", err, rep)
+	}
+}
