@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -34,9 +35,12 @@ type directRequest struct {
 	out  *core.Outcome
 	done chan struct{}
 	// What the group gave it: its chain, or its error.
-	own chained
-	err error
+	own   chained
+	err   error
+	since *flushConn
 }
+
+var groupAsync = os.Getenv("VEGAS_PG_GROUP_ASYNC") == "1"
 
 // directGroups gathers the questions waiting to chain directly.
 type directGroups struct {
@@ -68,6 +72,11 @@ func (b *Backend) writeGrouped(ctx context.Context, sn *core.Snapshot, out *core
 	}
 	if r.err != nil {
 		return nil, r.err
+	}
+	if r.since != nil {
+		if err := b.db.flush.waitSince(ctx, r.since); err != nil {
+			return nil, err
+		}
 	}
 	return &questionTx{recorded: recorded, own: r.own, selfChained: true, durable: true}, nil
 }
@@ -131,8 +140,12 @@ func (b *Backend) writeGroup(group []*directRequest) {
 	}
 	numbers := map[string]int64{}
 	batch := &pgx.Batch{}
-	if len(group) > 1 {
+	tx := len(group) > 1 || groupAsync
+	if tx {
 		batch.Queue("BEGIN")
+	}
+	if groupAsync {
+		batch.Queue(asyncCommit.sql)
 	}
 	ids := make([]int64, len(group))
 	errs := make([]error, len(group))
@@ -157,7 +170,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 			return errs[i]
 		})
 	}
-	if len(group) > 1 {
+	if tx {
 		batch.Queue("COMMIT")
 	}
 	conn, err := b.db.px.Acquire(ctx)
@@ -166,6 +179,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		return
 	}
 	defer conn.Release()
+	since := b.db.flush.now()
 	pc := conn.Conn().PgConn()
 	b.db.warned.Delete(pc)
 	err = conn.SendBatch(ctx, batch).Close()
@@ -174,7 +188,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		fail(fmt.Errorf("%w: journal: PostgreSQL warned at the commit of a group of questions' entries: %s (%s)", core.ErrNotDurable, w.Message, w.Detail))
 	}
 	if err != nil {
-		if len(group) > 1 {
+		if tx {
 			rollback(conn)
 		}
 		var pe *pgconn.PgError
@@ -215,6 +229,9 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		e := r.out.Record
 		end.appended(e.ID-1, e)
 		r.own = chained{ID: e.ID, Number: e.Number, Hash: e.Hash}
+		if groupAsync {
+			r.since = &since
+		}
 	}
 	end.directs.Add(int64(len(group)))
 }
