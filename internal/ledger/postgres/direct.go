@@ -26,7 +26,8 @@ import (
 // (journalEnd: read at Open, and again when forgotten), and the statement
 // checks that end itself: it takes the chainer's lock if it is free (SKIP
 // LOCKED), and inserts the entry only if nothing waits in vegas.waiting
-// and the journal's last entry is still the one it names, by id and hash;
+// and the journal's last entry is still the one it names, by id and hash,
+// and the entry's number follows the last of its kind (no gap);
 // the journal's keys (its id; its kind and number) refuse the entry if
 // another chain appended after that end all the same (one that committed
 // while the statement began). An end moved (then forgotten), or a lock
@@ -147,6 +148,17 @@ func (j *journalEnd) read(id int64, hash []byte, numbers map[string]int64) {
 		return
 	}
 	j.known, j.id, j.hash, j.numbers = true, id, hash, numbers
+}
+
+// state is the end and the last number of each kind known, read at one
+// moment (a group's entries are numbered from one end, never from two).
+func (j *journalEnd) state() (id int64, hash []byte, numbers map[string]int64, ok bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.known || j.id <= 0 {
+		return 0, nil, nil, false
+	}
+	return j.id, j.hash, maps.Clone(j.numbers), true
 }
 
 // knows reports whether the end, and the last number of kind, are known.
@@ -303,15 +315,17 @@ func (b *Backend) writeDirect(ctx context.Context, sn *core.Snapshot, out *core.
 
 // directStatement is writeDirect's statement: the chainer's lock taken if
 // free (lk), the journal's end read (h), the entry inserted after it if
-// it is the one named (from, prev), the lock was got and nothing waits
-// (j), and what writeStatement checks again, written and checked the
-// same way (its paid row naming the entry by its id); it answers the
+// it is the one named (from, prev) and its number the one after its
+// kind's last (a cached end's numbers are checked too: one past the last
+// would leave a gap, which verify reports as an entry removed), the lock
+// was got and nothing waits (j), and what writeStatement checks again,
+// written and checked the same way (its paid row naming the entry by its id); it answers the
 // entry's id. Its text depends on the question's shape only, and is made
 // once for each (directTexts).
 func directStatement(sn *core.Snapshot, out *core.Outcome, from int64, prev []byte) statement {
 	e := out.Record
 	var shape directShape
-	args := append(e.Values(), from, prev)
+	args := append(e.Values(), from, prev, e.Kind, e.Number-1)
 	if w := out.Winner; out.Pay && w != nil && e.Kind == "claim" {
 		shape |= shapeWinner
 		args = append(args, w.Name, w.DocType, w.DocNumber, core.NameSkeleton(w.Name))
@@ -358,7 +372,8 @@ func (s directShape) text() string {
 	stmt := `WITH lk AS (SELECT 1 FROM vegas.chainer FOR UPDATE SKIP LOCKED),
 	h AS (SELECT id, hash FROM vegas.journal ORDER BY id DESC LIMIT 1),
 	j AS (INSERT INTO vegas.journal (` + cols + `) SELECT ` + strings.Join(casts, ", ") + `
-		FROM lk, h WHERE h.id = ? AND h.hash = ? AND NOT EXISTS (SELECT FROM vegas.waiting) RETURNING id)`
+		FROM lk, h WHERE h.id = ? AND h.hash = ? AND NOT EXISTS (SELECT FROM vegas.waiting)
+		AND (SELECT coalesce(max(number), 0) FROM vegas.journal WHERE kind = ?) = ? RETURNING id)`
 	same := []string{"true"}
 	if s&shapeWinner != 0 {
 		stmt += `, i AS (INSERT INTO vegas.identities (claim, name, doc_type, doc_number, skeleton) SELECT id, ?, ?, ?, ? FROM j)`

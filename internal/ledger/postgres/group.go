@@ -124,7 +124,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 			break
 		}
 	}
-	from, prev, _, ok := end.after(group[0].out.Record.Kind)
+	from, prev, known, ok := end.state() // one moment's end: its id, hash and numbers
 	if !ok {
 		fail(errNotDirect)
 		return
@@ -141,7 +141,7 @@ func (b *Backend) writeGroup(group []*directRequest) {
 		e := r.out.Record
 		n, ok := numbers[e.Kind]
 		if !ok {
-			if _, _, n, ok = end.after(e.Kind); !ok {
+			if n, ok = known[e.Kind]; !ok {
 				fail(errNotDirect)
 				return
 			}
