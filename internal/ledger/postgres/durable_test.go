@@ -227,7 +227,6 @@ func TestPaidDurable(t *testing.T) {
 			cancelSyncRep()
 		}
 	}
-	t.Logf("DEBUG %+v %v", a2.c, a2.err)
 	if !errors.Is(a2.err, core.ErrNotDurable) {
 		t.Errorf("a claim whose commit's wait for the standby was cancelled: %+v, %v; want ErrNotDurable", a2.c, a2.err)
 	}
