@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,21 @@ type pkgResult struct {
 	elapsed, cpu float64
 }
 
+// fileLabel is what follows a package's name in the summary of the stream
+// in file name: nothing for pass.json (or any file named pass…), "(race)"
+// for a file whose name says race, else "(name)" (make test runs a package
+// in two processes, cmd.json and cmd-half.json: each its own line).
+func fileLabel(name string) string {
+	base := strings.TrimSuffix(filepath.Base(name), ".json")
+	switch {
+	case strings.Contains(base, "race"):
+		return " (race)"
+	case strings.HasPrefix(base, "pass"):
+		return ""
+	}
+	return " (" + base + ")"
+}
+
 // summarize prints the wall time since start, each package's wall time and
 // CPU (when measured), and the n slowest top-level tests of the streams in
 // files, with their CPU.
@@ -132,15 +148,13 @@ func summarize(files []string, start time.Time, n int) int {
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		label := fileLabel(name)
 		for sc.Scan() {
 			var e event
 			if json.Unmarshal(sc.Bytes(), &e) != nil {
 				continue
 			}
-			pkg := e.Package
-			if strings.Contains(name, "race") {
-				pkg += " (race)"
-			}
+			pkg := e.Package + label
 			switch {
 			case e.Action == "output" && strings.HasPrefix(e.Output, cpuMark):
 				f := strings.Fields(strings.TrimPrefix(e.Output, cpuMark))
