@@ -92,7 +92,10 @@ package: build
 # first (TEST_FIRST). A test that waits (a sync, a server starting) leaves
 # its core to the others, and the run ends when the CPU is spent, not
 # after the sum of the longest packages' times (5m56s, as two passes one
-# after the other, 3m of CPU idle).
+# after the other, 3m of CPU idle). The race run's test processes one at a
+# time (-p 1): its tests time answers over TLS, and each process of it is
+# several of the others' in CPU. The fixtures are built before the runs
+# (internal/testcache/fixtures), by a process without the race detector.
 TEST_OUT ?= $(CURDIR)/.testcache
 # The race pass: the tests whose code runs goroutines of its own, by
 # package. ui: the app's background tasks (generate, export, verify,
@@ -132,9 +135,11 @@ test: deps-test
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) build -o $(TEST_OUT)/testlog ./internal/testlog
+	# The fixtures, before the runs side by side: see internal/testcache/fixtures.
+	CGO_ENABLED=0 $(GO) run ./internal/testcache/fixtures
 	@rm -f $(TEST_OUT)/pass.json $(TEST_OUT)/race.json $(TEST_OUT)/cmd.json $(TEST_OUT)/cmd-half.json
 	status=0; \
-	(CGO_ENABLED=1 $(TEST_GO) -race -run '^($(RACE_TESTS))$$' $(RACE_PKGS) \
+	(CGO_ENABLED=1 $(TEST_GO) -race -p 1 -run '^($(RACE_TESTS))$$' $(RACE_PKGS) \
 		| $(TEST_OUT)/testlog -o $(TEST_OUT)/race.json) & race=$$!; \
 	(CGO_ENABLED=0 GOGC=$(TEST_GOGC) $(TEST_GO) -run '^($(CMD_HALF))$$' $(APP) | $(TEST_OUT)/testlog -o $(TEST_OUT)/cmd-half.json) & half=$$!; \
 	(CGO_ENABLED=0 GOGC=$(TEST_GOGC) $(TEST_GO) -skip '^($(RACE_TESTS)|$(CMD_HALF))$$' $(APP) | $(TEST_OUT)/testlog -o $(TEST_OUT)/cmd.json) & cmd=$$!; \

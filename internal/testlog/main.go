@@ -59,13 +59,18 @@ func main() {
 		defer f.Close()
 		keep = f
 	}
-	os.Exit(follow(os.Stdin, keep, os.Stdout))
+	label := ""
+	if *out != "" {
+		label = fileLabel(*out)
+	}
+	os.Exit(follow(os.Stdin, keep, os.Stdout, label))
 }
 
 // follow reads a stream, copies it to keep, reports to w, and returns the
 // exit code: 1 when a test or a package failed, or a line was not an event
-// (a build error printed as text).
-func follow(r io.Reader, keep, w io.Writer) int {
+// (a build error printed as text). label follows each package's name
+// (make test's runs print side by side: fileLabel of the file kept).
+func follow(r io.Reader, keep, w io.Writer, label string) int {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	output := map[string][]string{} // by package and test, until it ends
@@ -86,14 +91,14 @@ func follow(r io.Reader, keep, w io.Writer) int {
 		case "pass", "skip":
 			delete(output, key)
 			if e.Test == "" && e.Action == "pass" {
-				fmt.Fprintf(w, "ok    %-40s %6.1fs\n", e.Package, e.Elapsed)
+				fmt.Fprintf(w, "ok    %-40s %6.1fs\n", e.Package+label, e.Elapsed)
 			}
 		case "fail":
 			code = 1
 			if e.Test != "" {
-				fmt.Fprintf(w, "--- FAIL: %s %s (%.2fs)\n%s", e.Package, e.Test, e.Elapsed, strings.Join(output[key], ""))
+				fmt.Fprintf(w, "--- FAIL: %s %s (%.2fs)\n%s", e.Package+label, e.Test, e.Elapsed, strings.Join(output[key], ""))
 			} else {
-				fmt.Fprintf(w, "FAIL  %-40s %6.1fs\n%s", e.Package, e.Elapsed, strings.Join(output[key], ""))
+				fmt.Fprintf(w, "FAIL  %-40s %6.1fs\n%s", e.Package+label, e.Elapsed, strings.Join(output[key], ""))
 			}
 			delete(output, key)
 		}
