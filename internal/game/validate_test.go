@@ -1,6 +1,7 @@
 package game
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -83,5 +84,28 @@ func TestValidFaultsAgree(t *testing.T) {
 	}
 	if invalid < 100_000 {
 		t.Errorf("only %d of the tickets tried were invalid", invalid)
+	}
+}
+
+// IsAmount looks the amount up by its last four bits: the same answer as
+// the list's, for every integer around and between the amounts, and each
+// amount at a slot of its own.
+func TestIsAmount(t *testing.T) {
+	seen := map[int]bool{}
+	for _, a := range Amounts {
+		if seen[a&15] {
+			t.Fatalf("two amounts end in the same four bits: %d", a)
+		}
+		seen[a&15] = true
+	}
+	for a := -70_000; a <= 70_000; a++ {
+		if got, want := IsAmount(a), amountIndex(a) >= 0; got != want {
+			t.Fatalf("IsAmount(%d) = %v, want %v", a, got, want)
+		}
+	}
+	for _, a := range []int{math.MinInt, math.MinInt + 3, math.MaxInt, 1<<32 + 3, -(1 << 40) + 50} {
+		if IsAmount(a) {
+			t.Errorf("IsAmount(%d)", a)
+		}
 	}
 }
