@@ -81,11 +81,11 @@ package: build
 # that make it are unchanged, whichever checkout asks, and a run never
 # removes a fixture another run reads. testlog reads go test -json: each
 # package as it ends, the output of what fails, and last the wall time,
-# the CPU of each package and the ten slowest tests (TEST_OUT keeps both
+# the CPU of each package and the ten slowest tests (TEST_OUT keeps the
 # streams). go test runs each test binary through testlog -exec, which
 # measures the CPU of the binary and of every process it starts, the
 # PostgreSQL servers included, per package and per top-level test.
-# Four runs at once, each of go test's two packages at a time: the race
+# Four runs at once: the race
 # pass; cmd/vegas-desk's tests in two halves (CMD_HALF, below, and the
 # others: one test process runs its tests one after another, and the
 # command line's are a third of the CPU); the other packages, the longest
