@@ -71,20 +71,31 @@ package: build
 	mv vegas-desk.tar.xz bin/
 
 # make test: vet, every test without cgo (-tags ci gives Fyne its software
-# driver: no display needed), then the race detector (cgo for it alone:
+# driver: no display needed), and the race detector (cgo for it alone:
 # gcc) over the tests that run goroutines and concurrent ledgers, by name
-# (RACE_TESTS, below). Those run under the race detector only: the first
-# pass skips them, so no test runs twice. The tests share their fixtures
+# (RACE_TESTS, below). Those run under the race detector only: the other
+# runs skip them, so no test runs twice. The tests share their fixtures
 # through one cache (internal/testcache), the machine's like Go's build
 # cache ($VEGAS_TEST_CACHE, else vegas-desk-test-cache in the temporary
 # directory): a block is generated, and sealed, once while the sources
 # that make it are unchanged, whichever checkout asks, and a run never
 # removes a fixture another run reads. testlog reads go test -json: each
 # package as it ends, the output of what fails, and last the wall time,
-# the CPU of each package and the ten slowest tests (TEST_OUT keeps both
+# the CPU of each package and the ten slowest tests (TEST_OUT keeps the
 # streams). go test runs each test binary through testlog -exec, which
 # measures the CPU of the binary and of every process it starts, the
 # PostgreSQL servers included, per package and per top-level test.
+# Four runs at once: the race
+# pass; cmd/vegas-desk's tests in two halves (CMD_HALF, below, and the
+# others: one test process runs its tests one after another, and the
+# command line's are a third of the CPU); the other packages, the longest
+# first (TEST_FIRST). A test that waits (a sync, a server starting) leaves
+# its core to the others, and the run ends when the CPU is spent, not
+# after the sum of the longest packages' times (5m56s, as two passes one
+# after the other, 3m of CPU idle). The race run's test processes one at a
+# time (-p 1): its tests time answers over TLS, and each process of it is
+# several of the others' in CPU. The fixtures are built before the runs
+# (internal/testcache/fixtures), by a process without the race detector.
 TEST_OUT ?= $(CURDIR)/.testcache
 # The race pass: the tests whose code runs goroutines of its own, by
 # package. ui: the app's background tasks (generate, export, verify,
@@ -105,18 +116,39 @@ TEST_OUT ?= $(CURDIR)/.testcache
 # twice: 30 s of CPU under it, a third of that without).
 RACE_TESTS := TestBlocksGenerateCancel|TestBlocksCancelExportAndVerify|TestBlocksReportAndVerify|TestCloseDuringTask|TestSamples|TestSamplesNextUnpaid|TestSharedLedger|TestConcurrentCounters|TestRestartDuringClaims|TestLostAnswer|TestUnreachable|TestGenerateCancel|TestSealSmall|TestExportWriteError|TestGenerateStops|TestConfirmWithKeys|TestRaceOneServer|TestRaceTwoServersOnePostgres|TestSlowClients|TestCounterThroughServer|TestLockOutOneServerFile|TestLockOutTwoServersOnePostgres|TestGroupCommit|TestMetrics|TestServerLog|TestSequencerRounds|TestWriteChecksAgain|TestScheduledBackups|TestWaitingStaysInside|TestPaidOnce|TestRevokedConnectionsDoNotCount|TestMonitorChecksShareARead|TestCounterServers
 RACE_PKGS  := ./internal/ui/ ./internal/game/ ./internal/ledger/ ./internal/ledger/sqlite/ ./internal/ledger/postgres/ ./internal/ledger/counter/ ./internal/server/ ./cmd/vegas-desk/
+# The half of cmd/vegas-desk's tests that runs in a process of its own
+# (the others, and those added later, run in the other half): about half
+# of the package's CPU; the tests that build the command (build in
+# cli_test.go) are all in the other half, which builds it once.
+CMD_HALF   := TestBackupWhileServing|TestSealCLI|TestConformanceCLI|TestFrenchLines|TestRestoreFencesTheOriginal|TestRestoreOfACopysBackup|TestRestoreSealedPaymentsHome|TestSharedLedgerCLI|TestLoadRealLedger|TestLoadCLI
+# The packages whose tests take longest, started first.
+TEST_FIRST := ./internal/ui/ ./internal/ledger/ ./internal/server/ ./internal/ledger/backoffice/ ./internal/game/
+# GOGC for the runs without the race detector: the collector was 9 % of
+# cmd/vegas-desk's test CPU and 15 % of internal/ui's at 100 (the heap of a
+# test process is a few hundred megabytes; the race detector's is several
+# times that, left at 100).
+TEST_GOGC  ?= 400
+TEST_GO     = $(GO) test -json -exec '$(TEST_OUT)/testlog -exec' -tags ci,migrated_fynedo -count=1 -timeout 20m
 test: deps-test
 	@mkdir -p $(TEST_OUT)
 	@echo $$(date +%s) > $(TEST_OUT)/start
 	CGO_ENABLED=0 $(GO) vet -tags ci,migrated_fynedo $(PKG)
 	CGO_ENABLED=0 $(GO) vet -tags nogui $(APP)
 	CGO_ENABLED=0 $(GO) build -o $(TEST_OUT)/testlog ./internal/testlog
-	CGO_ENABLED=0 $(GO) test -json -exec '$(TEST_OUT)/testlog -exec' -tags ci,migrated_fynedo -count=1 -timeout 20m -skip '^($(RACE_TESTS))$$' $(PKG) \
-		| $(TEST_OUT)/testlog -o $(TEST_OUT)/pass.json
-	CGO_ENABLED=1 $(GO) test -json -exec '$(TEST_OUT)/testlog -exec' -race -tags ci,migrated_fynedo -count=1 -timeout 20m \
-		-run '^($(RACE_TESTS))$$' $(RACE_PKGS) \
-		| $(TEST_OUT)/testlog -o $(TEST_OUT)/race.json
-	@$(TEST_OUT)/testlog -summary -start $$(cat $(TEST_OUT)/start) $(TEST_OUT)/pass.json $(TEST_OUT)/race.json
+	# The fixtures, before the runs side by side: see internal/testcache/fixtures.
+	CGO_ENABLED=0 $(GO) run ./internal/testcache/fixtures
+	@rm -f $(TEST_OUT)/pass.json $(TEST_OUT)/race.json $(TEST_OUT)/cmd.json $(TEST_OUT)/cmd-half.json
+	status=0; \
+	(CGO_ENABLED=1 $(TEST_GO) -race -p 1 -run '^($(RACE_TESTS))$$' $(RACE_PKGS) \
+		| $(TEST_OUT)/testlog -o $(TEST_OUT)/race.json) & race=$$!; \
+	(CGO_ENABLED=0 GOGC=$(TEST_GOGC) $(TEST_GO) -run '^($(CMD_HALF))$$' $(APP) | $(TEST_OUT)/testlog -o $(TEST_OUT)/cmd-half.json) & half=$$!; \
+	(CGO_ENABLED=0 GOGC=$(TEST_GOGC) $(TEST_GO) -skip '^($(RACE_TESTS)|$(CMD_HALF))$$' $(APP) | $(TEST_OUT)/testlog -o $(TEST_OUT)/cmd.json) & cmd=$$!; \
+	(CGO_ENABLED=0 GOGC=$(TEST_GOGC) $(TEST_GO) -skip '^($(RACE_TESTS))$$' $(TEST_FIRST) $$($(GO) list $(PKG) | grep -vx 'vegas-desk/cmd/vegas-desk') \
+		| $(TEST_OUT)/testlog -o $(TEST_OUT)/pass.json) & pass=$$!; \
+	wait $$race || status=1; wait $$half || status=1; wait $$cmd || status=1; wait $$pass || status=1; \
+	$(TEST_OUT)/testlog -summary -start $$(cat $(TEST_OUT)/start) $(TEST_OUT)/pass.json $(TEST_OUT)/cmd.json $(TEST_OUT)/cmd-half.json \
+		$(TEST_OUT)/race.json; \
+	exit $$status
 
 # make test-failover: a pilot that loses a machine (issues 40, 43): a
 # PostgreSQL primary and its synchronous standby made by the test

@@ -371,3 +371,28 @@ func TestVerifyCertificateTooLarge(t *testing.T) {
 		t.Errorf("a 17 MB file: exit %d, %s", code, errs)
 	}
 }
+
+// The tests' builds (tag ci) write key files at a cost of 1,000 PBKDF2
+// rounds (internal/signing's kdf_ci.go); the command as shipped, built
+// without the tag like make cli builds it, writes them at
+// signing.Iterations (600,000), and reads them back.
+func TestProductionKeyCost(t *testing.T) {
+	bin := build(t, "0", "nogui")
+	dir := privateDir(t)
+	pass := filepath.Join(dir, "passphrase")
+	os.WriteFile(pass, []byte(ledgertest.Passphrase+"\n"), 0o600)
+	key := filepath.Join(dir, "bo.key")
+	if out, err := exec.Command(bin, "keygen", "-o", key, "--passphrase-file", pass).CombinedOutput(); err != nil {
+		t.Fatalf("keygen: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("\niterations=%d\n", signing.Iterations); signing.Iterations != 600_000 || !strings.Contains(string(data), want) {
+		t.Fatalf("the shipped command's key file, want %q (600,000):\n%s", want, data)
+	}
+	if _, err := signing.ReadKeyFile(key, []byte(ledgertest.Passphrase)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -26,7 +26,12 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("LC_MESSAGES")
 	os.Setenv("LANG", "C")
 	var err error
-	pg, err = pgtest.Start()
+	// The fixtures the tests copy in PostgreSQL loaded already (a copy of
+	// a server's data directory saved once per state of the sources, the
+	// same as internal/ledger's tests start): each test process of the
+	// package (make test runs two) loaded a 2,000,000-ticket block, a
+	// demonstration ledger and the conformance world itself, seconds each.
+	pg, err = ledgertest.StartPostgres(pgFixtureNames...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -38,8 +43,11 @@ func TestMain(m *testing.M) {
 }
 
 // pgFixtures are ledgertest's fixtures loaded into the tests' server, by
-// name, each when a test first asks for it: templates that tests copy.
+// name: templates that tests copy. The server starts with those of
+// pgFixtureNames (internal/ledger's list: one saved server for both).
 var pgFixtures sync.Map // name → func() (string, error)
+
+var pgFixtureNames = []string{ledgertest.Block, ledgertest.Stock, ledgertest.Demo, ledgertest.Sealed, ledgertest.Conformance}
 
 // pgFixture is the template database of ledgertest's fixture name.
 func pgFixture(t *testing.T, name string) string {

@@ -12,6 +12,60 @@ import (
 // kind KindValue or KindRepeat, and says what the zone shows instead. It is
 // the one statement of these rules: ParseDoc reports its faults too.
 func Validate(t *Ticket) error {
+	if valid(t) {
+		return nil
+	}
+	return faults(t)
+}
+
+// valid reports whether t breaks none of Validate's rules, at no cost
+// beyond the comparisons: verify validates every ticket of a block (2
+// million), and the complete check (faults), which names each field, cost
+// a third of a verify's CPU. TestValidFaultsAgree checks that the two
+// agree.
+func valid(t *Ticket) bool {
+	var seen uint64
+	for _, n := range t.Roulette.Winning {
+		if !IsRouletteNumber(n) || seen&(1<<n) != 0 {
+			return false
+		}
+		seen |= 1 << n
+	}
+	seen = 0
+	for _, b := range t.Roulette.Bets {
+		if !IsRouletteNumber(b.Number) || seen&(1<<b.Number) != 0 || !IsAmount(b.Amount) {
+			return false
+		}
+		seen |= 1 << b.Number
+	}
+	for _, d := range t.Craps.Dice {
+		if d < 1 || d > 6 {
+			return false
+		}
+	}
+	if !IsAmount(t.Craps.Amount) || t.Duel.Bank >= As || !IsAmount(t.Duel.Amount) {
+		return false
+	}
+	for _, c := range t.Duel.Cards {
+		if c >= NumCards {
+			return false
+		}
+	}
+	for _, l := range t.Jackpot {
+		for _, s := range l.Symbols {
+			if s >= NumSymbols {
+				return false
+			}
+		}
+		if !IsAmount(l.Amount) {
+			return false
+		}
+	}
+	return t.Bonus == 0 || IsAmount(t.Bonus)
+}
+
+// faults is Validate's complete check: every fault, named.
+func faults(t *Ticket) error {
 	var es Errors
 	bad := func(field string, v any, kind Kind, problem string) {
 		es = append(es, &FieldError{Field: field, Value: fmt.Sprint(v), Kind: kind, Problem: problem})

@@ -38,7 +38,7 @@ func secretForms(t *testing.T, serial string) []string {
 // answers, the log nor the metrics hold any claim's secret part.
 func TestLedgerAwayTellsNothing(t *testing.T) {
 	ctx := context.Background()
-	pg, o := ownOffice(t, pgtest.Start)
+	pg, o := ownOffice(t, startWithBlock)
 	var log logBuffer
 	s := servertest.Start(t, o, server.Config{Log: server.NewLogger(&log, "json")})
 	mon := monitor(t, s.Server)

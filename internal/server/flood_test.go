@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"vegas-desk/internal/ledger"
-	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -149,7 +148,7 @@ func TestMonitorFlood(t *testing.T) {
 // own log of every statement counts the reads of the journal's head, at
 // most half of the 640 checks (one a check before).
 func TestMonitorChecksShareARead(t *testing.T) {
-	pg, o := ownOffice(t, pgtest.Start)
+	pg, o := ownOffice(t, startWithBlock)
 	for _, stmt := range []string{"ALTER SYSTEM SET log_statement = 'all'", "SELECT pg_reload_conf()"} {
 		if err := pg.Exec("postgres", stmt); err != nil {
 			t.Fatal(err)

@@ -21,7 +21,6 @@ import (
 	"vegas-desk/internal/ledger"
 	"vegas-desk/internal/ledger/protocol"
 	"vegas-desk/internal/ledger/wire"
-	"vegas-desk/internal/pgtest"
 	"vegas-desk/internal/server"
 	"vegas-desk/internal/server/servertest"
 )
@@ -354,7 +353,7 @@ func TestLedgerFailures(t *testing.T) {
 		t.Errorf("a failing ledger: %d %+v, want 500 %s", status, e, protocol.CodeInternal)
 	}
 
-	pg, shared := ownOffice(t, pgtest.Start)
+	pg, shared := ownOffice(t, startWithBlock)
 	if _, err := shared.AddDesk(context.Background(), "C1", 100, bo); err != nil {
 		t.Fatal(err)
 	}

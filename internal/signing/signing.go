@@ -208,12 +208,12 @@ func EncryptKey(k *Key, passphrase []byte) ([]byte, error) {
 	nonce := make([]byte, 12)
 	rand.Read(salt)
 	rand.Read(nonce)
-	g, err := aead(passphrase, salt, Iterations)
+	g, err := aead(passphrase, salt, newKeyIterations)
 	if err != nil {
 		return nil, err
 	}
 	head := fmt.Sprintf("%s\nkdf=pbkdf2-hmac-sha256\niterations=%d\nsalt=%x\ncipher=aes-256-gcm\nnonce=%x\npublic_key=%s\n",
-		keyFileHeader, Iterations, salt, nonce, k.Public())
+		keyFileHeader, newKeyIterations, salt, nonce, k.Public())
 	sealed := g.Seal(nil, nonce, k.priv.Seed(), []byte(head))
 	return []byte(head + "sealed=" + hex.EncodeToString(sealed) + "\n"), nil
 }

@@ -3,6 +3,7 @@ package signing
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,11 +38,14 @@ func TestKeyFile(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	for _, change := range []struct{ from, to string }{
-		{"iterations=600000", "iterations=600001"},                   // the cost, lowered or not
-		{"public_key=" + k.Public().String()[:4], "public_key=0000"}, // another public key
+		{fmt.Sprintf("iterations=%d\n", newKeyIterations), fmt.Sprintf("iterations=%d\n", newKeyIterations+1)}, // the cost, lowered or not
+		{"public_key=" + k.Public().String()[:4], "public_key=0000"},                                           // another public key
 		{"kdf=pbkdf2-hmac-sha256", "kdf=scrypt"},
 	} {
 		changed := bytes.Replace(data, []byte(change.from), []byte(change.to), 1)
+		if bytes.Equal(changed, data) {
+			t.Errorf("the key file has no %q", change.from)
+		}
 		if _, err := DecryptKey(changed, pass); err == nil {
 			t.Errorf("%s → %s: opened", change.from, change.to)
 		}

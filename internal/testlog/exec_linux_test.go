@@ -90,3 +90,23 @@ func TestSummaryCPU(t *testing.T) {
 		}
 	}
 }
+
+// make test runs one package in two processes (cmd.json and cmd-half.json):
+// each keeps its own CPU and its own line, neither overwrites the other's.
+func TestSummaryTwoHalves(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, h := range []struct{ name, cpu string }{{"cmd", "7.50"}, {"cmd-half", "3.00"}} {
+		f := filepath.Join(dir, h.name+".json")
+		os.WriteFile(f, []byte(stream+`{"Action":"output","Package":"p","Output":"testlog-cpu TestA 4.25\n"}
+{"Action":"output","Package":"p","Output":"testlog-cpu  `+h.cpu+`\n"}
+`), 0o600)
+		files = append(files, f)
+	}
+	out := capture(t, func() { summarize(files, time.Now().Add(-time.Minute), 4) })
+	for _, want := range []string{"10.5s of CPU", "3.1s     7.5s CPU  p (cmd)\n", "3.1s     3.0s CPU  p (cmd-half)\n", "2.5s     4.2s CPU  TestA p (cmd-half)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}

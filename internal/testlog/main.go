@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,13 +59,18 @@ func main() {
 		defer f.Close()
 		keep = f
 	}
-	os.Exit(follow(os.Stdin, keep, os.Stdout))
+	label := ""
+	if *out != "" {
+		label = fileLabel(*out)
+	}
+	os.Exit(follow(os.Stdin, keep, os.Stdout, label))
 }
 
 // follow reads a stream, copies it to keep, reports to w, and returns the
 // exit code: 1 when a test or a package failed, or a line was not an event
-// (a build error printed as text).
-func follow(r io.Reader, keep, w io.Writer) int {
+// (a build error printed as text). label follows each package's name
+// (make test's runs print side by side: fileLabel of the file kept).
+func follow(r io.Reader, keep, w io.Writer, label string) int {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	output := map[string][]string{} // by package and test, until it ends
@@ -85,14 +91,14 @@ func follow(r io.Reader, keep, w io.Writer) int {
 		case "pass", "skip":
 			delete(output, key)
 			if e.Test == "" && e.Action == "pass" {
-				fmt.Fprintf(w, "ok    %-40s %6.1fs\n", e.Package, e.Elapsed)
+				fmt.Fprintf(w, "ok    %-40s %6.1fs\n", e.Package+label, e.Elapsed)
 			}
 		case "fail":
 			code = 1
 			if e.Test != "" {
-				fmt.Fprintf(w, "--- FAIL: %s %s (%.2fs)\n%s", e.Package, e.Test, e.Elapsed, strings.Join(output[key], ""))
+				fmt.Fprintf(w, "--- FAIL: %s %s (%.2fs)\n%s", e.Package+label, e.Test, e.Elapsed, strings.Join(output[key], ""))
 			} else {
-				fmt.Fprintf(w, "FAIL  %-40s %6.1fs\n%s", e.Package, e.Elapsed, strings.Join(output[key], ""))
+				fmt.Fprintf(w, "FAIL  %-40s %6.1fs\n%s", e.Package+label, e.Elapsed, strings.Join(output[key], ""))
 			}
 			delete(output, key)
 		}
@@ -117,6 +123,21 @@ type pkgResult struct {
 	elapsed, cpu float64
 }
 
+// fileLabel is what follows a package's name in the summary of the stream
+// in file name: nothing for pass.json (or any file named pass…), "(race)"
+// for a file whose name says race, else "(name)" (make test runs a package
+// in two processes, cmd.json and cmd-half.json: each its own line).
+func fileLabel(name string) string {
+	base := strings.TrimSuffix(filepath.Base(name), ".json")
+	switch {
+	case strings.Contains(base, "race"):
+		return " (race)"
+	case strings.HasPrefix(base, "pass"):
+		return ""
+	}
+	return " (" + base + ")"
+}
+
 // summarize prints the wall time since start, each package's wall time and
 // CPU (when measured), and the n slowest top-level tests of the streams in
 // files, with their CPU.
@@ -132,15 +153,13 @@ func summarize(files []string, start time.Time, n int) int {
 		}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		label := fileLabel(name)
 		for sc.Scan() {
 			var e event
 			if json.Unmarshal(sc.Bytes(), &e) != nil {
 				continue
 			}
-			pkg := e.Package
-			if strings.Contains(name, "race") {
-				pkg += " (race)"
-			}
+			pkg := e.Package + label
 			switch {
 			case e.Action == "output" && strings.HasPrefix(e.Output, cpuMark):
 				f := strings.Fields(strings.TrimPrefix(e.Output, cpuMark))

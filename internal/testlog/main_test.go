@@ -24,14 +24,14 @@ const stream = `{"Action":"start","Package":"p"}
 // kept whole; the run fails.
 func TestFollow(t *testing.T) {
 	var keep, out bytes.Buffer
-	if code := follow(strings.NewReader(stream), &keep, &out); code != 1 {
+	if code := follow(strings.NewReader(stream), &keep, &out, " (race)"); code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
 	if keep.String() != stream {
 		t.Errorf("kept %q", keep.String())
 	}
 	got := out.String()
-	for _, want := range []string{"--- FAIL: p TestB", "got 1, want 2", "FAIL  p", "ok    q"} {
+	for _, want := range []string{"--- FAIL: p (race) TestB", "got 1, want 2", "FAIL  p (race)", "ok    q (race)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
@@ -39,7 +39,7 @@ func TestFollow(t *testing.T) {
 	if strings.Contains(got, "fine") {
 		t.Errorf("a passing test's output is shown:\n%s", got)
 	}
-	if code := follow(strings.NewReader("# p\n./x.go:1: syntax error\n"), &keep, &out); code != 1 {
+	if code := follow(strings.NewReader("# p\n./x.go:1: syntax error\n"), &keep, &out, ""); code != 1 {
 		t.Error("a build error's text passes")
 	}
 }

@@ -32,19 +32,21 @@ func TestSharedLedger(t *testing.T) {
 	// loaded machine (-race, CPU pressure).
 	defer func(p time.Duration) { pingEvery = p }(pingEvery)
 	pingEvery = 100 * time.Millisecond
-	pg, err := pgtest.Start()
+	// A real ledger (no serials to try), every pack on sale: ledgertest's
+	// block, loaded in the server's saved data directory (copying the
+	// block into PostgreSQL under the race detector was most of the
+	// test's time), copied from that template.
+	pg, err := ledgertest.StartPostgres(ledgertest.Block)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pg.Stop()
-	// A real ledger (no serials to try), every pack on sale.
-	block, err := ledger.Open(ledgertest.Copy(t, ledgertest.Block))
+	tmpl, err := ledgertest.Postgres(pg, ledgertest.Block)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer block.Close()
-	db := pg.NewDatabase(t)
-	office, err := ledger.Copy(ctx, block, pg.URL(pgtest.Owner, db), nil)
+	db := pg.NewDatabaseFrom(t, tmpl)
+	office, err := ledger.Open(pg.URL(pgtest.Owner, db))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,6 +150,14 @@ func StartPostgres(names ...string) (*pgtest.Server, error) {
 	return pgtest.StartSaved(dir)
 }
 
+// SavePostgres saves, once per state of the sources, the server that
+// StartPostgres(names...) starts a copy of (make test's fixtures command,
+// before its runs).
+func SavePostgres(names ...string) error {
+	_, err := savedPostgres(names)
+	return err
+}
+
 // StartDurablePostgres is StartPostgres for a server with PostgreSQL's
 // durable defaults and more settings (pgtest.StartDurableWith).
 func StartDurablePostgres(settings []string, names ...string) (*pgtest.Server, error) {
