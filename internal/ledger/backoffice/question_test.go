@@ -265,3 +265,41 @@ func TestClaimReadStatements(t *testing.T) {
 		t.Errorf("the request id's payment voided: %+v", sn.PriorClaim)
 	}
 }
+
+// BenchmarkReadSnapshot is a claim's read on a file as serve asks it
+// again (TestClaimReadStatements: a paid ticket, its desk locked out when
+// it guesses, a request id used), in a read transaction: the CPU of the
+// read, without a commit's sync.
+func BenchmarkReadSnapshot(b *testing.B) {
+	ctx := context.Background()
+	be, err := sqlite.OpenLedger(ledgertest.Copy(b, ledgertest.Block), false, backoffice.Creation{}, func() time.Time { return time.Time{} })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	be.LockOutGuesses()
+	if _, err := be.AddDesk(ctx, "G1", 100, bo); err != nil {
+		b.Fatal(err)
+	}
+	g, err := game.ParseSerial(ledgertest.SerialsOf(b, ledgertest.Block).Winners[50][2])
+	if err != nil {
+		b.Fatal(err)
+	}
+	who := core.Identity{Desk: "G1", Operator: "ann"}
+	if _, err := be.Questions().Claim(ctx, g, core.ClaimRequest{Method: "serial", Who: who, Request: "r1", Limit: core.NoLimit}, time.Time{}); err != nil {
+		b.Fatal(err)
+	}
+	src := backoffice.Tables{Cache: &backoffice.BlockCache{}}
+	q := &core.Question{Serial: g, Claim: &core.ClaimRequest{Request: "r1"}, Who: who, Asked: core.NoLimit, At: time.Now()}
+	for b.Loop() {
+		tx, err := be.File().R.BeginTxx(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sn, err := be.ReadSnapshot(ctx, tx, src, q)
+		tx.Rollback()
+		if err != nil || sn.PriorClaim == nil {
+			b.Fatal(sn, err)
+		}
+	}
+}
