@@ -335,10 +335,28 @@ type Source interface {
 }
 
 // ReadSnapshot reads a question's snapshot in q, from src.
+// A back office's question about a serial (src Tables) reads its desk's
+// row and its rules in one statement (deskRules), before its ticket's
+// facts; the rules' errors count only when the ticket is found.
 func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a *core.Question) (*core.Snapshot, error) {
 	sn := &core.Snapshot{}
 	var err error
-	if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
+	rules := func() (core.Rules, error) { return src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At) }
+	if _, ok := src.(Tables); ok && !a.Find {
+		var row RulesRow
+		var game bool
+		if sn.Desk, sn.Gate, err = o.questionDesk(ctx, q, a.Who, " LEFT JOIN games g ON g.code = ?", []any{a.Serial.Game},
+			", g.code IS NOT NULL AS game, "+RulesCols, []any{core.SettingIdentityThreshold, a.Who.Desk},
+			append([]any{&game}, row.Fields()...)); err != nil {
+			return nil, err
+		}
+		rules = func() (core.Rules, error) {
+			if !game {
+				return core.Rules{}, notFound("game %d", a.Serial.Game)
+			}
+			return row.Rules(a.Asked, a.At)
+		}
+	} else if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
 		return nil, err
 	}
 	if a.Find {
@@ -348,7 +366,7 @@ func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a 
 	if sn.Facts, err = src.Facts(ctx, q, a.Serial); err != nil || sn.Facts == nil {
 		return sn, err
 	}
-	if sn.Rules, err = src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At); err != nil {
+	if sn.Rules, err = rules(); err != nil {
 		return nil, err
 	}
 	if r := a.Request(); r != "" {
@@ -458,9 +476,17 @@ func (r *BlockRow) Fields() []any {
 // certificate (who.Cert): listed, disabled, accepting the certificate
 // (desk_certs), and the ledger's restore fence (meta "replaced").
 func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
+	return o.questionDesk(ctx, q, who, "", nil, "", nil, nil)
+}
+
+// questionDesk is QuestionDesk, its statement reading more: the columns
+// more (their arguments moreArgs) into moreDest, of the tables join (a
+// LEFT JOIN, its arguments joinArgs) too; it is run then whoever asks.
+func (o *Store) questionDesk(ctx context.Context, q core.Querier, who core.Identity, join string, joinArgs []any,
+	more string, moreArgs, moreDest []any) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
 	lockOut := o.LockOut.Load() && who.Desk != ""
-	if !gate.Asked && !lockOut {
+	if !gate.Asked && !lockOut && more == "" {
 		return core.Lock{}, gate, nil
 	}
 	var r struct {
@@ -472,13 +498,17 @@ func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Ident
 	if gate.Asked { // a served question: the restore fence too
 		replaced = "coalesce((SELECT value FROM meta WHERE key = 'replaced'), '')"
 	}
+	args := append(append(append([]any{who.Cert}, moreArgs...), who.Desk), joinArgs...)
 	err := scanRow(ctx, q, `SELECT d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses,
 		coalesce(d.locked_until, '') AS locked_until, coalesce(d.disabled, 0) AS disabled,
-		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts, `+replaced+` AS replaced
-		FROM (SELECT 1 AS one) AS x LEFT JOIN desks d ON d.id = ?`, []any{who.Cert, who.Desk},
-		&r.Listed, &r.Guesses, &r.Until, &r.Disabled, &r.Accepts, &r.Replaced)
+		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts, `+replaced+` AS replaced`+more+`
+		FROM (SELECT 1 AS one) AS x LEFT JOIN desks d ON d.id = ?`+join, args,
+		append([]any{&r.Listed, &r.Guesses, &r.Until, &r.Disabled, &r.Accepts, &r.Replaced}, moreDest...)...)
 	if err != nil {
 		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.E.Classify(err))
+	}
+	if !gate.Asked && !lockOut {
+		return core.Lock{}, gate, nil
 	}
 	gate.Replaced = r.Replaced
 	if !r.Listed {
