@@ -335,14 +335,15 @@ type Source interface {
 }
 
 // ReadSnapshot reads a question's snapshot in q, from src.
-// A back office's question about a serial (src Tables) reads its desk's
-// row and its rules in one statement (deskRules), before its ticket's
-// facts; the rules' errors count only when the ticket is found.
+// A back office's question about a serial (src Tables) that reads its
+// desk's row (QuestionDesk) reads its rules in the same statement, before
+// its ticket's facts; the rules' errors count only when the ticket is
+// found.
 func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a *core.Question) (*core.Snapshot, error) {
 	sn := &core.Snapshot{}
 	var err error
 	rules := func() (core.Rules, error) { return src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At) }
-	if _, ok := src.(Tables); ok && !a.Find {
+	if _, ok := src.(Tables); ok && !a.Find && o.readsDesk(a.Who) {
 		var row RulesRow
 		var game bool
 		if sn.Desk, sn.Gate, err = o.questionDesk(ctx, q, a.Who, " LEFT JOIN games g ON g.code = ?", []any{a.Serial.Game},
@@ -479,14 +480,20 @@ func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Ident
 	return o.questionDesk(ctx, q, who, "", nil, "", nil, nil)
 }
 
+// readsDesk says whether a question by who reads its desk's row: when it
+// came with a certificate, or its desk may be locked out.
+func (o *Store) readsDesk(who core.Identity) bool {
+	return who.Cert != "" || o.LockOut.Load() && who.Desk != ""
+}
+
 // questionDesk is QuestionDesk, its statement reading more: the columns
 // more (their arguments moreArgs) into moreDest, of the tables join (a
-// LEFT JOIN, its arguments joinArgs) too; it is run then whoever asks.
+// LEFT JOIN, its arguments joinArgs) too.
 func (o *Store) questionDesk(ctx context.Context, q core.Querier, who core.Identity, join string, joinArgs []any,
 	more string, moreArgs, moreDest []any) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
 	lockOut := o.LockOut.Load() && who.Desk != ""
-	if !gate.Asked && !lockOut && more == "" {
+	if more == "" && !o.readsDesk(who) { // more: its caller reads them whatever LockOut is now
 		return core.Lock{}, gate, nil
 	}
 	var r struct {
@@ -506,9 +513,6 @@ func (o *Store) questionDesk(ctx context.Context, q core.Querier, who core.Ident
 		append([]any{&r.Listed, &r.Guesses, &r.Until, &r.Disabled, &r.Accepts, &r.Replaced}, moreDest...)...)
 	if err != nil {
 		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.E.Classify(err))
-	}
-	if !gate.Asked && !lockOut {
-		return core.Lock{}, gate, nil
 	}
 	gate.Replaced = r.Replaced
 	if !r.Listed {
