@@ -76,7 +76,7 @@ func (o *Store) Block(ctx context.Context, gameCode, number int) (core.Block, er
 // GetBlock reads block number of game gameCode, or ErrNotFound.
 func GetBlock(ctx context.Context, q core.Querier, gameCode, number int) (core.Block, error) {
 	var r BlockRow
-	err := core.Get(ctx, q, &r, "SELECT "+BlockCols+" FROM blocks WHERE game = ? AND number = ?", gameCode, number)
+	err := scanRow(ctx, q, "SELECT "+BlockCols+" FROM blocks WHERE game = ? AND number = ?", []any{gameCode, number}, r.Fields()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Block{}, fmt.Errorf("block %d/%d: %w", gameCode, number, core.ErrNotFound)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -147,10 +148,11 @@ const RulesCols = `coalesce(g.on_sale, '') AS on_sale, coalesce(g.end_of_sale, '
 func (t Tables) FactsOf(ctx context.Context, q core.Querier, b core.Block, pos int, secret int64) (*core.Facts, error) {
 	var row FactsRow
 	off := pos % game.PackSize
-	err := core.Get(ctx, q, &row, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
+	err := scanRow(ctx, q, `SELECT substr(p.codes, ?, ?) AS code, substr(p.prizes, ?, 1) AS prize,
 		coalesce((SELECT state FROM pack_states WHERE block = ? AND pack = ?), '') AS state,
 		(SELECT claim FROM paid WHERE ticket = ?) AS claim FROM packs p WHERE p.id = ?`,
-		off*game.EncodedSize+1, game.EncodedSize, off+1, b.ID, pos/game.PackSize, b.TicketNumber(pos), b.PackID(pos))
+		[]any{off*game.EncodedSize + 1, game.EncodedSize, off + 1, b.ID, pos / game.PackSize, b.TicketNumber(pos), b.PackID(pos)},
+		row.Fields()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("block %s pack %d: missing (run verify)", b.Name(), pos/game.PackSize)
 	}
@@ -177,6 +179,9 @@ type FactsRow struct {
 	Claim sql.NullInt64 `db:"claim"`
 }
 
+// Fields are the row's columns to scan it into, in their order.
+func (row *FactsRow) Fields() []any { return []any{&row.Code, &row.Prize, &row.State, &row.Claim} }
+
 // Facts are the row's, of the ticket at pos of b, whose secret part is
 // secret (Paid not read yet).
 func (row *FactsRow) Facts(b core.Block, pos int, secret int64) (*core.Facts, error) {
@@ -194,7 +199,7 @@ func (row *FactsRow) Facts(b core.Block, pos int, secret int64) (*core.Facts, er
 // TicketState reads the state of f's pack and f's payment, in a ledger
 // that keeps pack_states and paid (a back office, a sealed counter ledger).
 func TicketState(ctx context.Context, q core.Querier, f *core.Facts) error {
-	err := core.Get(ctx, q, &f.PackState, "SELECT state FROM pack_states WHERE block = ? AND pack = ?", f.Block.ID, f.Position/game.PackSize)
+	err := scanRow(ctx, q, "SELECT state FROM pack_states WHERE block = ? AND pack = ?", []any{f.Block.ID, f.Position / game.PackSize}, &f.PackState)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -205,7 +210,7 @@ func TicketState(ctx context.Context, q core.Querier, f *core.Facts) error {
 // ReadDates reads game code's dates.
 func ReadDates(ctx context.Context, q core.Querier, code int) (core.Dates, error) {
 	var d core.Dates
-	err := core.Get(ctx, q, &d, "SELECT on_sale, end_of_sale, deadline FROM games WHERE code = ?", code)
+	err := scanRow(ctx, q, "SELECT on_sale, end_of_sale, deadline FROM games WHERE code = ?", []any{code}, &d.OnSale, &d.EndOfSale, &d.Deadline)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, notFound("game %d", code)
 	}
@@ -215,7 +220,7 @@ func ReadDates(ctx context.Context, q core.Querier, code int) (core.Dates, error
 // IdentityThreshold reads the identity threshold setting.
 func IdentityThreshold(ctx context.Context, q core.Querier) (int, error) {
 	var v string
-	err := core.Get(ctx, q, &v, "SELECT value FROM settings WHERE key = ?", core.SettingIdentityThreshold)
+	err := scanRow(ctx, q, "SELECT value FROM settings WHERE key = ?", []any{core.SettingIdentityThreshold}, &v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.DefaultIdentityThreshold, nil
 	}
@@ -228,14 +233,23 @@ func IdentityThreshold(ctx context.Context, q core.Querier) (int, error) {
 // ReadRules reads the rules of a question about a ticket of game gameCode
 // at time at: the game's dates, the identity threshold, and limit lowered
 // by asked.
+// One statement: the game's row with the setting's.
 func ReadRules(ctx context.Context, q core.Querier, gameCode int, limit, asked core.Limit, at time.Time) (core.Rules, error) {
-	d, err := ReadDates(ctx, q, gameCode)
+	var d core.Dates
+	var setting sql.NullString
+	err := scanRow(ctx, q, "SELECT on_sale, end_of_sale, deadline, (SELECT value FROM settings WHERE key = ?) FROM games WHERE code = ?",
+		[]any{core.SettingIdentityThreshold, gameCode}, &d.OnSale, &d.EndOfSale, &d.Deadline, &setting)
+	if errors.Is(err, sql.ErrNoRows) {
+		return core.Rules{}, notFound("game %d", gameCode)
+	}
 	if err != nil {
 		return core.Rules{}, err
 	}
-	threshold, err := IdentityThreshold(ctx, q)
-	if err != nil {
-		return core.Rules{}, err
+	threshold := core.DefaultIdentityThreshold
+	if setting.Valid {
+		if threshold, err = strconv.Atoi(setting.String); err != nil {
+			return core.Rules{}, err
+		}
 	}
 	return core.Rules{Dates: d, At: core.FormatTime(at), Limit: limit.Lower(asked), Threshold: threshold}, nil
 }
@@ -246,7 +260,7 @@ func ReadRules(ctx context.Context, q core.Querier, gameCode int, limit, asked c
 // ledger does not know: the back office's own) lowered by asked.
 func DeskRules(ctx context.Context, q core.Querier, gameCode int, desk string, asked core.Limit, at time.Time) (core.Rules, error) {
 	var row RulesRow
-	err := core.Get(ctx, q, &row, `SELECT `+RulesCols+` FROM games g WHERE code = ?`, core.SettingIdentityThreshold, desk, gameCode)
+	err := scanRow(ctx, q, `SELECT `+RulesCols+` FROM games g WHERE code = ?`, []any{core.SettingIdentityThreshold, desk, gameCode}, row.Fields()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return core.Rules{}, notFound("game %d", gameCode)
 	}
@@ -254,6 +268,11 @@ func DeskRules(ctx context.Context, q core.Querier, gameCode int, desk string, a
 		return core.Rules{}, err
 	}
 	return row.Rules(asked, at)
+}
+
+// Fields are the row's columns to scan it into, in RulesCols's order.
+func (row *RulesRow) Fields() []any {
+	return []any{&row.OnSale, &row.EndOfSale, &row.Deadline, &row.Threshold, &row.Limit}
 }
 
 // Rules are the rules the row reads, the limit lowered by asked, at at.
@@ -284,15 +303,15 @@ func (o *Store) PaidClaim(ctx context.Context, q core.Querier, id int64) (*core.
 }
 
 func paidClaim(ctx context.Context, q core.Querier, paidRows string, id int64) (*core.Claim, error) {
-	var rows []ClaimRow
-	err := core.Select(ctx, q, &rows, ClaimSelect+" WHERE c.id = (SELECT claim FROM "+paidRows+" p WHERE p.ticket = ?)", id)
+	var r ClaimRow
+	err := scanRow(ctx, q, ClaimSelect+" WHERE c.id = (SELECT claim FROM "+paidRows+" p WHERE p.ticket = ?)", []any{id}, r.Fields()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claims of ticket %d: %w", id, err)
 	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	c := rows[0].Claim()
+	c := r.Claim()
 	return &c, nil
 }
 
@@ -316,10 +335,29 @@ type Source interface {
 }
 
 // ReadSnapshot reads a question's snapshot in q, from src.
+// A back office's question about a serial (src Tables) that reads its
+// desk's row (QuestionDesk) reads its rules in the same statement, before
+// its ticket's facts; the rules' errors count only when the ticket is
+// found.
 func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a *core.Question) (*core.Snapshot, error) {
 	sn := &core.Snapshot{}
 	var err error
-	if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
+	rules := func() (core.Rules, error) { return src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At) }
+	if _, ok := src.(Tables); ok && !a.Find && o.readsDesk(a.Who) {
+		var row RulesRow
+		var game bool
+		if sn.Desk, sn.Gate, err = o.questionDesk(ctx, q, a.Who, " LEFT JOIN games g ON g.code = ?", []any{a.Serial.Game},
+			", g.code IS NOT NULL AS game, "+RulesCols, []any{core.SettingIdentityThreshold, a.Who.Desk},
+			append([]any{&game}, row.Fields()...)); err != nil {
+			return nil, err
+		}
+		rules = func() (core.Rules, error) {
+			if !game {
+				return core.Rules{}, notFound("game %d", a.Serial.Game)
+			}
+			return row.Rules(a.Asked, a.At)
+		}
+	} else if sn.Desk, sn.Gate, err = o.QuestionDesk(ctx, q, a.Who); err != nil {
 		return nil, err
 	}
 	if a.Find {
@@ -329,7 +367,7 @@ func (o *Store) ReadSnapshot(ctx context.Context, q core.Querier, src Source, a 
 	if sn.Facts, err = src.Facts(ctx, q, a.Serial); err != nil || sn.Facts == nil {
 		return sn, err
 	}
-	if sn.Rules, err = src.Rules(ctx, q, a.Serial.Game, a.Who.Desk, a.Asked, a.At); err != nil {
+	if sn.Rules, err = rules(); err != nil {
 		return nil, err
 	}
 	if r := a.Request(); r != "" {
@@ -370,24 +408,67 @@ func find(ctx context.Context, q core.Querier, src Source, a *core.Question) ([]
 	return found, nil
 }
 
-// Prior reads the desk's request id's prior use: one read of the index of
-// the desk's request ids.
+// priorSelect reads the desk's request id's prior use (its payment, else
+// its first use) through the index of the desk's request ids, with the
+// void of a payment, as ClaimSelect reads it.
+var priorSelect = "SELECT j." + strings.Join(tables.Journal.Names(), ", j.") + `,
+	v.id IS NOT NULL, coalesce(v.reason, ''), coalesce(v.operator, ''), coalesce(v.at, ''), coalesce(v.desk, '')
+FROM journal j LEFT JOIN journal v ON j.kind = 'claim' AND v.kind = 'void' AND v.ref = j.id
+WHERE j.desk = ? AND j.request = ? AND j.request <> '' AND j.kind IN ('claim', 'refusal', 'referral')
+ORDER BY j.kind = 'claim' DESC, j.id LIMIT 1`
+
+// Prior reads the desk's request id's prior use, and its claim when it is
+// a payment: one statement (priorSelect).
 func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (*core.Entry, *core.Claim, error) {
 	var e core.Entry
-	err := core.Get(ctx, q, &e, "SELECT "+core.EntryCols+` FROM journal WHERE desk = ? AND request = ? AND request <> ''
-		AND kind IN ('claim', 'refusal', 'referral') ORDER BY kind = 'claim' DESC, id LIMIT 1`, desk, request)
+	var r ClaimRow
+	err := scanRow(ctx, q, priorSelect, []any{desk, request},
+		append(e.Fields(), &r.Voided, &r.Reason, &r.VoidedBy, &r.VoidedAt, &r.VoidDesk)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, nil
 	}
-	if err != nil || e.Kind != "claim" {
-		return &e, nil, err
-	}
-	var r ClaimRow
-	if err := core.Get(ctx, q, &r, ClaimSelect+" WHERE c.id = ?", e.ID); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
+	if e.Kind != "claim" {
+		return &e, nil, nil
+	}
+	r.ID, r.Number, r.Serial, r.Game, r.Block, r.Position, r.Amount = e.ID, e.Number, e.Serial, e.Game, e.Block, e.Position, e.Amount
+	r.Desk, r.Operator, r.Method, r.Request, r.At, r.Hash = e.Desk, e.Operator, e.Method, e.Request, e.AtText, e.Hash
 	c := r.Claim()
 	return &e, &c, nil
+}
+
+// scanRow reads the first row of query into dest, column by column (no
+// reflection: a question's read is most of a claim's cost on a file), or
+// sql.ErrNoRows, as core.Get does.
+func scanRow(ctx context.Context, q core.Querier, query string, args []any, dest ...any) error {
+	rows, err := core.Query(ctx, q, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// Fields are the row's columns to scan it into, in ClaimSelect's order.
+func (r *ClaimRow) Fields() []any {
+	return []any{&r.ID, &r.Number, &r.Serial, &r.Game, &r.Block, &r.Position, &r.Amount, &r.Desk, &r.Operator, &r.Method,
+		&r.Request, &r.At, &r.Hash, &r.Voided, &r.Reason, &r.VoidedBy, &r.VoidedAt, &r.VoidDesk}
+}
+
+// Fields are the row's columns to scan it into, in BlockCols's order.
+func (r *BlockRow) Fields() []any {
+	return []any{&r.ID, &r.Game, &r.Number, &r.FirstPack, &r.Tickets, &r.PackSize, &r.Winners, &r.Payout, &r.Key, &r.Digest, &r.CreatedAt}
 }
 
 // QuestionDesk reads who's desk as a question sees it, in one statement: its
@@ -396,27 +477,40 @@ func (Tables) Prior(ctx context.Context, q core.Querier, desk, request string) (
 // certificate (who.Cert): listed, disabled, accepting the certificate
 // (desk_certs), and the ledger's restore fence (meta "replaced").
 func (o *Store) QuestionDesk(ctx context.Context, q core.Querier, who core.Identity) (core.Lock, core.Gate, error) {
+	return o.questionDesk(ctx, q, who, "", nil, "", nil, nil)
+}
+
+// readsDesk says whether a question by who reads its desk's row: when it
+// came with a certificate, or its desk may be locked out.
+func (o *Store) readsDesk(who core.Identity) bool {
+	return who.Cert != "" || o.LockOut.Load() && who.Desk != ""
+}
+
+// questionDesk is QuestionDesk, its statement reading more: the columns
+// more (their arguments moreArgs) into moreDest, of the tables join (a
+// LEFT JOIN, its arguments joinArgs) too.
+func (o *Store) questionDesk(ctx context.Context, q core.Querier, who core.Identity, join string, joinArgs []any,
+	more string, moreArgs, moreDest []any) (core.Lock, core.Gate, error) {
 	gate := core.Gate{Asked: who.Cert != ""}
 	lockOut := o.LockOut.Load() && who.Desk != ""
-	if !gate.Asked && !lockOut {
+	if more == "" && !o.readsDesk(who) { // more: its caller reads them whatever LockOut is now
 		return core.Lock{}, gate, nil
 	}
 	var r struct {
-		Listed   bool   `db:"listed"`
-		Guesses  string `db:"guesses"`
-		Until    string `db:"locked_until"`
-		Disabled int    `db:"disabled"`
-		Accepts  bool   `db:"accepts"`
-		Replaced string `db:"replaced"`
+		Listed, Accepts          bool
+		Guesses, Until, Replaced string
+		Disabled                 int
 	}
 	replaced := "''"
 	if gate.Asked { // a served question: the restore fence too
 		replaced = "coalesce((SELECT value FROM meta WHERE key = 'replaced'), '')"
 	}
-	err := core.Get(ctx, q, &r, `SELECT d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses,
+	args := append(append(append([]any{who.Cert}, moreArgs...), who.Desk), joinArgs...)
+	err := scanRow(ctx, q, `SELECT d.id IS NOT NULL AS listed, coalesce(d.guesses, '') AS guesses,
 		coalesce(d.locked_until, '') AS locked_until, coalesce(d.disabled, 0) AS disabled,
-		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts, `+replaced+` AS replaced
-		FROM (SELECT 1 AS one) AS x LEFT JOIN desks d ON d.id = ?`, who.Cert, who.Desk)
+		EXISTS (SELECT 1 FROM desk_certs c WHERE c.desk = d.id AND c.serial = ?) AS accepts, `+replaced+` AS replaced`+more+`
+		FROM (SELECT 1 AS one) AS x LEFT JOIN desks d ON d.id = ?`+join, args,
+		append([]any{&r.Listed, &r.Guesses, &r.Until, &r.Disabled, &r.Accepts, &r.Replaced}, moreDest...)...)
 	if err != nil {
 		return core.Lock{}, gate, fmt.Errorf("desk %s: %w", who.Desk, o.E.Classify(err))
 	}

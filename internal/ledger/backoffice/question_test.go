@@ -2,6 +2,7 @@ package backoffice_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -176,6 +177,11 @@ func (c *counting) QueryxContext(ctx context.Context, query string, args ...any)
 	return c.Querier.QueryxContext(ctx, query, args...)
 }
 
+func (c *counting) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	c.n++
+	return c.Querier.QueryContext(ctx, query, args...)
+}
+
 func (c *counting) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	c.n++
 	return c.Querier.QueryRowxContext(ctx, query, args...)
@@ -206,5 +212,94 @@ func TestBlockCache(t *testing.T) {
 	before := q.n
 	if _, err := c.Get(ctx, q, s.Game, s.Block+1); !errors.Is(err, core.ErrNotFound) || q.n == before {
 		t.Errorf("a block the ledger lacks asked again: %v after %d statements; want ErrNotFound, read again", err, q.n-before)
+	}
+}
+
+// A claim's read on a file (issue 38), once its block is kept, is four
+// statements (it was six): the desk's row with the rules (one statement:
+// it was two), the ticket's facts, its payment, and the request id's prior
+// use with its payment and that payment's void (one: it was two). The prior payment read
+// is the one the snapshot's paid row names, voided or not.
+func TestClaimReadStatements(t *testing.T) {
+	ctx := context.Background()
+	b, serials := office(t)
+	s := serial(t, serials.Winners[50][2])
+	who := core.Identity{Desk: "G1", Operator: "ann"}
+	c, err := b.Questions().Claim(ctx, s, core.ClaimRequest{Method: "serial", Who: who, Request: "r1", Limit: core.NoLimit}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := backoffice.Tables{Cache: &backoffice.BlockCache{}}
+	read := func() (*core.Snapshot, int) {
+		t.Helper()
+		tx, err := b.File().R.BeginTxx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		q := &counting{Querier: tx}
+		sn, err := b.ReadSnapshot(ctx, q, src, &core.Question{Serial: s, Claim: &core.ClaimRequest{Request: "r1"}, Who: who, Asked: core.NoLimit, At: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sn, q.n
+	}
+	read() // the block kept
+	sn, n := read()
+	if sn.Prior == nil || sn.Prior.ID != c.Entry || sn.PriorClaim == nil || sn.PriorClaim.Entry != c.Entry || sn.PriorClaim.Voided ||
+		sn.PriorClaim.Amount != 50 || sn.PriorClaim.Serial != s.String() || sn.PriorClaim.At.IsZero() || sn.PriorClaim.Hash == "" {
+		t.Fatalf("the request id's payment: prior %+v, its claim %+v", sn.Prior, sn.PriorClaim)
+	}
+	if *sn.PriorClaim != *sn.Facts.Paid {
+		t.Errorf("the prior payment %+v is not the ticket's %+v", sn.PriorClaim, sn.Facts.Paid)
+	}
+	if n != 4 {
+		t.Errorf("a paid ticket's claim asked again read in %d statements; want 4 (desk and rules, facts, payment, prior use)", n)
+	}
+	if _, err := b.Void(ctx, c.Number, "erreur de saisie", bo); err != nil {
+		t.Fatal(err)
+	}
+	sn, _ = read()
+	if sn.PriorClaim == nil || !sn.PriorClaim.Voided || sn.PriorClaim.VoidReason != "erreur de saisie" || sn.PriorClaim.VoidedBy != bo.Operator ||
+		sn.PriorClaim.VoidDesk != bo.Desk || sn.PriorClaim.VoidedAt.IsZero() {
+		t.Errorf("the request id's payment voided: %+v", sn.PriorClaim)
+	}
+}
+
+// BenchmarkReadSnapshot is a claim's read on a file as serve asks it
+// again (TestClaimReadStatements: a paid ticket, its desk locked out when
+// it guesses, a request id used), in a read transaction: the CPU of the
+// read, without a commit's sync.
+func BenchmarkReadSnapshot(b *testing.B) {
+	ctx := context.Background()
+	be, err := sqlite.OpenLedger(ledgertest.Copy(b, ledgertest.Block), false, backoffice.Creation{}, func() time.Time { return time.Time{} })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	be.LockOutGuesses()
+	if _, err := be.AddDesk(ctx, "G1", 100, bo); err != nil {
+		b.Fatal(err)
+	}
+	g, err := game.ParseSerial(ledgertest.SerialsOf(b, ledgertest.Block).Winners[50][2])
+	if err != nil {
+		b.Fatal(err)
+	}
+	who := core.Identity{Desk: "G1", Operator: "ann"}
+	if _, err := be.Questions().Claim(ctx, g, core.ClaimRequest{Method: "serial", Who: who, Request: "r1", Limit: core.NoLimit}, time.Time{}); err != nil {
+		b.Fatal(err)
+	}
+	src := backoffice.Tables{Cache: &backoffice.BlockCache{}}
+	q := &core.Question{Serial: g, Claim: &core.ClaimRequest{Request: "r1"}, Who: who, Asked: core.NoLimit, At: time.Now()}
+	for b.Loop() {
+		tx, err := be.File().R.BeginTxx(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sn, err := be.ReadSnapshot(ctx, tx, src, q)
+		tx.Rollback()
+		if err != nil || sn.PriorClaim == nil {
+			b.Fatal(sn, err)
+		}
 	}
 }
