@@ -12,6 +12,7 @@ import (
 
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/conformance"
+	"vegas-desk/internal/ledger/core/coretest"
 	"vegas-desk/internal/pgtest"
 )
 
@@ -244,29 +245,13 @@ func asked(euros int) Limit {
 // journalKinds lists the kind and reason of the entries after entry after.
 func journalKinds(tb testing.TB, l *Ledger, after int64) []string {
 	tb.Helper()
-	var es []entry
-	if err := sel(context.Background(), rdb(l), &es, "SELECT "+entryCols+" FROM journal WHERE id > ? ORDER BY id", after); err != nil {
-		tb.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		s := e.Kind
-		if e.Reason != "" {
-			s += "/" + e.Reason
-		}
-		out = append(out, s)
-	}
-	return out
+	return coretest.JournalKinds(tb, rdb(l), after)
 }
 
 // lastEntry is the id of the journal's last entry.
 func lastEntry(tb testing.TB, l *Ledger) int64 {
 	tb.Helper()
-	var id int64
-	if err := get(context.Background(), rdb(l), &id, "SELECT coalesce(max(id), 0) FROM journal"); err != nil {
-		tb.Fatal(err)
-	}
-	return id
+	return coretest.LastEntry(tb, rdb(l))
 }
 
 // journalOnly is Verify without reading the blocks' tickets again: the

@@ -15,6 +15,7 @@ import (
 	"vegas-desk/internal/game"
 	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
+	"vegas-desk/internal/ledger/core/coretest"
 	"vegas-desk/internal/ledger/ledgertest"
 )
 
@@ -138,29 +139,13 @@ func asked(euros int) core.Limit {
 // journalKinds lists the kind and reason of the entries after entry after.
 func journalKinds(tb testing.TB, l *backOffice, after int64) []string {
 	tb.Helper()
-	var es []core.Entry
-	if err := core.Select(context.Background(), l.pool(), &es, "SELECT "+core.EntryCols+" FROM journal WHERE id > ? ORDER BY id", after); err != nil {
-		tb.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		s := e.Kind
-		if e.Reason != "" {
-			s += "/" + e.Reason
-		}
-		out = append(out, s)
-	}
-	return out
+	return coretest.JournalKinds(tb, l.pool(), after)
 }
 
 // lastEntry is the id of the journal's last entry.
 func lastEntry(tb testing.TB, l *backOffice) int64 {
 	tb.Helper()
-	var id int64
-	if err := core.Get(context.Background(), l.pool(), &id, "SELECT coalesce(max(id), 0) FROM journal"); err != nil {
-		tb.Fatal(err)
-	}
-	return id
+	return coretest.LastEntry(tb, l.pool())
 }
 
 // journalOnly is verify without reading the blocks' tickets again

@@ -162,16 +162,8 @@ func ledgertest_winners(t *testing.T) []string {
 // payment as the journal holds it, and verify finds the chain whole.
 func TestGroupNotDurable(t *testing.T) {
 	ctx := context.Background()
-	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := open(t, srv.URL(pgtest.Owner, srv.NewDatabaseFrom(t, tmpl)))
+	srv, dbname := durableDatabase(t, "autovacuum=off")
+	b := open(t, srv.URL(pgtest.Owner, dbname))
 	tickets := ledgertest_winners(t)
 	who := core.Identity{Desk: "bureau", Operator: "ann"}
 	if _, err := b.Claim(ctx, serial(t, tickets[0]), claimOf(who, "before"), time.Time{}); err != nil {
@@ -323,16 +315,7 @@ func TestDirectNumberChecked(t *testing.T) {
 // once, and verify finds its chain whole.
 func TestDirectFailover(t *testing.T) {
 	ctx := context.Background()
-	primary, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(primary.Stop)
-	tmpl, err := ledgertest.Postgres(primary, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbname := primary.NewDatabaseFrom(t, tmpl)
+	primary, dbname := durableDatabase(t, "autovacuum=off")
 	standby, err := primary.Standby("s1")
 	if err != nil {
 		t.Fatal(err)
@@ -488,16 +471,8 @@ func TestDirectFailover(t *testing.T) {
 // back, the request answers the one payment the journal holds.
 func TestRetryDuringGroup(t *testing.T) {
 	ctx := context.Background()
-	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := srv.URL(pgtest.Owner, srv.NewDatabaseFrom(t, tmpl))
+	srv, dbname := durableDatabase(t, "autovacuum=off")
+	url := srv.URL(pgtest.Owner, dbname)
 	servers := []*postgres.Backend{open(t, url), open(t, url)}
 	tickets := ledgertest_winners(t)
 	who := core.Identity{Desk: "bureau", Operator: "ann"}

@@ -36,16 +36,7 @@ import (
 //     replay answers the payment.
 func TestPaidDurable(t *testing.T) {
 	ctx := context.Background()
-	srv, err := ledgertest.StartDurablePostgres([]string{"wal_writer_delay=10s", "autovacuum=off"}, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbname := srv.NewDatabaseFrom(t, tmpl)
+	srv, dbname := durableDatabase(t, "wal_writer_delay=10s", "autovacuum=off")
 	url := srv.URL(pgtest.Owner, dbname)
 	b := open(t, url)
 	serials := ledgertest.SerialsOf(t, ledgertest.Block)
@@ -269,16 +260,7 @@ func waitFor(t *testing.T, b *postgres.Backend, query string) {
 // waited for anything.
 func TestPaidDurableReloadedOff(t *testing.T) {
 	ctx := context.Background()
-	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbname := srv.NewDatabaseFrom(t, tmpl)
+	srv, dbname := durableDatabase(t, "autovacuum=off")
 	b := open(t, srv.URL(pgtest.Owner, dbname))
 	serials := ledgertest.SerialsOf(t, ledgertest.Block)
 	var tickets []game.Serial
@@ -352,16 +334,7 @@ func TestPaidDurableReloadedOff(t *testing.T) {
 // read-only login answered the ticket paid, with the payment, at once.
 func TestPaidDurableReadOnlyLookup(t *testing.T) {
 	ctx := context.Background()
-	srv, err := ledgertest.StartDurablePostgres([]string{"autovacuum=off"}, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbname := srv.NewDatabaseFrom(t, tmpl)
+	srv, dbname := durableDatabase(t, "autovacuum=off")
 	url := srv.URL(pgtest.Owner, dbname)
 	b := open(t, url)
 	l, err := postgres.Open(url, true, backoffice.Creation{}, func() time.Time { return time.Time{} })
@@ -539,4 +512,21 @@ func TestPaidDurableSyncCommitScoped(t *testing.T) {
 		}
 	}
 	t.Logf("the pool's connections: %v", settings)
+}
+
+// durableDatabase starts a durable PostgreSQL server of the test's own
+// (fsync on, its settings) from the saved one holding the block, and makes
+// it a database of the block: the server and the database's name.
+func durableDatabase(t *testing.T, settings ...string) (*pgtest.Server, string) {
+	t.Helper()
+	srv, err := ledgertest.StartDurablePostgres(settings, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	tmpl, err := ledgertest.Postgres(srv, ledgertest.Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, srv.NewDatabaseFrom(t, tmpl)
 }
