@@ -36,30 +36,16 @@ func TestGroupCommit(t *testing.T) {
 	}
 	defer f.Close()
 	const writers, commits = 16, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		wg.Go(func() {
-			for i := range commits {
-				tx, err := f.W.Beginx()
-				if err == nil {
-					_, err = tx.Exec("INSERT INTO t (w, i) VALUES (?, ?)", w, i)
-				}
-				if err == nil {
-					err = tx.Commit()
-				}
-				if err != nil {
-					errs <- fmt.Errorf("writer %d, commit %d: %w", w, i, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	atOnce(t, writers, commits, func(w, i int) error {
+		tx, err := f.W.Beginx()
+		if err == nil {
+			_, err = tx.Exec("INSERT INTO t (w, i) VALUES (?, ?)", w, i)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		return err
+	})
 	var n int
 	if err := f.R.Get(&n, "SELECT count(*) FROM t"); err != nil || n != writers*commits {
 		t.Fatalf("%d rows, want %d: %v", n, writers*commits, err)
@@ -151,37 +137,26 @@ func TestWriterKeepsItsCache(t *testing.T) {
 	defer f.Close()
 	before := misses.total(t)
 	const writers, txs = 16, 20
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		wg.Go(func() {
-			rng := mrand.New(mrand.NewPCG(uint64(w), 1))
-			for i := range txs {
-				tx, err := f.W.Beginx()
-				for range 5 {
-					var v []byte
-					if err == nil {
-						err = tx.Get(&v, "SELECT v FROM t WHERE k = ?", 1+rng.IntN(rows))
-					}
-				}
-				if err == nil {
-					_, err = tx.Exec("INSERT INTO u (w, i) VALUES (?, ?)", w, i)
-				}
-				if err == nil {
-					err = tx.Commit()
-				}
-				if err != nil {
-					errs <- fmt.Errorf("writer %d, transaction %d: %w", w, i, err)
-					return
-				}
+	rngs := make([]*mrand.Rand, writers)
+	for w := range rngs {
+		rngs[w] = mrand.New(mrand.NewPCG(uint64(w), 1))
+	}
+	atOnce(t, writers, txs, func(w, i int) error {
+		tx, err := f.W.Beginx()
+		for range 5 {
+			var v []byte
+			if err == nil {
+				err = tx.Get(&v, "SELECT v FROM t WHERE k = ?", 1+rngs[w].IntN(rows))
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+		}
+		if err == nil {
+			_, err = tx.Exec("INSERT INTO u (w, i) VALUES (?, ?)", w, i)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		return err
+	})
 	if n := misses.total(t) - before; n >= writers*txs {
 		t.Fatalf("%d transactions read %d pages from the file; want fewer than one a transaction", writers*txs, n)
 	} else {
@@ -268,26 +243,38 @@ func TestPreparedInTransaction(t *testing.T) {
 	}
 	defer f.Close()
 	const writers, txs = 16, 40
+	atOnce(t, writers, txs, func(w, i int) error {
+		tx, err := f.W.Beginx()
+		if err != nil {
+			return err
+		}
+		st, err := tx.Preparex("INSERT INTO t (w, i) VALUES (?, ?)")
+		if err == nil {
+			_, err = st.Exec(w, i)
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			tx.Rollback()
+		}
+		return err
+	})
+	var n int
+	if err := f.R.Get(&n, "SELECT count(*) FROM t"); err != nil || n != writers*txs {
+		t.Fatalf("%d rows, want %d: %v", n, writers*txs, err)
+	}
+}
+
+// atOnce runs write(w, i) for i below each in each of writers goroutines,
+// all at once, and fails the test with the first error of each writer.
+func atOnce(t *testing.T, writers, each int, write func(w, i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
 		wg.Go(func() {
-			for i := range txs {
-				tx, err := f.W.Beginx()
-				if err != nil {
-					errs <- err
-					return
-				}
-				st, err := tx.Preparex("INSERT INTO t (w, i) VALUES (?, ?)")
-				if err == nil {
-					_, err = st.Exec(w, i)
-				}
-				if err == nil {
-					err = tx.Commit()
-				} else {
-					tx.Rollback()
-				}
-				if err != nil {
+			for i := range each {
+				if err := write(w, i); err != nil {
 					errs <- fmt.Errorf("writer %d, transaction %d: %w", w, i, err)
 					return
 				}
@@ -298,9 +285,5 @@ func TestPreparedInTransaction(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
-	}
-	var n int
-	if err := f.R.Get(&n, "SELECT count(*) FROM t"); err != nil || n != writers*txs {
-		t.Fatalf("%d rows, want %d: %v", n, writers*txs, err)
 	}
 }
