@@ -169,16 +169,8 @@ func TestGroupNotDurable(t *testing.T) {
 	if _, err := b.Claim(ctx, serial(t, tickets[0]), claimOf(who, "before"), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	standby := func(names string) {
-		t.Helper()
-		for _, stmt := range []string{fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", names), "SELECT pg_reload_conf()"} {
-			if err := srv.Exec("postgres", stmt); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	standby("FIRST 1 (s1)")
-	t.Cleanup(func() { standby("") })
+	setStandbys(t, srv, "FIRST 1 (s1)")
+	t.Cleanup(func() { setStandbys(t, srv, "") })
 	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
 	d0, _ := b.Directs()
 	type phase struct {
@@ -242,7 +234,7 @@ func TestGroupNotDurable(t *testing.T) {
 	if d, _ := b.Directs(); d-d0 < 2 {
 		t.Errorf("%d entries chained directly: no group was tried", d-d0)
 	}
-	standby("")
+	setStandbys(t, srv, "")
 	for _, a := range all {
 		c, err := b.Claim(ctx, serial(t, a.s), claimOf(who, a.req), time.Time{})
 		if err != nil || c.Serial != a.s {
@@ -481,16 +473,8 @@ func TestRetryDuringGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	standby := func(names string) {
-		t.Helper()
-		for _, stmt := range []string{fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", names), "SELECT pg_reload_conf()"} {
-			if err := srv.Exec("postgres", stmt); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	standby("FIRST 1 (s1)")
-	t.Cleanup(func() { standby("") })
+	setStandbys(t, srv, "FIRST 1 (s1)")
+	t.Cleanup(func() { setStandbys(t, srv, "") })
 	b := servers[0]
 	waitFor(t, b, "SELECT current_setting('synchronous_standby_names') <> ''")
 	s := serial(t, tickets[2])
@@ -529,7 +513,7 @@ func TestRetryDuringGroup(t *testing.T) {
 			b.DB().Get(new(int), "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
 		}
 	}
-	standby("")
+	setStandbys(t, srv, "")
 	c, err := servers[1].Claim(ctx, s, claimOf(who, "R"), time.Time{})
 	if err != nil || c.Serial != s.String() {
 		t.Fatalf("the request once the standby is back: %+v, %v", c, err)
@@ -540,5 +524,16 @@ func TestRetryDuringGroup(t *testing.T) {
 	}
 	if rep, err := b.VerifyJournal(ctx); err != nil || len(rep.Problems) > 0 || rep.Waiting > 0 {
 		t.Errorf("verify the journal: %v %+v", err, rep)
+	}
+}
+
+// setStandbys names the synchronous standbys srv waits for (none: "") and
+// reloads its configuration.
+func setStandbys(t *testing.T, srv *pgtest.Server, names string) {
+	t.Helper()
+	for _, stmt := range []string{fmt.Sprintf("ALTER SYSTEM SET synchronous_standby_names = '%s'", names), "SELECT pg_reload_conf()"} {
+		if err := srv.Exec("postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
