@@ -369,15 +369,16 @@ func own(a asker, desk string) error {
 	return nil
 }
 
-// limitOf is an asked limit: none (NoLimit) or 0 or more euros.
-func limitOf(n *int) (ledger.Limit, error) {
+// asks is a question's asked limit (none, NoLimit, or 0 or more euros),
+// once its desk, if it names one, is the certificate's (own).
+func (a asker) asks(n *int, desk string) (ledger.Limit, error) {
 	switch {
-	case n == nil:
-		return ledger.NoLimit, nil
-	case *n < 0:
+	case n != nil && *n < 0:
 		return 0, fail(protocol.CodeBadRequest, "limit: give 0 or more euros, or no limit")
+	case n == nil:
+		return ledger.NoLimit, own(a, desk)
 	}
-	return ledger.LimitOf(*n), nil
+	return ledger.LimitOf(*n), own(a, desk)
 }
 
 // The API's calls, as the table routes them.
@@ -441,10 +442,7 @@ func (s *Server) lookup(ctx context.Context, r *http.Request, a asker) (any, err
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	limit, err := limitOf(q.Limit)
-	if err == nil {
-		err = own(a, q.Desk)
-	}
+	limit, err := a.asks(q.Limit, q.Desk)
 	if err != nil {
 		return nil, err
 	}
@@ -462,10 +460,7 @@ func (s *Server) claim(ctx context.Context, r *http.Request, a asker) (any, erro
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	limit, err := limitOf(q.Limit)
-	if err == nil {
-		err = own(a, q.Desk)
-	}
+	limit, err := a.asks(q.Limit, q.Desk)
 	if err != nil {
 		return nil, err
 	}
@@ -489,10 +484,7 @@ func (s *Server) find(ctx context.Context, r *http.Request, a asker) (any, error
 	if err := decode(r, &q); err != nil {
 		return nil, err
 	}
-	limit, err := limitOf(q.Limit)
-	if err == nil {
-		err = own(a, q.Desk)
-	}
+	limit, err := a.asks(q.Limit, q.Desk)
 	if err != nil {
 		return nil, err
 	}
