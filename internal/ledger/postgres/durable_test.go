@@ -71,33 +71,15 @@ func TestPaidDurable(t *testing.T) {
 
 	// A round's payment: the chainer's lock held while the question
 	// records it, so that a round of the sequencer chains it.
-	hold, err := b.DB().BeginTxx(ctx, nil)
+	c, err := roundClaim(t, ctx, b, tickets[0], claimOf(g1, "round"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
-		t.Fatal(err)
-	}
-	type answer struct {
-		c   core.Claim
-		err error
-	}
-	got := make(chan answer, 1)
-	go func() {
-		c, err := b.Claim(ctx, tickets[0], claimOf(g1, "round"), time.Time{})
-		got <- answer{c, err}
-	}()
-	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
-	hold.Rollback()
-	a := <-got
-	if a.err != nil {
-		t.Fatal(a.err)
-	}
 	flushedPastInsert("a payment chained by a round")
-	answered = append(answered, paid{tickets[0], "round", a.c})
+	answered = append(answered, paid{tickets[0], "round", c})
 
 	// A question's own chain.
-	c, err := b.Claim(ctx, tickets[1], claimOf(g1, "own"), time.Time{})
+	c, err = b.Claim(ctx, tickets[1], claimOf(g1, "own"), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +186,11 @@ func TestPaidDurable(t *testing.T) {
 		}
 	}
 	cancelled := tickets[41]
-	got = make(chan answer, 1)
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
 	go func() {
 		c, err := b.Claim(ctx, cancelled, claimOf(g1, "cancelled"), time.Time{})
 		got <- answer{c, err}
@@ -301,28 +287,10 @@ func TestPaidDurableReloadedOff(t *testing.T) {
 		t.Errorf("a claim chaining its own entry, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", c, err)
 	}
 	// A round's: the chainer's lock held while the question records.
-	hold, err := b.DB().BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
-		t.Fatal(err)
-	}
-	type answer struct {
-		c   core.Claim
-		err error
-	}
-	got := make(chan answer, 1)
-	go func() {
-		short, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		c, err := b.Claim(short, tickets[2], claimOf(g1, "round"), time.Time{})
-		got <- answer{c, err}
-	}()
-	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
-	hold.Rollback()
-	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
-		t.Errorf("a claim chained by a round, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", a.c, a.err)
+	short, cancel = context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if c, err := roundClaim(t, short, b, tickets[2], claimOf(g1, "round")); !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a claim chained by a round, synchronous_commit reloaded off, the synchronous standby away: %+v, %v; want ErrNotDurable", c, err)
 	}
 }
 
@@ -420,13 +388,6 @@ func TestPaidDurableFlusherReconnected(t *testing.T) {
 	ctx := context.Background()
 	b, serials := office(t)
 	s := serial(t, serials.Winners[50][0])
-	hold, err := b.DB().BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
-		t.Fatal(err)
-	}
 	var once sync.Once
 	b.AfterRoundCommit(func() {
 		once.Do(func() {
@@ -435,19 +396,8 @@ func TestPaidDurableFlusherReconnected(t *testing.T) {
 			}
 		})
 	})
-	type answer struct {
-		c   core.Claim
-		err error
-	}
-	got := make(chan answer, 1)
-	go func() {
-		c, err := b.Claim(ctx, s, claimOf(core.Identity{Desk: "G1", Operator: "ann"}, "r"), time.Time{})
-		got <- answer{c, err}
-	}()
-	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
-	hold.Rollback()
-	if a := <-got; !errors.Is(a.err, core.ErrNotDurable) {
-		t.Errorf("a round's payment, the flusher's connection made again after its commit: %+v, %v; want ErrNotDurable", a.c, a.err)
+	if c, err := roundClaim(t, ctx, b, s, claimOf(core.Identity{Desk: "G1", Operator: "ann"}, "r")); !errors.Is(err, core.ErrNotDurable) {
+		t.Errorf("a round's payment, the flusher's connection made again after its commit: %+v, %v; want ErrNotDurable", c, err)
 	}
 }
 
@@ -477,21 +427,7 @@ func TestPaidDurableSyncCommitScoped(t *testing.T) {
 		t.Fatalf("a stale write: %v", err)
 	}
 	// A question alone, the chainer's lock taken: its commit without it.
-	hold, err := b.DB().BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := b.Claim(ctx, serial(t, w[1]), claimOf(g1, "b"), time.Time{})
-		done <- err
-	}()
-	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
-	hold.Rollback()
-	if err := <-done; err != nil {
+	if _, err := roundClaim(t, ctx, b, serial(t, w[1]), claimOf(g1, "b")); err != nil {
 		t.Fatal(err)
 	}
 	// Many at once, some racing for one ticket.
@@ -529,4 +465,32 @@ func durableDatabase(t *testing.T, settings ...string) (*pgtest.Server, string) 
 		t.Fatal(err)
 	}
 	return srv, srv.NewDatabaseFrom(t, tmpl)
+}
+
+// roundClaim asks the claim req of s while the chainer's lock is held,
+// until its entry waits in vegas.waiting, then lets the lock go: a round
+// of the sequencer chains it. The claim's answer.
+func roundClaim(t *testing.T, ctx context.Context, b *postgres.Backend, s game.Serial, req core.ClaimRequest) (core.Claim, error) {
+	t.Helper()
+	hold, err := b.DB().BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.ExecContext(ctx, "SELECT 1 FROM vegas.chainer FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		c   core.Claim
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		c, err := b.Claim(ctx, s, req, time.Time{})
+		got <- answer{c, err}
+	}()
+	waitFor(t, b, "SELECT count(*) = 1 FROM vegas.waiting")
+	hold.Rollback()
+	a := <-got
+	return a.c, a.err
 }
