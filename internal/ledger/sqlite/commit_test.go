@@ -20,17 +20,7 @@ import (
 // fewer syncs than commits, and nothing left unsynced.
 func TestGroupCommit(t *testing.T) {
 	const schema = "CREATE TABLE t (w INTEGER NOT NULL, i INTEGER NOT NULL, PRIMARY KEY (w, i)) STRICT"
-	s := NewSchema(func() string { return schema }, "")
-	digest, err := s.ExpectedDigest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Digest = digest
-	k := Kind{AppID: 0x54455354, Schema: s, Create: func(tx *sqlx.Tx) error {
-		_, err := tx.Exec(schema)
-		return err
-	}}
-	f, err := Open(filepath.Join(t.TempDir(), "group.db"), false, k)
+	f, err := Open(filepath.Join(t.TempDir(), "group.db"), false, testKind(t, schema, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,20 +104,14 @@ func (m *cacheMisses) total(t *testing.T) (n int) {
 // SQLite emptied its cache: every transaction read its pages again.
 func TestWriterKeepsItsCache(t *testing.T) {
 	const schema = "CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL) STRICT; CREATE TABLE u (w INTEGER NOT NULL, i INTEGER NOT NULL, PRIMARY KEY (w, i)) STRICT"
-	s := NewSchema(func() string { return schema }, "")
-	digest, err := s.ExpectedDigest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Digest = digest
 	const rows = 2000
-	k := Kind{AppID: 0x54455354, Schema: s, Create: func(tx *sqlx.Tx) error {
+	k := testKind(t, schema, func(tx *sqlx.Tx) error {
 		if _, err := tx.Exec(schema); err != nil {
 			return err
 		}
 		_, err := tx.Exec("WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < ?) INSERT INTO t SELECT k, randomblob(200) FROM n", rows)
 		return err
-	}}
+	})
 	path := filepath.Join(t.TempDir(), "cache.db")
 	misses := countMisses(t, path)
 	f, err := Open(path, false, k)
@@ -228,16 +212,7 @@ func TestKeptFollowsTheFile(t *testing.T) {
 // transactions each preparing their insert, and every row kept.
 func TestPreparedInTransaction(t *testing.T) {
 	const schema = "CREATE TABLE t (w INTEGER NOT NULL, i INTEGER NOT NULL, PRIMARY KEY (w, i)) STRICT"
-	s := NewSchema(func() string { return schema }, "")
-	digest, err := s.ExpectedDigest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Digest = digest
-	f, err := Open(filepath.Join(t.TempDir(), "prepared.db"), false, Kind{AppID: 0x54455354, Schema: s, Create: func(tx *sqlx.Tx) error {
-		_, err := tx.Exec(schema)
-		return err
-	}})
+	f, err := Open(filepath.Join(t.TempDir(), "prepared.db"), false, testKind(t, schema, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,4 +261,23 @@ func atOnce(t *testing.T, writers, each int, write func(w, i int) error) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+}
+
+// testKind is a kind of file of a test's own: the tables of schema, made
+// by create (schema's statements when nil).
+func testKind(t *testing.T, schema string, create func(tx *sqlx.Tx) error) Kind {
+	t.Helper()
+	s := NewSchema(func() string { return schema }, "")
+	digest, err := s.ExpectedDigest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Digest = digest
+	if create == nil {
+		create = func(tx *sqlx.Tx) error {
+			_, err := tx.Exec(schema)
+			return err
+		}
+	}
+	return Kind{AppID: 0x54455354, Schema: s, Create: create}
 }
