@@ -29,11 +29,9 @@ var (
 	sel          = core.Select
 	get          = core.Get
 	execute      = core.Exec
-	prizeByte    = core.PrizeByte
 	prizeOf      = core.PrizeOf
 	parseTime    = core.ParseTime
 	storedTicket = backoffice.StoredTicket
-	scanPrizes   = backoffice.ScanPrizes
 )
 
 // rdb is the ledger's connections for reading; wdb, for writing.

@@ -199,20 +199,7 @@ func mustOpen(tb testing.TB, location string) *Ledger {
 // ticketsWith returns up to n positions of block b with prize p, in order.
 func ticketsWith(tb testing.TB, l *Ledger, b Block, prize, n int) []int {
 	tb.Helper()
-	var out []int
-	want := prizeByte(prize)
-	err := scanPrizes(context.Background(), rdb(l), b, func(start int, prizes []byte) bool {
-		for i, pb := range prizes {
-			if pb == want && len(out) < n {
-				out = append(out, start+i)
-			}
-		}
-		return len(out) < n
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return coretest.TicketsWith(tb, rdb(l), b, prize, n)
 }
 
 func serialOf(b Block, pos int) string {

@@ -13,7 +13,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"vegas-desk/internal/game"
-	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 	"vegas-desk/internal/ledger/core/coretest"
 	"vegas-desk/internal/ledger/ledgertest"
@@ -93,20 +92,7 @@ func (o *backOffice) appendJournal(ctx context.Context, tx *sqlx.Tx, e *core.Ent
 // ticketsWith returns up to n positions of block b with prize p, in order.
 func ticketsWith(tb testing.TB, l *backOffice, b core.Block, prize, n int) []int {
 	tb.Helper()
-	var out []int
-	want := core.PrizeByte(prize)
-	err := backoffice.ScanPrizes(context.Background(), l.pool(), b, func(start int, prizes []byte) bool {
-		for i, pb := range prizes {
-			if pb == want && len(out) < n {
-				out = append(out, start+i)
-			}
-		}
-		return len(out) < n
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return coretest.TicketsWith(tb, l.pool(), b, prize, n)
 }
 
 func serialOf(b core.Block, pos int) string {

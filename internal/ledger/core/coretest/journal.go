@@ -1,11 +1,12 @@
 // Package coretest holds what the tests of every storage read from a
-// ledger's journal the same way.
+// ledger the same way: its journal, its tickets of a prize.
 package coretest
 
 import (
 	"context"
 	"testing"
 
+	"vegas-desk/internal/ledger/backoffice"
 	"vegas-desk/internal/ledger/core"
 )
 
@@ -35,4 +36,24 @@ func LastEntry(tb testing.TB, q core.Querier) int64 {
 		tb.Fatal(err)
 	}
 	return id
+}
+
+// TicketsWith returns up to n positions of block b with prize prize, in
+// order.
+func TicketsWith(tb testing.TB, q core.Querier, b core.Block, prize, n int) []int {
+	tb.Helper()
+	var out []int
+	want := core.PrizeByte(prize)
+	err := backoffice.ScanPrizes(context.Background(), q, b, func(start int, prizes []byte) bool {
+		for i, pb := range prizes {
+			if pb == want && len(out) < n {
+				out = append(out, start+i)
+			}
+		}
+		return len(out) < n
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }
